@@ -1,0 +1,442 @@
+//! The `.npy` preamble: magic string, version, and the header dictionary.
+//!
+//! Data flows bytes → [`Header`] here; everything after the header is the
+//! array data, which [`crate::read`], [`crate::view`] and [`crate::mmap`]
+//! interpret with the header's dtype, shape and order.
+
+pub(crate) mod literal;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use literal::{Value, ValueKind};
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+/// The six bytes every `.npy` file starts with.
+pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
+
+/// Default limit on the header length, as in NumPy (`max_header_size=10000`).
+pub const DEFAULT_MAX_HEADER_LEN: usize = 10_000;
+
+/// Data of every `.npy` file starts at a multiple of this many bytes.
+pub const ARRAY_ALIGN: usize = 64;
+
+/// NumPy leaves room for this many digits in the growth axis of the shape.
+const GROWTH_AXIS_MAX_DIGITS: usize = 21;
+
+/// A `.npy` format version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Version {
+    /// 1.0: 2-byte header length, latin-1 header text.
+    V1,
+    /// 2.0: 4-byte header length, latin-1 header text.
+    V2,
+    /// 3.0: 4-byte header length, UTF-8 header text.
+    V3,
+}
+
+impl Version {
+    /// The (major, minor) pair written after the magic string.
+    pub fn as_pair(self) -> (u8, u8) {
+        match self {
+            Version::V1 => (1, 0),
+            Version::V2 => (2, 0),
+            Version::V3 => (3, 0),
+        }
+    }
+
+    fn from_pair(major: u8, minor: u8) -> Result<Version> {
+        match (major, minor) {
+            (1, 0) => Ok(Version::V1),
+            (2, 0) => Ok(Version::V2),
+            (3, 0) => Ok(Version::V3),
+            _ => Err(Error::UnsupportedVersion { major, minor }),
+        }
+    }
+
+    /// Width of the header length field.
+    fn len_field(self) -> usize {
+        if self == Version::V1 {
+            2
+        } else {
+            4
+        }
+    }
+}
+
+/// Options for reading untrusted files.
+///
+/// ```
+/// use ndnpy::ReadOptions;
+///
+/// let options = ReadOptions::default().max_header_len(1 << 20);
+/// assert_eq!(options.get_max_header_len(), 1 << 20);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    max_header_len: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            max_header_len: DEFAULT_MAX_HEADER_LEN,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Sets the longest header text accepted, in bytes. Headers of large
+    /// record dtypes can exceed the default of 10 000 bytes (as in NumPy,
+    /// whose `np.load` takes `max_header_size`).
+    pub fn max_header_len(mut self, len: usize) -> Self {
+        self.max_header_len = len;
+        self
+    }
+
+    /// The longest header text accepted, in bytes.
+    pub fn get_max_header_len(&self) -> usize {
+        self.max_header_len
+    }
+}
+
+/// What a `.npy` header says: the element type, shape, memory order and
+/// format version.
+///
+/// ```
+/// use ndarray::array;
+/// use ndnpy::{Header, WriteNpy};
+///
+/// let bytes = array![[1.0f32, 2.0], [3.0, 4.0]].to_npy_bytes().unwrap();
+/// let header = Header::read_from(&bytes[..]).unwrap();
+/// assert_eq!(header.dtype.to_string(), "<f4");
+/// assert_eq!(header.shape, vec![2, 2]);
+/// assert!(!header.fortran_order);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// The element type.
+    pub dtype: DType,
+    /// The shape (empty for a 0-d array).
+    pub shape: Vec<usize>,
+    /// Whether the data is in Fortran (column-major) order.
+    pub fortran_order: bool,
+    /// Format version of the file (on writing, the oldest version that can
+    /// hold the header is chosen whatever this says).
+    pub version: Version,
+}
+
+impl Header {
+    /// Reads the preamble and header from `reader`, leaving it at the first
+    /// byte of the data.
+    pub fn read_from<R: Read>(reader: R) -> Result<Header> {
+        Self::read_from_with(reader, &ReadOptions::default())
+    }
+
+    /// Like [`Header::read_from`], with explicit limits.
+    pub fn read_from_with<R: Read>(mut reader: R, options: &ReadOptions) -> Result<Header> {
+        read_preamble(&mut reader, options).map(|(header, _)| header)
+    }
+
+    /// Number of elements: the product of the shape (1 for a 0-d array).
+    pub fn num_elements(&self) -> Result<usize> {
+        self.shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| self.overflow())
+    }
+
+    /// Number of data bytes the header declares.
+    ///
+    /// At most `isize::MAX`, the largest allocation Rust allows.
+    pub fn data_len(&self) -> Result<usize> {
+        let itemsize = self.dtype.itemsize().ok_or_else(|| self.overflow())?;
+        self.num_elements()?
+            .checked_mul(itemsize)
+            .filter(|&n| n <= isize::MAX as usize)
+            .ok_or_else(|| self.overflow())
+    }
+
+    fn overflow(&self) -> Error {
+        Error::LengthOverflow {
+            shape: self.shape.iter().map(|&d| d as u64).collect(),
+            itemsize: self.dtype.itemsize().unwrap_or(0),
+        }
+    }
+
+    /// The header as `np.save` writes it: preamble, dictionary text, padding
+    /// and newline, a multiple of 64 bytes long.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let mut text = format!(
+            "{{'descr': {}, 'fortran_order': {}, 'shape': {}, }}",
+            self.dtype.descr(),
+            if self.fortran_order { "True" } else { "False" },
+            shape_repr(&self.shape)
+        );
+        let growth_axis = if self.fortran_order {
+            self.shape.last()
+        } else {
+            self.shape.first()
+        };
+        if let Some(len) = growth_axis {
+            let digits = len.to_string().len();
+            text.extend(std::iter::repeat_n(
+                ' ',
+                GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits),
+            ));
+        }
+        if let Some(latin1) = encode_latin1(&text) {
+            if let Some(bytes) = wrap(&latin1, Version::V1) {
+                return Ok(bytes);
+            }
+            if let Some(bytes) = wrap(&latin1, Version::V2) {
+                return Ok(bytes);
+            }
+        } else if let Some(bytes) = wrap(text.as_bytes(), Version::V3) {
+            return Ok(bytes);
+        }
+        Err(Error::Io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "header text too long for any .npy version",
+        )))
+    }
+
+    /// Writes [`Header::to_bytes`] to `writer`.
+    pub fn write_to<W: Write>(&self, mut writer: W) -> Result<()> {
+        writer.write_all(&self.to_bytes()?)?;
+        Ok(())
+    }
+}
+
+/// Reads the header of the `.npy` file at `path` without reading its data.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("a.npy");
+/// use ndnpy::WriteNpy;
+///
+/// ndarray::Array2::<i16>::zeros((3, 4)).write_npy(&path).unwrap();
+/// let header = ndnpy::inspect(&path).unwrap();
+/// assert_eq!(header.shape, vec![3, 4]);
+/// assert_eq!(header.version, ndnpy::Version::V1);
+/// ```
+pub fn inspect<P: AsRef<Path>>(path: P) -> Result<Header> {
+    let file = std::fs::File::open(path)?;
+    Header::read_from(io::BufReader::with_capacity(4096, file))
+}
+
+/// Python's `repr` of a tuple of ints.
+fn shape_repr(shape: &[usize]) -> String {
+    match shape {
+        [] => "()".to_owned(),
+        [n] => format!("({n},)"),
+        _ => {
+            let parts: Vec<String> = shape.iter().map(usize::to_string).collect();
+            format!("({})", parts.join(", "))
+        }
+    }
+}
+
+fn encode_latin1(text: &str) -> Option<Vec<u8>> {
+    text.chars()
+        .map(|c| u8::try_from(u32::from(c)).ok())
+        .collect()
+}
+
+/// Adds preamble, padding and newline as NumPy's `_wrap_header` does, or
+/// `None` when the text is too long for the version's length field.
+fn wrap(text: &[u8], version: Version) -> Option<Vec<u8>> {
+    let field = version.len_field();
+    let hlen = text.len() + 1;
+    let padlen = ARRAY_ALIGN - (MAGIC.len() + 2 + field + hlen) % ARRAY_ALIGN;
+    let total_len = hlen + padlen;
+    let limit = if field == 2 {
+        u16::MAX as usize
+    } else {
+        u32::MAX as usize
+    };
+    if total_len > limit {
+        return None;
+    }
+    let mut out = Vec::with_capacity(MAGIC.len() + 2 + field + total_len);
+    out.extend_from_slice(MAGIC);
+    let (major, minor) = version.as_pair();
+    out.extend_from_slice(&[major, minor]);
+    if field == 2 {
+        out.extend_from_slice(&(total_len as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(&(total_len as u32).to_le_bytes());
+    }
+    out.extend_from_slice(text);
+    out.extend(std::iter::repeat_n(b' ', padlen));
+    out.push(b'\n');
+    Some(out)
+}
+
+/// Reads as many bytes as are available up to `buf.len()`, returning the count.
+pub(crate) fn read_full<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Reads preamble and header, returning the header and the data offset.
+pub(crate) fn read_preamble<R: Read + ?Sized>(
+    reader: &mut R,
+    options: &ReadOptions,
+) -> Result<(Header, usize)> {
+    let mut start = [0u8; 8];
+    let got = read_full(reader, &mut start)?;
+    if got < MAGIC.len() || &start[..6] != MAGIC {
+        return Err(Error::BadMagic {
+            found: start[..got.min(6)].to_vec(),
+        });
+    }
+    if got < 8 {
+        return Err(Error::TruncatedHeader {
+            expected: 10,
+            found: got as u64,
+        });
+    }
+    let version = Version::from_pair(start[6], start[7])?;
+    let field = version.len_field();
+    let mut len_bytes = [0u8; 4];
+    let got = read_full(reader, &mut len_bytes[..field])?;
+    if got < field {
+        return Err(Error::TruncatedHeader {
+            expected: (8 + field) as u64,
+            found: (8 + got) as u64,
+        });
+    }
+    let len = u32::from_le_bytes(len_bytes) as u64;
+    if len > options.max_header_len as u64 {
+        return Err(Error::HeaderTooLarge {
+            len,
+            max: options.max_header_len,
+        });
+    }
+    let len = len as usize;
+    let mut text = vec![0u8; len];
+    let got = read_full(reader, &mut text)?;
+    let offset = 8 + field + len;
+    if got < len {
+        return Err(Error::TruncatedHeader {
+            expected: offset as u64,
+            found: (8 + field + got) as u64,
+        });
+    }
+    let header = parse_header_text(&text, version)?;
+    Ok((header, offset))
+}
+
+/// Parses the preamble and header at the start of `bytes`.
+pub(crate) fn parse_slice(bytes: &[u8], options: &ReadOptions) -> Result<(Header, usize)> {
+    let mut cursor = bytes;
+    read_preamble(&mut cursor, options)
+}
+
+fn parse_header_text(raw: &[u8], version: Version) -> Result<Header> {
+    let text: String = if version == Version::V3 {
+        String::from_utf8(raw.to_vec()).map_err(|_| Error::HeaderEncoding {
+            major: 3,
+            encoding: "UTF-8",
+        })?
+    } else {
+        raw.iter().map(|&b| char::from(b)).collect()
+    };
+    let value = literal::parse(&text, version != Version::V3)?;
+    let ValueKind::Dict(entries) = value.kind else {
+        return Err(Error::MalformedHeader {
+            pos: value.pos,
+            expected: "a dictionary".into(),
+            found: describe(&value),
+        });
+    };
+    let (mut descr, mut fortran, mut shape) = (None, None, None);
+    for (key, val) in &entries {
+        let slot = match &key.kind {
+            ValueKind::Str(k) if k == "descr" => &mut descr,
+            ValueKind::Str(k) if k == "fortran_order" => &mut fortran,
+            ValueKind::Str(k) if k == "shape" => &mut shape,
+            _ => return Err(Error::UnexpectedKey(describe(key))),
+        };
+        if slot.replace(val).is_some() {
+            return Err(Error::UnexpectedKey(format!(
+                "{} (given twice)",
+                describe(key)
+            )));
+        }
+    }
+    let descr = descr.ok_or(Error::MissingKey("descr"))?;
+    let fortran = fortran.ok_or(Error::MissingKey("fortran_order"))?;
+    let shape = shape.ok_or(Error::MissingKey("shape"))?;
+    let fortran_order = match fortran.kind {
+        ValueKind::Bool(b) => b,
+        _ => return Err(Error::BadFortranOrder(describe(fortran))),
+    };
+    let shape = parse_shape(shape)?;
+    let dtype = DType::from_value(descr)?;
+    let header = Header {
+        dtype,
+        shape,
+        fortran_order,
+        version,
+    };
+    header.data_len()?;
+    Ok(header)
+}
+
+fn parse_shape(value: &Value) -> Result<Vec<usize>> {
+    let ValueKind::Tuple(items) = &value.kind else {
+        return Err(Error::BadShape(format!(
+            "expected a tuple of non-negative integers, found {}",
+            describe(value)
+        )));
+    };
+    let mut shape = Vec::with_capacity(items.len());
+    for item in items {
+        match item.kind {
+            ValueKind::Int(n) if n < 0 => {
+                return Err(Error::BadShape(format!("negative dimension {n}")))
+            }
+            ValueKind::Int(n) => match usize::try_from(n) {
+                Ok(d) => shape.push(d),
+                Err(_) => {
+                    let mut claimed: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+                    claimed.push(u64::try_from(n).unwrap_or(u64::MAX));
+                    return Err(Error::LengthOverflow {
+                        shape: claimed,
+                        itemsize: 0,
+                    });
+                }
+            },
+            _ => {
+                return Err(Error::BadShape(format!(
+                    "expected an integer dimension, found {}",
+                    describe(item)
+                )))
+            }
+        }
+    }
+    Ok(shape)
+}
+
+/// A short rendering of a value for error messages.
+pub(crate) fn describe(value: &Value) -> String {
+    match &value.kind {
+        ValueKind::Dict(_) => "a dictionary".into(),
+        ValueKind::Tuple(items) => format!("a tuple of {} items", items.len()),
+        ValueKind::List(items) => format!("a list of {} items", items.len()),
+        ValueKind::Str(s) => format!("{s:?}"),
+        ValueKind::Int(n) => n.to_string(),
+        ValueKind::Bool(b) => if *b { "True" } else { "False" }.into(),
+        ValueKind::None => "None".into(),
+    }
+}

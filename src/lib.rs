@@ -1,0 +1,56 @@
+//! Read and write NumPy's `.npy` and `.npz` files as [`ndarray`] arrays.
+//!
+//! - [`ReadNpy`]: `Array::<T, D>::read_npy(path)`, `read_npy_from(reader)`,
+//!   `from_npy_bytes(&bytes)`, for every header version, both byte orders and
+//!   C or Fortran order.
+//! - [`WriteNpy`]: `array.write_npy(path)` for any array of any memory layout,
+//!   byte-identical to `np.save`; writing to a path replaces the file
+//!   atomically.
+//! - [`ViewNpy`] / [`ViewMutNpy`]: zero-copy views of `.npy` bytes, and
+//!   [`MmapNpy`] to map files of any size in constant time.
+//! - [`Header`], [`inspect`] and [`AnyArray`] for files whose type is known
+//!   only at run time.
+//!
+//! Hostile input gives an [`Error`], never a panic or an allocation of the
+//! size a header merely claims.
+//!
+//! ```
+//! use ndarray::{array, Array2};
+//! use ndnpy::{ReadNpy, WriteNpy};
+//!
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let path = dir.path().join("a.npy");
+//! let a = array![[1.0, 2.0], [3.0, 4.0]];
+//! a.write_npy(&path)?;
+//! let b = Array2::<f64>::read_npy(&path)?;
+//! assert_eq!(a, b);
+//! # Ok::<(), ndnpy::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+mod any;
+mod atomic;
+mod dtype;
+mod element;
+mod error;
+mod header;
+mod mmap;
+mod read;
+mod source;
+mod view;
+mod write;
+
+pub use any::AnyArray;
+pub use dtype::{ByteOrder, DType, Field, Kind, Scalar};
+pub use element::Element;
+pub use error::{Error, Result};
+pub use header::{inspect, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
+pub use mmap::MmapNpy;
+pub use read::ReadNpy;
+pub use view::{ViewMutNpy, ViewNpy};
+pub use write::WriteNpy;
+
+#[cfg(feature = "half")]
+pub use half;
+#[cfg(feature = "complex")]
+pub use num_complex;

@@ -1,0 +1,186 @@
+//! Memory-mapped `.npy` files: open one and view its data in place, or
+//! create one of a given dtype and shape and fill it through a view.
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::header::{self, Header, ReadOptions, Version};
+use crate::view::{view_data, view_data_mut};
+use memmap2::{Mmap, MmapMut, MmapOptions};
+use ndarray::{ArrayView, ArrayViewMut, Dimension};
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+
+enum Map {
+    ReadOnly(Mmap),
+    Writable(MmapMut),
+}
+
+/// A `.npy` file mapped into memory.
+///
+/// Opening costs the same for a kilobyte or fifty gigabytes: the header is
+/// parsed and checked against the file's length, and views point straight
+/// into the mapping. The kernel pages data in as it is touched.
+///
+/// As with every memory map, the file must not be truncated by another
+/// process while mapped (the OS would then signal `SIGBUS` on access).
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("big.npy");
+/// use ndarray::Ix2;
+/// use ndnpy::MmapNpy;
+///
+/// // Create a file NumPy can open, fill it through a mutable view...
+/// let mut map = MmapNpy::create::<f32, _>(&path, &[1000, 3], false)?;
+/// map.view_mut::<f32, Ix2>()?.row_mut(7).fill(1.5);
+/// map.flush()?;
+/// drop(map);
+///
+/// // ...and open it again without reading it.
+/// let map = MmapNpy::open(&path)?;
+/// let view = map.view::<f32, Ix2>()?;
+/// assert_eq!(view[[7, 2]], 1.5);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub struct MmapNpy {
+    map: Map,
+    header: Header,
+    offset: usize,
+}
+
+impl MmapNpy {
+    /// Maps the file at `path` read-only.
+    pub fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
+        let file = File::open(path)?;
+        // SAFETY: memmap2 requires that the file not be modified or truncated
+        // by others while mapped; that contract is documented on this type,
+        // as it is for NumPy's memmap.
+        let map = unsafe { Mmap::map(&file)? };
+        Self::from_map(Map::ReadOnly(map))
+    }
+
+    /// Maps the file at `path` copy-on-write: views can be changed, but the
+    /// changes stay in this process and never reach the file (NumPy's
+    /// `mmap_mode='c'`).
+    pub fn open_cow<P: AsRef<Path>>(path: P) -> Result<Self> {
+        let file = File::open(path)?;
+        // SAFETY: as in `open`; a private mapping never writes to the file.
+        let map = unsafe { MmapOptions::new().map_copy(&file)? };
+        Self::from_map(Map::Writable(map))
+    }
+
+    /// Maps the file at `path` for reading and writing: changes made through
+    /// [`MmapNpy::view_mut`] reach the file (NumPy's `mmap_mode='r+'`).
+    pub fn open_rw<P: AsRef<Path>>(path: P) -> Result<Self> {
+        let file = OpenOptions::new().read(true).write(true).open(path)?;
+        // SAFETY: as in `open`.
+        let map = unsafe { MmapMut::map_mut(&file)? };
+        Self::from_map(Map::Writable(map))
+    }
+
+    /// Creates (or truncates) the file at `path` as a `.npy` file of `T`
+    /// with `shape`, in Fortran order if `fortran_order`, all zeros, and
+    /// maps it for writing (NumPy's `open_memmap(mode='w+')`).
+    ///
+    /// The header is the one `np.save` would write for such an array.
+    pub fn create<T: Element, P: AsRef<Path>>(
+        path: P,
+        shape: &[usize],
+        fortran_order: bool,
+    ) -> Result<Self> {
+        Self::create_with_header(
+            path,
+            &Header {
+                dtype: T::dtype(),
+                shape: shape.to_vec(),
+                fortran_order,
+                version: Version::V1,
+            },
+        )
+    }
+
+    /// Like [`MmapNpy::create`], for any header (for example a record dtype
+    /// that this crate can map but not convert).
+    pub fn create_with_header<P: AsRef<Path>>(path: P, header: &Header) -> Result<Self> {
+        let bytes = header.to_bytes()?;
+        let total = (bytes.len() as u64)
+            .checked_add(header.data_len()? as u64)
+            .ok_or(Error::LengthOverflow {
+                shape: header.shape.iter().map(|&d| d as u64).collect(),
+                itemsize: header.dtype.itemsize().unwrap_or(0),
+            })?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        file.set_len(total)?;
+        // SAFETY: as in `open`; the file was just sized to hold the mapping.
+        let mut map = unsafe { MmapMut::map_mut(&file)? };
+        map[..bytes.len()].copy_from_slice(&bytes);
+        Self::from_map(Map::Writable(map))
+    }
+
+    fn from_map(map: Map) -> Result<Self> {
+        let bytes: &[u8] = match &map {
+            Map::ReadOnly(m) => m,
+            Map::Writable(m) => m,
+        };
+        let (header, offset) = header::parse_slice(bytes, &ReadOptions::default())?;
+        let len = header.data_len()?;
+        let available = bytes.len() - offset;
+        if available < len {
+            return Err(Error::TruncatedData {
+                expected: len as u64,
+                found: available as u64,
+            });
+        }
+        Ok(MmapNpy {
+            map,
+            header,
+            offset,
+        })
+    }
+
+    /// The file's header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The whole mapped file, header included.
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.map {
+            Map::ReadOnly(m) => m,
+            Map::Writable(m) => m,
+        }
+    }
+
+    /// The array data, without the header.
+    pub fn data(&self) -> &[u8] {
+        &self.as_bytes()[self.offset..]
+    }
+
+    /// A view of the data as an array of `T` with dimension `D`, without
+    /// copying.
+    pub fn view<T: Element, D: Dimension>(&self) -> Result<ArrayView<'_, T, D>> {
+        view_data(&self.header, self.data())
+    }
+
+    /// A mutable view of the data. Fails with [`Error::ReadOnly`] for a map
+    /// made by [`MmapNpy::open`].
+    pub fn view_mut<T: Element, D: Dimension>(&mut self) -> Result<ArrayViewMut<'_, T, D>> {
+        match &mut self.map {
+            Map::ReadOnly(_) => Err(Error::ReadOnly),
+            Map::Writable(m) => view_data_mut(&self.header, &mut m[self.offset..]),
+        }
+    }
+
+    /// Writes changes made through a read-write map to the file.
+    pub fn flush(&self) -> Result<()> {
+        if let Map::Writable(m) = &self.map {
+            m.flush()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,116 @@
+//! [`ReadNpy`]: `.npy` data into owned arrays.
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::header::{self, Header, ReadOptions};
+use crate::source::Source;
+use ndarray::{Array, Dimension, ShapeBuilder};
+use std::io::Read;
+use std::path::Path;
+
+/// Reading `.npy` data into an owned array.
+///
+/// Implemented for [`ndarray::Array`] of every [`Element`] type and every
+/// dimension type (`Ix0`…`Ix6`, `IxDyn`). Fortran-order files become
+/// Fortran-layout arrays without a transposing copy, big-endian data is
+/// swapped to native order, and bytes after the data are ignored.
+///
+/// ```
+/// use ndarray::{array, Array2};
+/// use ndnpy::{ReadNpy, WriteNpy};
+///
+/// let a = array![[1i32, 2, 3], [4, 5, 6]];
+/// let bytes = a.to_npy_bytes()?;
+/// let b = Array2::<i32>::from_npy_bytes(&bytes)?;
+/// assert_eq!(a, b);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub trait ReadNpy: Sized {
+    /// Reads the `.npy` file at `path`.
+    fn read_npy<P: AsRef<Path>>(path: P) -> Result<Self> {
+        Self::read_npy_with(path, &ReadOptions::default())
+    }
+
+    /// Reads a `.npy` stream from `reader`, leaving it after the data.
+    ///
+    /// The stream's length is not known in advance, so memory grows in
+    /// bounded steps as data arrives rather than to the size the header
+    /// claims.
+    fn read_npy_from<R: Read>(reader: R) -> Result<Self> {
+        Self::read_npy_from_with(reader, &ReadOptions::default())
+    }
+
+    /// Reads `.npy` data held in memory.
+    fn from_npy_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_npy_bytes_with(bytes, &ReadOptions::default())
+    }
+
+    /// [`ReadNpy::read_npy`] with explicit limits.
+    fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self>;
+
+    /// [`ReadNpy::read_npy_from`] with explicit limits.
+    fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self>;
+
+    /// [`ReadNpy::from_npy_bytes`] with explicit limits.
+    fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self>;
+}
+
+impl<T: Element, D: Dimension> ReadNpy for Array<T, D> {
+    fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
+        let mut file = std::fs::File::open(path)?;
+        let file_len = file.metadata()?.len();
+        let (header, offset) = header::read_preamble(&mut file, options)?;
+        let available = file_len.saturating_sub(offset as u64);
+        read_array(&header, &mut Source::file(&mut file, available))
+    }
+
+    fn read_npy_from_with<R: Read>(mut reader: R, options: &ReadOptions) -> Result<Self> {
+        let (header, _) = header::read_preamble(&mut reader, options)?;
+        read_array(&header, &mut Source::stream(&mut reader))
+    }
+
+    fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
+        let (header, offset) = header::parse_slice(bytes, options)?;
+        read_array(&header, &mut Source::slice(&bytes[offset..]))
+    }
+}
+
+/// Checks that `header` describes an array of `T` with the dimensionality of
+/// `D`, returning the dimension and whether bytes need swapping.
+pub(crate) fn check_header<T: Element, D: Dimension>(header: &Header) -> Result<(D, bool)> {
+    let swap = T::check_dtype(&header.dtype)?;
+    let dim = dimension::<D>(&header.shape)?;
+    header.data_len()?;
+    Ok((dim, swap))
+}
+
+/// The shape as a `D`, or the error naming both dimensionalities.
+pub(crate) fn dimension<D: Dimension>(shape: &[usize]) -> Result<D> {
+    if let Some(ndim) = D::NDIM {
+        if ndim != shape.len() {
+            return Err(Error::NdimMismatch {
+                expected: ndim,
+                found: shape.len(),
+                shape: shape.to_vec(),
+            });
+        }
+    }
+    let mut dim = D::zeros(shape.len());
+    dim.slice_mut().copy_from_slice(shape);
+    Ok(dim)
+}
+
+/// Reads the data that follows `header` from `source` into an owned array.
+pub(crate) fn read_array<T: Element, D: Dimension>(
+    header: &Header,
+    source: &mut Source<'_>,
+) -> Result<Array<T, D>> {
+    let (dim, swap) = check_header::<T, D>(header)?;
+    let data = source.read_elements::<T>(header.num_elements()?, swap)?;
+    Array::from_shape_vec(dim.set_f(header.fortran_order), data).map_err(|_| {
+        Error::LengthOverflow {
+            shape: header.shape.iter().map(|&d| d as u64).collect(),
+            itemsize: std::mem::size_of::<T>(),
+        }
+    })
+}

@@ -1,0 +1,207 @@
+//! Where array bytes come from (a file of known length, a slice, a stream),
+//! and how they land in a typed buffer without zeroing it first.
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::{self, Read};
+use std::mem::MaybeUninit;
+
+/// Buffers at least this large get transparent huge pages, as in NumPy.
+const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+
+/// A stream of unknown length grows its buffer by at least this much at a
+/// time, so memory follows the bytes that actually arrive.
+const STREAM_STEP: usize = 16 << 20;
+
+/// A source of array data.
+pub(crate) enum Source<'a> {
+    /// A file positioned at the data, with the bytes left in it.
+    File { file: &'a mut File, available: u64 },
+    /// Bytes in memory.
+    Slice(&'a [u8]),
+    /// A reader of unknown length.
+    Stream(&'a mut dyn Read),
+    /// A reader that promises exactly this many bytes (e.g. a zip member
+    /// whose size the archive declares), still read in bounded steps.
+    Sized { reader: &'a mut dyn Read, len: u64 },
+}
+
+impl<'a> Source<'a> {
+    pub(crate) fn file(file: &'a mut File, available: u64) -> Self {
+        Source::File { file, available }
+    }
+
+    pub(crate) fn slice(bytes: &'a [u8]) -> Self {
+        Source::Slice(bytes)
+    }
+
+    pub(crate) fn stream(reader: &'a mut dyn Read) -> Self {
+        Source::Stream(reader)
+    }
+
+    /// Bytes known to be present, when the source can tell without reading.
+    fn known_len(&self) -> Option<u64> {
+        match self {
+            Source::File { available, .. } => Some(*available),
+            Source::Slice(bytes) => Some(bytes.len() as u64),
+            Source::Sized { len, .. } => Some(*len),
+            Source::Stream(_) => None,
+        }
+    }
+
+    /// Whether the known length can be trusted to size one allocation.
+    fn trusted(&self) -> bool {
+        matches!(self, Source::File { .. } | Source::Slice(_))
+    }
+
+    /// Fills as much of `dst` as the source holds; returns the count.
+    fn fill(&mut self, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
+        match self {
+            Source::Slice(bytes) => {
+                let n = dst.len().min(bytes.len());
+                let (head, rest) = bytes.split_at(n);
+                // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, so a
+                // `&[u8]` is a valid `&[MaybeUninit<u8>]` of the same length.
+                let head: &[MaybeUninit<u8>] =
+                    unsafe { std::slice::from_raw_parts(head.as_ptr().cast(), head.len()) };
+                dst[..n].copy_from_slice(head);
+                *bytes = rest;
+                Ok(n)
+            }
+            #[cfg(unix)]
+            Source::File { file, .. } => fill_from_fd(file, dst),
+            #[cfg(not(unix))]
+            Source::File { file, .. } => fill_zeroed(*file, dst),
+            Source::Stream(reader) | Source::Sized { reader, .. } => fill_zeroed(*reader, dst),
+        }
+    }
+
+    /// Reads `n` elements of `T`, swapping their bytes if `swap`.
+    ///
+    /// Never allocates more than the source is known to hold; a stream's
+    /// buffer grows in steps as its bytes arrive.
+    pub(crate) fn read_elements<T: Element>(&mut self, n: usize, swap: bool) -> Result<Vec<T>> {
+        let size = std::mem::size_of::<T>();
+        let nbytes = n as u64 * size as u64;
+        if let Some(available) = self.known_len() {
+            if available < nbytes {
+                return Err(Error::TruncatedData {
+                    expected: nbytes,
+                    found: available,
+                });
+            }
+        }
+        let step = if self.trusted() {
+            n
+        } else {
+            (STREAM_STEP / size).max(1)
+        };
+        let mut data: Vec<T> = Vec::new();
+        while data.len() < n {
+            let start = data.len();
+            let end = n.min(start + step.max(start));
+            data.try_reserve_exact(end - start).map_err(|_| {
+                io::Error::new(
+                    io::ErrorKind::OutOfMemory,
+                    format!("cannot allocate {} bytes for array data", end * size),
+                )
+            })?;
+            if end * size >= HUGE_PAGE_THRESHOLD && start == 0 {
+                advise_huge_pages(data.as_mut_ptr().cast(), data.capacity() * size);
+            }
+            let spare = &mut data.spare_capacity_mut()[..end - start];
+            // SAFETY: `MaybeUninit<T>` has the size of `T` and no validity
+            // invariant, and neither has `MaybeUninit<u8>`; the byte slice
+            // covers exactly the memory of `spare`, which it borrows.
+            let bytes: &mut [MaybeUninit<u8>] = unsafe {
+                std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast(), spare.len() * size)
+            };
+            let got = self.fill(bytes)?;
+            if got < bytes.len() {
+                return Err(Error::TruncatedData {
+                    expected: nbytes,
+                    found: (start * size + got) as u64,
+                });
+            }
+            // SAFETY: `fill` initialised all of `bytes` (checked just above).
+            let bytes: &mut [u8] =
+                unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) };
+            T::normalize_bytes(bytes);
+            // SAFETY: elements `start..end` are initialised, and every byte
+            // pattern is now a valid `T` (`normalize_bytes` made `bool` bytes
+            // 0 or 1; all other element types accept any bits).
+            unsafe { data.set_len(end) };
+            if swap {
+                T::swap_bytes(&mut data[start..]);
+            }
+        }
+        Ok(data)
+    }
+}
+
+/// Fills `dst` from a reader that needs initialised memory: zeroes a piece
+/// at a time, just before the reader overwrites it, so it stays in cache.
+fn fill_zeroed<R: Read + ?Sized>(reader: &mut R, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
+    const PIECE: usize = 256 << 10;
+    let mut filled = 0;
+    for piece in dst.chunks_mut(PIECE) {
+        piece.fill(MaybeUninit::new(0));
+        // SAFETY: every byte of `piece` was just initialised to zero.
+        let piece: &mut [u8] =
+            unsafe { std::slice::from_raw_parts_mut(piece.as_mut_ptr().cast(), piece.len()) };
+        let got = crate::header::read_full(reader, piece)?;
+        filled += got;
+        if got < piece.len() {
+            break;
+        }
+    }
+    Ok(filled)
+}
+
+/// Fills `dst` with `read(2)`, which writes into uninitialised memory.
+#[cfg(unix)]
+fn fill_from_fd(file: &mut File, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    let mut filled = 0;
+    while filled < dst.len() {
+        // Linux caps one read at just under 2 GiB.
+        let want = (dst.len() - filled).min(1 << 30);
+        // SAFETY: the pointer and length describe the unfilled tail of `dst`,
+        // which is valid for writes of `want` bytes; the kernel only writes.
+        let n = unsafe { libc::read(fd, dst[filled..].as_mut_ptr().cast(), want) };
+        if n < 0 {
+            let err = io::Error::last_os_error();
+            if err.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(err);
+        }
+        if n == 0 {
+            break;
+        }
+        filled += n as usize;
+    }
+    Ok(filled)
+}
+
+/// Asks the kernel for transparent huge pages on a large buffer (a hint:
+/// failure changes nothing but speed).
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: *mut u8, len: usize) {
+    const HUGE: usize = 2 << 20;
+    let start = (ptr as usize).div_ceil(HUGE) * HUGE;
+    let end = (ptr as usize + len) / HUGE * HUGE;
+    if end > start {
+        // SAFETY: `start..end` lies inside the allocation `ptr..ptr + len`
+        // that the caller owns; MADV_HUGEPAGE only changes how the kernel
+        // backs those pages, never their contents or validity.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_ptr: *mut u8, _len: usize) {}

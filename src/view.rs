@@ -1,0 +1,109 @@
+//! [`ViewNpy`] / [`ViewMutNpy`]: zero-copy array views of `.npy` bytes.
+
+use crate::element::{cast_slice, cast_slice_mut, Element};
+use crate::error::{Error, Result};
+use crate::header::{self, Header, ReadOptions};
+use crate::read::check_header;
+use ndarray::{ArrayView, ArrayViewMut, Dimension, ShapeBuilder};
+
+/// Borrowing `.npy` bytes (for example a memory-mapped file) as an array
+/// view, without copying the data.
+///
+/// The cost is that of parsing the header, whatever the array's size. The
+/// data must be in native byte order and aligned for the element type
+/// (`np.save` aligns data to 64 bytes within the file, so page-aligned
+/// memory maps always are); `bool` data must be all 0s and 1s.
+///
+/// ```
+/// use ndarray::{array, ArrayView2};
+/// use ndnpy::{ViewNpy, WriteNpy};
+///
+/// let bytes = array![[1u8, 2], [3, 4]].to_npy_bytes()?;
+/// let view = ArrayView2::<u8>::view_npy(&bytes)?;
+/// assert_eq!(view[[1, 0]], 3);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub trait ViewNpy<'a>: Sized {
+    /// Views the `.npy` data in `bytes`.
+    fn view_npy(bytes: &'a [u8]) -> Result<Self>;
+}
+
+/// Borrowing `.npy` bytes mutably as an array view, so that changes to the
+/// view change the bytes (and, through a writable memory map, the file).
+///
+/// ```
+/// use ndarray::{array, ArrayViewMut1};
+/// use ndnpy::{ViewMutNpy, WriteNpy};
+///
+/// let mut bytes = array![1i32, 2, 3].to_npy_bytes()?;
+/// let mut view = ArrayViewMut1::<i32>::view_npy_mut(&mut bytes)?;
+/// view[0] = 10;
+/// assert_eq!(&bytes[bytes.len() - 12..bytes.len() - 8], &10i32.to_ne_bytes());
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub trait ViewMutNpy<'a>: Sized {
+    /// Views the `.npy` data in `bytes` mutably.
+    fn view_npy_mut(bytes: &'a mut [u8]) -> Result<Self>;
+}
+
+impl<'a, T: Element, D: Dimension> ViewNpy<'a> for ArrayView<'a, T, D> {
+    fn view_npy(bytes: &'a [u8]) -> Result<Self> {
+        let (header, offset) = header::parse_slice(bytes, &ReadOptions::default())?;
+        view_data(&header, &bytes[offset..])
+    }
+}
+
+impl<'a, T: Element, D: Dimension> ViewMutNpy<'a> for ArrayViewMut<'a, T, D> {
+    fn view_npy_mut(bytes: &'a mut [u8]) -> Result<Self> {
+        let (header, offset) = header::parse_slice(bytes, &ReadOptions::default())?;
+        view_data_mut(&header, &mut bytes[offset..])
+    }
+}
+
+/// Checks `header` against `T` and `D` and returns the shape and the byte
+/// length of the data, refusing non-native data and short buffers.
+fn check_view<T: Element, D: Dimension>(header: &Header, available: usize) -> Result<(D, usize)> {
+    let (dim, swap) = check_header::<T, D>(header)?;
+    if swap {
+        return Err(Error::NonNativeByteOrder {
+            dtype: header.dtype.to_string(),
+        });
+    }
+    let len = header.data_len()?;
+    if available < len {
+        return Err(Error::TruncatedData {
+            expected: len as u64,
+            found: available as u64,
+        });
+    }
+    Ok((dim, len))
+}
+
+/// Views `data` (the bytes after the header) as described by `header`.
+pub(crate) fn view_data<'a, T: Element, D: Dimension>(
+    header: &Header,
+    data: &'a [u8],
+) -> Result<ArrayView<'a, T, D>> {
+    let (dim, len) = check_view::<T, D>(header, data.len())?;
+    let elements = cast_slice::<T>(&data[..len])?;
+    ArrayView::from_shape(dim.set_f(header.fortran_order), elements)
+        .map_err(|_| overflow::<T>(header))
+}
+
+/// Mutable counterpart of [`view_data`].
+pub(crate) fn view_data_mut<'a, T: Element, D: Dimension>(
+    header: &Header,
+    data: &'a mut [u8],
+) -> Result<ArrayViewMut<'a, T, D>> {
+    let (dim, len) = check_view::<T, D>(header, data.len())?;
+    let elements = cast_slice_mut::<T>(&mut data[..len])?;
+    ArrayViewMut::from_shape(dim.set_f(header.fortran_order), elements)
+        .map_err(|_| overflow::<T>(header))
+}
+
+fn overflow<T>(header: &Header) -> Error {
+    Error::LengthOverflow {
+        shape: header.shape.iter().map(|&d| d as u64).collect(),
+        itemsize: std::mem::size_of::<T>(),
+    }
+}

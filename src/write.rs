@@ -1,0 +1,139 @@
+//! [`WriteNpy`]: any array, in any memory layout, to `.npy`.
+
+use crate::element::Element;
+use crate::error::Result;
+use crate::header::{Header, Version};
+use ndarray::{ArrayBase, Data, Dimension};
+use std::io::Write;
+use std::path::Path;
+
+/// Elements of a non-contiguous array are gathered into a buffer of this
+/// many bytes before each write.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// Writing an array as `.npy`, byte-identical to what `np.save` writes.
+///
+/// Implemented for every [`ArrayBase`] whose elements are an [`Element`]:
+/// owned arrays, views, slices with steps, reversed or broadcast axes.
+/// C-contiguous arrays are written in C order and Fortran-contiguous ones in
+/// Fortran order, each with a single write of their memory; any other layout
+/// is written in C order in bounded chunks, never copying the whole array.
+///
+/// ```
+/// use ndarray::{array, s};
+/// use ndnpy::WriteNpy;
+///
+/// let a = array![[1u8, 2, 3], [4, 5, 6]];
+/// let every_other_column = a.slice(s![.., ..;2]);
+/// let bytes = every_other_column.to_npy_bytes()?;
+/// assert_eq!(&bytes[bytes.len() - 4..], &[1, 3, 4, 6]);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub trait WriteNpy {
+    /// Writes the array to `path`, replacing any file there atomically: the
+    /// data goes to a temporary file in the same folder, whose space is
+    /// reserved first, which is then renamed over the target. If anything
+    /// fails, the old file is left as it was.
+    fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()>;
+
+    /// Writes the array to `writer`.
+    fn write_npy_to<W: Write>(&self, writer: W) -> Result<()>;
+
+    /// The bytes of the `.npy` file.
+    fn to_npy_bytes(&self) -> Result<Vec<u8>>;
+}
+
+impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
+    fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()> {
+        let header = npy_header(self).to_bytes()?;
+        let total = header.len() as u64 + (self.len() * std::mem::size_of::<T>()) as u64;
+        crate::atomic::write_file(path.as_ref(), total, |file| write_body(self, &header, file))
+    }
+
+    fn write_npy_to<W: Write>(&self, mut writer: W) -> Result<()> {
+        let header = npy_header(self).to_bytes()?;
+        write_body(self, &header, &mut writer)
+    }
+
+    fn to_npy_bytes(&self) -> Result<Vec<u8>> {
+        let header = npy_header(self).to_bytes()?;
+        let mut out = Vec::with_capacity(header.len() + self.len() * std::mem::size_of::<T>());
+        write_body(self, &header, &mut out)?;
+        Ok(out)
+    }
+}
+
+/// How an array's elements lie in memory, as far as writing cares.
+enum Layout<'a, T> {
+    C(&'a [T]),
+    F(&'a [T]),
+    Strided,
+}
+
+fn layout<T, S: Data<Elem = T>, D: Dimension>(array: &ArrayBase<S, D>) -> Layout<'_, T> {
+    if let Some(slice) = array.as_slice() {
+        Layout::C(slice)
+    } else if array.t().is_standard_layout() {
+        match array.as_slice_memory_order() {
+            Some(slice) => Layout::F(slice),
+            None => Layout::Strided,
+        }
+    } else {
+        Layout::Strided
+    }
+}
+
+/// The header `np.save` writes for `array`.
+pub(crate) fn npy_header<T: Element, S: Data<Elem = T>, D: Dimension>(
+    array: &ArrayBase<S, D>,
+) -> Header {
+    Header {
+        dtype: T::dtype(),
+        shape: array.shape().to_vec(),
+        fortran_order: matches!(layout(array), Layout::F(_)),
+        version: Version::V1,
+    }
+}
+
+/// Writes the prepared header bytes and then the data.
+pub(crate) fn write_body<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>(
+    array: &ArrayBase<S, D>,
+    header: &[u8],
+    writer: &mut W,
+) -> Result<()> {
+    writer.write_all(header)?;
+    match layout(array) {
+        Layout::C(slice) | Layout::F(slice) => writer.write_all(bytemuck::cast_slice(slice))?,
+        Layout::Strided => write_strided(array, writer)?,
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// Gathers the elements in C order into a bounded buffer, one row at a time.
+fn write_strided<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>(
+    array: &ArrayBase<S, D>,
+    writer: &mut W,
+) -> std::io::Result<()> {
+    let capacity = (CHUNK_BYTES / std::mem::size_of::<T>()).max(1);
+    let mut buffer: Vec<T> = Vec::with_capacity(capacity.min(array.len()));
+    for row in array.rows() {
+        if let Some(slice) = row.as_slice() {
+            // Long contiguous rows skip the buffer.
+            if slice.len() >= capacity {
+                writer.write_all(bytemuck::cast_slice(&buffer))?;
+                buffer.clear();
+                writer.write_all(bytemuck::cast_slice(slice))?;
+                continue;
+            }
+        }
+        for &x in row.iter() {
+            if buffer.len() == capacity {
+                writer.write_all(bytemuck::cast_slice(&buffer))?;
+                buffer.clear();
+            }
+            buffer.push(x);
+        }
+    }
+    writer.write_all(bytemuck::cast_slice(&buffer))
+}
