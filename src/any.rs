@@ -186,22 +186,37 @@ fn unsupported(dtype: &DType) -> Error {
 impl AnyArray {
     /// Reads the `.npy` file at `path`, whatever its element type.
     pub fn read_npy<P: AsRef<Path>>(path: P) -> Result<Self> {
-        let mut file = std::fs::File::open(path)?;
-        let file_len = file.metadata()?.len();
-        let (header, offset) = header::read_preamble(&mut file, &ReadOptions::default())?;
-        let available = file_len.saturating_sub(offset as u64);
-        Self::read_data(&header, &mut Source::file(&mut file, available))
+        Self::read_npy_with(path, &ReadOptions::default())
     }
 
     /// Reads a `.npy` stream, whatever its element type.
-    pub fn read_npy_from<R: Read>(mut reader: R) -> Result<Self> {
-        let (header, _) = header::read_preamble(&mut reader, &ReadOptions::default())?;
-        Self::read_data(&header, &mut Source::stream(&mut reader))
+    pub fn read_npy_from<R: Read>(reader: R) -> Result<Self> {
+        Self::read_npy_from_with(reader, &ReadOptions::default())
     }
 
     /// Reads `.npy` data held in memory, whatever its element type.
     pub fn from_npy_bytes(bytes: &[u8]) -> Result<Self> {
-        let (header, offset) = header::parse_slice(bytes, &ReadOptions::default())?;
+        Self::from_npy_bytes_with(bytes, &ReadOptions::default())
+    }
+
+    /// [`AnyArray::read_npy`] with explicit limits.
+    pub fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
+        let mut file = std::fs::File::open(path)?;
+        let file_len = file.metadata()?.len();
+        let (header, offset) = header::read_preamble(&mut file, options)?;
+        let available = file_len.saturating_sub(offset as u64);
+        Self::read_data(&header, &mut Source::file(&mut file, available))
+    }
+
+    /// [`AnyArray::read_npy_from`] with explicit limits.
+    pub fn read_npy_from_with<R: Read>(mut reader: R, options: &ReadOptions) -> Result<Self> {
+        let (header, _) = header::read_preamble(&mut reader, options)?;
+        Self::read_data(&header, &mut Source::stream(&mut reader))
+    }
+
+    /// [`AnyArray::from_npy_bytes`] with explicit limits.
+    pub fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
+        let (header, offset) = header::parse_slice(bytes, options)?;
         Self::read_data(&header, &mut Source::slice(&bytes[offset..]))
     }
 

@@ -187,6 +187,92 @@ pub enum Error {
     /// A mutable view was requested from a read-only mapping.
     #[error("the file is mapped read-only; open it with MmapNpy::open_rw or open_cow for a mutable view")]
     ReadOnly,
+
+    /// The data is not a readable zip archive: no end-of-central-directory
+    /// record, a central directory that is cut short or points outside the
+    /// file, or a local header that does not match it.
+    #[error("not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)")]
+    InvalidArchive {
+        /// What the zip reader found wrong.
+        reason: String,
+    },
+
+    /// The archive has no member with this name (neither `name` nor
+    /// `name.npy`).
+    #[error("the archive has no array named '{name}' (NpzReader::names lists the ones it has)")]
+    MemberNotFound {
+        /// The name that was asked for.
+        name: String,
+    },
+
+    /// A member was read as an array but is not a `.npy` file (it does not
+    /// start with `\x93NUMPY`). NumPy hands such members back as raw bytes.
+    #[error("archive member '{name}' is not a .npy file (it starts with {found:?}); read its bytes with NpzReader::raw")]
+    NotNpy {
+        /// The member's name as given by [`crate::NpzReader::names`].
+        name: String,
+        /// Its first bytes (at most six).
+        found: Vec<u8>,
+    },
+
+    /// A member's data does not match the CRC-32 checksum the archive
+    /// records for it.
+    #[error("archive member '{name}' is corrupt: its data does not match its CRC-32 checksum")]
+    BadCrc {
+        /// The member's name.
+        name: String,
+    },
+
+    /// A member's compressed data cannot be decompressed, or decompresses to
+    /// more bytes than the archive declares.
+    #[error("archive member '{name}' is corrupt: {reason}")]
+    CorruptMember {
+        /// The member's name.
+        name: String,
+        /// What the decompressor reported.
+        reason: String,
+    },
+
+    /// A member is encrypted; NumPy never writes encrypted archives and this
+    /// crate does not decrypt them.
+    #[error("archive member '{name}' is encrypted; decrypt the archive with a zip tool first")]
+    Encrypted {
+        /// The member's name.
+        name: String,
+    },
+
+    /// A member uses a compression method other than stored or deflate (the
+    /// only two NumPy writes).
+    #[error("archive member '{name}' cannot be read: {reason} (NumPy archives use only stored or deflate members; recompress it with np.savez)")]
+    UnsupportedMember {
+        /// The member's name.
+        name: String,
+        /// Which feature it needs.
+        reason: String,
+    },
+
+    /// A zero-copy view was requested of a compressed member.
+    #[error("archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)")]
+    CompressedMember {
+        /// The member's name.
+        name: String,
+    },
+
+    /// [`crate::NpzWriter::add`] was given a name that is already in the
+    /// archive.
+    #[error("the archive already has an array named '{name}'; each name may be added once")]
+    DuplicateMember {
+        /// The repeated name.
+        name: String,
+    },
+
+    /// An earlier [`crate::NpzWriter::add`] failed, so the archive would be
+    /// incomplete; the writer refuses further members and `finish`.
+    #[error("adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)")]
+    IncompleteArchive {
+        /// The name of the member whose `add` failed.
+        name: String,
+    },
 }
 
 /// Shorthand for results whose error is [`Error`].

@@ -35,6 +35,7 @@ mod element;
 mod error;
 mod header;
 mod mmap;
+mod npz;
 mod read;
 mod source;
 mod view;
@@ -46,6 +47,7 @@ pub use element::Element;
 pub use error::{Error, Result};
 pub use header::{inspect, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
 pub use mmap::MmapNpy;
+pub use npz::{NpzArrays, NpzMmap, NpzReader, NpzWriter};
 pub use read::ReadNpy;
 pub use view::{ViewMutNpy, ViewNpy};
 pub use write::WriteNpy;
@@ -54,3 +56,8 @@ pub use write::WriteNpy;
 pub use half;
 #[cfg(feature = "complex")]
 pub use num_complex;
+
+/// The README's examples, compiled as doctests so they stay correct.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -287,6 +287,28 @@ pub(crate) fn read_full<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> io:
     Ok(filled)
 }
 
+/// Appends up to `len` bytes from `reader` to `buf`, growing it in bounded
+/// steps as bytes arrive; returns the count read.
+fn read_full_vec<R: Read + ?Sized>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    len: usize,
+) -> io::Result<usize> {
+    const STEP: usize = 1 << 16;
+    let start = buf.len();
+    while buf.len() - start < len {
+        let old = buf.len();
+        let want = (len - (old - start)).min(STEP.max(old - start));
+        buf.resize(old + want, 0);
+        let got = read_full(reader, &mut buf[old..])?;
+        buf.truncate(old + got);
+        if got < want {
+            break;
+        }
+    }
+    Ok(buf.len() - start)
+}
+
 /// Reads preamble and header, returning the header and the data offset.
 pub(crate) fn read_preamble<R: Read + ?Sized>(
     reader: &mut R,
@@ -323,8 +345,10 @@ pub(crate) fn read_preamble<R: Read + ?Sized>(
         });
     }
     let len = len as usize;
-    let mut text = vec![0u8; len];
-    let got = read_full(reader, &mut text)?;
+    // The length is only a claim (up to 4 GiB when the limit is raised):
+    // grow the buffer as the bytes arrive instead of allocating it up front.
+    let mut text = Vec::with_capacity(len.min(1 << 16));
+    let got = read_full_vec(reader, &mut text, len)?;
     let offset = 8 + field + len;
     if got < len {
         return Err(Error::TruncatedHeader {

@@ -1,0 +1,242 @@
+//! [`NpzMmap`]: zero-copy views of the stored members of a mapped archive.
+
+use super::{archive_error, in_member, key_of, NpzReader};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::header::{self, Header, ReadOptions};
+use crate::view::view_data;
+use memmap2::Mmap;
+use ndarray::{ArrayView, Dimension};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Cursor;
+use std::path::Path;
+use zip::{CompressionMethod, ZipArchive};
+
+/// Where one member's bytes lie in the mapped file.
+#[derive(Debug, Clone)]
+struct Member {
+    name: String,
+    stored: bool,
+    encrypted: bool,
+    /// Offset of the member's (possibly compressed) data in the file.
+    start: usize,
+    /// Length of the member's data as stored in the file.
+    len: usize,
+}
+
+/// An `.npz` archive mapped into memory, whose stored members can be viewed
+/// as arrays without copying.
+///
+/// Opening reads the central directory and each member's local header; a
+/// view then costs the parse of one `.npy` header, whatever the array's
+/// size. A view needs the member to be stored (not compressed), its data in
+/// native byte order and aligned for the element type. Archives written by
+/// [`crate::NpzWriter::create`] align every stored member to 64 bytes; the
+/// members of NumPy's own archives lie at arbitrary offsets, so views of
+/// them may fail with [`Error::Misaligned`] (read them instead).
+///
+/// Views do not check the members' CRC-32 (that would read all the data);
+/// [`NpzMmap::reader`] reads members with the check. As with every memory
+/// map, the file must not be truncated by another process while mapped.
+///
+/// ```
+/// use ndarray::{Array2, Ix2};
+/// use ndnpy::{NpzMmap, NpzWriter};
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("a.npz");
+/// let mut npz = NpzWriter::create(&path)?;
+/// npz.add("a", &Array2::<f64>::from_elem((1000, 8), 1.5))?;
+/// npz.finish()?;
+///
+/// let map = NpzMmap::open(&path)?;
+/// let a = map.view::<f64, Ix2>("a")?;
+/// assert_eq!(a[[999, 7]], 1.5);
+/// // The view points into the mapping: no copy was made.
+/// let bytes = map.as_bytes().as_ptr_range();
+/// assert!(bytes.contains(&a.as_ptr().cast()));
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub struct NpzMmap {
+    map: Mmap,
+    members: Vec<Member>,
+    by_name: HashMap<String, usize>,
+    options: ReadOptions,
+}
+
+impl NpzMmap {
+    /// Maps the archive at `path` read-only and indexes its members.
+    ///
+    /// ```no_run
+    /// let map = ndnpy::NpzMmap::open("embeddings.npz")?;
+    /// let vectors = map.view::<f32, ndarray::Ix2>("vectors")?;
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
+        let file = File::open(path)?;
+        // SAFETY: memmap2 requires that the file not be modified or truncated
+        // by others while mapped; that contract is documented on this type,
+        // as it is for `MmapNpy` and NumPy's memmap.
+        let map = unsafe { Mmap::map(&file)? };
+        let mut zip = ZipArchive::new(Cursor::new(&map[..])).map_err(archive_error)?;
+        let mut members = Vec::with_capacity(zip.len());
+        let mut by_name = HashMap::with_capacity(zip.len());
+        for index in 0..zip.len() {
+            let entry = zip.by_index_raw(index).map_err(archive_error)?;
+            let name = entry.name().map_err(archive_error)?.into_owned();
+            let invalid = |what: &str| Error::InvalidArchive {
+                reason: format!("member '{}' {what}", key_of(&name)),
+            };
+            let start = entry
+                .data_start()
+                .ok_or_else(|| invalid("has no local header"))?;
+            let end = start
+                .checked_add(entry.compressed_size())
+                .filter(|&end| end <= map.len() as u64)
+                .ok_or_else(|| invalid("extends past the end of the file"))?;
+            let stored = entry.compression() == CompressionMethod::Stored;
+            if stored && entry.compressed_size() != entry.size() {
+                return Err(invalid("is stored but its sizes differ"));
+            }
+            by_name.entry(name.clone()).or_insert(members.len());
+            members.push(Member {
+                stored,
+                encrypted: entry.encrypted(),
+                start: start as usize,
+                len: (end - start) as usize,
+                name,
+            });
+        }
+        drop(zip);
+        Ok(NpzMmap {
+            map,
+            members,
+            by_name,
+            options: ReadOptions::default(),
+        })
+    }
+
+    /// Sets the limits for parsing member headers.
+    pub fn with_options(mut self, options: ReadOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The array names in archive order (member names without `.npy`), as
+    /// [`NpzReader::names`] gives them.
+    pub fn names(&self) -> Vec<String> {
+        self.members
+            .iter()
+            .map(|m| key_of(&m.name).to_owned())
+            .collect()
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether the archive has no members.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Whether member `name` is stored uncompressed (and so can be viewed).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npz");
+    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
+    /// npz.add("z", &ndarray::array![1u8])?;
+    /// npz.finish()?;
+    /// let map = ndnpy::NpzMmap::open(&path)?;
+    /// assert!(!map.is_stored("z")?);
+    /// assert!(matches!(
+    ///     map.view::<u8, ndarray::Ix1>("z"),
+    ///     Err(ndnpy::Error::CompressedMember { .. })
+    /// ));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn is_stored(&self, name: &str) -> Result<bool> {
+        Ok(self.member(name)?.stored)
+    }
+
+    /// The `.npy` header of stored member `name`.
+    pub fn header(&self, name: &str) -> Result<Header> {
+        let (member, bytes) = self.stored_bytes(name)?;
+        header::parse_slice(bytes, &self.options)
+            .map(|(h, _)| h)
+            .map_err(|e| in_member(key_of(&member.name), e))
+    }
+
+    /// A view of stored member `name` as an array of `T` with dimension `D`,
+    /// pointing into the mapped file.
+    ///
+    /// Errors: [`Error::CompressedMember`] for a deflated member (use
+    /// [`NpzMmap::reader`] or [`NpzReader`] to read it),
+    /// [`Error::Misaligned`], [`Error::NonNativeByteOrder`], and the
+    /// dtype, shape and truncation errors of a `.npy` view.
+    pub fn view<T: Element, D: Dimension>(&self, name: &str) -> Result<ArrayView<'_, T, D>> {
+        let (member, bytes) = self.stored_bytes(name)?;
+        let key = key_of(&member.name);
+        let (header, offset) =
+            header::parse_slice(bytes, &self.options).map_err(|e| in_member(key, e))?;
+        view_data(&header, &bytes[offset..])
+    }
+
+    /// A reader over the same mapping, to read members (compressed ones
+    /// too) into owned arrays, with CRC checks.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npz");
+    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
+    /// npz.add("z", &ndarray::array![1u8, 2])?;
+    /// npz.finish()?;
+    /// let map = ndnpy::NpzMmap::open(&path)?;
+    /// let z = map.reader()?.read::<u8, ndarray::Ix1>("z")?;
+    /// assert_eq!(z, ndarray::array![1, 2]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn reader(&self) -> Result<NpzReader<Cursor<&[u8]>>> {
+        Ok(NpzReader::new(Cursor::new(self.as_bytes()))?.with_options(self.options))
+    }
+
+    /// The whole mapped file.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    fn member(&self, name: &str) -> Result<&Member> {
+        self.by_name
+            .get(name)
+            .or_else(|| self.by_name.get(&format!("{name}.npy")))
+            .map(|&i| &self.members[i])
+            .ok_or_else(|| Error::MemberNotFound {
+                name: name.to_owned(),
+            })
+    }
+
+    /// The bytes of a stored, unencrypted member.
+    fn stored_bytes(&self, name: &str) -> Result<(&Member, &[u8])> {
+        let member = self.member(name)?;
+        let key = key_of(&member.name).to_owned();
+        if member.encrypted {
+            return Err(Error::Encrypted { name: key });
+        }
+        if !member.stored {
+            return Err(Error::CompressedMember { name: key });
+        }
+        Ok((member, &self.map[member.start..member.start + member.len]))
+    }
+}
+
+impl std::fmt::Debug for NpzMmap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NpzMmap")
+            .field("len", &self.map.len())
+            .field("members", &self.members)
+            .finish_non_exhaustive()
+    }
+}

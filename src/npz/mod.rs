@@ -1,0 +1,98 @@
+//! `.npz` archives: zip files of `.npy` members, as `np.savez` and
+//! `np.savez_compressed` write them.
+//!
+//! - [`NpzReader`] reads members into owned arrays (stored or deflated,
+//!   zip64, data descriptors, archive comments), with NumPy's naming rule.
+//! - [`NpzWriter`] writes archives NumPy loads, stored or compressed,
+//!   atomically when the target is a path.
+//! - [`NpzMmap`] maps an archive and views its stored members without
+//!   copying.
+//!
+//! The zip layer is the `zip` crate; everything inside a member goes
+//! through the same preamble parser and element conversion as a `.npy` file.
+
+mod mmap;
+mod reader;
+mod writer;
+
+pub use mmap::NpzMmap;
+pub use reader::{NpzArrays, NpzReader};
+pub use writer::NpzWriter;
+
+use crate::error::Error;
+use std::io;
+use zip::result::ZipError;
+
+/// NumPy's key for a member: its name without one trailing `.npy`.
+pub(crate) fn key_of(member: &str) -> &str {
+    member.strip_suffix(".npy").unwrap_or(member)
+}
+
+/// Maps an error from opening or parsing the archive as a whole.
+pub(crate) fn archive_error(err: ZipError) -> Error {
+    match err {
+        ZipError::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => Error::InvalidArchive {
+            reason: format!("the archive ends early ({e})"),
+        },
+        ZipError::Io(e) => Error::Io(e),
+        ZipError::InvalidArchive(reason) => Error::InvalidArchive {
+            reason: reason.into_owned(),
+        },
+        other => Error::InvalidArchive {
+            reason: other.to_string(),
+        },
+    }
+}
+
+/// Maps an error from locating or opening member `name`.
+pub(crate) fn member_error(name: &str, err: ZipError) -> Error {
+    let name = name.to_owned();
+    match err {
+        ZipError::UnsupportedArchive(ZipError::PASSWORD_REQUIRED) | ZipError::InvalidPassword => {
+            Error::Encrypted { name }
+        }
+        ZipError::CompressionMethodNotSupported(method) => Error::UnsupportedMember {
+            name,
+            reason: format!("compression method {method} is not supported"),
+        },
+        ZipError::UnsupportedArchive(reason) => Error::UnsupportedMember {
+            name,
+            reason: reason.to_owned(),
+        },
+        ZipError::FileNotFound => Error::MemberNotFound { name },
+        other => archive_error(other),
+    }
+}
+
+/// Turns an I/O error met while decompressing member `name` into the
+/// specific variant it stands for. The `zip` crate and `flate2` report CRC
+/// mismatches, oversized members and broken deflate streams as
+/// `io::Error`s of kinds that a file read does not produce.
+pub(crate) fn member_io_error(name: &str, err: io::Error) -> Error {
+    let name = name.to_owned();
+    let text = err.to_string();
+    match err.kind() {
+        io::ErrorKind::InvalidData if text.contains("checksum") => Error::BadCrc { name },
+        io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => Error::CorruptMember {
+            name,
+            reason: text,
+        },
+        io::ErrorKind::UnexpectedEof => Error::CorruptMember {
+            name,
+            reason: format!("its compressed data ends early ({text})"),
+        },
+        _ => Error::Io(err),
+    }
+}
+
+/// Applies [`member_io_error`] to the I/O errors inside a crate error.
+pub(crate) fn in_member(name: &str, err: Error) -> Error {
+    match err {
+        Error::Io(e) => member_io_error(name, e),
+        Error::BadMagic { found } => Error::NotNpy {
+            name: name.to_owned(),
+            found,
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,408 @@
+//! [`NpzReader`]: members of an `.npz` archive into owned arrays.
+
+use super::{archive_error, in_member, key_of, member_error};
+use crate::any::AnyArray;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::header::{self, Header, ReadOptions};
+use crate::read::read_array;
+use crate::source::Source;
+use ndarray::{Array, Dimension};
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek};
+use std::path::Path;
+use zip::ZipArchive;
+
+/// After an array's data, at most this many trailing member bytes are
+/// decompressed so that the member's CRC-32 gets checked; NumPy ignores
+/// such bytes, and a member could hold gigabytes of them.
+const DRAIN_LIMIT: u64 = 1 << 20;
+
+/// Reads the arrays of an `.npz` archive (what `np.savez` and
+/// `np.savez_compressed` write).
+///
+/// Members may be stored or deflated, the archive may use zip64 records,
+/// data descriptors or an archive comment. Arrays are named as NumPy names
+/// them: the member `x.npy` is the array `x`, and both `"x"` and `"x.npy"`
+/// find it. A member that is not a `.npy` file (NumPy checks the first
+/// bytes, not the name) gives [`Error::NotNpy`] when read as an array;
+/// [`NpzReader::raw`] returns its bytes.
+///
+/// Hostile archives give errors, not huge allocations: a member's data is
+/// read in bounded steps and never beyond what its `.npy` header declares,
+/// so a zip bomb costs no more memory than the array it claims to be.
+///
+/// ```
+/// use ndarray::{array, Array1, Array2, Ix1};
+/// use ndnpy::{NpzReader, NpzWriter};
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("a.npz");
+/// let mut writer = NpzWriter::create(&path)?;
+/// writer.add("x", &array![1.0, 2.0, 3.0])?;
+/// writer.add("y", &array![[1i32, 2], [3, 4]])?;
+/// writer.finish()?;
+///
+/// let mut npz = NpzReader::open(&path)?;
+/// assert_eq!(npz.names(), ["x", "y"]);
+/// let x: Array1<f64> = npz.read("x")?;
+/// let y: Array2<i32> = npz.read("y.npy")?;
+/// assert_eq!(x, array![1.0, 2.0, 3.0]);
+/// assert_eq!(y[[1, 0]], 3);
+/// assert_eq!(npz.header("y")?.shape, vec![2, 2]);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub struct NpzReader<R: Read + Seek> {
+    zip: ZipArchive<R>,
+    /// Member names in archive order.
+    members: Vec<String>,
+    options: ReadOptions,
+}
+
+impl NpzReader<BufReader<File>> {
+    /// Opens the archive at `path`.
+    ///
+    /// Only the central directory is read here; members are read on demand.
+    ///
+    /// ```no_run
+    /// let npz = ndnpy::NpzReader::open("weights.npz")?;
+    /// println!("{:?}", npz.names());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
+        Self::new(BufReader::with_capacity(64 << 10, File::open(path)?))
+    }
+}
+
+impl<R: Read + Seek> NpzReader<R> {
+    /// Reads the archive's central directory from `reader`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use ndnpy::{NpzReader, NpzWriter};
+    /// use std::io::Cursor;
+    ///
+    /// let mut writer = NpzWriter::new(Cursor::new(Vec::new()));
+    /// writer.add("a", &array![1u8, 2])?;
+    /// let bytes = writer.finish_into_inner()?.into_inner();
+    ///
+    /// let npz = NpzReader::new(Cursor::new(bytes))?;
+    /// assert_eq!(npz.len(), 1);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn new(reader: R) -> Result<Self> {
+        let zip = ZipArchive::new(reader).map_err(archive_error)?;
+        let members = (0..zip.len())
+            .map(|i| match zip.name_for_index(i) {
+                Some(Ok(name)) => Ok(name.into_owned()),
+                Some(Err(e)) => Err(archive_error(e)),
+                None => Err(Error::InvalidArchive {
+                    reason: format!("central directory entry {i} is missing"),
+                }),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(NpzReader {
+            zip,
+            members,
+            options: ReadOptions::default(),
+        })
+    }
+
+    /// Sets the limits for parsing member headers (for example a larger
+    /// [`ReadOptions::max_header_len`] for big record dtypes).
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
+    /// # let bytes = w.finish_into_inner()?.into_inner();
+    /// use ndnpy::{NpzReader, ReadOptions};
+    ///
+    /// let npz = NpzReader::new(Cursor::new(bytes))?
+    ///     .with_options(ReadOptions::default().max_header_len(1 << 20));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn with_options(mut self, options: ReadOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The array names, in archive order: each member's name without its
+    /// `.npy` suffix (the keys of NumPy's `NpzFile`). Members that are not
+    /// `.npy` files are listed too, by their full name.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// # use std::io::Cursor;
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
+    /// w.add("b", &array![1u8])?;
+    /// w.add("a.1", &array![2u8])?;
+    /// let bytes = w.finish_into_inner()?.into_inner();
+    /// let npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
+    /// assert_eq!(npz.names(), ["b", "a.1"]);
+    /// assert_eq!(npz.member_names(), ["b.npy", "a.1.npy"]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn names(&self) -> Vec<String> {
+        self.members.iter().map(|m| key_of(m).to_owned()).collect()
+    }
+
+    /// The members' names as stored in the zip file, in archive order.
+    pub fn member_names(&self) -> &[String] {
+        &self.members
+    }
+
+    /// Number of members.
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// let w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
+    /// let bytes = w.finish_into_inner()?.into_inner();
+    /// let npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
+    /// assert_eq!(npz.len(), 0);
+    /// assert!(npz.is_empty());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether the archive has no members.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Whether `name` (or `name.npy`) is a member.
+    pub fn contains(&self, name: &str) -> bool {
+        self.index(name).is_ok()
+    }
+
+    /// The archive's comment (empty if it has none).
+    pub fn comment(&self) -> &[u8] {
+        self.zip.comment()
+    }
+
+    /// The `.npy` header of member `name`: dtype, shape and order, read from
+    /// the member's first bytes without reading its data.
+    ///
+    /// ```
+    /// # use ndarray::Array3;
+    /// # use std::io::Cursor;
+    /// let mut w = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// w.add("v", &Array3::<f32>::zeros((2, 3, 4)))?;
+    /// let bytes = w.finish_into_inner()?.into_inner();
+    /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
+    /// let header = npz.header("v")?;
+    /// assert_eq!(header.shape, vec![2, 3, 4]);
+    /// assert_eq!(header.dtype.to_string(), "<f4");
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn header(&mut self, name: &str) -> Result<Header> {
+        let index = self.index(name)?;
+        let options = self.options;
+        self.with_member(index, |member, _| {
+            header::read_preamble(member, &options).map(|(h, _)| h)
+        })
+    }
+
+    /// Reads member `name` into an array of `T` with dimension `D`.
+    ///
+    /// Errors: [`Error::MemberNotFound`], [`Error::NotNpy`] for a member that
+    /// is not a `.npy` file, [`Error::DTypeMismatch`] /
+    /// [`Error::NdimMismatch`] when the member holds another type, and
+    /// [`Error::BadCrc`], [`Error::CorruptMember`], [`Error::Encrypted`],
+    /// [`Error::TruncatedData`] for damaged members.
+    ///
+    /// ```
+    /// # use ndarray::{array, Array2, Ix2};
+    /// # use std::io::Cursor;
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
+    /// w.add("m", &array![[1u16, 2], [3, 4]].reversed_axes())?;
+    /// let bytes = w.finish_into_inner()?.into_inner();
+    /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
+    /// let m = npz.read::<u16, Ix2>("m")?;
+    /// assert_eq!(m, array![[1, 3], [2, 4]]);
+    /// assert!(npz.read::<f64, Ix2>("m").is_err());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn read<T: Element, D: Dimension>(&mut self, name: &str) -> Result<Array<T, D>> {
+        let index = self.index(name)?;
+        self.read_index(index, read_array::<T, D>)
+    }
+
+    /// Reads member `name` whatever its element type.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// # use std::io::Cursor;
+    /// use ndnpy::AnyArray;
+    ///
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
+    /// w.add("i", &array![1i64, 2, 3])?;
+    /// let bytes = w.finish_into_inner()?.into_inner();
+    /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
+    /// match npz.read_any("i")? {
+    ///     AnyArray::I64(a) => assert_eq!(a.len(), 3),
+    ///     other => panic!("unexpected {:?}", other.dtype()),
+    /// }
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn read_any(&mut self, name: &str) -> Result<AnyArray> {
+        let index = self.index(name)?;
+        self.read_index(index, AnyArray::read_data)
+    }
+
+    /// The decompressed bytes of member `name`, whatever it holds (NumPy
+    /// returns members that are not `.npy` files this way).
+    ///
+    /// The member's CRC-32 is checked, and its size may not exceed what the
+    /// archive declares for it.
+    ///
+    /// ```
+    /// # use std::io::{Cursor, Write};
+    /// // An archive with a text member, as another tool might write it.
+    /// let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    /// zip.start_file("notes.txt", zip::write::SimpleFileOptions::default()).unwrap();
+    /// zip.write_all(b"hello").unwrap();
+    /// let bytes = zip.finish().unwrap().into_inner();
+    ///
+    /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
+    /// assert_eq!(npz.raw("notes.txt")?, b"hello");
+    /// assert!(matches!(
+    ///     npz.read_any("notes.txt"),
+    ///     Err(ndnpy::Error::NotNpy { .. })
+    /// ));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn raw(&mut self, name: &str) -> Result<Vec<u8>> {
+        let index = self.index(name)?;
+        self.with_member(index, |member, _| {
+            let mut out = Vec::new();
+            member.read_to_end(&mut out)?;
+            Ok(out)
+        })
+    }
+
+    /// An iterator over all members in archive order, each read with
+    /// [`NpzReader::read_any`]: `(name, result)` pairs, where a member that
+    /// is not a `.npy` file (or is damaged) gives its error without ending
+    /// the iteration.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// # use std::io::Cursor;
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
+    /// w.add("a", &array![1.0f32])?;
+    /// w.add("b", &array![[1u8]])?;
+    /// let bytes = w.finish_into_inner()?.into_inner();
+    /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
+    /// for (name, array) in npz.arrays() {
+    ///     let array = array?;
+    ///     println!("{name}: {} {:?}", array.dtype(), array.shape());
+    /// }
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn arrays(&mut self) -> NpzArrays<'_, R> {
+        NpzArrays {
+            reader: self,
+            next: 0,
+        }
+    }
+
+    /// Gives back the underlying reader.
+    pub fn into_inner(self) -> R {
+        self.zip.into_inner()
+    }
+
+    /// The index of member `name`, by NumPy's rule: the exact member name
+    /// first, then `name.npy`.
+    fn index(&self, name: &str) -> Result<usize> {
+        self.zip
+            .index_for_name(name)
+            .or_else(|| self.zip.index_for_name(&format!("{name}.npy")))
+            .ok_or_else(|| Error::MemberNotFound {
+                name: name.to_owned(),
+            })
+    }
+
+    /// Reads the array of member `index` with `read`, which gets the parsed
+    /// header and a source bounded by the member's declared size.
+    fn read_index<A>(
+        &mut self,
+        index: usize,
+        read: impl FnOnce(&Header, &mut Source<'_>) -> Result<A>,
+    ) -> Result<A> {
+        let options = self.options;
+        self.with_member(index, |member, size| {
+            let (header, offset) = header::read_preamble(member, &options)?;
+            let available = size.saturating_sub(offset as u64);
+            let array = read(
+                &header,
+                &mut Source::Sized {
+                    reader: &mut *member,
+                    len: available,
+                },
+            )?;
+            // Decompress what follows the data (normally nothing), so that
+            // the zip reader reaches the member's end and checks its CRC.
+            io::copy(&mut member.take(DRAIN_LIMIT), &mut io::sink())?;
+            Ok(array)
+        })
+    }
+
+    /// Opens member `index` and runs `f` on its decompressing reader and its
+    /// declared uncompressed size, mapping errors to name the member.
+    fn with_member<A>(
+        &mut self,
+        index: usize,
+        f: impl FnOnce(&mut dyn Read, u64) -> Result<A>,
+    ) -> Result<A> {
+        let key = key_of(&self.members[index]).to_owned();
+        let encrypted = self
+            .zip
+            .by_index_data(index)
+            .map_err(|e| member_error(&key, e))?
+            .encrypted();
+        if encrypted {
+            return Err(Error::Encrypted { name: key });
+        }
+        let mut member = self
+            .zip
+            .by_index(index)
+            .map_err(|e| member_error(&key, e))?;
+        let size = member.size();
+        f(&mut member, size).map_err(|e| in_member(&key, e))
+    }
+}
+
+impl<R: Read + Seek> std::fmt::Debug for NpzReader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NpzReader")
+            .field("members", &self.members)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Iterator over the arrays of an archive, made by [`NpzReader::arrays`]:
+/// yields each member's name and the result of reading it.
+pub struct NpzArrays<'a, R: Read + Seek> {
+    reader: &'a mut NpzReader<R>,
+    next: usize,
+}
+
+impl<R: Read + Seek> Iterator for NpzArrays<'_, R> {
+    type Item = (String, Result<AnyArray>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let index = self.next;
+        let name = key_of(self.reader.members.get(index)?).to_owned();
+        self.next += 1;
+        Some((name, self.reader.read_index(index, AnyArray::read_data)))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.reader.members.len() - self.next;
+        (left, Some(left))
+    }
+}
+
+impl<R: Read + Seek> ExactSizeIterator for NpzArrays<'_, R> {}

@@ -1,0 +1,229 @@
+//! Memory follows the bytes present, not the size a header claims.
+//!
+//! This test binary installs a counting global allocator. It records the
+//! peak of live heap bytes and the largest single request (even a request the
+//! allocator refuses counts, so `try_reserve` of a claimed size would show
+//! up). Tests in this file are serialised by a lock so that their
+//! measurements do not mix.
+
+use ndarray::{Array1, ArrayD, ArrayView1};
+use ndnpy::{AnyArray, Error, Header, ReadNpy, ReadOptions, ViewNpy};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::Mutex;
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+static LARGEST: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(size: usize) {
+    let live = LIVE.fetch_add(size, SeqCst) + size;
+    PEAK.fetch_max(live, SeqCst);
+}
+
+// SAFETY: every method forwards to `System` unchanged; the counters are
+// atomics and never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LARGEST.fetch_max(layout.size(), SeqCst);
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        LARGEST.fetch_max(layout.size(), SeqCst);
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded with the caller's pointer and layout.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), SeqCst);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LARGEST.fetch_max(new_size, SeqCst);
+        // SAFETY: forwarded with the caller's arguments.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                grew(new_size - layout.size());
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, SeqCst);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Runs `f` and returns its result with the peak growth of live heap bytes
+/// and the largest single allocation request made while it ran.
+fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
+    let base = LIVE.load(SeqCst);
+    PEAK.store(base, SeqCst);
+    LARGEST.store(0, SeqCst);
+    let out = f();
+    let peak = PEAK.load(SeqCst).saturating_sub(base);
+    (out, peak, LARGEST.load(SeqCst))
+}
+
+const KIB: usize = 1 << 10;
+const MIB: usize = 1 << 20;
+
+fn npy_v1(text: &str, data: &[u8]) -> Vec<u8> {
+    let text = format!("{text}\n");
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&u16::try_from(text.len()).unwrap().to_le_bytes());
+    out.extend_from_slice(text.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// A ~200-byte file whose header claims 4·10⁹ `f64` (32 GB).
+fn tiny_file_claiming_32_gb() -> Vec<u8> {
+    let text = "{'descr': '<f8', 'fortran_order': False, 'shape': (4000000000,), }";
+    let file = npy_v1(text, &[0u8; 128]);
+    assert!(file.len() <= 256, "{}", file.len());
+    file
+}
+
+fn is_truncated(e: &Error) -> bool {
+    matches!(e, Error::TruncatedData { expected: 32_000_000_000, .. })
+}
+
+#[test]
+fn tiny_file_claiming_huge_shape() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let file = tiny_file_claiming_32_gb();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.npy");
+    std::fs::write(&path, &file).unwrap();
+
+    let (r, peak, largest) = measure(|| Array1::<f64>::from_npy_bytes(&file));
+    assert!(is_truncated(&r.unwrap_err()));
+    println!("from_npy_bytes: peak {peak} B, largest request {largest} B");
+    assert!(peak < 64 * KIB && largest < 64 * KIB, "{peak} / {largest}");
+
+    let (r, peak, largest) = measure(|| Array1::<f64>::read_npy(&path));
+    assert!(is_truncated(&r.unwrap_err()));
+    println!("read_npy(path): peak {peak} B, largest request {largest} B");
+    assert!(peak < 64 * KIB && largest < 64 * KIB, "{peak} / {largest}");
+
+    let (r, peak, largest) = measure(|| AnyArray::read_npy(&path));
+    assert!(is_truncated(&r.unwrap_err()));
+    assert!(peak < 64 * KIB && largest < 64 * KIB, "{peak} / {largest}");
+
+    let (r, peak, largest) = measure(|| ArrayView1::<f64>::view_npy(&file).map(drop));
+    assert!(is_truncated(&r.unwrap_err()));
+    assert!(peak < 64 * KIB && largest < 64 * KIB, "{peak} / {largest}");
+}
+
+/// A reader that hands out `data` and then ends (or fails), a piece at a time.
+struct Stream {
+    data: Vec<u8>,
+    pos: usize,
+    fail_at_end: bool,
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.data.len() - self.pos).min(64 * KIB);
+        if n == 0 && self.fail_at_end && !buf.is_empty() {
+            return Err(io::Error::new(io::ErrorKind::ConnectionReset, "peer went away"));
+        }
+        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+fn stream_claiming_32_gb(present: usize, fail_at_end: bool) -> Stream {
+    let mut data = tiny_file_claiming_32_gb();
+    data.resize(data.len() - 128 + present, 7);
+    Stream {
+        data,
+        pos: 0,
+        fail_at_end,
+    }
+}
+
+#[test]
+fn stream_that_ends_early() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+
+    // A few KB present.
+    let mut s = stream_claiming_32_gb(4 * KIB, false);
+    let (r, peak, largest) = measure(|| Array1::<f64>::read_npy_from(&mut s));
+    match r.unwrap_err() {
+        Error::TruncatedData { expected, found } => {
+            assert_eq!(expected, 32_000_000_000);
+            assert_eq!(found, 4096);
+        }
+        e => panic!("{e:?}"),
+    }
+    println!("stream, 4 KiB present: peak {peak} B, largest request {largest} B");
+    assert!(peak < 64 * MIB, "{peak}");
+    assert!(largest < 64 * MIB, "{largest}");
+
+    let mut s = stream_claiming_32_gb(4 * KIB, false);
+    let (r, peak, _) = measure(|| AnyArray::read_npy_from(&mut s));
+    assert!(is_truncated(&r.unwrap_err()));
+    assert!(peak < 64 * MIB, "{peak}");
+
+    // The stream fails instead of ending: the I/O error comes through.
+    let mut s = stream_claiming_32_gb(4 * KIB, true);
+    let (r, peak, _) = measure(|| ArrayD::<f64>::read_npy_from(&mut s));
+    assert!(matches!(r.unwrap_err(), Error::Io(e) if e.kind() == io::ErrorKind::ConnectionReset));
+    assert!(peak < 64 * MIB, "{peak}");
+}
+
+#[test]
+fn stream_memory_is_proportional_to_bytes_present() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // 80 MB present of 32 GB claimed: memory grows with the data, at most
+    // about twice what arrived plus one bounded step.
+    let present = 80 * MIB;
+    let mut s = stream_claiming_32_gb(present, false);
+    let stream_bytes = s.data.len();
+    let (r, peak, largest) = measure(|| Array1::<f64>::read_npy_from(&mut s));
+    assert!(is_truncated(&r.unwrap_err()));
+    println!("stream, 80 MiB present: peak {peak} B, largest request {largest} B");
+    assert!(peak < 2 * present + 64 * MIB, "{peak}");
+    assert!(largest < 2 * present + 64 * MIB, "{largest}");
+    drop(stream_bytes);
+}
+
+#[test]
+fn header_length_claim_is_not_allocated() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // v2 length field says 4 GiB; the caller lifted the limit.
+    let mut file = b"\x93NUMPY\x02\x00".to_vec();
+    file.extend_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+    file.extend_from_slice(b"{'descr': '<f8', ");
+    let unlimited = ReadOptions::default().max_header_len(usize::MAX);
+    let (r, peak, largest) = measure(|| Header::read_from_with(&file[..], &unlimited));
+    assert!(matches!(r.unwrap_err(), Error::TruncatedHeader { .. }));
+    println!("4 GiB header claim: peak {peak} B, largest request {largest} B");
+    assert!(peak < MIB && largest < MIB, "{peak} / {largest}");
+
+    let (r, peak, _) = measure(|| Array1::<f64>::read_npy_from_with(&file[..], &unlimited));
+    assert!(matches!(r.unwrap_err(), Error::TruncatedHeader { .. }));
+    assert!(peak < MIB, "{peak}");
+}
