@@ -41,7 +41,7 @@ trait Sample: Element + Copy {
     /// The dtype string NumPy reports (`np.dtype(...).str`).
     fn dtype_str() -> String;
     /// `"bool"`, `"int"`, `"float"` or `"complex"`: how the checker compares.
-    const KIND: &'static str;
+    const CHECK: &'static str;
     /// A deterministic, varied value for position `i`.
     fn sample(i: usize) -> Self;
     /// Values at the edges of the type (extremes, NaN, infinities, -0.0).
@@ -58,7 +58,7 @@ impl Sample for bool {
     fn dtype_str() -> String {
         "|b1".into()
     }
-    const KIND: &'static str = "bool";
+    const CHECK: &'static str = "bool";
     fn sample(i: usize) -> Self {
         i % 3 == 0
     }
@@ -78,7 +78,7 @@ macro_rules! int_sample {
                 let kind = if <$t>::MIN == 0 { 'u' } else { 'i' };
                 format!("{}{}{}", if size == 1 { "|" } else { E }, kind, size)
             }
-            const KIND: &'static str = "int";
+            const CHECK: &'static str = "int";
             fn sample(i: usize) -> Self {
                 // Wrapping multiplication spreads values over the whole range,
                 // negatives included for signed types.
@@ -101,7 +101,7 @@ macro_rules! float_sample {
             fn dtype_str() -> String {
                 format!("{E}f{}", std::mem::size_of::<$t>())
             }
-            const KIND: &'static str = "float";
+            const CHECK: &'static str = "float";
             fn sample(i: usize) -> Self {
                 (i as $t) * 0.37 - 5.1
             }
@@ -139,7 +139,7 @@ impl Sample for half::f16 {
     fn dtype_str() -> String {
         format!("{E}f2")
     }
-    const KIND: &'static str = "float";
+    const CHECK: &'static str = "float";
     fn sample(i: usize) -> Self {
         half::f16::from_f32((i as f32) * 0.37 - 5.1)
     }
@@ -175,7 +175,7 @@ macro_rules! complex_sample {
             fn dtype_str() -> String {
                 format!("{E}c{}", 2 * std::mem::size_of::<$t>())
             }
-            const KIND: &'static str = "complex";
+            const CHECK: &'static str = "complex";
             fn sample(i: usize) -> Self {
                 num_complex::Complex::new(<$t>::sample(i), <$t>::sample(i + 1000))
             }
@@ -282,7 +282,7 @@ impl Writer {
             "file": name,
             "case": label,
             "dtype": T::dtype_str(),
-            "kind": T::KIND,
+            "kind": T::CHECK,
             "shape": shape,
             "fortran_order": fortran_order,
         });
@@ -294,7 +294,7 @@ impl Writer {
             entry["raw"] = json!(raw);
         } else {
             entry["values"] = json!(values.iter().map(Sample::to_json).collect::<Vec<_>>());
-            if T::KIND == "float" || T::KIND == "complex" {
+            if T::CHECK == "float" || T::CHECK == "complex" {
                 entry["bits"] = json!(values.iter().flat_map(Sample::bits).collect::<Vec<_>>());
             }
         }

@@ -480,10 +480,12 @@ def gen_valid():
 # Group 2: npy/unsupported
 # ---------------------------------------------------------------------------
 
-def unsupported(name: str, arr: np.ndarray, note: str, allow_pickle=False, data: bytes | None = None):
+def unsupported(name: str, arr: np.ndarray, note: str, allow_pickle=False, data: bytes | None = None,
+                max_header_len: int | None = None):
     if data is None:
         data = save_bytes(arr, allow_pickle=allow_pickle)
-    status, loaded = np_load_bytes(data, allow_pickle=allow_pickle)
+    kw = {"max_header_size": max_header_len} if max_header_len else {}
+    status, loaded = np_load_bytes(data, allow_pickle=allow_pickle, **kw)
     assert status == "ok", (name, loaded)
     version, text, d = parse_npy(data)
     spelled = descr_text_in_header(text)
@@ -497,6 +499,7 @@ def unsupported(name: str, arr: np.ndarray, note: str, allow_pickle=False, data:
         "version": list(version),
         "np_save_identical": ident,
         "note": note,
+        **({"max_header_len": max_header_len} if max_header_len else {}),
     })
 
 
@@ -561,6 +564,17 @@ def gen_unsupported():
     assert data[6:8] == b"\x03\x00", data[:8]
     unsupported("struct_utf8_name_v3", a, "field name '数' is not latin-1: np.save writes version 3.0 (UTF-8 header)",
                 data=data)
+    # A record with so many fields that its header exceeds 65 535 bytes: np.save
+    # falls back to version 2.0 (4-byte length field). Readers need a raised
+    # header limit for it, as np.load needs max_header_size.
+    wide = np.dtype([(f"field_{i:05d}", "<i4") for i in range(4000)])
+    a = np.zeros(1, dtype=wide)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = save_bytes(a)
+    assert data[6:8] == b"\x02\x00", data[:8]
+    unsupported("struct_wide_v2", a, "4000 fields: header over 65 535 bytes, so np.save writes version 2.0", data=data,
+                max_header_len=1 << 20)
 
 
 # ---------------------------------------------------------------------------

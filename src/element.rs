@@ -205,55 +205,58 @@ impl Element for bool {
     }
 }
 
-/// Reinterprets `bytes` as a slice of `T` without copying.
-///
-/// Refuses data that is misaligned, not a whole number of elements, or (for
-/// `bool`) holds bytes other than 0 and 1, before any `&[T]` exists.
-pub(crate) fn cast_slice<T: Element>(bytes: &[u8]) -> Result<&[T]> {
-    let size = std::mem::size_of::<T>();
-    debug_assert_eq!(bytes.len() % size, 0);
-    if bytes.is_empty() {
-        return Ok(&[]);
-    }
+/// Checks that `bytes` can be reinterpreted as `[T]`: aligned for `T`, a
+/// whole number of elements, and (for `bool`) only 0s and 1s.
+fn check_castable<T: Element>(bytes: &[u8]) -> Result<()> {
+    debug_assert_eq!(bytes.len() % std::mem::size_of::<T>(), 0);
     let align = std::mem::align_of::<T>();
     let address = bytes.as_ptr() as usize;
-    if address % align != 0 {
+    if !address.is_multiple_of(align) {
         return Err(Error::Misaligned {
             type_name: T::NAME,
             align,
             address,
         });
     }
-    T::validate_bytes(bytes)?;
+    T::validate_bytes(bytes)
+}
+
+/// Reinterprets `bytes` as a slice of `T` without copying.
+///
+/// Refuses data that is misaligned or (for `bool`) holds bytes other than 0
+/// and 1, before any `&[T]` exists.
+pub(crate) fn cast_slice<T: Element>(bytes: &[u8]) -> Result<&[T]> {
+    if bytes.is_empty() {
+        return Ok(&[]);
+    }
+    check_castable::<T>(bytes)?;
     // SAFETY: the pointer is non-null (from a non-empty slice) and aligned for
-    // `T` (checked above); `bytes.len() / size` elements fit in the borrowed
-    // bytes; `Element` is sealed to types whose every bit pattern is valid
-    // except `bool`, whose bytes were just checked to be 0 or 1; the result
-    // borrows `bytes`, so it cannot outlive or alias a mutable borrow of it.
-    Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), bytes.len() / size) })
+    // `T`, and `bytes.len()` is a multiple of `size_of::<T>()` (both checked by
+    // `check_castable`); `Element` is sealed to types whose every bit pattern
+    // is valid except `bool`, whose bytes were just checked to be 0 or 1; the
+    // result borrows `bytes`, so it cannot outlive it or alias a mutable
+    // borrow of it.
+    Ok(unsafe {
+        std::slice::from_raw_parts(
+            bytes.as_ptr().cast::<T>(),
+            bytes.len() / std::mem::size_of::<T>(),
+        )
+    })
 }
 
 /// Mutable counterpart of [`cast_slice`].
 pub(crate) fn cast_slice_mut<T: Element>(bytes: &mut [u8]) -> Result<&mut [T]> {
-    let size = std::mem::size_of::<T>();
-    debug_assert_eq!(bytes.len() % size, 0);
     if bytes.is_empty() {
         return Ok(&mut []);
     }
-    let align = std::mem::align_of::<T>();
-    let address = bytes.as_ptr() as usize;
-    if address % align != 0 {
-        return Err(Error::Misaligned {
-            type_name: T::NAME,
-            align,
-            address,
-        });
-    }
-    T::validate_bytes(bytes)?;
+    check_castable::<T>(bytes)?;
     // SAFETY: as in `cast_slice`; in addition every value written through the
     // result is a valid `T`, so the bytes stay valid for any later reader, and
-    // the exclusive borrow of `bytes` is moved into the result.
+    // the exclusive borrow of `bytes` moves into the result.
     Ok(unsafe {
-        std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), bytes.len() / size)
+        std::slice::from_raw_parts_mut(
+            bytes.as_mut_ptr().cast::<T>(),
+            bytes.len() / std::mem::size_of::<T>(),
+        )
     })
 }

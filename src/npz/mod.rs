@@ -73,10 +73,9 @@ pub(crate) fn member_io_error(name: &str, err: io::Error) -> Error {
     let text = err.to_string();
     match err.kind() {
         io::ErrorKind::InvalidData if text.contains("checksum") => Error::BadCrc { name },
-        io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => Error::CorruptMember {
-            name,
-            reason: text,
-        },
+        io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => {
+            Error::CorruptMember { name, reason: text }
+        }
         io::ErrorKind::UnexpectedEof => Error::CorruptMember {
             name,
             reason: format!("its compressed data ends early ({text})"),
