@@ -82,8 +82,8 @@ impl Data {
                 le_bytes(f.as_slice_memory_order().unwrap()),
             ],
         );
-        if std::fs::metadata(&be_path).map(|m| m.len())
-            != std::fs::metadata(&c_path).map(|m| m.len())
+        if std::fs::metadata(&be_path).ok().map(|m| m.len())
+            != std::fs::metadata(&c_path).ok().map(|m| m.len())
         {
             let be: Vec<u8> = c.iter().flat_map(|x| x.to_be_bytes()).collect();
             ensure_file(&be_path, &[&preamble(">f8", false, &shape), &be]);

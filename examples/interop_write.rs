@@ -123,7 +123,7 @@ macro_rules! float_sample {
                 ]
             }
             fn to_json(&self) -> Value {
-                json!(format!("{:?}", self))
+                float_json(self.is_nan(), self.is_sign_negative(), format!("{self:?}"))
             }
             fn bits(&self) -> Vec<u64> {
                 vec![u64::from(<$bits>::from(self.to_bits()))]
@@ -161,7 +161,7 @@ impl Sample for half::f16 {
         ]
     }
     fn to_json(&self) -> Value {
-        json!(format!("{:?}", self))
+        float_json(self.is_nan(), self.is_sign_negative(), format!("{self:?}"))
     }
     fn bits(&self) -> Vec<u64> {
         vec![u64::from(self.to_bits())]
@@ -202,6 +202,16 @@ macro_rules! complex_sample {
 complex_sample!(f32);
 #[cfg(feature = "complex")]
 complex_sample!(f64);
+
+/// A float as a string Python's `float()` reads back exactly: Rust's
+/// shortest round-trip repr, with the sign of a NaN kept (`-nan`).
+fn float_json(nan: bool, negative: bool, repr: String) -> Value {
+    match (nan, negative) {
+        (true, true) => json!("-nan"),
+        (true, false) => json!("nan"),
+        _ => json!(repr),
+    }
+}
 
 /// NumPy's `flags.c_contiguous` / `flags.f_contiguous` for a shape and
 /// element strides, computed here without asking ndarray or the crate.

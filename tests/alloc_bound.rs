@@ -105,7 +105,13 @@ fn tiny_file_claiming_32_gb() -> Vec<u8> {
 }
 
 fn is_truncated(e: &Error) -> bool {
-    matches!(e, Error::TruncatedData { expected: 32_000_000_000, .. })
+    matches!(
+        e,
+        Error::TruncatedData {
+            expected: 32_000_000_000,
+            ..
+        }
+    )
 }
 
 #[test]
@@ -146,7 +152,10 @@ impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = buf.len().min(self.data.len() - self.pos).min(64 * KIB);
         if n == 0 && self.fail_at_end && !buf.is_empty() {
-            return Err(io::Error::new(io::ErrorKind::ConnectionReset, "peer went away"));
+            return Err(io::Error::new(
+                io::ErrorKind::ConnectionReset,
+                "peer went away",
+            ));
         }
         buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
         self.pos += n;
@@ -201,13 +210,11 @@ fn stream_memory_is_proportional_to_bytes_present() {
     // about twice what arrived plus one bounded step.
     let present = 80 * MIB;
     let mut s = stream_claiming_32_gb(present, false);
-    let stream_bytes = s.data.len();
     let (r, peak, largest) = measure(|| Array1::<f64>::read_npy_from(&mut s));
     assert!(is_truncated(&r.unwrap_err()));
     println!("stream, 80 MiB present: peak {peak} B, largest request {largest} B");
     assert!(peak < 2 * present + 64 * MIB, "{peak}");
     assert!(largest < 2 * present + 64 * MIB, "{largest}");
-    drop(stream_bytes);
 }
 
 #[test]
@@ -225,5 +232,62 @@ fn header_length_claim_is_not_allocated() {
 
     let (r, peak, _) = measure(|| Array1::<f64>::read_npy_from_with(&file[..], &unlimited));
     assert!(matches!(r.unwrap_err(), Error::TruncatedHeader { .. }));
+    assert!(peak < MIB, "{peak}");
+}
+
+/// An archive with one deflated member `x.npy` holding `member`, whose
+/// recorded uncompressed size is then replaced by `declared`.
+fn npz_with_lying_member(member: &[u8], declared: u32) -> Vec<u8> {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    zip.start_file("x.npy", options).unwrap();
+    zip.write_all(member).unwrap();
+    let mut archive = zip.finish().unwrap().into_inner();
+    archive[22..26].copy_from_slice(&declared.to_le_bytes());
+    let cd = archive
+        .windows(4)
+        .rposition(|w| w == b"PK\x01\x02")
+        .unwrap();
+    archive[cd + 24..cd + 28].copy_from_slice(&declared.to_le_bytes());
+    archive
+}
+
+#[test]
+fn npz_member_that_lies_about_its_size() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The member declares ~4 GiB, its header claims 5·10⁸ f64 (4 GB), and
+    // its deflate stream holds 4 KiB of data.
+    let text = "{'descr': '<f8', 'fortran_order': False, 'shape': (500000000,), }";
+    let member = npy_v1(text, &[3u8; 4 * KIB]);
+    let archive = npz_with_lying_member(&member, u32::MAX - 1);
+    let mut npz = ndnpy::NpzReader::new(io::Cursor::new(&archive[..])).unwrap();
+
+    let (r, peak, largest) = measure(|| npz.read::<f64, ndarray::Ix1>("x"));
+    let err = r.unwrap_err();
+    assert!(
+        matches!(err, Error::TruncatedData { .. } | Error::BadCrc { .. }),
+        "{err:?}"
+    );
+    println!("npz member claiming 4 GB: peak {peak} B, largest request {largest} B");
+    assert!(peak < 64 * MIB && largest < 64 * MIB, "{peak} / {largest}");
+
+    let (r, peak, _) = measure(|| npz.read_any("x"));
+    assert!(r.is_err());
+    assert!(peak < 64 * MIB, "{peak}");
+
+    // Raw bytes of the lying member: memory follows what decompresses.
+    let (r, peak, largest) = measure(|| npz.raw("x"));
+    println!(
+        "npz raw of lying member: {:?}, peak {peak} B, largest request {largest} B",
+        r.as_ref().map(Vec::len).map_err(|e| e.to_string())
+    );
+    assert!(peak < 64 * MIB && largest < 64 * MIB, "{peak} / {largest}");
+
+    // The whole archive: opening and listing cost nothing like the claim.
+    let (r, peak, _) =
+        measure(|| ndnpy::NpzReader::new(io::Cursor::new(&archive[..])).map(|z| z.names()));
+    assert_eq!(r.unwrap(), ["x"]);
     assert!(peak < MIB, "{peak}");
 }

@@ -4,7 +4,10 @@
 //! input the fuzzers ever found (`fuzz/regressions/`).
 
 use ndarray::{Array1, Array2, ArrayD, ArrayView1, ArrayViewD, IxDyn};
-use ndnpy::{AnyArray, Error, Header, ReadNpy, ReadOptions, ViewNpy, DEFAULT_MAX_HEADER_LEN};
+use ndnpy::{
+    AnyArray, Error, Header, NpzReader, ReadNpy, ReadOptions, ViewNpy, DEFAULT_MAX_HEADER_LEN,
+};
+use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 /// A version 1.0 file with this header text (a newline is appended) and data.
@@ -65,7 +68,13 @@ fn header_len_default_limit_is_numpy_like() {
     let over = npy_v2(&padded(&text, 10_001), &data);
     let check = |e: Error| {
         assert!(
-            matches!(e, Error::HeaderTooLarge { len: 10_001, max: 10_000 }),
+            matches!(
+                e,
+                Error::HeaderTooLarge {
+                    len: 10_001,
+                    max: 10_000
+                }
+            ),
             "{e:?}"
         )
     };
@@ -106,10 +115,18 @@ fn header_len_configured_limit() {
     let big = npy_v2(&big_text, &[0u8; 12]);
     assert!(matches!(
         Array1::<i32>::from_npy_bytes(&big).unwrap_err(),
-        Error::HeaderTooLarge { len: 50_000, max: 10_000 }
+        Error::HeaderTooLarge {
+            len: 50_000,
+            max: 10_000
+        }
     ));
     let raised = ReadOptions::default().max_header_len(1 << 20);
-    assert_eq!(Array1::<i32>::from_npy_bytes_with(&big, &raised).unwrap().len(), 3);
+    assert_eq!(
+        Array1::<i32>::from_npy_bytes_with(&big, &raised)
+            .unwrap()
+            .len(),
+        3
+    );
 }
 
 #[test]
@@ -120,14 +137,23 @@ fn header_len_field_beyond_the_data() {
     file.extend_from_slice(b"{'descr'");
     assert!(matches!(
         Header::read_from(&file[..]).unwrap_err(),
-        Error::HeaderTooLarge { len: 4_294_967_295, max: 10_000 }
+        Error::HeaderTooLarge {
+            len: 4_294_967_295,
+            max: 10_000
+        }
     ));
     // With the limit lifted, the short file is reported, not allocated for
     // (tests/alloc_bound.rs measures the allocation).
     let unlimited = ReadOptions::default().max_header_len(usize::MAX);
     let err = Header::read_from_with(&file[..], &unlimited).unwrap_err();
     assert!(
-        matches!(err, Error::TruncatedHeader { expected: 4_294_967_307, found: 20 }),
+        matches!(
+            err,
+            Error::TruncatedHeader {
+                expected: 4_294_967_307,
+                found: 20
+            }
+        ),
         "{err:?}"
     );
 }
@@ -142,9 +168,15 @@ fn nesting_depth_is_bounded() {
         let text = format!("{{'descr': {}", open.repeat(100_000));
         let file = npy_v2(&text, &[]);
         let err = Header::read_from_with(&file[..], &options).unwrap_err();
-        assert!(matches!(err, Error::NestingTooDeep { .. }), "{open}: {err:?}");
+        assert!(
+            matches!(err, Error::NestingTooDeep { .. }),
+            "{open}: {err:?}"
+        );
         let err = ArrayD::<f64>::from_npy_bytes_with(&file, &options).unwrap_err();
-        assert!(matches!(err, Error::NestingTooDeep { .. }), "{open}: {err:?}");
+        assert!(
+            matches!(err, Error::NestingTooDeep { .. }),
+            "{open}: {err:?}"
+        );
     }
     // Deep but closed nesting in the shape: also refused by depth.
     let deep = format!("{}1{}", "(".repeat(1000), ")".repeat(1000));
@@ -180,7 +212,9 @@ fn overflow(descr: &str, shape: &str) -> Error {
     // Every reader gives the same answer.
     for other in [
         ArrayD::<u8>::from_npy_bytes(&file).map(drop).unwrap_err(),
-        ArrayD::<f64>::read_npy_from(&file[..]).map(drop).unwrap_err(),
+        ArrayD::<f64>::read_npy_from(&file[..])
+            .map(drop)
+            .unwrap_err(),
         ArrayViewD::<u8>::view_npy(&file).map(drop).unwrap_err(),
         AnyArray::from_npy_bytes(&file).map(drop).unwrap_err(),
     ] {
@@ -205,8 +239,11 @@ fn element_count_overflow() {
         e => panic!("{e:?}"),
     }
     // Many small factors.
-    let shape = format!("({})", vec!["65536"; 5].join(", "));
-    assert!(matches!(overflow("'|u1'", &shape), Error::LengthOverflow { .. }));
+    let shape = format!("({})", ["65536"; 5].join(", "));
+    assert!(matches!(
+        overflow("'|u1'", &shape),
+        Error::LengthOverflow { .. }
+    ));
 }
 
 #[test]
@@ -262,7 +299,13 @@ fn enormous_shape_in_tiny_file() {
     assert!(file.len() < 256);
     let check = |e: Error| {
         assert!(
-            matches!(e, Error::TruncatedData { expected: 32_000_000_000, found: 72 }),
+            matches!(
+                e,
+                Error::TruncatedData {
+                    expected: 32_000_000_000,
+                    found: 72
+                }
+            ),
             "{e:?}"
         )
     };
@@ -282,7 +325,10 @@ fn regression_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|entries| entries.map(|e| e.unwrap().path()).collect())
         .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "npy" || e == "npz" || e == "bin"));
+    files.retain(|p| {
+        p.extension()
+            .is_some_and(|e| e == "npy" || e == "npz" || e == "bin")
+    });
     files.sort();
     files
 }
@@ -309,4 +355,128 @@ fn fuzz_regressions_do_not_panic() {
     }
 }
 
-fn check_npz_regression(_bytes: &[u8]) {}
+fn check_npz_regression(bytes: &[u8]) {
+    let Ok(mut npz) = NpzReader::new(Cursor::new(bytes)) else {
+        return;
+    };
+    for name in npz.names() {
+        let _ = npz.header(&name);
+        let _ = npz.read_any(&name);
+        let _ = npz.read::<f64, IxDyn>(&name);
+        let _ = npz.raw(&name);
+    }
+}
+
+// ---------------------------------------------------------------- zip bombs
+
+/// An archive with one member `name` holding `member`, stored or deflated.
+fn zip_with(name: &str, member: &[u8], deflated: bool) -> Vec<u8> {
+    use std::io::Write;
+    let method = if deflated {
+        zip::CompressionMethod::Deflated
+    } else {
+        zip::CompressionMethod::Stored
+    };
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(method);
+    zip.start_file(name, options).unwrap();
+    zip.write_all(member).unwrap();
+    zip.finish().unwrap().into_inner()
+}
+
+/// Overwrites the uncompressed size recorded for the (only) member in the
+/// local header and the central directory.
+fn lie_about_size(archive: &mut [u8], size: u32) {
+    assert_eq!(&archive[..4], b"PK\x03\x04");
+    archive[22..26].copy_from_slice(&size.to_le_bytes());
+    let cd = archive
+        .windows(4)
+        .rposition(|w| w == b"PK\x01\x02")
+        .expect("central directory entry");
+    archive[cd + 24..cd + 28].copy_from_slice(&size.to_le_bytes());
+}
+
+#[test]
+fn zip_bomb_trailing_bytes_are_not_decompressed() {
+    // A ten-element array followed by 16 MiB of zeros that deflate to ~16 KB:
+    // the reader takes the array, drains at most a bounded amount past it,
+    // and neither allocates nor spends time on the rest.
+    let mut member = npy_v1(&dict("'<f8'", "(10,)"), &[0u8; 80]);
+    member.resize(member.len() + (16 << 20), 0);
+    let archive = zip_with("x.npy", &member, true);
+    assert!(archive.len() < 1 << 20, "{}", archive.len());
+    drop(member);
+    let mut npz = NpzReader::new(Cursor::new(&archive[..])).unwrap();
+    let started = std::time::Instant::now();
+    let x = npz.read::<f64, ndarray::Ix1>("x").unwrap();
+    assert_eq!(x, Array1::<f64>::zeros(10));
+    assert!(matches!(npz.read_any("x").unwrap(), AnyArray::F64(_)));
+    // Reading is far quicker than inflating 16 MiB (generous for debug builds).
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
+fn zip_bomb_member_larger_than_declared() {
+    // The header claims 500 000 f64 and the deflate stream really holds
+    // them, but the archive declares only 300 bytes for the member: the
+    // declared size bounds what is read, so this is truncated data.
+    let mut member = npy_v1(&dict("'<f8'", "(500000,)"), &[]);
+    member.resize(member.len() + 4_000_000, 0);
+    let mut archive = zip_with("x.npy", &member, true);
+    lie_about_size(&mut archive, 300);
+    let mut npz = NpzReader::new(Cursor::new(&archive[..])).unwrap();
+    let err = npz.read::<f64, ndarray::Ix1>("x").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::TruncatedData {
+                expected: 4_000_000,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // Raw bytes: the zip reader stops at the declared size or reports the
+    // member as corrupt, never returns megabytes.
+    match npz.raw("x") {
+        Ok(bytes) => assert!(bytes.len() <= 300, "{}", bytes.len()),
+        Err(e) => assert!(
+            matches!(e, Error::CorruptMember { .. } | Error::BadCrc { .. }),
+            "{e:?}"
+        ),
+    }
+}
+
+#[test]
+fn npz_member_claiming_more_than_it_holds() {
+    // Declared 4 GiB, header claims 4·10⁹ bytes, the stream holds 4 KB.
+    let member = npy_v1(&dict("'<f8'", "(500000000,)"), &[1u8; 4096]);
+    let mut archive = zip_with("x.npy", &member, true);
+    lie_about_size(&mut archive, u32::MAX - 1);
+    let mut npz = NpzReader::new(Cursor::new(&archive[..])).unwrap();
+    let err = npz.read::<f64, ndarray::Ix1>("x").unwrap_err();
+    assert!(
+        matches!(err, Error::TruncatedData { .. } | Error::BadCrc { .. }),
+        "{err:?}"
+    );
+    let err = npz.read_any("x").unwrap_err();
+    assert!(
+        matches!(err, Error::TruncatedData { .. } | Error::BadCrc { .. }),
+        "{err:?}"
+    );
+    // Stored, with the archive's declared size smaller than the header's claim.
+    let member = npy_v1(&dict("'<f8'", "(4000000000,)"), &[0u8; 64]);
+    let archive = zip_with("x.npy", &member, false);
+    let mut npz = NpzReader::new(Cursor::new(&archive[..])).unwrap();
+    let err = npz.read::<f64, ndarray::Ix1>("x").unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::TruncatedData {
+                expected: 32_000_000_000,
+                found: 64
+            }
+        ),
+        "{err:?}"
+    );
+}

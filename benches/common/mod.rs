@@ -201,7 +201,7 @@ pub fn preamble(descr: &str, fortran_order: bool, shape: &[usize]) -> Vec<u8> {
 /// Writes `parts` to `path` unless a file of that exact length is there.
 pub fn ensure_file(path: &Path, parts: &[&[u8]]) {
     let len: usize = parts.iter().map(|p| p.len()).sum();
-    if std::fs::metadata(path).map(|m| m.len() as usize) == Ok(len) {
+    if std::fs::metadata(path).ok().map(|m| m.len() as usize) == Some(len) {
         return;
     }
     use std::io::Write;

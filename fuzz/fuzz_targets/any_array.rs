@@ -21,14 +21,18 @@ fuzz_target!(|data: &[u8]| {
             match a.clone() {
                 AnyArray::F64(x) => assert_eq!(x.shape(), &shape[..]),
                 other => {
-                    let _ = other.into_array::<f64, IxDyn>().map(|_| {
-                        panic!("into_array::<f64> accepted {dtype}")
-                    });
+                    let _ = other
+                        .into_array::<f64, IxDyn>()
+                        .map(|_| panic!("into_array::<f64> accepted {dtype}"));
                 }
             }
         }
         (Err(a), Err(b)) => {
-            assert_eq!(std::mem::discriminant(a), std::mem::discriminant(b), "{a} / {b}");
+            assert_eq!(
+                std::mem::discriminant(a),
+                std::mem::discriminant(b),
+                "{a} / {b}"
+            );
         }
         _ => panic!(
             "readers disagree: bytes {:?}, reader {:?}",

@@ -14,7 +14,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     // The parser only accepts shapes whose sizes fit.
-    let n = header.num_elements().expect("accepted header has an element count");
+    let n = header
+        .num_elements()
+        .expect("accepted header has an element count");
     let len = header.data_len().expect("accepted header has a byte count");
     assert!(len >= n || header.dtype.itemsize() == Some(0));
     let _ = header.dtype.to_string();

@@ -49,8 +49,16 @@ fn check<T: Element, D: Dimension>(data: &[u8]) {
             assert_eq!(a, c.to_npy_bytes().unwrap());
         }
         (Err(a), Err(b), Err(c)) => {
-            assert_eq!(std::mem::discriminant(a), std::mem::discriminant(b), "{a} / {b}");
-            assert_eq!(std::mem::discriminant(a), std::mem::discriminant(c), "{a} / {c}");
+            assert_eq!(
+                std::mem::discriminant(a),
+                std::mem::discriminant(b),
+                "{a} / {b}"
+            );
+            assert_eq!(
+                std::mem::discriminant(a),
+                std::mem::discriminant(c),
+                "{a} / {c}"
+            );
         }
         _ => panic!(
             "readers disagree: bytes {:?}, slice {:?}, trickle {:?}",

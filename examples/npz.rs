@@ -1,0 +1,179 @@
+//! `.npz` archives: write one, read it back, view an aligned one in place.
+//!
+//! ```text
+//! cargo run --example npz                          # the demonstration
+//! cargo run --example npz -- rewrite IN.npz OUT    # used by scripts/interop_npz.py
+//! ```
+//!
+//! `rewrite` reads every array of `IN.npz` (whatever its type) and writes
+//! them to `OUT/stored.npz`, `OUT/compressed.npz`, `OUT/unaligned.npz` and
+//! `OUT/level1.npz`, then checks that each stored member of `stored.npz` can
+//! be viewed without copying. NumPy then checks that it loads them all.
+
+use ndarray::{array, Array2, Ix1, Ix2};
+use ndnpy::{AnyArray, Error, NpzMmap, NpzReader, NpzWriter};
+use std::path::Path;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => demo(),
+        [cmd, input, out] if cmd == "rewrite" => rewrite(Path::new(input), Path::new(out)),
+        _ => Err("usage: npz [rewrite IN.npz OUT_DIR]".into()),
+    }
+}
+
+fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = std::env::temp_dir().join(format!("ndnpy-npz-example-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join("model.npz");
+
+    // Write: like np.savez(path, weights=..., bias=...). Stored members are
+    // aligned to 64 bytes, so they can be viewed in place later.
+    let weights = Array2::from_shape_fn((256, 128), |(i, j)| (i as f32 - j as f32) / 100.0);
+    let mut npz = NpzWriter::create(&path)?;
+    npz.add("weights", &weights)?;
+    npz.add("bias", &array![0.1f32, 0.2, 0.3])?;
+    npz.add("weights_t", &weights.t())?; // written in Fortran order, no copy
+    npz.finish()?;
+
+    // Read: names, headers, typed and run-time-typed arrays.
+    let mut npz = NpzReader::open(&path)?;
+    println!("{} members: {:?}", npz.len(), npz.names());
+    let header = npz.header("weights")?;
+    println!("weights: {} {:?}", header.dtype, header.shape);
+    let w = npz.read::<f32, Ix2>("weights")?;
+    assert_eq!(w, weights);
+    for (name, array) in npz.arrays() {
+        let array = array?;
+        println!("  {name}: {} {:?}", array.dtype(), array.shape());
+    }
+    match npz.read::<f64, Ix1>("bias") {
+        Err(e @ Error::DTypeMismatch { .. }) => println!("asking for the wrong type: {e}"),
+        other => panic!("expected a dtype mismatch, got {other:?}"),
+    }
+
+    // View: no copy, whatever the size.
+    let map = NpzMmap::open(&path)?;
+    let view = map.view::<f32, Ix2>("weights")?;
+    let inside = map
+        .as_bytes()
+        .as_ptr_range()
+        .contains(&view.as_ptr().cast());
+    println!("view of weights points into the mapped file: {inside}");
+    assert!(inside);
+
+    // Compressed archives are read, not viewed.
+    let cpath = dir.join("model_compressed.npz");
+    let mut npz = NpzWriter::create_compressed(&cpath)?;
+    npz.add("weights", &weights)?;
+    npz.finish()?;
+    println!(
+        "compressed: {} bytes instead of {}",
+        std::fs::metadata(&cpath)?.len(),
+        std::fs::metadata(&path)?.len()
+    );
+    let map = NpzMmap::open(&cpath)?;
+    if let Err(e) = map.view::<f32, Ix2>("weights") {
+        println!("viewing a compressed member: {e}");
+    }
+
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+fn rewrite(input: &Path, out: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(out)?;
+    let mut npz = NpzReader::open(input)?;
+    let arrays: Vec<(String, AnyArray)> = npz
+        .arrays()
+        .map(|(name, a)| a.map(|a| (name, a)))
+        .collect::<Result<_, _>>()?;
+    let targets: [(&str, fn(&Path) -> ndnpy::Result<NpzWriter<_>>); 4] = [
+        ("stored.npz", |p| NpzWriter::create(p)),
+        ("compressed.npz", |p| NpzWriter::create_compressed(p)),
+        (
+            "unaligned.npz",
+            |p| Ok(NpzWriter::create(p)?.aligned(false)),
+        ),
+        ("level1.npz", |p| {
+            Ok(NpzWriter::create_compressed(p)?.compression_level(1))
+        }),
+    ];
+    for (file, create) in targets {
+        let mut w = create(&out.join(file))?;
+        for (name, array) in &arrays {
+            add_any(&mut w, name, array)?;
+        }
+        w.finish()?;
+    }
+    // Every member of the aligned archive can be viewed in place.
+    let map = NpzMmap::open(out.join("stored.npz"))?;
+    let range = map.as_bytes().as_ptr_range();
+    for (name, array) in &arrays {
+        let ptr = view_ptr(&map, name, array)?;
+        if !range.contains(&ptr) && array.shape().iter().product::<usize>() > 0 {
+            return Err(format!("view of {name} does not point into the map").into());
+        }
+    }
+    println!("rewrote {} arrays into {}", arrays.len(), out.display());
+    Ok(())
+}
+
+/// Calls `$body` with `$a` bound to the typed array inside `$any`.
+macro_rules! with_any {
+    ($any:expr, $a:ident => $body:expr) => {
+        match $any {
+            AnyArray::Bool($a) => $body,
+            AnyArray::I8($a) => $body,
+            AnyArray::I16($a) => $body,
+            AnyArray::I32($a) => $body,
+            AnyArray::I64($a) => $body,
+            AnyArray::U8($a) => $body,
+            AnyArray::U16($a) => $body,
+            AnyArray::U32($a) => $body,
+            AnyArray::U64($a) => $body,
+            AnyArray::F32($a) => $body,
+            AnyArray::F64($a) => $body,
+            #[cfg(feature = "complex")]
+            AnyArray::C64($a) => $body,
+            #[cfg(feature = "complex")]
+            AnyArray::C128($a) => $body,
+            other => return Err(format!("unexpected dtype {}", other.dtype()).into()),
+        }
+    };
+}
+
+fn add_any<W: std::io::Write + std::io::Seek>(
+    w: &mut NpzWriter<W>,
+    name: &str,
+    array: &AnyArray,
+) -> Result<(), Box<dyn std::error::Error>> {
+    with_any!(array, a => w.add(name, a)?);
+    Ok(())
+}
+
+fn view_ptr(
+    map: &NpzMmap,
+    name: &str,
+    array: &AnyArray,
+) -> Result<*const u8, Box<dyn std::error::Error>> {
+    fn ptr<T: ndnpy::Element>(
+        map: &NpzMmap,
+        name: &str,
+        a: &ndarray::ArrayD<T>,
+    ) -> Result<*const u8, Box<dyn std::error::Error>> {
+        let view = map.view::<T, ndarray::IxDyn>(name)?;
+        // Compared bit for bit (NaN != NaN).
+        let same = view.shape() == a.shape()
+            && view
+                .iter()
+                .zip(a.iter())
+                .all(|(x, y)| bytemuck::bytes_of(x) == bytemuck::bytes_of(y));
+        if !same {
+            return Err(format!("view of {name} differs from the array read").into());
+        }
+        Ok(view.as_ptr().cast())
+    }
+    Ok(with_any!(array, a => ptr(map, name, a)?))
+}

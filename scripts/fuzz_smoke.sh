@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of fuzz/ once over its seeds (the fixtures and the
+# saved crash regressions), without mutating: a quick check for CI that the
+# targets build and that no seed crashes. Real fuzzing: see fuzz/README.md.
+#
+# Works on the stable toolchain: RUSTC_BOOTSTRAP=1 lets stable rustc accept
+# the -Zsanitizer=address flag cargo-fuzz passes (the ASan runtime ships with
+# stable's rust-std). Set FUZZ_SANITIZER=none to build without ASan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "fuzz_smoke: installing cargo-fuzz"
+    cargo install cargo-fuzz --locked
+fi
+
+export RUSTC_BOOTSTRAP=1
+sanitizer="${FUZZ_SANITIZER:-address}"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+
+npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fuzz/regressions)
+npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fuzz/regressions)
+
+run() {
+    local target="$1"
+    shift
+    local seeds=()
+    for dir in "$@"; do
+        [ -d "$dir" ] && seeds+=("$dir")
+    done
+    mkdir -p "$scratch/$target"
+    echo "fuzz_smoke: $target over ${seeds[*]}"
+    # The empty scratch corpus comes first, so libFuzzer writes nothing into
+    # the seed folders; -runs=0 executes the seeds and stops.
+    local log="$scratch/$target.log"
+    local status=0
+    cargo fuzz run --sanitizer "$sanitizer" -a "$target" "$scratch/$target" "${seeds[@]}" -- \
+        -runs=0 -rss_limit_mb=4096 -malloc_limit_mb=1024 -timeout=30 >"$log" 2>&1 || status=$?
+    grep -E "INITED|DONE" "$log" || true
+    if [ "$status" -ne 0 ]; then
+        tail -n 60 "$log"
+        echo "fuzz_smoke: $target FAILED (exit $status)"
+        exit 1
+    fi
+}
+
+cargo fuzz build --sanitizer "$sanitizer" -a
+run header "${npy_seeds[@]}"
+run read_bytes "${npy_seeds[@]}"
+run view "${npy_seeds[@]}"
+run any_array "${npy_seeds[@]}"
+run npz "${npz_seeds[@]}"
+echo "fuzz_smoke: 5 passed, 0 failed"
