@@ -60,7 +60,7 @@ impl Sample for bool {
     }
     const CHECK: &'static str = "bool";
     fn sample(i: usize) -> Self {
-        i % 3 == 0
+        i.is_multiple_of(3)
     }
     fn specials() -> Vec<Self> {
         vec![true, false, false, true]

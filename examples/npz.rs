@@ -89,7 +89,8 @@ fn rewrite(input: &Path, out: &Path) -> Result<(), Box<dyn std::error::Error>> {
         .arrays()
         .map(|(name, a)| a.map(|a| (name, a)))
         .collect::<Result<_, _>>()?;
-    let targets: [(&str, fn(&Path) -> ndnpy::Result<NpzWriter<_>>); 4] = [
+    type Create = fn(&Path) -> ndnpy::Result<NpzWriter<std::io::BufWriter<std::fs::File>>>;
+    let targets: [(&str, Create); 4] = [
         ("stored.npz", |p| NpzWriter::create(p)),
         ("compressed.npz", |p| NpzWriter::create_compressed(p)),
         (

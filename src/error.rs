@@ -207,7 +207,7 @@ pub enum Error {
 
     /// A member was read as an array but is not a `.npy` file (it does not
     /// start with `\x93NUMPY`). NumPy hands such members back as raw bytes.
-    #[error("archive member '{name}' is not a .npy file (it starts with {found:?}); read its bytes with NpzReader::raw")]
+    #[error("archive member '{name}' is not a .npy file (it starts with b\"{}\"); read its bytes with NpzReader::raw", .found.escape_ascii())]
     NotNpy {
         /// The member's name as given by [`crate::NpzReader::names`].
         name: String,

@@ -5,7 +5,8 @@
 
 use ndarray::{Array1, Array2, ArrayD, ArrayView1, ArrayViewD, IxDyn};
 use ndnpy::{
-    AnyArray, Error, Header, NpzReader, ReadNpy, ReadOptions, ViewNpy, DEFAULT_MAX_HEADER_LEN,
+    AnyArray, Error, Header, MmapNpy, NpzReader, ReadNpy, ReadOptions, ViewNpy,
+    DEFAULT_MAX_HEADER_LEN,
 };
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -316,6 +317,35 @@ fn enormous_shape_in_tiny_file() {
     let (_dir, path) = temp_file(&file);
     check(Array1::<f64>::read_npy(&path).unwrap_err());
     check(AnyArray::read_npy(&path).unwrap_err());
+}
+
+#[test]
+fn memory_map_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    // Creating a file whose size overflows: refused before the file is made.
+    let path = dir.path().join("huge.npy");
+    let err = MmapNpy::create::<f64, _>(&path, &[1 << 62], false)
+        .map(drop)
+        .unwrap_err();
+    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+    let err = MmapNpy::create::<u8, _>(&path, &[1 << 32, 1 << 32], true)
+        .map(drop)
+        .unwrap_err();
+    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+    assert!(!path.exists());
+    // Mapping a tiny file that claims 32 GB: truncated, nothing allocated.
+    let (_dir, path) = temp_file(&npy_v1(&dict("'<f8'", "(4000000000,)"), &[0u8; 72]));
+    let err = MmapNpy::open(&path).map(drop).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::TruncatedData {
+                expected: 32_000_000_000,
+                found: 72
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 // ---------------------------------------------------------------- fuzz regressions

@@ -6,8 +6,60 @@
 use ndarray::{array, s, Array, Array0, Array1, Array2, Array3, ArrayD, Ix1, Ix2, IxDyn};
 use ndnpy::{AnyArray, Error, NpzMmap, NpzReader, NpzWriter, WriteNpy};
 use serde_json::Value;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::io::{Cursor, Write};
 use std::path::{Path, PathBuf};
+
+/// Records the largest single allocation request per thread, so a test can
+/// show that a claimed size was never allocated (even a refused request
+/// counts).
+struct Counting;
+
+thread_local! {
+    static LARGEST: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note(size: usize) {
+    let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
+}
+
+// SAFETY: every method forwards to `System` unchanged; the counter is a
+// const-initialised thread-local `Cell`, which never allocates.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded with the caller's pointer and layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note(layout.size());
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note(new_size);
+        // SAFETY: forwarded with the caller's arguments.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The largest allocation `f` requested on this thread.
+fn largest_allocation<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    LARGEST.with(|l| l.set(0));
+    let r = f();
+    (r, LARGEST.with(|l| l.get()))
+}
 
 fn fixtures(kind: &str) -> Vec<(PathBuf, Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -108,12 +160,14 @@ fn check_values(context: &str, any: &AnyArray, member: &Value) {
         ("u64", AnyArray::U64(a)) => ints!(a),
         ("f32", AnyArray::F32(a)) => floats!(a),
         ("f64", AnyArray::F64(a)) => floats!(a),
+        #[cfg(feature = "complex")]
         ("c8", AnyArray::C64(a)) | ("complex64", AnyArray::C64(a)) => {
             for (g, w) in a.iter().zip(values) {
                 assert!(same_float(g.re as f64, float_of(&w[0])), "{context}");
                 assert!(same_float(g.im as f64, float_of(&w[1])), "{context}");
             }
         }
+        #[cfg(feature = "complex")]
         ("c16", AnyArray::C128(a)) | ("complex128", AnyArray::C128(a)) => {
             for (g, w) in a.iter().zip(values) {
                 assert!(same_float(g.re, float_of(&w[0])), "{context}");
@@ -239,6 +293,7 @@ fn invalid_fixtures_give_their_errors() {
                     .unwrap_err()
             }
         };
+        eprintln!("{context}: {err}");
         assert!(
             accepted.contains(&variant(&err).as_str()),
             "{context}: expected {expected}, got {err:?}"
@@ -570,12 +625,12 @@ fn archive_with_member(name: &str, data: &[u8], compressed: bool) -> Vec<u8> {
 
 #[test]
 fn zip_bomb_reads_only_what_the_header_declares() {
-    // A header declaring 10 f64 values, followed by 64 MiB of zeros that
+    // A header declaring 10 f64 values, followed by 16 MiB of zeros that
     // deflate to almost nothing.
     let mut member = array![1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
         .to_npy_bytes()
         .unwrap();
-    member.resize(member.len() + (64 << 20), 0);
+    member.resize(member.len() + (16 << 20), 0);
     let bytes = archive_with_member("x.npy", &member, true);
     assert!(bytes.len() < 200_000);
     let mut npz = reader_of(bytes);
@@ -597,6 +652,51 @@ fn zip_bomb_reads_only_what_the_header_declares() {
     assert!(matches!(err, Error::TruncatedData { .. }), "{err:?}");
     let err = npz.read_any("big").unwrap_err();
     assert!(matches!(err, Error::TruncatedData { .. }), "{err:?}");
+}
+
+#[test]
+fn lying_sizes_cost_only_the_bytes_that_decompress() {
+    // The header claims 2^27 f64 values (1 GiB), the deflated data holds
+    // 1 MiB, and both size fields of the archive claim 1 GiB too.
+    let claimed = 1u64 << 27;
+    let header = ndnpy::Header {
+        dtype: ndnpy::DType::parse("<f8").unwrap(),
+        shape: vec![claimed as usize],
+        fortran_order: false,
+        version: ndnpy::Version::V1,
+    };
+    let mut member = header.to_bytes().unwrap();
+    member.resize(member.len() + (1 << 20), 1);
+    let mut bytes = archive_with_member("x.npy", &member, true);
+    let lie = (claimed * 8 + member.len() as u64 - (1 << 20)) as u32;
+    // Local header: uncompressed size at offset 22.
+    bytes[22..26].copy_from_slice(&lie.to_le_bytes());
+    // Central directory entry: uncompressed size at offset 24.
+    let central = bytes.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    bytes[central + 24..central + 28].copy_from_slice(&lie.to_le_bytes());
+
+    let mut npz = reader_of(bytes);
+    assert_eq!(npz.header("x").unwrap().shape, vec![claimed as usize]);
+    let (result, largest) = largest_allocation(|| npz.read::<f64, Ix1>("x"));
+    let err = result.unwrap_err();
+    assert!(
+        matches!(err, Error::BadCrc { .. } | Error::TruncatedData { .. }),
+        "{err:?}"
+    );
+    assert!(
+        largest <= 64 << 20,
+        "allocated {largest} bytes for 1 MiB of data"
+    );
+    let (result, largest) = largest_allocation(|| npz.raw("x"));
+    let err = result.unwrap_err();
+    assert!(
+        matches!(&err, Error::CorruptMember { name, .. } if name == "x"),
+        "{err:?}"
+    );
+    assert!(
+        largest <= 64 << 20,
+        "raw allocated {largest} bytes for 1 MiB of data"
+    );
 }
 
 #[test]
@@ -650,16 +750,22 @@ fn crc_is_checked_on_read_and_raw() {
 
 #[test]
 fn large_typed_round_trip_through_a_file() {
-    // Big enough to cross the bounded read steps.
-    let a = ArrayD::from_shape_fn(IxDyn(&[3, 1 << 21]), |ix| (ix[0] * 7 + ix[1]) as f32);
+    // Big enough to cross the bounded read steps of compressed members
+    // (16 MiB); the compressed one is constant so that debug-build deflate
+    // stays quick.
     let dir = tempfile::tempdir().unwrap();
-    for compressed in [false, true] {
+    let varied = ArrayD::from_shape_fn(IxDyn(&[3, 1 << 21]), |ix| (ix[0] * 7 + ix[1]) as f32);
+    let constant = ArrayD::from_elem(IxDyn(&[5, 1 << 20]), 1.5f32);
+    for (compressed, a) in [(false, &varied), (true, &constant)] {
         let path = dir.path().join(format!("big{compressed}.npz"));
-        let mut w = NpzWriter::create(&path).unwrap().compressed(compressed);
-        w.add("a", &a).unwrap();
+        let mut w = NpzWriter::create(&path)
+            .unwrap()
+            .compressed(compressed)
+            .compression_level(1);
+        w.add("a", a).unwrap();
         w.finish().unwrap();
         let back: Array<f32, IxDyn> = NpzReader::open(&path).unwrap().read("a").unwrap();
-        assert_eq!(back, a);
+        assert_eq!(&back, a);
     }
 }
 

@@ -280,6 +280,9 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
             "open_rw"
         );
     }
+    // Put the original back (overwriting a file that was mapped).
+    a.write_npy(&path).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
     {
         let created = dir.path().join("created.npy");
         let mut map = MmapNpy::create::<T, _>(&created, a.shape(), order == Order::F).unwrap();

@@ -1,6 +1,6 @@
 //! [`NpzMmap`]: zero-copy views of the stored members of a mapped archive.
 
-use super::{archive_error, in_member, key_of, NpzReader};
+use super::{archive_error, in_member, key_of, not_an_archive, NpzReader};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions};
@@ -79,7 +79,8 @@ impl NpzMmap {
         // by others while mapped; that contract is documented on this type,
         // as it is for `MmapNpy` and NumPy's memmap.
         let map = unsafe { Mmap::map(&file)? };
-        let mut zip = ZipArchive::new(Cursor::new(&map[..])).map_err(archive_error)?;
+        let mut zip = ZipArchive::new(Cursor::new(&map[..]))
+            .map_err(|e| not_an_archive(&map[..map.len().min(6)], e))?;
         let mut members = Vec::with_capacity(zip.len());
         let mut by_name = HashMap::with_capacity(zip.len());
         for index in 0..zip.len() {

@@ -44,6 +44,18 @@ pub(crate) fn archive_error(err: ZipError) -> Error {
     }
 }
 
+/// The error for data that is not a zip archive (`start` holds its first
+/// bytes), pointing to the right reader when it is a `.npy` file.
+pub(crate) fn not_an_archive(start: &[u8], err: ZipError) -> Error {
+    if start.starts_with(crate::header::MAGIC) {
+        return Error::InvalidArchive {
+            reason: "this is a .npy file, not an .npz archive (read it with ReadNpy or AnyArray::read_npy)"
+                .into(),
+        };
+    }
+    archive_error(err)
+}
+
 /// Maps an error from locating or opening member `name`.
 pub(crate) fn member_error(name: &str, err: ZipError) -> Error {
     let name = name.to_owned();
@@ -78,7 +90,7 @@ pub(crate) fn member_io_error(name: &str, err: io::Error) -> Error {
         }
         io::ErrorKind::UnexpectedEof => Error::CorruptMember {
             name,
-            reason: format!("its compressed data ends early ({text})"),
+            reason: format!("its data ends early ({text})"),
         },
         _ => Error::Io(err),
     }

@@ -1,6 +1,6 @@
 //! [`NpzReader`]: members of an `.npz` archive into owned arrays.
 
-use super::{archive_error, in_member, key_of, member_error};
+use super::{archive_error, in_member, key_of, member_error, not_an_archive};
 use crate::any::AnyArray;
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -9,9 +9,9 @@ use crate::read::read_array;
 use crate::source::Source;
 use ndarray::{Array, Dimension};
 use std::fs::File;
-use std::io::{self, BufReader, Read, Seek};
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
-use zip::ZipArchive;
+use zip::{CompressionMethod, ZipArchive};
 
 /// After an array's data, at most this many trailing member bytes are
 /// decompressed so that the member's CRC-32 gets checked; NumPy ignores
@@ -57,6 +57,8 @@ pub struct NpzReader<R: Read + Seek> {
     /// Member names in archive order.
     members: Vec<String>,
     options: ReadOptions,
+    /// Length of the archive, which bounds what a stored member can hold.
+    archive_len: u64,
 }
 
 impl NpzReader<BufReader<File>> {
@@ -90,8 +92,12 @@ impl<R: Read + Seek> NpzReader<R> {
     /// assert_eq!(npz.len(), 1);
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
-    pub fn new(reader: R) -> Result<Self> {
-        let zip = ZipArchive::new(reader).map_err(archive_error)?;
+    pub fn new(mut reader: R) -> Result<Self> {
+        let archive_len = reader.seek(SeekFrom::End(0))?;
+        reader.seek(SeekFrom::Start(0))?;
+        let mut start = [0u8; 6];
+        let got = header::read_full(&mut reader, &mut start)?;
+        let zip = ZipArchive::new(reader).map_err(|e| not_an_archive(&start[..got], e))?;
         let members = (0..zip.len())
             .map(|i| match zip.name_for_index(i) {
                 Some(Ok(name)) => Ok(name.into_owned()),
@@ -105,6 +111,7 @@ impl<R: Read + Seek> NpzReader<R> {
             zip,
             members,
             options: ReadOptions::default(),
+            archive_len,
         })
     }
 
@@ -199,7 +206,7 @@ impl<R: Read + Seek> NpzReader<R> {
     pub fn header(&mut self, name: &str) -> Result<Header> {
         let index = self.index(name)?;
         let options = self.options;
-        self.with_member(index, |member, _| {
+        self.with_member(index, |member, _, _| {
             header::read_preamble(member, &options).map(|(h, _)| h)
         })
     }
@@ -275,9 +282,12 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn raw(&mut self, name: &str) -> Result<Vec<u8>> {
         let index = self.index(name)?;
-        self.with_member(index, |member, _| {
+        self.with_member(index, |member, size, _| {
+            // Grows with the bytes that arrive, never to the declared size
+            // up front; the zip reader refuses bytes beyond it.
             let mut out = Vec::new();
             member.read_to_end(&mut out)?;
+            check_size(out.len() as u64, size)?;
             Ok(out)
         })
     }
@@ -332,7 +342,7 @@ impl<R: Read + Seek> NpzReader<R> {
         read: impl FnOnce(&Header, &mut Source<'_>) -> Result<A>,
     ) -> Result<A> {
         let options = self.options;
-        self.with_member(index, |member, size| {
+        self.with_member(index, |member, size, trusted| {
             let (header, offset) = header::read_preamble(member, &options)?;
             let available = size.saturating_sub(offset as u64);
             let array = read(
@@ -340,21 +350,29 @@ impl<R: Read + Seek> NpzReader<R> {
                 &mut Source::Sized {
                     reader: &mut *member,
                     len: available,
+                    trusted,
                 },
             )?;
             // Decompress what follows the data (normally nothing), so that
             // the zip reader reaches the member's end and checks its CRC.
-            io::copy(&mut member.take(DRAIN_LIMIT), &mut io::sink())?;
+            let trailing = io::copy(&mut member.take(DRAIN_LIMIT), &mut io::sink())?;
+            if trailing < DRAIN_LIMIT {
+                let data_len = header.data_len()? as u64;
+                check_size(offset as u64 + data_len + trailing, size)?;
+            }
             Ok(array)
         })
     }
 
-    /// Opens member `index` and runs `f` on its decompressing reader and its
-    /// declared uncompressed size, mapping errors to name the member.
+    /// Opens member `index` and runs `f` on its decompressing reader, its
+    /// declared uncompressed size, and whether that size can be trusted to
+    /// size one allocation (a stored member whose bytes lie inside the
+    /// archive; a compressed member's size is only a claim). Errors are
+    /// mapped to name the member.
     fn with_member<A>(
         &mut self,
         index: usize,
-        f: impl FnOnce(&mut dyn Read, u64) -> Result<A>,
+        f: impl FnOnce(&mut dyn Read, u64, bool) -> Result<A>,
     ) -> Result<A> {
         let key = key_of(&self.members[index]).to_owned();
         let encrypted = self
@@ -370,8 +388,27 @@ impl<R: Read + Seek> NpzReader<R> {
             .by_index(index)
             .map_err(|e| member_error(&key, e))?;
         let size = member.size();
-        f(&mut member, size).map_err(|e| in_member(&key, e))
+        let trusted = member.compression() == CompressionMethod::Stored
+            && member.compressed_size() == size
+            && member
+                .data_start()
+                .and_then(|start| start.checked_add(size))
+                .is_some_and(|end| end <= self.archive_len);
+        f(&mut member, size, trusted).map_err(|e| in_member(&key, e))
     }
+}
+
+/// A member that ends before its declared size is corrupt (the zip reader
+/// itself refuses bytes beyond it).
+fn check_size(got: u64, declared: u64) -> Result<()> {
+    if got < declared {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("the archive declares {declared} bytes, but its data ends after {got}"),
+        )
+        .into());
+    }
+    Ok(())
 }
 
 impl<R: Read + Seek> std::fmt::Debug for NpzReader<R> {
