@@ -10,6 +10,9 @@
 //!   [`MmapNpy`] to map files of any size in constant time.
 //! - [`Header`], [`inspect`] and [`AnyArray`] for files whose type is known
 //!   only at run time.
+//! - [`NpzReader`] / [`NpzWriter`] for `.npz` archives (stored or deflated,
+//!   zip64, written atomically), and [`NpzMmap`] for zero-copy views of
+//!   stored members.
 //!
 //! Hostile input gives an [`Error`], never a panic or an allocation of the
 //! size a header merely claims.

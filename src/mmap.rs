@@ -48,6 +48,16 @@ pub struct MmapNpy {
     offset: usize,
 }
 
+impl std::fmt::Debug for MmapNpy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MmapNpy")
+            .field("header", &self.header)
+            .field("writable", &matches!(self.map, Map::Writable(_)))
+            .field("len", &self.as_bytes().len())
+            .finish()
+    }
+}
+
 impl MmapNpy {
     /// Maps the file at `path` read-only.
     pub fn open<P: AsRef<Path>>(path: P) -> Result<Self> {

@@ -61,6 +61,25 @@ pub fn sync_all() {
     };
 }
 
+/// Waits until no `ndnpy-release` thread is left: ndnpy closes a file it
+/// replaced on such a thread (src/atomic.rs), and the next timed write must
+/// not overlap the freeing of the previous file's blocks.
+pub fn wait_for_background_release() {
+    let busy = || {
+        std::fs::read_dir("/proc/self/task")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|task| {
+                std::fs::read_to_string(task.path().join("comm"))
+                    .is_ok_and(|name| name.trim() == "ndnpy-release")
+            })
+    };
+    while busy() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// Times `iters` calls of `f`, each returning a value that is dropped after
 /// the clock stops (a 256 MiB buffer takes milliseconds to unmap; NumPy's
 /// timings do not include freeing the array either).
@@ -113,6 +132,7 @@ pub fn time_writes(
                 }
             }
         }
+        wait_for_background_release();
         sync_all();
         let start = Instant::now();
         write(path);
