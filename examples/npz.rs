@@ -150,7 +150,7 @@ fn add_any<W: std::io::Write + std::io::Seek>(
     name: &str,
     array: &AnyArray,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    with_any!(array, a => w.add(name, a)?);
+    w.add_any(name, array)?;
     Ok(())
 }
 

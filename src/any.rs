@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions};
 use crate::read::read_array;
 use crate::source::Source;
+use crate::write::WriteNpy;
 use ndarray::{Array, ArrayD, Dimension, IxDyn};
 use std::io::Read;
 use std::path::Path;
@@ -84,6 +85,7 @@ macro_rules! each_variant {
         }
     };
 }
+pub(crate) use each_variant;
 
 /// Calls `$body` with `$t` bound to the Rust type for `$dtype`'s scalar kind
 /// and size, or evaluates `$otherwise`.
@@ -261,5 +263,29 @@ impl AnyArray {
     /// Borrows the array if it holds `T`.
     pub fn as_array<T: Element>(&self) -> Option<&ArrayD<T>> {
         T::ref_any(self)
+    }
+}
+
+/// Writes whatever array the enum holds, as [`WriteNpy`] does for it.
+///
+/// ```
+/// use ndnpy::{AnyArray, WriteNpy};
+///
+/// let bytes = ndarray::array![1i8, -2].to_npy_bytes()?;
+/// let any = AnyArray::from_npy_bytes(&bytes)?;
+/// assert_eq!(any.to_npy_bytes()?, bytes);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+impl WriteNpy for AnyArray {
+    fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()> {
+        each_variant!(self, a => a.write_npy(path))
+    }
+
+    fn write_npy_to<W: std::io::Write>(&self, writer: W) -> Result<()> {
+        each_variant!(self, a => a.write_npy_to(writer))
+    }
+
+    fn to_npy_bytes(&self) -> Result<Vec<u8>> {
+        each_variant!(self, a => a.to_npy_bytes())
     }
 }

@@ -127,12 +127,21 @@ fn write_strided<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>
                 continue;
             }
         }
-        for &x in row.iter() {
+        // Gather a run of the row at a time: `assign` copies a strided run
+        // in one tight loop, where pushing element by element through the
+        // iterator cost twice as much (BENCHMARKS.md, `write_*_strided`).
+        let mut rest = row;
+        while let Some(&first) = rest.first() {
             if buffer.len() == capacity {
                 writer.write_all(bytemuck::cast_slice(&buffer))?;
                 buffer.clear();
             }
-            buffer.push(x);
+            let start = buffer.len();
+            let take = (capacity - start).min(rest.len());
+            let (head, tail) = rest.split_at(ndarray::Axis(0), take);
+            buffer.resize(start + take, first);
+            ndarray::ArrayViewMut1::from(&mut buffer[start..]).assign(&head);
+            rest = tail;
         }
     }
     writer.write_all(bytemuck::cast_slice(&buffer))

@@ -1,5 +1,6 @@
 //! [`NpzWriter`]: arrays into an `.npz` archive that NumPy loads.
 
+use crate::any::AnyArray;
 use crate::atomic::TempFile;
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -243,6 +244,23 @@ impl<W: Write + Seek> NpzWriter<W> {
             self.failed = Some(name.to_owned());
         }
         result
+    }
+
+    /// Adds a runtime-typed array, as [`NpzWriter::add`] adds a typed one.
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// use ndnpy::{AnyArray, NpzReader, NpzWriter};
+    ///
+    /// let any = AnyArray::F32(ndarray::ArrayD::zeros(vec![2, 3]));
+    /// let mut npz = NpzWriter::new(Cursor::new(Vec::new()));
+    /// npz.add_any("x", &any)?;
+    /// let mut back = NpzReader::new(npz.finish_into_inner()?)?;
+    /// assert_eq!(back.read_any("x")?, any);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn add_any(&mut self, name: &str, array: &AnyArray) -> Result<()> {
+        crate::any::each_variant!(array, a => self.add(name, a))
     }
 
     fn add_member<T: Element, S: Data<Elem = T>, D: Dimension>(
