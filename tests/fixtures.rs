@@ -8,7 +8,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn fixtures(group: &str, ext: &str) -> Vec<(PathBuf, Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(group);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(group);
     let mut out: Vec<(PathBuf, Value)> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -131,9 +133,18 @@ fn check_values<T: Expected>(path: &Path, got: impl IntoIterator<Item = T>, meta
         .map(T::from_json)
         .collect();
     let got: Vec<T> = got.into_iter().collect();
-    assert_eq!(got.len(), expected.len(), "{}: element count", path.display());
+    assert_eq!(
+        got.len(),
+        expected.len(),
+        "{}: element count",
+        path.display()
+    );
     for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
-        assert!(g.same(*e), "{}: element {i}: got {g:?}, expected {e:?}", path.display());
+        assert!(
+            g.same(*e),
+            "{}: element {i}: got {g:?}, expected {e:?}",
+            path.display()
+        );
     }
 }
 
@@ -146,15 +157,24 @@ where
     let shape = shape_of(&meta["shape"]);
     let fortran = meta["fortran_order"].as_bool().unwrap();
 
-    let from_path = ArrayD::<T>::read_npy(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let from_path =
+        ArrayD::<T>::read_npy(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let from_bytes = ArrayD::<T>::from_npy_bytes(&bytes).unwrap();
     let from_reader = ArrayD::<T>::read_npy_from(&bytes[..]).unwrap();
     for a in [&from_path, &from_bytes, &from_reader] {
         assert_eq!(a.shape(), &shape[..], "{}", path.display());
         check_values(path, a.iter().copied(), meta);
         if fortran && shape.iter().filter(|&&d| d > 1).count() > 1 {
-            assert!(!a.is_standard_layout(), "{}: should be F layout", path.display());
-            assert!(a.t().is_standard_layout(), "{}: should be F layout", path.display());
+            assert!(
+                !a.is_standard_layout(),
+                "{}: should be F layout",
+                path.display()
+            );
+            assert!(
+                a.t().is_standard_layout(),
+                "{}: should be F layout",
+                path.display()
+            );
         }
     }
 
@@ -173,8 +193,18 @@ where
     );
 
     if meta["np_save_identical"].as_bool().unwrap() {
-        assert_eq!(from_path.to_npy_bytes().unwrap(), bytes, "{}: not what np.save wrote", path.display());
-        assert_eq!(header.dtype.descr(), meta["descr"].as_str().unwrap(), "{}", path.display());
+        assert_eq!(
+            from_path.to_npy_bytes().unwrap(),
+            bytes,
+            "{}: not what np.save wrote",
+            path.display()
+        );
+        assert_eq!(
+            header.dtype.descr(),
+            meta["descr"].as_str().unwrap(),
+            "{}",
+            path.display()
+        );
     }
 
     // Views need native byte order and valid bools.
@@ -191,7 +221,9 @@ where
             );
         }
         Err(Error::InvalidBool { .. }) => {
-            assert!(bytes[bytes.len() - from_path.len()..].iter().any(|&b| b > 1));
+            assert!(bytes[bytes.len() - from_path.len()..]
+                .iter()
+                .any(|&b| b > 1));
         }
         // Hand-made headers without padding leave the data unaligned.
         Err(Error::Misaligned { align, address, .. }) => assert_ne!(address % align, 0),
@@ -249,12 +281,19 @@ fn a_wrong_type_or_rank_names_both() {
         let shape = shape_of(&meta["shape"]);
         if element != "f64" && element != "f32" {
             let err = ArrayD::<f64>::read_npy(&path).unwrap_err();
-            assert!(matches!(err, Error::DTypeMismatch { .. }), "{}: {err}", path.display());
+            assert!(
+                matches!(err, Error::DTypeMismatch { .. }),
+                "{}: {err}",
+                path.display()
+            );
             assert!(err.to_string().contains("f64"), "{err}");
         }
         if element == "f64" && shape.len() != 2 {
             let err = ndarray::Array2::<f64>::read_npy(&path).unwrap_err();
-            assert!(matches!(err, Error::NdimMismatch { expected: 2, .. }), "{err}");
+            assert!(
+                matches!(err, Error::NdimMismatch { expected: 2, .. }),
+                "{err}"
+            );
         }
     }
     let _ = dir;
@@ -274,16 +313,34 @@ fn unsupported_dtypes_are_parsed_and_named() {
         };
         let header = Header::read_from_with(&bytes[..], &options)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert_eq!(header.dtype.descr(), meta["descr"].as_str().unwrap(), "{}", path.display());
+        assert_eq!(
+            header.dtype.descr(),
+            meta["descr"].as_str().unwrap(),
+            "{}",
+            path.display()
+        );
         assert_eq!(header.shape, shape_of(&meta["shape"]), "{}", path.display());
         let err = AnyArray::from_npy_bytes_with(&bytes, &options).unwrap_err();
-        assert!(matches!(err, Error::UnsupportedDType { .. }), "{}: {err}", path.display());
+        assert!(
+            matches!(err, Error::UnsupportedDType { .. }),
+            "{}: {err}",
+            path.display()
+        );
         let err = ArrayD::<f64>::from_npy_bytes_with(&bytes, &options).unwrap_err();
-        assert!(matches!(err, Error::UnsupportedDType { .. }), "{}: {err}", path.display());
+        assert!(
+            matches!(err, Error::UnsupportedDType { .. }),
+            "{}: {err}",
+            path.display()
+        );
         // What np.save wrote, we write back for the same header.
         if meta["np_save_identical"].as_bool().unwrap_or(false) {
             let ours = header.to_bytes().unwrap();
-            assert_eq!(&bytes[..ours.len()], &ours[..], "{}: header differs from np.save", path.display());
+            assert_eq!(
+                &bytes[..ours.len()],
+                &ours[..],
+                "{}: header differs from np.save",
+                path.display()
+            );
         }
     }
 }
@@ -301,11 +358,23 @@ fn invalid_fixtures_give_their_error() {
         };
         let bytes = fs::read(&path).unwrap();
         let results: Vec<(&str, Error)> = vec![
-            ("read_npy", AnyArray::read_npy_with(&path, &options).unwrap_err()),
-            ("from_npy_bytes", AnyArray::from_npy_bytes_with(&bytes, &options).unwrap_err()),
-            ("read_npy_from", AnyArray::read_npy_from_with(&bytes[..], &options).unwrap_err()),
-            ("typed", ArrayD::<u8>::from_npy_bytes_with(&bytes, &options).unwrap_err()),
-            ("mmap", MmapNpy::open(&path).err().expect("mapping must fail")),
+            (
+                "read_npy",
+                AnyArray::read_npy_with(&path, &options).unwrap_err(),
+            ),
+            (
+                "from_npy_bytes",
+                AnyArray::from_npy_bytes_with(&bytes, &options).unwrap_err(),
+            ),
+            (
+                "read_npy_from",
+                AnyArray::read_npy_from_with(&bytes[..], &options).unwrap_err(),
+            ),
+            (
+                "typed",
+                ArrayD::<u8>::from_npy_bytes_with(&bytes, &options).unwrap_err(),
+            ),
+            ("mmap", MmapNpy::open(&path).expect_err("mapping must fail")),
         ];
         for (how, err) in results {
             let name = variant(&err);
@@ -321,7 +390,11 @@ fn invalid_fixtures_give_their_error() {
         }
         if !matches!(accepted[0].as_str(), "TruncatedData") {
             if let Err(err) = Header::read_from_with(&bytes[..], &options) {
-                assert!(accepted.contains(&variant(&err)), "{} via Header: {err}", path.display());
+                assert!(
+                    accepted.contains(&variant(&err)),
+                    "{} via Header: {err}",
+                    path.display()
+                );
             } else {
                 panic!("{}: Header::read_from accepted it", path.display());
             }
