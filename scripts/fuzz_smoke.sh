@@ -36,7 +36,7 @@ run() {
     local log="$scratch/$target.log"
     local status=0
     cargo fuzz run --sanitizer "$sanitizer" -a "$target" "$scratch/$target" "${seeds[@]}" -- \
-        -runs=0 -rss_limit_mb=4096 -malloc_limit_mb=1024 -timeout=30 >"$log" 2>&1 || status=$?
+        -runs=0 -max_len=1048576 -rss_limit_mb=4096 -malloc_limit_mb=1024 -timeout=30 >"$log" 2>&1 || status=$?
     grep -E "INITED|DONE" "$log" || true
     if [ "$status" -ne 0 ]; then
         tail -n 60 "$log"
