@@ -6,12 +6,16 @@ use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions};
 use crate::read::read_array;
 use crate::source::Source;
-use crate::write::WriteNpy;
 use ndarray::{Array, ArrayD, Dimension, IxDyn};
 use std::io::Read;
 use std::path::Path;
 
 /// An owned array of any supported element type, as found in a file.
+///
+/// To write one, match on the variant: each holds an [`ArrayD`] that
+/// implements [`crate::WriteNpy`] ([`crate::NpzWriter::add_any`] does this
+/// for archives). The enum itself does not implement it, which would compile
+/// every write path for every element type into every user's build.
 ///
 /// ```
 /// use ndarray::{array, Array2};
@@ -263,29 +267,5 @@ impl AnyArray {
     /// Borrows the array if it holds `T`.
     pub fn as_array<T: Element>(&self) -> Option<&ArrayD<T>> {
         T::ref_any(self)
-    }
-}
-
-/// Writes whatever array the enum holds, as [`WriteNpy`] does for it.
-///
-/// ```
-/// use ndnpy::{AnyArray, WriteNpy};
-///
-/// let bytes = ndarray::array![1i8, -2].to_npy_bytes()?;
-/// let any = AnyArray::from_npy_bytes(&bytes)?;
-/// assert_eq!(any.to_npy_bytes()?, bytes);
-/// # Ok::<(), ndnpy::Error>(())
-/// ```
-impl WriteNpy for AnyArray {
-    fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()> {
-        each_variant!(self, a => a.write_npy(path))
-    }
-
-    fn write_npy_to<W: std::io::Write>(&self, writer: W) -> Result<()> {
-        each_variant!(self, a => a.write_npy_to(writer))
-    }
-
-    fn to_npy_bytes(&self) -> Result<Vec<u8>> {
-        each_variant!(self, a => a.to_npy_bytes())
     }
 }

@@ -1,5 +1,6 @@
 //! The one error type of the crate.
 
+use std::fmt;
 use std::io;
 
 /// Everything that can go wrong while reading, writing or viewing `.npy` and
@@ -15,22 +16,19 @@ use std::io;
 /// let err = Array1::<f64>::from_npy_bytes(b"not a numpy file").unwrap_err();
 /// assert!(matches!(err, Error::BadMagic { .. }));
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// An I/O error from the underlying reader, writer or file system.
-    #[error("I/O error: {0}")]
-    Io(#[from] io::Error),
+    Io(io::Error),
 
     /// The data does not start with `\x93NUMPY`.
-    #[error("not a .npy file: expected the magic string \\x93NUMPY, found {found:?}")]
     BadMagic {
         /// The first bytes that were found instead (at most six).
         found: Vec<u8>,
     },
 
     /// The format version is not 1.0, 2.0 or 3.0.
-    #[error("unsupported .npy format version {major}.{minor} (supported: 1.0, 2.0, 3.0)")]
     UnsupportedVersion {
         /// Major version byte.
         major: u8,
@@ -39,7 +37,6 @@ pub enum Error {
     },
 
     /// The header length field exceeds the configured limit.
-    #[error("header of {len} bytes exceeds the limit of {max} bytes (raise it with ReadOptions::max_header_len if the file is trusted)")]
     HeaderTooLarge {
         /// Length claimed by the file.
         len: u64,
@@ -48,7 +45,6 @@ pub enum Error {
     },
 
     /// The data ends before the header does.
-    #[error("truncated header: expected {expected} bytes, found {found}")]
     TruncatedHeader {
         /// Bytes the preamble and header need.
         expected: u64,
@@ -57,7 +53,6 @@ pub enum Error {
     },
 
     /// The header text is not valid in its version's encoding (UTF-8 for 3.0).
-    #[error("header text of version {major}.0 is not valid {encoding}")]
     HeaderEncoding {
         /// Major version of the file.
         major: u8,
@@ -66,7 +61,6 @@ pub enum Error {
     },
 
     /// The header text is not the Python dictionary literal it should be.
-    #[error("malformed header at character {pos}: expected {expected}, found {found}")]
     MalformedHeader {
         /// Character offset into the header text.
         pos: usize,
@@ -77,31 +71,25 @@ pub enum Error {
     },
 
     /// The header literal nests deeper than the parser allows.
-    #[error("header nests deeper than {max} levels")]
     NestingTooDeep {
         /// The depth limit.
         max: usize,
     },
 
     /// A required key (`descr`, `fortran_order` or `shape`) is absent.
-    #[error("header is missing the key '{0}'")]
     MissingKey(&'static str),
 
     /// The header has a key other than `descr`, `fortran_order`, `shape`, or
     /// has one of them twice.
-    #[error("header has an unexpected key {0}")]
     UnexpectedKey(String),
 
     /// `shape` is not a tuple of non-negative integers.
-    #[error("invalid shape: {0}")]
     BadShape(String),
 
     /// `fortran_order` is not `True` or `False`.
-    #[error("invalid fortran_order: expected True or False, found {0}")]
     BadFortranOrder(String),
 
     /// `descr` is not a type descriptor NumPy would accept.
-    #[error("invalid descr {descr}: {reason}")]
     BadDescr {
         /// The offending descriptor text.
         descr: String,
@@ -110,7 +98,6 @@ pub enum Error {
     },
 
     /// The descriptor is valid but its data cannot be turned into Rust values.
-    #[error("unsupported dtype `{dtype}`: {reason}")]
     UnsupportedDType {
         /// The descriptor, in NumPy's spelling.
         dtype: String,
@@ -119,7 +106,6 @@ pub enum Error {
     },
 
     /// The file holds another element type than the one asked for.
-    #[error("dtype mismatch: expected {expected}, found `{found}`")]
     DTypeMismatch {
         /// The Rust type and descriptor that was asked for.
         expected: String,
@@ -128,7 +114,6 @@ pub enum Error {
     },
 
     /// The file's shape has another number of dimensions than the array type.
-    #[error("dimension mismatch: expected {expected} dimensions, found {found} (shape {shape:?})")]
     NdimMismatch {
         /// Dimensions of the requested array type.
         expected: usize,
@@ -140,7 +125,6 @@ pub enum Error {
 
     /// The element count or byte size of the shape does not fit in memory
     /// arithmetic.
-    #[error("array size overflows: shape {shape:?} with {itemsize}-byte elements")]
     LengthOverflow {
         /// The shape (or the prefix of it that could be read).
         shape: Vec<u64>,
@@ -149,7 +133,6 @@ pub enum Error {
     },
 
     /// Fewer data bytes are present than the header declares.
-    #[error("truncated data: the header declares {expected} bytes of data, found {found}")]
     TruncatedData {
         /// Bytes the shape and dtype require.
         expected: u64,
@@ -158,7 +141,6 @@ pub enum Error {
     },
 
     /// A view was requested over data that is not aligned for its element type.
-    #[error("misaligned data: a view of {type_name} needs {align}-byte alignment, but the data starts at address {address:#x}")]
     Misaligned {
         /// Name of the element type.
         type_name: &'static str,
@@ -169,14 +151,12 @@ pub enum Error {
     },
 
     /// A view was requested over data that is not in the machine's byte order.
-    #[error("cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)")]
     NonNativeByteOrder {
         /// The descriptor in the file.
         dtype: String,
     },
 
     /// A `bool` view was requested over bytes other than 0 and 1.
-    #[error("invalid bool data: byte {value} at element {index} is neither 0 nor 1")]
     InvalidBool {
         /// Index of the first offending element (in memory order).
         index: usize,
@@ -185,13 +165,11 @@ pub enum Error {
     },
 
     /// A mutable view was requested from a read-only mapping.
-    #[error("the file is mapped read-only; open it with MmapNpy::open_rw or open_cow for a mutable view")]
     ReadOnly,
 
     /// The data is not a readable zip archive: no end-of-central-directory
     /// record, a central directory that is cut short or points outside the
     /// file, or a local header that does not match it.
-    #[error("not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)")]
     InvalidArchive {
         /// What the zip reader found wrong.
         reason: String,
@@ -199,7 +177,6 @@ pub enum Error {
 
     /// The archive has no member with this name (neither `name` nor
     /// `name.npy`).
-    #[error("the archive has no array named '{name}' (NpzReader::names lists the ones it has)")]
     MemberNotFound {
         /// The name that was asked for.
         name: String,
@@ -207,7 +184,6 @@ pub enum Error {
 
     /// A member was read as an array but is not a `.npy` file (it does not
     /// start with `\x93NUMPY`). NumPy hands such members back as raw bytes.
-    #[error("archive member '{name}' is not a .npy file (it starts with b\"{}\"); read its bytes with NpzReader::raw", .found.escape_ascii())]
     NotNpy {
         /// The member's name as given by [`crate::NpzReader::names`].
         name: String,
@@ -217,7 +193,6 @@ pub enum Error {
 
     /// A member's data does not match the CRC-32 checksum the archive
     /// records for it.
-    #[error("archive member '{name}' is corrupt: its data does not match its CRC-32 checksum")]
     BadCrc {
         /// The member's name.
         name: String,
@@ -225,7 +200,6 @@ pub enum Error {
 
     /// A member's compressed data cannot be decompressed, or decompresses to
     /// more bytes than the archive declares.
-    #[error("archive member '{name}' is corrupt: {reason}")]
     CorruptMember {
         /// The member's name.
         name: String,
@@ -235,7 +209,6 @@ pub enum Error {
 
     /// A member is encrypted; NumPy never writes encrypted archives and this
     /// crate does not decrypt them.
-    #[error("archive member '{name}' is encrypted; decrypt the archive with a zip tool first")]
     Encrypted {
         /// The member's name.
         name: String,
@@ -243,7 +216,6 @@ pub enum Error {
 
     /// A member uses a compression method other than stored or deflate (the
     /// only two NumPy writes).
-    #[error("archive member '{name}' cannot be read: {reason} (NumPy archives use only stored or deflate members; recompress it with np.savez)")]
     UnsupportedMember {
         /// The member's name.
         name: String,
@@ -252,7 +224,6 @@ pub enum Error {
     },
 
     /// A zero-copy view was requested of a compressed member.
-    #[error("archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)")]
     CompressedMember {
         /// The member's name.
         name: String,
@@ -260,7 +231,6 @@ pub enum Error {
 
     /// [`crate::NpzWriter::add`] was given a name that is already in the
     /// archive.
-    #[error("the archive already has an array named '{name}'; each name may be added once")]
     DuplicateMember {
         /// The repeated name.
         name: String,
@@ -268,11 +238,68 @@ pub enum Error {
 
     /// An earlier [`crate::NpzWriter::add`] failed, so the archive would be
     /// incomplete; the writer refuses further members and `finish`.
-    #[error("adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)")]
     IncompleteArchive {
         /// The name of the member whose `add` failed.
         name: String,
     },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io(v0) => write!(f, "I/O error: {v0}"),
+            Error::BadMagic { found } => write!(f, "not a .npy file: expected the magic string \\x93NUMPY, found {found:?}"),
+            Error::UnsupportedVersion { major, minor } => write!(f, "unsupported .npy format version {major}.{minor} (supported: 1.0, 2.0, 3.0)"),
+            Error::HeaderTooLarge { len, max } => write!(f, "header of {len} bytes exceeds the limit of {max} bytes (raise it with ReadOptions::max_header_len if the file is trusted)"),
+            Error::TruncatedHeader { expected, found } => write!(f, "truncated header: expected {expected} bytes, found {found}"),
+            Error::HeaderEncoding { major, encoding } => write!(f, "header text of version {major}.0 is not valid {encoding}"),
+            Error::MalformedHeader { pos, expected, found } => write!(f, "malformed header at character {pos}: expected {expected}, found {found}"),
+            Error::NestingTooDeep { max } => write!(f, "header nests deeper than {max} levels"),
+            Error::MissingKey(v0) => write!(f, "header is missing the key '{v0}'"),
+            Error::UnexpectedKey(v0) => write!(f, "header has an unexpected key {v0}"),
+            Error::BadShape(v0) => write!(f, "invalid shape: {v0}"),
+            Error::BadFortranOrder(v0) => write!(f, "invalid fortran_order: expected True or False, found {v0}"),
+            Error::BadDescr { descr, reason } => write!(f, "invalid descr {descr}: {reason}"),
+            Error::UnsupportedDType { dtype, reason } => write!(f, "unsupported dtype `{dtype}`: {reason}"),
+            Error::DTypeMismatch { expected, found } => write!(f, "dtype mismatch: expected {expected}, found `{found}`"),
+            Error::NdimMismatch { expected, found, shape } => write!(f, "dimension mismatch: expected {expected} dimensions, found {found} (shape {shape:?})"),
+            Error::LengthOverflow { shape, itemsize } => write!(f, "array size overflows: shape {shape:?} with {itemsize}-byte elements"),
+            Error::TruncatedData { expected, found } => write!(f, "truncated data: the header declares {expected} bytes of data, found {found}"),
+            Error::Misaligned { type_name, align, address } => write!(f, "misaligned data: a view of {type_name} needs {align}-byte alignment, but the data starts at address {address:#x}"),
+            Error::NonNativeByteOrder { dtype } => write!(f, "cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)"),
+            Error::InvalidBool { index, value } => write!(f, "invalid bool data: byte {value} at element {index} is neither 0 nor 1"),
+            Error::ReadOnly => write!(f, "the file is mapped read-only; open it with MmapNpy::open_rw or open_cow for a mutable view"),
+            Error::InvalidArchive { reason } => write!(f, "not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)"),
+            Error::NotNpy { name, found } => write!(
+                f,
+                "archive member '{name}' is not a .npy file (it starts with b\"{}\"); read its bytes with NpzReader::raw",
+                found.escape_ascii()
+            ),
+            Error::MemberNotFound { name } => write!(f, "the archive has no array named '{name}' (NpzReader::names lists the ones it has)"),
+            Error::BadCrc { name } => write!(f, "archive member '{name}' is corrupt: its data does not match its CRC-32 checksum"),
+            Error::CorruptMember { name, reason } => write!(f, "archive member '{name}' is corrupt: {reason}"),
+            Error::Encrypted { name } => write!(f, "archive member '{name}' is encrypted; decrypt the archive with a zip tool first"),
+            Error::UnsupportedMember { name, reason } => write!(f, "archive member '{name}' cannot be read: {reason} (NumPy archives use only stored or deflate members; recompress it with np.savez)"),
+            Error::CompressedMember { name } => write!(f, "archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)"),
+            Error::DuplicateMember { name } => write!(f, "the archive already has an array named '{name}'; each name may be added once"),
+            Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Self {
+        Error::Io(e)
+    }
 }
 
 /// Shorthand for results whose error is [`Error`].
