@@ -275,10 +275,15 @@ fn valid_fixtures_read_to_recorded_values() {
 
 #[test]
 fn a_wrong_type_or_rank_names_both() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/npy/valid");
     for (path, meta) in fixtures("npy/valid", "npy") {
         let element = meta["element"].as_str().unwrap();
         let shape = shape_of(&meta["shape"]);
+        if element == "f16" && !cfg!(feature = "half") {
+            // Without the feature no type can hold it: that error wins.
+            let err = ArrayD::<f64>::read_npy(&path).unwrap_err();
+            assert!(matches!(err, Error::UnsupportedDType { .. }), "{err}");
+            continue;
+        }
         if element != "f64" && element != "f32" {
             let err = ArrayD::<f64>::read_npy(&path).unwrap_err();
             assert!(
@@ -296,7 +301,6 @@ fn a_wrong_type_or_rank_names_both() {
             );
         }
     }
-    let _ = dir;
 }
 
 #[test]
