@@ -207,11 +207,7 @@ impl AnyArray {
 
     /// [`AnyArray::read_npy`] with explicit limits.
     pub fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
-        let mut file = std::fs::File::open(path)?;
-        let file_len = file.metadata()?.len();
-        let (header, offset) = header::read_preamble(&mut file, options)?;
-        let available = file_len.saturating_sub(offset as u64);
-        Self::read_data(&header, &mut Source::file(&mut file, available))
+        crate::read::read_path(path.as_ref(), options, Self::read_data)
     }
 
     /// [`AnyArray::read_npy_from`] with explicit limits.

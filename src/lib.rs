@@ -48,7 +48,7 @@ pub use any::AnyArray;
 pub use dtype::{ByteOrder, DType, Field, Kind, Scalar};
 pub use element::Element;
 pub use error::{Error, Result};
-pub use header::{inspect, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
+pub use header::{inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
 pub use mmap::MmapNpy;
 pub use npz::{NpzArrays, NpzMmap, NpzReader, NpzWriter};
 pub use read::ReadNpy;

@@ -21,8 +21,17 @@ enum Map {
 /// parsed and checked against the file's length, and views point straight
 /// into the mapping. The kernel pages data in as it is touched.
 ///
-/// As with every memory map, the file must not be truncated by another
-/// process while mapped (the OS would then signal `SIGBUS` on access).
+/// # The contract of a memory map
+///
+/// Views borrow the mapped file as ordinary Rust slices, so while one exists
+/// nobody else (another process, or another mapping in this one) may
+/// truncate the file (the OS would signal `SIGBUS`) or change the viewed
+/// bytes: Rust assumes the data behind `&[T]` does not change, and a `bool`
+/// view is checked for 0/1 bytes only when it is made. This is the contract
+/// of `memmap2` and of NumPy's `np.memmap`. Processes that fill one array
+/// together through [`MmapNpy::open_rw`] (NumPy's `open_memmap` use case)
+/// share memory outside what Rust's borrow rules can see: each must write
+/// only its own region and must not read the others' until they are done.
 ///
 /// ```
 /// # let dir = tempfile::tempdir().unwrap();
@@ -61,12 +70,18 @@ impl std::fmt::Debug for MmapNpy {
 impl MmapNpy {
     /// Maps the file at `path` read-only.
     pub fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
+        Self::open_with(path, &ReadOptions::default())
+    }
+
+    /// [`MmapNpy::open`] with explicit limits (e.g. a record dtype whose
+    /// header exceeds the default length limit).
+    pub fn open_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
         let file = File::open(path)?;
         // SAFETY: memmap2 requires that the file not be modified or truncated
         // by others while mapped; that contract is documented on this type,
         // as it is for NumPy's memmap.
         let map = unsafe { Mmap::map(&file)? };
-        Self::from_map(Map::ReadOnly(map))
+        Self::from_map(Map::ReadOnly(map), options)
     }
 
     /// Maps the file at `path` copy-on-write: views can be changed, but the
@@ -76,7 +91,7 @@ impl MmapNpy {
         let file = File::open(path)?;
         // SAFETY: as in `open`; a private mapping never writes to the file.
         let map = unsafe { MmapOptions::new().map_copy(&file)? };
-        Self::from_map(Map::Writable(map))
+        Self::from_map(Map::Writable(map), &ReadOptions::default())
     }
 
     /// Maps the file at `path` for reading and writing: changes made through
@@ -85,10 +100,11 @@ impl MmapNpy {
         let file = OpenOptions::new().read(true).write(true).open(path)?;
         // SAFETY: as in `open`.
         let map = unsafe { MmapMut::map_mut(&file)? };
-        Self::from_map(Map::Writable(map))
+        Self::from_map(Map::Writable(map), &ReadOptions::default())
     }
 
-    /// Creates (or truncates) the file at `path` as a `.npy` file of `T`
+    /// Creates (or truncates, as NumPy does: maps of the old file then break)
+    /// the file at `path` as a `.npy` file of `T`
     /// with `shape`, in Fortran order if `fortran_order`, all zeros, and
     /// maps it for writing (NumPy's `open_memmap(mode='w+')`).
     ///
@@ -129,15 +145,17 @@ impl MmapNpy {
         // SAFETY: as in `open`; the file was just sized to hold the mapping.
         let mut map = unsafe { MmapMut::map_mut(&file)? };
         map[..bytes.len()].copy_from_slice(&bytes);
-        Self::from_map(Map::Writable(map))
+        // Our own header, however long, is trusted.
+        let options = ReadOptions::default().max_header_len(bytes.len());
+        Self::from_map(Map::Writable(map), &options)
     }
 
-    fn from_map(map: Map) -> Result<Self> {
+    fn from_map(map: Map, options: &ReadOptions) -> Result<Self> {
         let bytes: &[u8] = match &map {
             Map::ReadOnly(m) => m,
             Map::Writable(m) => m,
         };
-        let (header, offset) = header::parse_slice(bytes, &ReadOptions::default())?;
+        let (header, offset) = header::parse_slice(bytes, options)?;
         let len = header.data_len()?;
         let available = bytes.len() - offset;
         if available < len {

@@ -57,11 +57,9 @@ pub trait ReadNpy: Sized {
 
 impl<T: Element, D: Dimension> ReadNpy for Array<T, D> {
     fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
-        let mut file = std::fs::File::open(path)?;
-        let file_len = file.metadata()?.len();
-        let (header, offset) = header::read_preamble(&mut file, options)?;
-        let available = file_len.saturating_sub(offset as u64);
-        read_array(&header, &mut Source::file(&mut file, available))
+        read_path(path.as_ref(), options, |header, source| {
+            read_array(header, source)
+        })
     }
 
     fn read_npy_from_with<R: Read>(mut reader: R, options: &ReadOptions) -> Result<Self> {
@@ -113,4 +111,23 @@ pub(crate) fn read_array<T: Element, D: Dimension>(
             itemsize: std::mem::size_of::<T>(),
         }
     })
+}
+
+/// Opens `path`, reads its header and hands the data to `read`: as a file of
+/// known length when it is a regular file, otherwise (a FIFO, `/dev/stdin`)
+/// as a stream of unknown length.
+pub(crate) fn read_path<X>(
+    path: &Path,
+    options: &ReadOptions,
+    read: impl FnOnce(&Header, &mut Source<'_>) -> Result<X>,
+) -> Result<X> {
+    let mut file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let (header, offset) = header::read_preamble(&mut file, options)?;
+    if meta.is_file() {
+        let available = meta.len().saturating_sub(offset as u64);
+        read(&header, &mut Source::file(&mut file, available))
+    } else {
+        read(&header, &mut Source::stream(&mut file))
+    }
 }

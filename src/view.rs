@@ -25,7 +25,12 @@ use ndarray::{ArrayView, ArrayViewMut, Dimension, ShapeBuilder};
 /// ```
 pub trait ViewNpy<'a>: Sized {
     /// Views the `.npy` data in `bytes`.
-    fn view_npy(bytes: &'a [u8]) -> Result<Self>;
+    fn view_npy(bytes: &'a [u8]) -> Result<Self> {
+        Self::view_npy_with(bytes, &ReadOptions::default())
+    }
+
+    /// [`ViewNpy::view_npy`] with explicit limits.
+    fn view_npy_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self>;
 }
 
 /// Borrowing `.npy` bytes mutably as an array view, so that changes to the
@@ -43,19 +48,24 @@ pub trait ViewNpy<'a>: Sized {
 /// ```
 pub trait ViewMutNpy<'a>: Sized {
     /// Views the `.npy` data in `bytes` mutably.
-    fn view_npy_mut(bytes: &'a mut [u8]) -> Result<Self>;
+    fn view_npy_mut(bytes: &'a mut [u8]) -> Result<Self> {
+        Self::view_npy_mut_with(bytes, &ReadOptions::default())
+    }
+
+    /// [`ViewMutNpy::view_npy_mut`] with explicit limits.
+    fn view_npy_mut_with(bytes: &'a mut [u8], options: &ReadOptions) -> Result<Self>;
 }
 
 impl<'a, T: Element, D: Dimension> ViewNpy<'a> for ArrayView<'a, T, D> {
-    fn view_npy(bytes: &'a [u8]) -> Result<Self> {
-        let (header, offset) = header::parse_slice(bytes, &ReadOptions::default())?;
+    fn view_npy_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        let (header, offset) = header::parse_slice(bytes, options)?;
         view_data(&header, &bytes[offset..])
     }
 }
 
 impl<'a, T: Element, D: Dimension> ViewMutNpy<'a> for ArrayViewMut<'a, T, D> {
-    fn view_npy_mut(bytes: &'a mut [u8]) -> Result<Self> {
-        let (header, offset) = header::parse_slice(bytes, &ReadOptions::default())?;
+    fn view_npy_mut_with(bytes: &'a mut [u8], options: &ReadOptions) -> Result<Self> {
+        let (header, offset) = header::parse_slice(bytes, options)?;
         view_data_mut(&header, &mut bytes[offset..])
     }
 }

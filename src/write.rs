@@ -45,22 +45,40 @@ pub trait WriteNpy {
 
 impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
     fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()> {
-        let header = npy_header(self).to_bytes()?;
-        let total = header.len() as u64 + (self.len() * std::mem::size_of::<T>()) as u64;
+        let (header, data_len) = prepare(self)?;
+        let total = header.len() as u64 + data_len as u64;
         crate::atomic::write_file(path.as_ref(), total, |file| write_body(self, &header, file))
     }
 
     fn write_npy_to<W: Write>(&self, mut writer: W) -> Result<()> {
-        let header = npy_header(self).to_bytes()?;
+        let (header, _) = prepare(self)?;
         write_body(self, &header, &mut writer)
     }
 
     fn to_npy_bytes(&self) -> Result<Vec<u8>> {
-        let header = npy_header(self).to_bytes()?;
-        let mut out = Vec::with_capacity(header.len() + self.len() * std::mem::size_of::<T>());
+        let (header, data_len) = prepare(self)?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(header.len().saturating_add(data_len))
+            .map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::OutOfMemory,
+                    "cannot allocate the .npy bytes",
+                )
+            })?;
         write_body(self, &header, &mut out)?;
         Ok(out)
     }
+}
+
+/// The header bytes and the data length, refusing arrays (such as huge
+/// broadcast views) whose byte count overflows or that no reader could
+/// load.
+fn prepare<T: Element, S: Data<Elem = T>, D: Dimension>(
+    array: &ArrayBase<S, D>,
+) -> Result<(Vec<u8>, usize)> {
+    let header = npy_header(array);
+    let data_len = header.data_len()?;
+    Ok((header.to_bytes()?, data_len))
 }
 
 /// How an array's elements lie in memory, as far as writing cares.

@@ -221,8 +221,13 @@ impl Header {
 /// assert_eq!(header.version, ndnpy::Version::V1);
 /// ```
 pub fn inspect<P: AsRef<Path>>(path: P) -> Result<Header> {
+    inspect_with(path, &ReadOptions::default())
+}
+
+/// [`inspect`] with explicit limits.
+pub fn inspect_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Header> {
     let file = std::fs::File::open(path)?;
-    Header::read_from(io::BufReader::with_capacity(4096, file))
+    Header::read_from_with(io::BufReader::with_capacity(4096, file), options)
 }
 
 /// Python's `repr` of a tuple of ints.

@@ -38,7 +38,8 @@ struct Member {
 ///
 /// Views do not check the members' CRC-32 (that would read all the data);
 /// [`NpzMmap::reader`] reads members with the check. As with every memory
-/// map, the file must not be truncated by another process while mapped.
+/// map, nobody may truncate the file or change its bytes while views of it
+/// exist (see the contract on [`crate::MmapNpy`]).
 ///
 /// ```
 /// use ndarray::{Array2, Ix2};
@@ -97,7 +98,9 @@ impl NpzMmap {
                 .filter(|&end| end <= map.len() as u64)
                 .ok_or_else(|| invalid("extends past the end of the file"))?;
             let stored = entry.compression() == CompressionMethod::Stored;
-            if stored && entry.compressed_size() != entry.size() {
+            // Encrypted members carry a 12-byte header; they are refused
+            // when viewed, not here.
+            if stored && !entry.encrypted() && entry.compressed_size() != entry.size() {
                 return Err(invalid("is stored but its sizes differ"));
             }
             by_name.entry(name.clone()).or_insert(members.len());
@@ -183,7 +186,7 @@ impl NpzMmap {
         let key = key_of(&member.name);
         let (header, offset) =
             header::parse_slice(bytes, &self.options).map_err(|e| in_member(key, e))?;
-        view_data(&header, &bytes[offset..])
+        view_data(&header, &bytes[offset..]).map_err(|e| in_member(key, e))
     }
 
     /// A reader over the same mapping, to read members (compressed ones

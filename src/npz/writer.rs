@@ -389,12 +389,23 @@ impl<W> Gate<W> {
     fn is_open(&self) -> bool {
         self.open.load(Ordering::Relaxed)
     }
+
+    /// Closes the gate on the first error, so that the zip writer's retry
+    /// on drop cannot write a second, complete-looking end of archive
+    /// after a reported failure.
+    fn guard<T>(&self, result: io::Result<T>) -> io::Result<T> {
+        if result.is_err() {
+            self.open.store(false, Ordering::Relaxed);
+        }
+        result
+    }
 }
 
 impl<W: Write> Write for Gate<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = if self.is_open() {
-            self.inner.write(buf)?
+            let result = self.inner.write(buf);
+            self.guard(result)?
         } else {
             buf.len()
         };
@@ -404,7 +415,8 @@ impl<W: Write> Write for Gate<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         if self.is_open() {
-            self.inner.flush()
+            let result = self.inner.flush();
+            self.guard(result)
         } else {
             Ok(())
         }
@@ -414,7 +426,8 @@ impl<W: Write> Write for Gate<W> {
 impl<W: Seek> Seek for Gate<W> {
     fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
         if self.is_open() {
-            self.pos = self.inner.seek(pos)?;
+            let result = self.inner.seek(pos);
+            self.pos = self.guard(result)?;
         } else {
             self.pos = match pos {
                 SeekFrom::Start(n) => n,
