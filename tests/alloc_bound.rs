@@ -13,6 +13,9 @@ use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Mutex;
 
+mod common;
+use common::npy_v1;
+
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -86,15 +89,6 @@ fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
 
 const KIB: usize = 1 << 10;
 const MIB: usize = 1 << 20;
-
-fn npy_v1(text: &str, data: &[u8]) -> Vec<u8> {
-    let text = format!("{text}\n");
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&u16::try_from(text.len()).unwrap().to_le_bytes());
-    out.extend_from_slice(text.as_bytes());
-    out.extend_from_slice(data);
-    out
-}
 
 /// A ~200-byte file whose header claims 4·10⁹ `f64` (32 GB).
 fn tiny_file_claiming_32_gb() -> Vec<u8> {

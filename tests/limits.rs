@@ -9,27 +9,10 @@ use ndnpy::{
     DEFAULT_MAX_HEADER_LEN,
 };
 use std::io::Cursor;
+
+mod common;
+use common::{npy_v1, npy_v2};
 use std::path::{Path, PathBuf};
-
-/// A version 1.0 file with this header text (a newline is appended) and data.
-fn npy_v1(text: &str, data: &[u8]) -> Vec<u8> {
-    let text = format!("{text}\n");
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&u16::try_from(text.len()).unwrap().to_le_bytes());
-    out.extend_from_slice(text.as_bytes());
-    out.extend_from_slice(data);
-    out
-}
-
-/// A version 2.0 file with this header text (a newline is appended) and data.
-fn npy_v2(text: &str, data: &[u8]) -> Vec<u8> {
-    let text = format!("{text}\n");
-    let mut out = b"\x93NUMPY\x02\x00".to_vec();
-    out.extend_from_slice(&u32::try_from(text.len()).unwrap().to_le_bytes());
-    out.extend_from_slice(text.as_bytes());
-    out.extend_from_slice(data);
-    out
-}
 
 fn dict(descr: &str, shape: &str) -> String {
     format!("{{'descr': {descr}, 'fortran_order': False, 'shape': {shape}, }}")

@@ -456,23 +456,7 @@ impl Parser {
             _ => return Err(self.error_here("',' or ')'")),
         }
         let mut items = vec![first];
-        loop {
-            self.skip_ws()?;
-            if self.peek() == Some(')') {
-                self.pos += 1;
-                break;
-            }
-            items.push(self.value("a value or ')'")?);
-            self.skip_ws()?;
-            match self.peek() {
-                Some(',') => self.pos += 1,
-                Some(')') => {
-                    self.pos += 1;
-                    break;
-                }
-                _ => return Err(self.error_here("',' or ')'")),
-            }
-        }
+        self.sequence(')', &mut items, |p| p.value("a value or ')'"))?;
         self.leave();
         Ok(Value {
             pos: start,
@@ -486,23 +470,7 @@ impl Parser {
         self.enter()?;
         self.pos += 1;
         let mut items = Vec::new();
-        loop {
-            self.skip_ws()?;
-            if self.peek() == Some(']') {
-                self.pos += 1;
-                break;
-            }
-            items.push(self.value("a value or ']'")?);
-            self.skip_ws()?;
-            match self.peek() {
-                Some(',') => self.pos += 1,
-                Some(']') => {
-                    self.pos += 1;
-                    break;
-                }
-                _ => return Err(self.error_here("',' or ']'")),
-            }
-        }
+        self.sequence(']', &mut items, |p| p.value("a value or ']'"))?;
         self.leave();
         Ok(Value {
             pos: start,
@@ -516,36 +484,50 @@ impl Parser {
         self.enter()?;
         self.pos += 1;
         let mut items = Vec::new();
-        loop {
-            self.skip_ws()?;
-            if self.peek() == Some('}') {
-                self.pos += 1;
-                break;
+        self.sequence('}', &mut items, |p| {
+            let key = p.value("a key or '}'")?;
+            p.skip_ws()?;
+            if p.peek() != Some(':') {
+                return Err(p.error_here("':'"));
             }
-            let key = self.value("a key or '}'")?;
-            self.skip_ws()?;
-            if self.peek() != Some(':') {
-                return Err(self.error_here("':'"));
-            }
-            self.pos += 1;
-            self.skip_ws()?;
-            let value = self.value("a value")?;
-            items.push((key, value));
-            self.skip_ws()?;
-            match self.peek() {
-                Some(',') => self.pos += 1,
-                Some('}') => {
-                    self.pos += 1;
-                    break;
-                }
-                _ => return Err(self.error_here("',' or '}'")),
-            }
-        }
+            p.pos += 1;
+            p.skip_ws()?;
+            Ok((key, p.value("a value")?))
+        })?;
         self.leave();
         Ok(Value {
             pos: start,
             kind: ValueKind::Dict(items),
         })
+    }
+
+    /// Parses `item, item, ...` up to and including `close`, with an
+    /// optional trailing comma; the opening bracket is already consumed.
+    /// `item` is called at the first character of each item.
+    fn sequence<T>(
+        &mut self,
+        close: char,
+        items: &mut Vec<T>,
+        mut item: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<()> {
+        let separator = format!("',' or '{close}'");
+        loop {
+            self.skip_ws()?;
+            if self.peek() == Some(close) {
+                self.pos += 1;
+                return Ok(());
+            }
+            items.push(item(self)?);
+            self.skip_ws()?;
+            match self.peek() {
+                Some(',') => self.pos += 1,
+                Some(c) if c == close => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                _ => return Err(self.error_here(&separator)),
+            }
+        }
     }
 
     /// One or more adjacent string literals, concatenated.
