@@ -211,7 +211,8 @@ impl AnyArray {
     }
 
     /// [`AnyArray::read_npy_from`] with explicit limits.
-    pub fn read_npy_from_with<R: Read>(mut reader: R, options: &ReadOptions) -> Result<Self> {
+    pub fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
+        let mut reader = crate::checked_io::CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
         Self::read_data(&header, &mut Source::stream(&mut reader))
     }

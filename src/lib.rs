@@ -33,6 +33,7 @@
 
 mod any;
 mod atomic;
+mod checked_io;
 mod dtype;
 mod element;
 mod error;

@@ -62,7 +62,8 @@ impl<T: Element, D: Dimension> ReadNpy for Array<T, D> {
         })
     }
 
-    fn read_npy_from_with<R: Read>(mut reader: R, options: &ReadOptions) -> Result<Self> {
+    fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
+        let mut reader = crate::checked_io::CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
         read_array(&header, &mut Source::stream(&mut reader))
     }

@@ -50,9 +50,9 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
         crate::atomic::write_file(path.as_ref(), total, |file| write_body(self, &header, file))
     }
 
-    fn write_npy_to<W: Write>(&self, mut writer: W) -> Result<()> {
+    fn write_npy_to<W: Write>(&self, writer: W) -> Result<()> {
         let (header, _) = prepare(self)?;
-        write_body(self, &header, &mut writer)
+        write_body(self, &header, &mut crate::checked_io::CheckedWrite(writer))
     }
 
     fn to_npy_bytes(&self) -> Result<Vec<u8>> {

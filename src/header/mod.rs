@@ -134,7 +134,8 @@ impl Header {
     }
 
     /// Like [`Header::read_from`], with explicit limits.
-    pub fn read_from_with<R: Read>(mut reader: R, options: &ReadOptions) -> Result<Header> {
+    pub fn read_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Header> {
+        let mut reader = crate::checked_io::CheckedRead(reader);
         read_preamble(&mut reader, options).map(|(header, _)| header)
     }
 
@@ -202,8 +203,8 @@ impl Header {
     }
 
     /// Writes [`Header::to_bytes`] to `writer`.
-    pub fn write_to<W: Write>(&self, mut writer: W) -> Result<()> {
-        writer.write_all(&self.to_bytes()?)?;
+    pub fn write_to<W: Write>(&self, writer: W) -> Result<()> {
+        crate::checked_io::CheckedWrite(writer).write_all(&self.to_bytes()?)?;
         Ok(())
     }
 }
@@ -284,7 +285,7 @@ pub(crate) fn read_full<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> io:
     while filled < buf.len() {
         match reader.read(&mut buf[filled..]) {
             Ok(0) => break,
-            Ok(n) => filled += n,
+            Ok(n) => filled += crate::checked_io::checked_read_count(n, buf.len() - filled)?,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }

@@ -2,6 +2,7 @@
 
 use super::{archive_error, in_member, key_of, member_error, not_an_archive};
 use crate::any::AnyArray;
+use crate::checked_io::CheckedRead;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions};
@@ -53,7 +54,7 @@ const DRAIN_LIMIT: u64 = 1 << 20;
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 pub struct NpzReader<R: Read + Seek> {
-    zip: ZipArchive<R>,
+    zip: ZipArchive<CheckedRead<R>>,
     /// Member names in archive order.
     members: Vec<String>,
     options: ReadOptions,
@@ -92,7 +93,8 @@ impl<R: Read + Seek> NpzReader<R> {
     /// assert_eq!(npz.len(), 1);
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
-    pub fn new(mut reader: R) -> Result<Self> {
+    pub fn new(reader: R) -> Result<Self> {
+        let mut reader = CheckedRead(reader);
         let archive_len = reader.seek(SeekFrom::End(0))?;
         reader.seek(SeekFrom::Start(0))?;
         let mut start = [0u8; 6];
@@ -320,7 +322,7 @@ impl<R: Read + Seek> NpzReader<R> {
 
     /// Gives back the underlying reader.
     pub fn into_inner(self) -> R {
-        self.zip.into_inner()
+        self.zip.into_inner().0
     }
 
     /// The index of member `name`, by NumPy's rule: the exact member name

@@ -404,7 +404,13 @@ impl<W> Gate<W> {
 impl<W: Write> Write for Gate<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = if self.is_open() {
-            let result = self.inner.write(buf);
+            let result = self.inner.write(buf).and_then(|n| {
+                if n > buf.len() {
+                    Err(crate::checked_io::over_report("writer", n, buf.len()))
+                } else {
+                    Ok(n)
+                }
+            });
             self.guard(result)?
         } else {
             buf.len()
