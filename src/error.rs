@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::io;
+use std::path::{Path, PathBuf};
 
 /// Everything that can go wrong while reading, writing or viewing `.npy` and
 /// `.npz` data.
@@ -21,6 +22,23 @@ use std::io;
 pub enum Error {
     /// An I/O error from the underlying reader, writer or file system.
     Io(io::Error),
+
+    /// An I/O error while opening or reading a file the caller named by its
+    /// path (the functions that take a path give this instead of
+    /// [`Error::Io`] when they read).
+    ///
+    /// ```
+    /// let err = ndnpy::inspect("no/such/file.npy").unwrap_err();
+    /// assert!(matches!(&err, ndnpy::Error::IoPath { error, .. }
+    ///     if error.kind() == std::io::ErrorKind::NotFound));
+    /// assert!(err.to_string().starts_with("no/such/file.npy: "));
+    /// ```
+    IoPath {
+        /// The path as the caller gave it.
+        path: PathBuf,
+        /// What the operating system reported.
+        error: io::Error,
+    },
 
     /// The data does not start with `\x93NUMPY`.
     BadMagic {
@@ -248,7 +266,8 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Io(v0) => write!(f, "I/O error: {v0}"),
-            Error::BadMagic { found } => write!(f, "not a .npy file: expected the magic string \\x93NUMPY, found {found:?}"),
+            Error::IoPath { path, error } => write!(f, "{}: {error}", path.display()),
+            Error::BadMagic { found } => write!(f, "not a .npy file: {}", looks_like(found)),
             Error::UnsupportedVersion { major, minor } => write!(f, "unsupported .npy format version {major}.{minor} (supported: 1.0, 2.0, 3.0)"),
             Error::HeaderTooLarge { len, max } => write!(f, "header of {len} bytes exceeds the limit of {max} bytes (raise it with ReadOptions::max_header_len if the file is trusted)"),
             Error::TruncatedHeader { expected, found } => write!(f, "truncated header: expected {expected} bytes, found {found}"),
@@ -291,6 +310,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Io(e) => Some(e),
+            Error::IoPath { error, .. } => Some(error),
             _ => None,
         }
     }
@@ -300,6 +320,53 @@ impl From<io::Error> for Error {
     fn from(e: io::Error) -> Self {
         Error::Io(e)
     }
+}
+
+impl Error {
+    /// Names `path` in a bare I/O error; other variants pass unchanged.
+    pub(crate) fn at_path(self, path: &Path) -> Error {
+        match self {
+            Error::Io(error) => Error::IoPath {
+                path: path.to_owned(),
+                error,
+            },
+            other => other,
+        }
+    }
+}
+
+/// Opens `path` for reading, naming it in the error.
+pub(crate) fn open_file(path: &Path) -> Result<std::fs::File> {
+    std::fs::File::open(path).map_err(|e| Error::Io(e).at_path(path))
+}
+
+/// What the first bytes of a file that is not a `.npy` file look like, so
+/// that a user learns which tool to use instead of a list of numbers.
+fn looks_like(found: &[u8]) -> String {
+    let start = found.escape_ascii();
+    let what = match found {
+        [] => return "the data is empty (a .npy file starts with \\x93NUMPY)".to_owned(),
+        [b'P', b'K', 3 | 5 | 7, ..] => "this looks like a zip archive (.npz): use NpzReader",
+        [0x1f, 0x8b, ..] => "this looks like gzip-compressed data: decompress it first",
+        [0x89, b'H', b'D', b'F', ..] => "this looks like an HDF5 file",
+        [0x80, 2..=5, ..] => "this looks like a Python pickle, not an array",
+        [b'B', b'Z', b'h', ..] => "this looks like bzip2-compressed data: decompress it first",
+        [0xfd, b'7', b'z', b'X', b'Z', ..] => {
+            "this looks like xz-compressed data: decompress it first"
+        }
+        [0x28, 0xb5, 0x2f, 0xfd, ..] => "this looks like zstd-compressed data: decompress it first",
+        _ if crate::header::MAGIC.starts_with(found) => {
+            "the data ends inside the magic string \\x93NUMPY (truncated file)"
+        }
+        _ if found
+            .iter()
+            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace()) =>
+        {
+            "this looks like text (a .npy file is binary; was it saved with np.savetxt?)"
+        }
+        _ => "expected the magic string \\x93NUMPY",
+    };
+    format!("{what} (it starts with b\"{start}\")")
 }
 
 /// Shorthand for results whose error is [`Error`].

@@ -8,7 +8,7 @@ use crate::order::Order;
 use crate::view::{view_data, view_data_mut};
 use memmap2::{Mmap, MmapMut, MmapOptions};
 use ndarray::{ArrayView, ArrayViewMut, Dimension};
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::path::Path;
 
 enum Map {
@@ -102,7 +102,7 @@ impl MmapNpy {
     ///
     /// As for [`MmapNpy::open`].
     pub unsafe fn open_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
-        let file = File::open(path)?;
+        let file = crate::error::open_file(path.as_ref())?;
         // SAFETY: memmap2 requires that the file not be modified or truncated
         // by others while mapped, which is this function's own contract.
         let map = unsafe { Mmap::map(&file)? };
@@ -118,7 +118,7 @@ impl MmapNpy {
     /// As for [`MmapNpy::open`]: a private mapping still shows changes made
     /// to the file by others until a page is first written here.
     pub unsafe fn open_cow<P: AsRef<Path>>(path: P) -> Result<Self> {
-        let file = File::open(path)?;
+        let file = crate::error::open_file(path.as_ref())?;
         // SAFETY: the caller upholds `open`'s contract; a private mapping
         // never writes to the file.
         let map = unsafe { MmapOptions::new().map_copy(&file)? };

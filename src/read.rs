@@ -116,19 +116,22 @@ pub(crate) fn read_array<T: Element, D: Dimension>(
 
 /// Opens `path`, reads its header and hands the data to `read`: as a file of
 /// known length when it is a regular file, otherwise (a FIFO, `/dev/stdin`)
-/// as a stream of unknown length.
+/// as a stream of unknown length. I/O errors name the path.
 pub(crate) fn read_path<X>(
     path: &Path,
     options: &ReadOptions,
     read: impl FnOnce(&Header, &mut Source<'_>) -> Result<X>,
 ) -> Result<X> {
-    let mut file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
-    let (header, offset) = header::read_preamble(&mut file, options)?;
-    if meta.is_file() {
-        let available = meta.len().saturating_sub(offset as u64);
-        read(&header, &mut Source::file(&mut file, available))
-    } else {
-        read(&header, &mut Source::stream(&mut file))
-    }
+    let inner = || {
+        let mut file = std::fs::File::open(path)?;
+        let meta = file.metadata()?;
+        let (header, offset) = header::read_preamble(&mut file, options)?;
+        if meta.is_file() {
+            let available = meta.len().saturating_sub(offset as u64);
+            read(&header, &mut Source::file(&mut file, available))
+        } else {
+            read(&header, &mut Source::stream(&mut file))
+        }
+    };
+    inner().map_err(|e| e.at_path(path))
 }

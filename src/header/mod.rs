@@ -227,8 +227,10 @@ pub fn inspect<P: AsRef<Path>>(path: P) -> Result<Header> {
 
 /// [`inspect`] with explicit limits.
 pub fn inspect_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Header> {
-    let file = std::fs::File::open(path)?;
+    let path = path.as_ref();
+    let file = crate::error::open_file(path)?;
     Header::read_from_with(io::BufReader::with_capacity(4096, file), options)
+        .map_err(|e| e.at_path(path))
 }
 
 /// Python's `repr` of a tuple of ints.

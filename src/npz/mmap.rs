@@ -8,7 +8,6 @@ use crate::view::view_data;
 use memmap2::Mmap;
 use ndarray::{ArrayView, Dimension};
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::Cursor;
 use std::path::Path;
 use zip::{CompressionMethod, ZipArchive};
@@ -85,7 +84,7 @@ impl NpzMmap {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub unsafe fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
-        let file = File::open(path)?;
+        let file = crate::error::open_file(path.as_ref())?;
         // SAFETY: memmap2 requires that the file not be modified or truncated
         // by others while mapped, which is this function's own contract.
         let map = unsafe { Mmap::map(&file)? };

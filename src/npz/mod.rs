@@ -11,10 +11,12 @@
 //! The zip layer is the `zip` crate; everything inside a member goes
 //! through the same preamble parser and element conversion as a `.npy` file.
 
+mod info;
 mod mmap;
 mod reader;
 mod writer;
 
+pub use info::{Compression, MemberInfo};
 pub use mmap::NpzMmap;
 pub use reader::{NpzArrays, NpzReader};
 pub use writer::NpzWriter;

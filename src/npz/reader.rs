@@ -54,7 +54,7 @@ const DRAIN_LIMIT: u64 = 1 << 20;
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 pub struct NpzReader<R: Read + Seek> {
-    zip: ZipArchive<CheckedRead<R>>,
+    pub(super) zip: ZipArchive<CheckedRead<R>>,
     /// Member names in archive order.
     members: Vec<String>,
     options: ReadOptions,
@@ -73,7 +73,9 @@ impl NpzReader<BufReader<File>> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
-        Self::new(BufReader::with_capacity(64 << 10, File::open(path)?))
+        let path = path.as_ref();
+        let file = crate::error::open_file(path)?;
+        Self::new(BufReader::with_capacity(64 << 10, file)).map_err(|e| e.at_path(path))
     }
 }
 
@@ -327,7 +329,7 @@ impl<R: Read + Seek> NpzReader<R> {
 
     /// The index of member `name`, by NumPy's rule: the exact member name
     /// first, then `name.npy`.
-    fn index(&self, name: &str) -> Result<usize> {
+    pub(super) fn index(&self, name: &str) -> Result<usize> {
         self.zip
             .index_for_name(name)
             .or_else(|| self.zip.index_for_name(&format!("{name}.npy")))
