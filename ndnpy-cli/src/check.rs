@@ -1,0 +1,170 @@
+//! `ndnpy check`: validates files and folders (recursively): headers, data
+//! sizes, CRCs, decompression, and pickle safety (object arrays are
+//! reported unless `--allow-pickle`). One line per problem.
+
+use crate::error::CliResult;
+use crate::input::{container_of, open_npy, Container, Npz, Opened};
+use ndnpy::{DType, Kind};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// One problem: where, and what.
+pub struct Problem {
+    pub path: PathBuf,
+    pub member: Option<String>,
+    pub message: String,
+}
+
+/// Files to check under `path`: itself if it is a file, else every
+/// `.npy`/`.npz` below it (sorted, symbolic links to folders not followed).
+pub fn walk(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_dir() {
+        out.push(path.to_owned());
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for p in entries {
+        let is_dir = std::fs::symlink_metadata(&p)?.is_dir();
+        if is_dir {
+            walk(&p, out)?;
+        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("npy" | "npz")) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn pickled(dtype: &DType) -> bool {
+    match dtype {
+        DType::Scalar(s) => s.kind == Kind::Object,
+        DType::Record(fields) => fields.iter().any(|f| pickled(&f.dtype)),
+        DType::SubArray(inner, _) => pickled(inner),
+    }
+}
+
+fn check_array(opened: &Opened<'_>, allow_pickle: bool) -> Option<String> {
+    if let Err(e) = opened.check_complete() {
+        return Some(e.to_string());
+    }
+    if !allow_pickle && pickled(&opened.header.dtype) {
+        return Some(
+            "holds pickled Python objects: loading it with allow_pickle=True runs code (pass --allow-pickle to accept)"
+                .into(),
+        );
+    }
+    None
+}
+
+/// Checks one file, returning its problems (an unreadable file is one).
+pub fn check_file(path: &Path, allow_pickle: bool) -> CliResult<Vec<Problem>> {
+    let problem = |member: Option<&str>, message: String| Problem {
+        path: path.to_owned(),
+        member: member.map(str::to_owned),
+        message,
+    };
+    let mut problems = Vec::new();
+    let container = container_of(path)?;
+    let ext = path.extension().and_then(|e| e.to_str());
+    match (ext, container) {
+        (Some("npz"), Container::Npy) => {
+            problems.push(problem(None, "named .npz but holds a .npy file".into()))
+        }
+        (Some("npy"), Container::Npz) => problems.push(problem(
+            None,
+            "named .npy but holds a zip archive (.npz)".into(),
+        )),
+        _ => {}
+    }
+    match container {
+        Container::Npy => match open_npy(path) {
+            Ok(opened) => {
+                problems.extend(check_array(&opened, allow_pickle).map(|m| problem(None, m)))
+            }
+            Err(e) => problems.push(problem(None, strip_path(path, &e.message))),
+        },
+        Container::Npz => {
+            let mut npz = match Npz::open(path) {
+                Ok(n) => n,
+                Err(e) => {
+                    problems.push(problem(None, strip_path(path, &e.message)));
+                    return Ok(problems);
+                }
+            };
+            for name in npz.names() {
+                match npz.member(&name) {
+                    Ok(opened) => {
+                        if let Some(m) = check_array(&opened, allow_pickle) {
+                            problems.push(problem(Some(&name), m));
+                            continue;
+                        }
+                    }
+                    // NumPy returns a member that is not a .npy file as raw
+                    // bytes; only one that starts like a .npy file is damaged.
+                    Err(e)
+                        if e.message.contains("is not a .npy file")
+                            && !e.message.contains("\\x93NUM") => {}
+                    Err(e) => {
+                        problems.push(problem(Some(&name), strip_member(&e.message)));
+                        continue;
+                    }
+                }
+                if let Some(m) = check_crc(path, &name) {
+                    problems.push(problem(Some(&name), m));
+                }
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// Decompresses member `name` to the end, which makes the zip reader check
+/// its size and CRC-32; memory stays one buffer.
+fn check_crc(path: &Path, name: &str) -> Option<String> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut zip = match zip::ZipArchive::new(file) {
+        Ok(z) => z,
+        Err(e) => return Some(format!("not a valid zip archive: {e}")),
+    };
+    let index = zip
+        .index_for_name(name)
+        .or_else(|| zip.index_for_name(&format!("{name}.npy")))?;
+    let mut member = match zip.by_index(index) {
+        Ok(m) => m,
+        Err(e) => return Some(format!("cannot be read: {e}")),
+    };
+    let declared = member.size();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut got = 0u64;
+    loop {
+        match member.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got += n as u64,
+            Err(e) if e.to_string().contains("checksum") => {
+                return Some("corrupt: its data does not match its CRC-32 checksum".into())
+            }
+            Err(e) => return Some(format!("corrupt: {e}")),
+        }
+    }
+    (got < declared).then(|| format!("corrupt: the archive declares {declared} bytes, found {got}"))
+}
+
+fn strip_path(path: &Path, message: &str) -> String {
+    message
+        .strip_prefix(&format!("{}: ", path.display()))
+        .unwrap_or(message)
+        .to_owned()
+}
+
+fn strip_member(message: &str) -> String {
+    match message.find(": member '") {
+        Some(p) => match message[p + 10..].find("': ") {
+            Some(q) => message[p + 10 + q + 3..].to_owned(),
+            None => message.to_owned(),
+        },
+        None => message.to_owned(),
+    }
+}

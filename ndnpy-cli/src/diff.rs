@@ -1,0 +1,215 @@
+//! `ndnpy diff A B`: dtype, shape and value differences, with the first
+//! differing indices. Values are compared as `np.isclose` does
+//! (`|a - b| <= atol + rtol * |b|`), except that NaN equals NaN.
+
+use crate::convert::Gather;
+use crate::error::{CliError, CliResult};
+use crate::input::Opened;
+use crate::slice::View;
+use ndnpy::{DType, Kind, Scalar};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// How many differing elements are listed.
+const FIRST: usize = 10;
+
+fn numeric(d: &DType) -> Option<(Scalar, Option<Scalar>)> {
+    match d {
+        DType::Scalar(s) => match s.kind {
+            Kind::Bool | Kind::Int | Kind::UInt | Kind::Float if s.size <= 8 => {
+                Some((s.clone(), None))
+            }
+            Kind::Complex if s.size <= 16 => {
+                let part = Scalar {
+                    order: s.order,
+                    kind: Kind::Float,
+                    size: s.size / 2,
+                    unit: None,
+                };
+                Some((part.clone(), Some(part)))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn values(s: &(Scalar, Option<Scalar>), e: &[u8]) -> (f64, f64) {
+    let re = crate::values::scalar_f64(&s.0, e).unwrap_or(f64::NAN);
+    let im = match &s.1 {
+        Some(p) => crate::values::scalar_f64(p, &e[p.size..]).unwrap_or(f64::NAN),
+        None => 0.0,
+    };
+    (re, im)
+}
+
+fn close(a: f64, b: f64, rtol: f64, atol: f64) -> bool {
+    if a.is_nan() || b.is_nan() {
+        return a.is_nan() && b.is_nan();
+    }
+    if a.is_infinite() || b.is_infinite() {
+        return a == b;
+    }
+    (a - b).abs() <= atol + rtol * b.abs()
+}
+
+fn unravel(mut k: u64, shape: &[usize], fortran: bool) -> Vec<usize> {
+    let mut index = vec![0usize; shape.len()];
+    let axes: Vec<usize> = if fortran {
+        (0..shape.len()).collect()
+    } else {
+        (0..shape.len()).rev().collect()
+    };
+    for ax in axes {
+        let n = shape[ax].max(1) as u64;
+        index[ax] = (k % n) as usize;
+        k /= n;
+    }
+    index
+}
+
+/// Compares two arrays; the JSON says what differs.
+pub fn diff(a: &mut Opened<'_>, b: &mut Opened<'_>, rtol: f64, atol: f64) -> CliResult<Value> {
+    let (ha, hb) = (a.header.clone(), b.header.clone());
+    let mut out = json!({
+        "dtype": [ha.dtype.to_string(), hb.dtype.to_string()],
+        "shape": [ha.shape, hb.shape],
+    });
+    let na = numeric(&ha.dtype);
+    let nb = numeric(&hb.dtype);
+    let comparable = match (&na, &nb) {
+        (Some(x), Some(y)) => x.1.is_some() == y.1.is_some(),
+        _ => ha.dtype == hb.dtype,
+    };
+    out["dtype_differs"] = json!(ha.dtype != hb.dtype);
+    out["shape_differs"] = json!(ha.shape != hb.shape);
+    if ha.shape != hb.shape || !comparable {
+        out["equal"] = json!(false);
+        out["values_compared"] = json!(false);
+        return Ok(out);
+    }
+    a.check_complete()
+        .map_err(|e| CliError::problem(format!("first file: {e}")))?;
+    b.check_complete()
+        .map_err(|e| CliError::problem(format!("second file: {e}")))?;
+    let (ia, ib) = (
+        ha.dtype.itemsize().unwrap_or(0),
+        hb.dtype.itemsize().unwrap_or(0),
+    );
+    let count = ha.num_elements().unwrap_or(0) as u64;
+    let same_order =
+        ha.fortran_order == hb.fortran_order || ha.shape.iter().filter(|&&n| n > 1).count() <= 1;
+    let view_b = View::whole(&hb.shape, hb.fortran_order);
+    let total_b = hb.data_len().unwrap_or(0) as u64;
+    let batch = ((1u64 << 20) / ia.max(ib).max(1) as u64).max(1);
+    let mut differing = 0u64;
+    let mut max_abs: f64 = 0.0;
+    let mut first = Vec::new();
+    let mut bufa = Vec::new();
+    let mut bufb = Vec::new();
+    let mut gather = Gather {
+        opened: b,
+        blocks: HashMap::new(),
+        total: total_b,
+    };
+    let mut k = 0u64;
+    let io = |e: std::io::Error| CliError::problem(format!("reading the data: {e}"));
+    while k < count {
+        let n = batch.min(count - k);
+        bufa.resize(n as usize * ia, 0);
+        bufb.resize(n as usize * ib, 0);
+        a.data.read_at(k * ia as u64, &mut bufa).map_err(io)?;
+        if same_order {
+            gather
+                .opened
+                .data
+                .read_at(k * ib as u64, &mut bufb)
+                .map_err(io)?;
+        } else {
+            for j in 0..n {
+                let index = unravel(k + j, &ha.shape, ha.fortran_order);
+                let e = view_b.element(&index);
+                let s = j as usize * ib;
+                gather
+                    .get(e * ib as u64, &mut bufb[s..s + ib])
+                    .map_err(io)?;
+            }
+        }
+        for j in 0..n as usize {
+            let (ea, eb) = (&bufa[j * ia..(j + 1) * ia], &bufb[j * ib..(j + 1) * ib]);
+            let (same, shown) = match (&na, &nb) {
+                (Some(sa), Some(sb)) => {
+                    let (x, y) = (values(sa, ea), values(sb, eb));
+                    let same = close(x.0, y.0, rtol, atol) && close(x.1, y.1, rtol, atol);
+                    if !same {
+                        let d = ((x.0 - y.0).powi(2) + (x.1 - y.1).powi(2)).sqrt();
+                        if d.is_finite() {
+                            max_abs = max_abs.max(d);
+                        }
+                    }
+                    let show =
+                        |v: (f64, f64), c: bool| if c { json!([v.0, v.1]) } else { json!(v.0) };
+                    (same, (show(x, sa.1.is_some()), show(y, sb.1.is_some())))
+                }
+                _ => (
+                    ea == eb,
+                    (json!(format!("{ea:02x?}")), json!(format!("{eb:02x?}"))),
+                ),
+            };
+            if !same {
+                differing += 1;
+                if first.len() < FIRST {
+                    first.push(json!({
+                        "index": unravel(k + j as u64, &ha.shape, ha.fortran_order),
+                        "a": shown.0,
+                        "b": shown.1,
+                    }));
+                }
+            }
+        }
+        k += n;
+    }
+    out["values_compared"] = json!(true);
+    out["elements"] = json!(count);
+    out["differing"] = json!(differing);
+    out["max_abs_diff"] = json!(max_abs);
+    out["first_differences"] = json!(first);
+    out["equal"] = json!(differing == 0 && ha.dtype == hb.dtype);
+    Ok(out)
+}
+
+pub fn render(label: &str, v: &Value) -> String {
+    let mut out = String::new();
+    if v["equal"] == json!(true) {
+        return format!("{label}: equal\n");
+    }
+    out.push_str(&format!("{label}: differ\n"));
+    if v["dtype_differs"] == json!(true) {
+        out.push_str(&format!(
+            "  dtype: {} vs {}\n",
+            v["dtype"][0], v["dtype"][1]
+        ));
+    }
+    if v["shape_differs"] == json!(true) {
+        out.push_str(&format!(
+            "  shape: {} vs {}\n",
+            v["shape"][0], v["shape"][1]
+        ));
+    }
+    if v["values_compared"] == json!(false) {
+        out.push_str("  values not compared (shapes or kinds differ)\n");
+        return out;
+    }
+    if v["differing"] != json!(0) {
+        out.push_str(&format!(
+            "  {} of {} elements differ (largest absolute difference {})\n",
+            v["differing"],
+            v["elements"],
+            crate::repr::py_float(v["max_abs_diff"].as_f64().unwrap_or(0.0))
+        ));
+        for d in v["first_differences"].as_array().into_iter().flatten() {
+            out.push_str(&format!("  at {}: {} vs {}\n", d["index"], d["a"], d["b"]));
+        }
+    }
+    out
+}

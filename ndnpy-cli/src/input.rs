@@ -1,0 +1,339 @@
+//! Opening what the user named: `.npy` files and `.npz` members, read with
+//! positioned reads (never mapped: a file someone truncates while we read it
+//! gives an error, not `SIGBUS`) or, for compressed members, streamed.
+
+use crate::error::{CliError, CliResult};
+use ndnpy::{Compression, Header, NpzReader, ReadOptions};
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// What a path holds, judged by its first bytes (then by its extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    Npy,
+    Npz,
+}
+
+/// Header limit: NumPy's (`np.load` refuses longer headers by default), so
+/// that `check` accepts what NumPy loads.
+pub fn read_options() -> ReadOptions {
+    ReadOptions::default()
+}
+
+pub fn container_of(path: &Path) -> CliResult<Container> {
+    let file = File::open(path).map_err(|e| CliError::io(path, e))?;
+    let mut start = [0u8; 6];
+    let got = file
+        .read_at(&mut start, 0)
+        .map_err(|e| CliError::io(path, e))?;
+    let start = &start[..got];
+    if start.starts_with(b"\x93NUMPY") {
+        return Ok(Container::Npy);
+    }
+    if start.starts_with(b"PK") {
+        return Ok(Container::Npz);
+    }
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("npz") => Ok(Container::Npz),
+        _ => Ok(Container::Npy),
+    }
+}
+
+/// Random access to an array's data bytes (offsets from the first data
+/// byte). A streamed source only moves forward: callers ask for ascending,
+/// non-overlapping ranges.
+pub trait DataSource {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+}
+
+/// Positioned reads of a file: each read says where, so nothing is mapped
+/// and no shared cursor moves.
+pub struct Positioned {
+    pub file: File,
+    pub base: u64,
+}
+
+impl DataSource for Positioned {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.file.read_exact_at(buf, self.base + offset)
+    }
+}
+
+/// A forward-only stream (a compressed member being inflated).
+pub struct Streamed<R: Read> {
+    pub reader: R,
+    pub pos: u64,
+}
+
+impl<R: Read> DataSource for Streamed<R> {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        if offset < self.pos {
+            return Err(io::Error::other("internal: a stream cannot go back"));
+        }
+        let skip = offset - self.pos;
+        let skipped = io::copy(&mut (&mut self.reader).take(skip), &mut io::sink())?;
+        if skipped < skip {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        self.reader.read_exact(buf)?;
+        self.pos = offset + buf.len() as u64;
+        Ok(())
+    }
+}
+
+/// Counts the bytes the header parser consumes, which gives the data
+/// offset.
+struct Counting<R> {
+    inner: R,
+    count: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n.min(buf.len()) as u64;
+        Ok(n)
+    }
+}
+
+/// A reader over a file from an offset, by positioned reads.
+struct At<'a> {
+    file: &'a File,
+    pos: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+/// Parses a preamble from `reader`, returning the header and its length.
+pub fn read_header<R: Read>(reader: R) -> ndnpy::Result<(Header, u64)> {
+    let mut counting = Counting {
+        inner: reader,
+        count: 0,
+    };
+    let header = Header::read_from_with(&mut counting, &read_options())?;
+    Ok((header, counting.count))
+}
+
+/// One array ready to be read: its header, where its data starts in its
+/// `.npy` bytes, how many data bytes are really there, and the bytes.
+pub struct Opened<'a> {
+    pub header: Header,
+    pub data_offset: u64,
+    /// Data bytes present after the header (a truncated file has fewer than
+    /// the header declares).
+    pub available: u64,
+    pub data: Box<dyn DataSource + 'a>,
+}
+
+impl Opened<'_> {
+    /// Fails unless all the data the header declares is present.
+    pub fn check_complete(&self) -> ndnpy::Result<()> {
+        let expected = self.header.data_len()? as u64;
+        if self.available < expected {
+            return Err(ndnpy::Error::TruncatedData {
+                expected,
+                found: self.available,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Opens a `.npy` file.
+pub fn open_npy(path: &Path) -> CliResult<Opened<'static>> {
+    let file = File::open(path).map_err(|e| CliError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| CliError::io(path, e))?;
+    if meta.is_dir() {
+        return Err(CliError::io(path, io::Error::other("is a directory")));
+    }
+    let (header, offset) = read_header(At {
+        file: &file,
+        pos: 0,
+    })
+    .map_err(|e| CliError::lib(path, None, e))?;
+    Ok(Opened {
+        available: meta.len().saturating_sub(offset),
+        data_offset: offset,
+        header,
+        data: Box::new(Positioned { file, base: offset }),
+    })
+}
+
+/// An open `.npz` archive.
+pub struct Npz {
+    pub path: PathBuf,
+    pub reader: NpzReader<BufReader<File>>,
+    file: File,
+    zip: Option<zip::ZipArchive<File>>,
+}
+
+impl Npz {
+    pub fn open(path: &Path) -> CliResult<Npz> {
+        let reader = NpzReader::open(path)
+            .map_err(|e| CliError::lib(path, None, e))?
+            .with_options(read_options());
+        let file = File::open(path).map_err(|e| CliError::io(path, e))?;
+        Ok(Npz {
+            path: path.to_owned(),
+            reader,
+            file,
+            zip: None,
+        })
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.reader.names()
+    }
+
+    /// Opens member `name`: positioned reads for a stored member, an
+    /// inflating stream for a compressed one.
+    pub fn member(&mut self, name: &str) -> CliResult<Opened<'_>> {
+        let path = self.path.clone();
+        let err = |e| CliError::lib(&path, Some(name), e);
+        let info = self.reader.member_info(name).map_err(err)?;
+        if info.encrypted {
+            return Err(err(ndnpy::Error::Encrypted {
+                name: name.to_owned(),
+            }));
+        }
+        if info.compression == Compression::Stored {
+            let (header, offset) = read_header(At {
+                file: &self.file,
+                pos: info.data_start,
+            })
+            .map_err(|e| err(in_member(name, e)))?;
+            let file = self.file.try_clone().map_err(|e| CliError::io(&path, e))?;
+            return Ok(Opened {
+                available: info.size.saturating_sub(offset),
+                data_offset: offset,
+                header,
+                data: Box::new(Positioned {
+                    file,
+                    base: info.data_start + offset,
+                }),
+            });
+        }
+        if self.zip.is_none() {
+            let file = self.file.try_clone().map_err(|e| CliError::io(&path, e))?;
+            let zip = zip::ZipArchive::new(file).map_err(|e| {
+                err(ndnpy::Error::InvalidArchive {
+                    reason: e.to_string(),
+                })
+            })?;
+            self.zip = Some(zip);
+        }
+        let zip = self.zip.as_mut().expect("opened above");
+        let index = zip
+            .index_for_name(name)
+            .or_else(|| zip.index_for_name(&format!("{name}.npy")))
+            .ok_or_else(|| {
+                CliError::lib(
+                    &path,
+                    Some(name),
+                    ndnpy::Error::MemberNotFound {
+                        name: name.to_owned(),
+                    },
+                )
+            })?;
+        let member = zip.by_index(index).map_err(|e| {
+            CliError::lib(
+                &path,
+                Some(name),
+                ndnpy::Error::CorruptMember {
+                    name: name.to_owned(),
+                    reason: e.to_string(),
+                },
+            )
+        })?;
+        let mut counting = Counting {
+            inner: member,
+            count: 0,
+        };
+        let header = Header::read_from_with(&mut counting, &read_options())
+            .map_err(|e| CliError::lib(&path, Some(name), in_member(name, e)))?;
+        let offset = counting.count;
+        Ok(Opened {
+            available: info.size.saturating_sub(offset),
+            data_offset: offset,
+            header,
+            data: Box::new(Streamed {
+                reader: counting.inner,
+                pos: 0,
+            }),
+        })
+    }
+}
+
+/// A member that does not start with the magic string is not an array.
+fn in_member(name: &str, e: ndnpy::Error) -> ndnpy::Error {
+    match e {
+        ndnpy::Error::BadMagic { found } => ndnpy::Error::NotNpy {
+            name: name.to_owned(),
+            found,
+        },
+        other => other,
+    }
+}
+
+/// Runs `f` on each array a path holds: the file itself, or the members
+/// of an archive (only `key` when given), with a label naming both.
+pub fn for_each_array(
+    path: &Path,
+    key: Option<&str>,
+    mut f: impl FnMut(&str, CliResult<Opened<'_>>) -> CliResult<()>,
+) -> CliResult<()> {
+    match container_of(path)? {
+        Container::Npy => {
+            if key.is_some() {
+                return Err(CliError::usage(format!(
+                    "{}: --key applies to .npz archives",
+                    path.display()
+                )));
+            }
+            f(&path.display().to_string(), open_npy(path))
+        }
+        Container::Npz => {
+            let mut npz = Npz::open(path)?;
+            let names = match key {
+                Some(k) => vec![k.to_owned()],
+                None => npz.names(),
+            };
+            for name in names {
+                let label = format!("{}:{name}", path.display());
+                f(&label, npz.member(&name))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Reads the data in chunks of whole elements (at most about 1 MiB),
+/// calling `f` with each; `progress` is told how many bytes went by.
+pub fn for_each_chunk(
+    opened: &mut Opened<'_>,
+    mut progress: impl FnMut(u64),
+    mut f: impl FnMut(&[u8]),
+) -> ndnpy::Result<()> {
+    opened.check_complete()?;
+    let total = opened.header.data_len()? as u64;
+    let itemsize = opened.header.dtype.itemsize().unwrap_or(1).max(1) as u64;
+    let chunk = ((1u64 << 20) / itemsize).max(1) * itemsize;
+    let mut buf = vec![0u8; chunk.min(total) as usize];
+    let mut pos = 0;
+    while pos < total {
+        let n = chunk.min(total - pos) as usize;
+        opened.data.read_at(pos, &mut buf[..n])?;
+        f(&buf[..n]);
+        pos += n as u64;
+        progress(n as u64);
+    }
+    Ok(())
+}

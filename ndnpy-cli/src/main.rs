@@ -1,0 +1,464 @@
+//! `ndnpy`: look inside, check, convert and compare NumPy `.npy`/`.npz`
+//! files without loading them into memory or unpickling anything.
+#![forbid(unsafe_code)]
+
+mod check;
+mod convert;
+mod diff;
+mod error;
+mod info;
+mod input;
+mod repr;
+mod show;
+mod slice;
+mod stats;
+mod values;
+
+use clap::{Parser, Subcommand};
+use error::{CliError, CliResult, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+const EXIT_CODES: &str = "Exit codes:
+  0  success: every file is valid (and, for diff, the arrays are equal)
+  1  a problem was found: an invalid or truncated file, a pickled object array (check), differences (diff)
+  2  usage error, or a file that cannot be opened, read or written
+
+FILE arguments may be glob patterns ('data/**/*.npy'), expanded by ndnpy when the shell did not.
+Members of an .npz archive are named ARCHIVE:MEMBER in the output.";
+
+#[derive(Parser)]
+#[command(name = "ndnpy", version, about = "Look inside, check, convert and compare NumPy .npy/.npz files (never loads whole files, never unpickles)", after_help = EXIT_CODES)]
+struct Cli {
+    /// Machine-readable output: one JSON document on stdout.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Header facts: version, dtype (records as a tree), shape, order, data offset and
+    /// alignment, room to grow in place, pickled or not; for .npz one row per member.
+    #[command(after_help = EXIT_CODES)]
+    Info {
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+    /// Print values as NumPy's repr does (summarised with ... beyond 1000 elements),
+    /// reading only the bytes it prints.
+    #[command(after_help = EXIT_CODES)]
+    Show {
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// NumPy indexing, e.g. "0:5, :, -1" or "..., 2".
+        #[arg(long, allow_hyphen_values = true)]
+        slice: Option<String>,
+        /// Only this member of an .npz archive.
+        #[arg(long)]
+        key: Option<String>,
+        /// Print every element, never summarise.
+        #[arg(long)]
+        full: bool,
+    },
+    /// Count, min, max, mean, std, NaN/±inf per array and per record field, in one
+    /// streaming pass with constant memory. Min/max ignore NaN; mean and std
+    /// (population) are over the finite values.
+    #[command(after_help = EXIT_CODES)]
+    Stats {
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Only this member of an .npz archive.
+        #[arg(long)]
+        key: Option<String>,
+    },
+    /// Convert: .npy <-> .npz (stored, or --compress), several .npy into one .npz and
+    /// back (--split), C <-> Fortran order, byte order, CSV for 1-D/2-D numbers.
+    /// The last argument is the output.
+    #[command(after_help = EXIT_CODES)]
+    Convert {
+        /// Inputs, then the output (a file, or a folder with --split).
+        #[arg(required = true, num_args = 2..)]
+        paths: Vec<String>,
+        /// Output format (default: from the output's extension).
+        #[arg(long, value_enum)]
+        to: Option<convert::Format>,
+        /// Deflate the members of an .npz output (np.savez_compressed).
+        #[arg(long)]
+        compress: bool,
+        /// Write each array to OUTPUT/NAME.npy.
+        #[arg(long)]
+        split: bool,
+        /// Memory order of the output data.
+        #[arg(long, value_enum)]
+        order: Option<convert::OrderArg>,
+        /// Byte order of the output data.
+        #[arg(long, value_enum)]
+        byteorder: Option<convert::ByteOrderArg>,
+        /// Only this member of an .npz input.
+        #[arg(long)]
+        key: Option<String>,
+    },
+    /// Validate files and folders (recursively): headers, sizes, CRCs, decompression,
+    /// pickle safety. One line per problem; exit code 1 if any.
+    #[command(after_help = EXIT_CODES)]
+    Check {
+        #[arg(required = true)]
+        paths: Vec<String>,
+        /// Accept object arrays (pickled Python objects) instead of reporting them.
+        #[arg(long)]
+        allow_pickle: bool,
+    },
+    /// Compare two arrays (or two archives member by member): dtype, shape, values,
+    /// first differing indices.
+    #[command(after_help = EXIT_CODES)]
+    Diff {
+        a: String,
+        b: String,
+        /// Relative tolerance.
+        #[arg(long, default_value_t = 0.0)]
+        rtol: f64,
+        /// Absolute tolerance.
+        #[arg(long, default_value_t = 0.0)]
+        atol: f64,
+        /// Only this member of .npz inputs.
+        #[arg(long)]
+        key: Option<String>,
+    },
+}
+
+/// Expands patterns the shell left alone; plain paths pass through.
+fn expand(args: &[String]) -> CliResult<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for a in args {
+        let is_pattern = a.contains(['*', '?', '[']) && !Path::new(a).exists();
+        if !is_pattern {
+            out.push(PathBuf::from(a));
+            continue;
+        }
+        let paths =
+            glob::glob(a).map_err(|e| CliError::usage(format!("{a}: invalid pattern: {e}")))?;
+        let mut found: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
+        if found.is_empty() {
+            return Err(CliError::usage(format!(
+                "{a}: no file matches this pattern"
+            )));
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+/// What a command produced: text for people, JSON for programs, and the
+/// exit code.
+struct Outcome {
+    text: String,
+    errors: Vec<String>,
+    json: Value,
+    code: i32,
+}
+
+impl Outcome {
+    fn new(json: Value) -> Outcome {
+        Outcome {
+            text: String::new(),
+            errors: Vec::new(),
+            json,
+            code: EXIT_OK,
+        }
+    }
+
+    fn fail(&mut self, e: CliError) {
+        self.code = self.code.max(e.code);
+        self.errors.push(e.message);
+    }
+}
+
+fn progress_bar() -> indicatif::ProgressBar {
+    // Drawn on stderr only when it is a terminal: hidden in pipes and CI.
+    let bar =
+        indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn run(cli: Cli) -> CliResult<Outcome> {
+    match cli.command {
+        Command::Info { files } => {
+            let mut o = Outcome::new(json!([]));
+            for path in expand(&files)? {
+                match info::info(&path) {
+                    Ok(v) => {
+                        if v["truncated"] == json!(true) {
+                            o.code = o.code.max(EXIT_PROBLEM);
+                        }
+                        o.text.push_str(&info::render(&v));
+                        o.json.as_array_mut().expect("array").push(v);
+                    }
+                    Err(e) => o.fail(e),
+                }
+            }
+            Ok(o)
+        }
+        Command::Show {
+            files,
+            slice,
+            key,
+            full,
+        } => {
+            let mut o = Outcome::new(json!([]));
+            let paths = expand(&files)?;
+            let many = paths.len() > 1;
+            for path in paths {
+                let mut results = Vec::new();
+                let r = input::for_each_array(&path, key.as_deref(), |label, opened| {
+                    let shown = opened.and_then(|mut op| {
+                        show::show(&mut op, slice.as_deref(), full)
+                            .map_err(|m| CliError::problem(format!("{label}: {m}")))
+                    });
+                    results.push((label.to_owned(), shown));
+                    Ok(())
+                });
+                if let Err(e) = r {
+                    o.fail(e);
+                }
+                let labelled =
+                    many || results.len() > 1 || results.iter().any(|(l, _)| l.contains(".npz:"));
+                for (label, shown) in results {
+                    match shown {
+                        Ok((text, shape)) => {
+                            if labelled {
+                                o.text.push_str(&format!("{label}:\n"));
+                            }
+                            o.text.push_str(&text);
+                            o.text.push('\n');
+                            o.json
+                                .as_array_mut()
+                                .expect("array")
+                                .push(json!({"name": label, "shape": shape, "repr": text}));
+                        }
+                        Err(e) => o.fail(e),
+                    }
+                }
+            }
+            Ok(o)
+        }
+        Command::Stats { files, key } => {
+            let mut o = Outcome::new(json!([]));
+            let bar = progress_bar();
+            for path in expand(&files)? {
+                let r = input::for_each_array(&path, key.as_deref(), |label, opened| {
+                    let result = opened.and_then(|mut op| {
+                        stats::stats(&mut op, &bar)
+                            .map_err(|e| CliError::lib(&path, None, e))
+                            .map_err(|e| CliError {
+                                message: e.message.replacen(&path.display().to_string(), label, 1),
+                                code: e.code,
+                            })
+                    });
+                    match result {
+                        Ok(mut v) => {
+                            o.text.push_str(&stats::render(label, &v));
+                            v["name"] = json!(label);
+                            o.json.as_array_mut().expect("array").push(v);
+                        }
+                        Err(e) => o.fail(e),
+                    }
+                    Ok(())
+                });
+                if let Err(e) = r {
+                    o.fail(e);
+                }
+            }
+            bar.finish_and_clear();
+            Ok(o)
+        }
+        Command::Convert {
+            paths,
+            to,
+            compress,
+            split,
+            order,
+            byteorder,
+            key,
+        } => {
+            let (out, inputs) = paths.split_last().expect("clap requires two paths");
+            let inputs = expand(inputs)?;
+            let opts = convert::Options {
+                to,
+                compress,
+                split,
+                order,
+                byteorder,
+                key,
+            };
+            let written = convert::convert(&inputs, Path::new(out), &opts)?;
+            let mut o = Outcome::new(json!({"written": written}));
+            for w in &written {
+                o.text.push_str(&format!("wrote {w}\n"));
+            }
+            Ok(o)
+        }
+        Command::Check {
+            paths,
+            allow_pickle,
+        } => {
+            let mut o = Outcome::new(json!([]));
+            let mut files = Vec::new();
+            for p in expand(&paths)? {
+                if let Err(e) = check::walk(&p, &mut files) {
+                    o.fail(CliError::io(&p, e));
+                }
+            }
+            let mut bad = 0;
+            for f in &files {
+                match check::check_file(f, allow_pickle) {
+                    Ok(problems) => {
+                        let ok = problems.is_empty();
+                        bad += !ok as usize;
+                        for p in &problems {
+                            let place = match &p.member {
+                                Some(m) => format!("{}:{m}", p.path.display()),
+                                None => p.path.display().to_string(),
+                            };
+                            o.text.push_str(&format!("{place}: {}\n", p.message));
+                            o.code = o.code.max(EXIT_PROBLEM);
+                        }
+                        o.json.as_array_mut().expect("array").push(json!({
+                            "path": f.display().to_string(),
+                            "ok": ok,
+                            "problems": problems.iter().map(|p| json!({"member": p.member, "message": p.message})).collect::<Vec<_>>(),
+                        }));
+                    }
+                    Err(e) => {
+                        bad += 1;
+                        o.fail(e);
+                    }
+                }
+            }
+            eprintln!("checked {} files: {} with problems", files.len(), bad);
+            Ok(o)
+        }
+        Command::Diff {
+            a,
+            b,
+            rtol,
+            atol,
+            key,
+        } => {
+            let (pa, pb) = (PathBuf::from(a), PathBuf::from(b));
+            let mut o = Outcome::new(json!([]));
+            let ka = input::container_of(&pa)?;
+            let kb = input::container_of(&pb)?;
+            let mut pairs: Vec<(String, Option<String>)> = Vec::new();
+            if ka == input::Container::Npz && kb == input::Container::Npz && key.is_none() {
+                let na = input::Npz::open(&pa)?.names();
+                let nb = input::Npz::open(&pb)?.names();
+                for n in &na {
+                    pairs.push((n.clone(), Some(n.clone())));
+                }
+                for n in nb.iter().filter(|n| !na.contains(n)) {
+                    pairs.push((n.clone(), Some(n.clone())));
+                }
+            } else {
+                pairs.push((String::new(), key.clone()));
+            }
+            for (name, member) in pairs {
+                let label = if name.is_empty() {
+                    format!("{} vs {}", pa.display(), pb.display())
+                } else {
+                    name.clone()
+                };
+                let mut za = if ka == input::Container::Npz {
+                    Some(input::Npz::open(&pa)?)
+                } else {
+                    None
+                };
+                let mut zb = if kb == input::Container::Npz {
+                    Some(input::Npz::open(&pb)?)
+                } else {
+                    None
+                };
+                let first =
+                    |z: &Option<input::Npz>| z.as_ref().map(|z| z.names()).unwrap_or_default();
+                let ma = member.clone().or_else(|| first(&za).first().cloned());
+                let mb = member.clone().or_else(|| first(&zb).first().cloned());
+                let present_a = za
+                    .as_ref()
+                    .is_none_or(|z| ma.as_ref().is_some_and(|m| z.names().contains(m)));
+                let present_b = zb
+                    .as_ref()
+                    .is_none_or(|z| mb.as_ref().is_some_and(|m| z.names().contains(m)));
+                if !present_a || !present_b {
+                    o.code = o.code.max(EXIT_PROBLEM);
+                    let which = if present_a {
+                        pb.display()
+                    } else {
+                        pa.display()
+                    };
+                    o.text.push_str(&format!(
+                        "{label}: only in one archive (missing from {which})\n"
+                    ));
+                    o.json.as_array_mut().expect("array").push(
+                        json!({"name": label, "equal": false, "missing_from": which.to_string()}),
+                    );
+                    continue;
+                }
+                let mut oa = match &mut za {
+                    Some(z) => z.member(ma.as_deref().unwrap_or(""))?,
+                    None => input::open_npy(&pa)?,
+                };
+                let mut ob = match &mut zb {
+                    Some(z) => z.member(mb.as_deref().unwrap_or(""))?,
+                    None => input::open_npy(&pb)?,
+                };
+                let mut v = diff::diff(&mut oa, &mut ob, rtol, atol)?;
+                if v["equal"] != json!(true) {
+                    o.code = o.code.max(EXIT_PROBLEM);
+                }
+                o.text.push_str(&diff::render(&label, &v));
+                v["name"] = json!(label);
+                o.json.as_array_mut().expect("array").push(v);
+            }
+            Ok(o)
+        }
+    }
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            std::process::exit(if e.use_stderr() { EXIT_USAGE } else { EXIT_OK });
+        }
+    };
+    let json = cli.json;
+    let code = match run(cli) {
+        Ok(o) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&o.json).unwrap_or_default()
+                );
+            } else {
+                print!("{}", o.text);
+            }
+            for e in &o.errors {
+                eprintln!("ndnpy: {e}");
+            }
+            o.code
+        }
+        Err(e) => {
+            eprintln!("ndnpy: {e}");
+            e.code
+        }
+    };
+    std::process::exit(code);
+}

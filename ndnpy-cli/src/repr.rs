@@ -1,0 +1,668 @@
+//! NumPy's `repr` of an array, with its default print options (precision 8,
+//! threshold 1000, edge items 3, line width 75): the port of
+//! `numpy/_core/arrayprint.py` for the element types ndnpy reads.
+
+use crate::values::{datetime_str, f16_to_f64, Values, Width};
+use ndnpy::{ByteOrder, DType, Kind};
+
+pub const THRESHOLD: usize = 1000;
+pub const EDGE: usize = 3;
+const LINE_WIDTH: usize = 75;
+const PRECISION: usize = 8;
+
+/// Shortest decimal digits that read back as the same value of `width`:
+/// `(digits, exponent)` with the value `d.ddd × 10^exponent`.
+fn shortest(v: f64, width: Width) -> (String, i32) {
+    let s = match width {
+        Width::F64 => format!("{:e}", v.abs()),
+        Width::F32 => format!("{:e}", (v as f32).abs()),
+        Width::F16 => {
+            let a = v.abs();
+            (0..6)
+                .map(|p| format!("{a:.p$e}"))
+                .find(|s| rounds_to_f16(s.parse().unwrap_or(f64::NAN), a))
+                .unwrap_or_else(|| format!("{a:e}"))
+        }
+    };
+    split_sci(&s)
+}
+
+/// Whether `x` rounds to the float16 value `v` (round half to even).
+fn rounds_to_f16(x: f64, v: f64) -> bool {
+    if v == 0.0 {
+        return x < 2f64.powi(-25);
+    }
+    let e = v.log2().floor().max(-14.0) as i32;
+    let ulp = 2f64.powi(e - 10);
+    let diff = (x - v).abs();
+    let even = (v / ulp).round() as i64 % 2 == 0;
+    diff < ulp / 2.0 || (diff == ulp / 2.0 && even)
+}
+
+fn split_sci(s: &str) -> (String, i32) {
+    let (m, e) = s.split_once('e').expect("scientific");
+    (m.replace('.', ""), e.parse().expect("exponent"))
+}
+
+/// `v` rounded to `digits` fraction digits in scientific notation, as
+/// `(mantissa digits, exponent)`.
+fn sci_rounded(v: f64, digits: usize) -> (String, i32) {
+    split_sci(&format!("{:.digits$e}", v.abs()))
+}
+
+/// Positional rendering with at most 8 fraction digits, trailing zeros
+/// trimmed (NumPy's `dragon4_positional(unique, precision=8, trim='.')`):
+/// (integer part with sign, fraction part).
+fn positional(v: f64, width: Width, sign_plus: bool) -> (String, String) {
+    let (digits, exp) = shortest(v, width);
+    let frac_needed = (digits.len() as i32 - 1 - exp).max(0) as usize;
+    let (int, frac) = if frac_needed > PRECISION {
+        let s = format!("{:.PRECISION$}", v.abs());
+        let (i, f) = s.split_once('.').expect("point");
+        (i.to_owned(), f.trim_end_matches('0').to_owned())
+    } else {
+        place_point(&digits, exp)
+    };
+    let int = if int.is_empty() { "0".to_owned() } else { int };
+    (with_sign(v, int, sign_plus), frac)
+}
+
+/// Integer and fraction parts of `d.ddd × 10^exp`, trailing zeros trimmed.
+fn place_point(digits: &str, exp: i32) -> (String, String) {
+    if exp >= 0 {
+        let e = exp as usize;
+        let mut int = digits.to_owned();
+        if int.len() < e + 1 {
+            int.extend(std::iter::repeat_n('0', e + 1 - int.len()));
+        }
+        let frac = int.split_off(e + 1);
+        (int, frac.trim_end_matches('0').to_owned())
+    } else {
+        let zeros = "0".repeat((-exp - 1) as usize);
+        (
+            "0".to_owned(),
+            format!("{zeros}{digits}").trim_end_matches('0').to_owned(),
+        )
+    }
+}
+
+fn with_sign(v: f64, s: String, sign_plus: bool) -> String {
+    if v.is_sign_negative() {
+        format!("-{s}")
+    } else if sign_plus {
+        format!("+{s}")
+    } else {
+        s
+    }
+}
+
+/// NumPy's `FloatingFormat` with `floatmode='maxprec'`.
+struct FloatFormat {
+    width: Width,
+    exp: bool,
+    pad_left: usize,
+    pad_right: usize,
+    precision: usize,
+    exp_size: usize,
+    sign_plus: bool,
+}
+
+impl FloatFormat {
+    fn new(data: &[f64], width: Width, sign_plus: bool) -> FloatFormat {
+        let finite: Vec<f64> = data.iter().copied().filter(|x| x.is_finite()).collect();
+        let nonzero: Vec<f64> = finite
+            .iter()
+            .map(|x| x.abs())
+            .filter(|&x| x != 0.0)
+            .collect();
+        let mut f = FloatFormat {
+            width,
+            exp: false,
+            pad_left: 0,
+            pad_right: 0,
+            precision: PRECISION,
+            exp_size: 0,
+            sign_plus,
+        };
+        if !nonzero.is_empty() {
+            let max = nonzero.iter().copied().fold(f64::MIN, f64::max);
+            let min = nonzero.iter().copied().fold(f64::MAX, f64::min);
+            f.exp = max >= 1e8 || min < 0.0001 || max / min > 1000.0;
+        }
+        if finite.is_empty() {
+            f.precision = 0;
+        } else if f.exp {
+            let parts: Vec<(String, String, i32)> = finite
+                .iter()
+                .map(|&x| {
+                    let (d, e) = capped_sci(x, width);
+                    let sign = if x.is_sign_negative() {
+                        "-"
+                    } else if sign_plus {
+                        "+"
+                    } else {
+                        ""
+                    };
+                    (format!("{sign}{}", &d[..1]), d[1..].to_owned(), e)
+                })
+                .collect();
+            f.precision = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
+            f.exp_size = parts
+                .iter()
+                .map(|p| p.2.unsigned_abs().to_string().len())
+                .max()
+                .unwrap_or(2)
+                .max(2);
+            f.pad_left = parts.iter().map(|p| p.0.len()).max().unwrap_or(0);
+            f.pad_right = f.exp_size + 2 + f.precision;
+        } else {
+            let parts: Vec<(String, String)> = finite
+                .iter()
+                .map(|&x| positional(x, width, sign_plus))
+                .collect();
+            f.pad_left = parts.iter().map(|p| p.0.len()).max().unwrap_or(0);
+            f.pad_right = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
+        }
+        if finite.len() != data.len() {
+            let neginf = sign_plus || data.contains(&f64::NEG_INFINITY);
+            let offset = f.pad_right + 1;
+            f.pad_left = f
+                .pad_left
+                .max(3usize.saturating_sub(offset))
+                .max((3 + neginf as usize).saturating_sub(offset));
+        }
+        f
+    }
+
+    fn format(&self, x: f64) -> String {
+        if !x.is_finite() {
+            let ret = if x.is_nan() {
+                if self.sign_plus { "+nan" } else { "nan" }.to_owned()
+            } else if x < 0.0 {
+                "-inf".to_owned()
+            } else if self.sign_plus {
+                "+inf".to_owned()
+            } else {
+                "inf".to_owned()
+            };
+            let width = self.pad_left + self.pad_right + 1;
+            return format!("{ret:>width$}");
+        }
+        if self.exp {
+            let (own, _) = capped_sci(x, self.width);
+            let (digits, e) = if own.len() - 1 == self.precision {
+                capped_sci(x, self.width)
+            } else {
+                sci_rounded(x, self.precision)
+            };
+            let mantissa = format!("{}.{}", &digits[..1], &digits[1..]);
+            let mantissa = with_sign(x, mantissa, self.sign_plus);
+            let (mi, mf) = mantissa.split_once('.').expect("point");
+            let sign = if e < 0 { '-' } else { '+' };
+            let size = self.exp_size;
+            format!(
+                "{mi:>w$}.{mf}e{sign}{:0size$}",
+                e.unsigned_abs(),
+                w = self.pad_left
+            )
+        } else {
+            let (int, frac) = positional(x, self.width, self.sign_plus);
+            format!(
+                "{int:>l$}.{frac:<r$}",
+                l = self.pad_left,
+                r = self.pad_right
+            )
+        }
+    }
+}
+
+/// Shortest scientific digits, rounded to at most 8 fraction digits.
+fn capped_sci(x: f64, width: Width) -> (String, i32) {
+    let (d, e) = shortest(x, width);
+    if d.len() - 1 > PRECISION {
+        let (d, e) = sci_rounded(x, PRECISION);
+        (trim_digits(d), e)
+    } else {
+        (d, e)
+    }
+}
+
+fn trim_digits(d: String) -> String {
+    let t = d.trim_end_matches('0');
+    if t.is_empty() {
+        "0".to_owned()
+    } else {
+        t.to_owned()
+    }
+}
+
+/// Python's `repr` of a `str`.
+pub fn py_str(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::from(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || (0x7f..0xa1).contains(&(c as u32)) || c == '\u{ad}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `repr` of `bytes`.
+pub fn py_bytes(b: &[u8]) -> String {
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        b'"'
+    } else {
+        b'\''
+    };
+    let mut out = String::from("b");
+    out.push(quote as char);
+    for &c in b {
+        match c {
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c as char);
+            }
+            0x20..=0x7e => out.push(c as char),
+            c => out.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    out.push(quote as char);
+    out
+}
+
+fn pad_right_all(words: Vec<String>) -> Vec<String> {
+    let w = words.iter().map(|s| s.chars().count()).max().unwrap_or(0);
+    words.into_iter().map(|s| format!("{s:>w$}")).collect()
+}
+
+/// Each value as NumPy's format function for the whole (shown) data
+/// renders it. `zero_d` is true for a 0-d array.
+pub fn format_values(values: &Values, zero_d: bool) -> Vec<String> {
+    match values {
+        Values::Bool(v) => v
+            .iter()
+            .map(|&b| match (b, zero_d) {
+                (true, true) => "True".to_owned(),
+                (true, false) => " True".to_owned(),
+                (false, _) => "False".to_owned(),
+            })
+            .collect(),
+        Values::Int(v) => pad_right_all(v.iter().map(i64::to_string).collect()),
+        Values::UInt(v) => pad_right_all(v.iter().map(u64::to_string).collect()),
+        Values::Float(v, w) => {
+            let f = FloatFormat::new(v, *w, false);
+            v.iter().map(|&x| f.format(x)).collect()
+        }
+        Values::Complex(v, w) => {
+            let re: Vec<f64> = v.iter().map(|c| c.0).collect();
+            let im: Vec<f64> = v.iter().map(|c| c.1).collect();
+            let fr = FloatFormat::new(&re, *w, false);
+            let fi = FloatFormat::new(&im, *w, true);
+            v.iter()
+                .map(|&(r, i)| {
+                    let i = fi.format(i);
+                    let sp = i.trim_end().len();
+                    format!("{}{}j{}", fr.format(r), &i[..sp], &i[sp..])
+                })
+                .collect()
+        }
+        Values::Bytes(v) => v.iter().map(|b| py_bytes(b)).collect(),
+        Values::Str(v) => v.iter().map(|s| py_str(s)).collect(),
+        Values::Void(v) => v
+            .iter()
+            .map(|b| {
+                let hex: String = b.iter().map(|x| format!("\\x{x:02X}")).collect();
+                format!("b'{hex}'")
+            })
+            .collect(),
+        Values::Datetime(v, unit) => timelike(v, |x| format!("'{}'", datetime_str(x, unit))),
+        Values::Timedelta(v) => timelike(v, |x| x.to_string()),
+        Values::Record(columns) => {
+            let formatted: Vec<Vec<String>> = columns
+                .iter()
+                .map(|(_, c)| format_values(c, false))
+                .collect();
+            let n = formatted.first().map_or(0, Vec::len);
+            (0..n)
+                .map(|i| {
+                    let parts: Vec<&str> = formatted.iter().map(|c| c[i].as_str()).collect();
+                    if parts.len() == 1 {
+                        format!("({},)", parts[0])
+                    } else {
+                        format!("({})", parts.join(", "))
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+/// NumPy's `TimelikeFormat`: right-aligned to the widest of max and min,
+/// with room for `'NaT'`.
+fn timelike(v: &[i64], f: impl Fn(i64) -> String) -> Vec<String> {
+    let non_nat: Vec<i64> = v.iter().copied().filter(|&x| x != i64::MIN).collect();
+    let mut width = match (non_nat.iter().max(), non_nat.iter().min()) {
+        (Some(&a), Some(&b)) => f(a).len().max(f(b).len()),
+        _ => 0,
+    };
+    if non_nat.len() < v.len() {
+        width = width.max(5);
+    }
+    v.iter()
+        .map(|&x| {
+            let s = if x == i64::MIN {
+                "'NaT'".to_owned()
+            } else {
+                f(x)
+            };
+            format!("{s:>width$}")
+        })
+        .collect()
+}
+
+/// Indices shown along an axis of length `n` (`None` for the `...`).
+pub fn shown_indices(n: usize, summarize: bool) -> Vec<Option<usize>> {
+    if summarize && n > 2 * EDGE {
+        (0..EDGE)
+            .map(Some)
+            .chain(std::iter::once(None))
+            .chain((n - EDGE..n).map(Some))
+            .collect()
+    } else {
+        (0..n).map(Some).collect()
+    }
+}
+
+fn extend_line(s: &mut String, line: &mut String, word: &str, width: usize, prefix: &str) {
+    let needs_wrap = line.len() + word.chars().count() > width && line.len() > prefix.len();
+    if needs_wrap {
+        s.push_str(line.trim_end());
+        s.push('\n');
+        *line = prefix.to_owned();
+    }
+    line.push_str(word);
+}
+
+/// NumPy's `_formatArray`: `words` are the formatted elements in C order
+/// of the shown indices.
+fn format_array(
+    words: &mut dyn Iterator<Item = String>,
+    axes: &[Vec<Option<usize>>],
+    hanging: &str,
+    width: usize,
+) -> String {
+    if axes.is_empty() {
+        return words.next().unwrap_or_default();
+    }
+    let next_hanging = format!("{hanging} ");
+    let next_width = width - 1;
+    let items = &axes[0];
+    let mut s = String::new();
+    if axes.len() == 1 {
+        let elem_width = width - 1;
+        let mut line = hanging.to_owned();
+        let last = items.len().saturating_sub(1);
+        for (k, item) in items.iter().enumerate() {
+            let word = match item {
+                Some(_) => format_array(words, &axes[1..], &next_hanging, next_width),
+                None => "...".to_owned(),
+            };
+            extend_line(&mut s, &mut line, &word, elem_width, hanging);
+            if k != last {
+                line.push_str(", ");
+            }
+        }
+        s.push_str(&line);
+    } else {
+        let line_sep = format!(",{}", "\n".repeat(axes.len() - 1));
+        let last = items.len().saturating_sub(1);
+        for (k, item) in items.iter().enumerate() {
+            s.push_str(hanging);
+            match item {
+                Some(_) => s.push_str(&format_array(words, &axes[1..], &next_hanging, next_width)),
+                None => s.push_str("..."),
+            }
+            if k != last {
+                s.push_str(&line_sep);
+            }
+        }
+    }
+    format!("[{}]", &s[hanging.len()..])
+}
+
+/// Python's `repr` of a shape tuple.
+pub fn shape_repr(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// NumPy's `dtype_short_repr`, or `None` when the dtype is implied by the
+/// values (float64, int64, complex128, bool in native order).
+pub fn dtype_repr(dtype: &DType) -> Option<String> {
+    let s = match dtype {
+        DType::Scalar(s) => s,
+        other => return Some(record_str(other)),
+    };
+    let native = s.order == ByteOrder::NATIVE || s.order == ByteOrder::NotApplicable;
+    if matches!(s.kind, Kind::Bytes | Kind::Unicode | Kind::Void) {
+        return Some(format!("'{}'", s.type_str()));
+    }
+    if !native {
+        return Some(format!("'{}'", s.type_str()));
+    }
+    let name = match (s.kind, s.size) {
+        (Kind::Bool, _) | (Kind::Int, 8) | (Kind::Float, 8) | (Kind::Complex, 16) => return None,
+        (Kind::Int, n) => format!("int{}", n * 8),
+        (Kind::UInt, n) => format!("uint{}", n * 8),
+        (Kind::Float, n) => format!("float{}", n * 8),
+        (Kind::Complex, n) => format!("complex{}", n * 8),
+        (Kind::Datetime, _) => match &s.unit {
+            Some(u) => format!("'datetime64[{u}]'"),
+            None => "'datetime64'".to_owned(),
+        },
+        (Kind::Timedelta, _) => match &s.unit {
+            Some(u) => format!("'timedelta64[{u}]'"),
+            None => "'timedelta64'".to_owned(),
+        },
+        (Kind::Object, _) => "object".to_owned(),
+        _ => format!("'{}'", s.type_str()),
+    };
+    Some(name)
+}
+
+/// A type string as `str(dtype)` spells it inside a record: `?` for bool,
+/// no `|` mark.
+fn short_type(dtype: &DType) -> String {
+    match dtype {
+        DType::Scalar(s) if s.kind == Kind::Bool => "?".to_owned(),
+        DType::Scalar(s) => s.type_str().trim_start_matches('|').to_owned(),
+        other => record_str(other),
+    }
+}
+
+/// `str(dtype)` of a record: a list of fields, or NumPy's dictionary form
+/// when padding makes offsets explicit.
+fn record_str(dtype: &DType) -> String {
+    let DType::Record(fields) = dtype else {
+        return dtype.descr();
+    };
+    if fields.iter().any(|f| f.name.is_empty()) {
+        let (mut names, mut formats, mut offsets) = (vec![], vec![], vec![]);
+        let mut offset = 0;
+        for f in fields {
+            if !f.name.is_empty() {
+                names.push(py_str(&f.name));
+                formats.push(py_str(&short_type(&f.dtype)));
+                offsets.push(offset.to_string());
+            }
+            offset += f.dtype.itemsize().unwrap_or(0);
+        }
+        return format!(
+            "{{'names': [{}], 'formats': [{}], 'offsets': [{}], 'itemsize': {offset}}}",
+            names.join(", "),
+            formats.join(", "),
+            offsets.join(", ")
+        );
+    }
+    let items: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            let name = match &f.title {
+                Some(t) => format!("({}, {})", py_str(t), py_str(&f.name)),
+                None => py_str(&f.name),
+            };
+            match &f.dtype {
+                DType::SubArray(inner, shape) => {
+                    format!(
+                        "({name}, {}, {})",
+                        py_str(&short_type(inner)),
+                        shape_repr(shape)
+                    )
+                }
+                DType::Record(_) => format!("({name}, {})", record_str(&f.dtype)),
+                other => format!("({name}, {})", py_str(&short_type(other))),
+            }
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The whole `repr`: `words` are the formatted shown elements.
+pub fn array_repr(
+    shape: &[usize],
+    axes: &[Vec<Option<usize>>],
+    words: Vec<String>,
+    dtype: &DType,
+) -> String {
+    let size: usize = shape.iter().product();
+    let prefix = "array(";
+    let lst = if size == 0 {
+        "[]".to_owned()
+    } else {
+        let hanging = " ".repeat(prefix.len() + 1);
+        format_array(&mut words.into_iter(), axes, &hanging, LINE_WIDTH - 1)
+    };
+    let mut extras = Vec::new();
+    if (size == 0 && shape != [0]) || size > THRESHOLD {
+        extras.push(format!("shape={}", shape_repr(shape)));
+    }
+    match dtype_repr(dtype) {
+        Some(d) => extras.push(format!("dtype={d}")),
+        None if size == 0 => extras.push("dtype=float64".replace(
+            "float64",
+            match dtype {
+                DType::Scalar(s) => match s.kind {
+                    Kind::Bool => "bool",
+                    Kind::Int => "int64",
+                    Kind::Complex => "complex128",
+                    _ => "float64",
+                },
+                _ => "float64",
+            },
+        )),
+        None => {}
+    }
+    if extras.is_empty() {
+        return format!("{prefix}{lst})");
+    }
+    let arr = format!("{prefix}{lst},");
+    let extra = format!("{})", extras.join(", "));
+    let last_line = arr.len() - arr.rfind('\n').map_or(0, |p| p + 1);
+    let spacer = if last_line + extra.len() + 1 > LINE_WIDTH {
+        format!("\n{}", " ".repeat(prefix.len()))
+    } else {
+        " ".to_owned()
+    };
+    format!("{arr}{spacer}{extra}")
+}
+
+/// Python's `repr` of a float (shortest digits, as `repr(float(x))`).
+pub fn py_float(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    let (digits, exp) = shortest(x, Width::F64);
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let (i, f) = place_point(&digits, exp);
+        let f = if f.is_empty() { "0".to_owned() } else { f };
+        format!("{sign}{i}.{f}")
+    } else {
+        let m = if digits.len() > 1 {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        } else {
+            digits
+        };
+        let es = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{m}e{es}{:02}", exp.unsigned_abs())
+    }
+}
+
+/// The shortest repr of a float16 value given as bits (for tests).
+#[allow(dead_code)]
+pub fn f16_repr(bits: u16) -> String {
+    FloatFormat::new(&[f16_to_f64(bits)], Width::F16, false).format(f16_to_f64(bits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fmt(v: &[f64]) -> Vec<String> {
+        format_values(&Values::Float(v.to_vec(), Width::F64), false)
+    }
+
+    #[test]
+    fn floats_as_numpy() {
+        // Expected strings from NumPy 2.4 (`repr` of the same arrays).
+        assert_eq!(fmt(&[1.0, 2.5]), ["1. ", "2.5"]);
+        assert_eq!(fmt(&[0.1 + 0.2]), ["0.3"]);
+        assert_eq!(fmt(&[1e-5, 1.0]), ["1.e-05", "1.e+00"]);
+        assert_eq!(fmt(&[f64::NAN, f64::NEG_INFINITY]), [" nan", "-inf"]);
+        assert_eq!(fmt(&[-0.0, 1.0]), ["-0.", " 1."]);
+        assert_eq!(py_float(1e16), "1e+16");
+        assert_eq!(py_float(0.1), "0.1");
+        assert_eq!(py_float(-2.0), "-2.0");
+        assert_eq!(f16_repr(0x2e66), "0.1");
+    }
+
+    #[test]
+    fn strings_as_python() {
+        assert_eq!(py_str("it's"), "\"it's\"");
+        assert_eq!(py_str("a\nb"), "'a\\nb'");
+        assert_eq!(py_bytes(b"a\x00\xff'"), "b\"a\\x00\\xff'\"");
+    }
+}

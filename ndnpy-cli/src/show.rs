@@ -1,0 +1,89 @@
+//! `ndnpy show`: NumPy's `repr` of an array or a slice of it, reading only
+//! the elements it prints.
+
+use crate::input::Opened;
+use crate::repr::{array_repr, format_values, shown_indices, THRESHOLD};
+use crate::slice::View;
+use crate::values::decode;
+use std::collections::BTreeMap;
+
+/// The repr of `opened[slice]` and the shape it has.
+pub fn show(
+    opened: &mut Opened<'_>,
+    slice: Option<&str>,
+    full: bool,
+) -> Result<(String, Vec<usize>), String> {
+    let header = &opened.header;
+    if let Some(why) = crate::values::unsupported(&header.dtype) {
+        return Err(why);
+    }
+    opened.check_complete().map_err(|e| e.to_string())?;
+    let itemsize = header.dtype.itemsize().unwrap_or(0) as u64;
+    let mut view = View::whole(&header.shape, header.fortran_order);
+    if let Some(spec) = slice {
+        view = view.slice(spec)?;
+    }
+    let summarize = !full && view.size() > THRESHOLD;
+    let axes: Vec<Vec<Option<usize>>> = view
+        .shape
+        .iter()
+        .map(|&n| shown_indices(n, summarize))
+        .collect();
+    // Element numbers of the shown elements, in C order of the view.
+    let mut order: Vec<u64> = Vec::new();
+    if view.size() > 0 {
+        let picks: Vec<Vec<usize>> = axes
+            .iter()
+            .map(|a| a.iter().flatten().copied().collect())
+            .collect();
+        let mut index = vec![0usize; picks.len()];
+        loop {
+            let real: Vec<usize> = index.iter().zip(&picks).map(|(&i, p)| p[i]).collect();
+            order.push(view.element(&real));
+            // Odometer increment over the shown indices.
+            let mut k = picks.len();
+            loop {
+                if k == 0 {
+                    break;
+                }
+                k -= 1;
+                index[k] += 1;
+                if index[k] < picks[k].len() {
+                    break;
+                }
+                index[k] = 0;
+            }
+            if index.iter().all(|&i| i == 0) {
+                break;
+            }
+        }
+    }
+    // Read each distinct element once, in ascending file order, merging
+    // neighbours into one read.
+    let mut bytes: BTreeMap<u64, Vec<u8>> = order.iter().map(|&e| (e, Vec::new())).collect();
+    let wanted: Vec<u64> = bytes.keys().copied().collect();
+    let mut i = 0;
+    while i < wanted.len() {
+        let mut j = i + 1;
+        while j < wanted.len() && wanted[j] == wanted[j - 1] + 1 && j - i < 1 << 16 {
+            j += 1;
+        }
+        let mut buf = vec![0u8; ((j - i) as u64 * itemsize) as usize];
+        opened
+            .data
+            .read_at(wanted[i] * itemsize, &mut buf)
+            .map_err(|e| format!("reading the data: {e}"))?;
+        for (k, e) in wanted[i..j].iter().enumerate() {
+            let s = k * itemsize as usize;
+            *bytes.get_mut(e).expect("wanted") = buf[s..s + itemsize as usize].to_vec();
+        }
+        i = j;
+    }
+    let elements: Vec<&[u8]> = order.iter().map(|e| bytes[e].as_slice()).collect();
+    let values = decode(&opened.header.dtype, &elements)?;
+    let words = format_values(&values, view.shape.is_empty());
+    Ok((
+        array_repr(&view.shape, &axes, words, &opened.header.dtype),
+        view.shape,
+    ))
+}

@@ -1,0 +1,301 @@
+//! `ndnpy stats`: count, min, max, mean, standard deviation and NaN/±inf
+//! counts per array and per record field, in one streaming pass over the
+//! data with constant memory.
+//!
+//! Min and max ignore NaN (as `np.nanmin`/`np.nanmax`); mean and standard
+//! deviation (population, `ddof=0`) are over the finite values.
+
+use crate::input::{for_each_chunk, Opened};
+use crate::values::{datetime_str, scalar_f64, scalar_i128};
+use ndnpy::{DType, Kind, Scalar};
+use serde_json::{json, Value};
+
+/// One scalar column of the elements: a whole scalar array, a record
+/// field, or each element of a sub-array field.
+struct Leaf {
+    name: String,
+    scalar: Scalar,
+    offsets: Vec<usize>,
+    acc: Acc,
+    scratch: Vec<f64>,
+}
+
+#[derive(Default)]
+struct Acc {
+    count: u64,
+    nan: u64,
+    pos_inf: u64,
+    neg_inf: u64,
+    finite: u64,
+    mean: f64,
+    m2: f64,
+    min: Option<f64>,
+    max: Option<f64>,
+    imin: Option<i128>,
+    imax: Option<i128>,
+}
+
+fn leaves(dtype: &DType, name: &str, base: usize, out: &mut Vec<Leaf>) {
+    match dtype {
+        DType::Scalar(s) => out.push(Leaf {
+            name: name.to_owned(),
+            scalar: s.clone(),
+            offsets: vec![base],
+            acc: Acc::default(),
+            scratch: Vec::new(),
+        }),
+        DType::Record(fields) => {
+            let mut offset = base;
+            for f in fields {
+                if !f.name.is_empty() {
+                    let n = if name.is_empty() {
+                        f.name.clone()
+                    } else {
+                        format!("{name}.{}", f.name)
+                    };
+                    leaves(&f.dtype, &n, offset, out);
+                }
+                offset += f.dtype.itemsize().unwrap_or(0);
+            }
+        }
+        DType::SubArray(inner, shape) => {
+            let count: usize = shape.iter().product();
+            let size = inner.itemsize().unwrap_or(0);
+            let mut sub = Vec::new();
+            leaves(inner, name, 0, &mut sub);
+            for mut leaf in sub {
+                leaf.offsets = (0..count)
+                    .flat_map(|i| leaf.offsets.iter().map(move |o| base + i * size + o))
+                    .collect();
+                out.push(leaf);
+            }
+        }
+    }
+}
+
+impl Leaf {
+    fn add_chunk(&mut self, chunk: &[u8], itemsize: usize) {
+        let s = &self.scalar;
+        let n = chunk.len() / itemsize;
+        match s.kind {
+            Kind::Float | Kind::Int | Kind::UInt | Kind::Bool if s.size <= 8 => {
+                let size = s.size;
+                self.scratch.clear();
+                for e in chunk.chunks_exact(itemsize) {
+                    for &o in &self.offsets {
+                        self.scratch
+                            .push(scalar_f64(s, &e[o..o + size]).unwrap_or(f64::NAN));
+                    }
+                }
+                if s.kind != Kind::Float {
+                    for e in chunk.chunks_exact(itemsize) {
+                        for &o in &self.offsets {
+                            if let Some(v) = scalar_i128(s, &e[o..o + size]) {
+                                self.acc.imin = Some(self.acc.imin.map_or(v, |m| m.min(v)));
+                                self.acc.imax = Some(self.acc.imax.map_or(v, |m| m.max(v)));
+                            }
+                        }
+                    }
+                }
+                add_floats(&mut self.acc, &self.scratch);
+            }
+            Kind::Datetime | Kind::Timedelta => {
+                for e in chunk.chunks_exact(itemsize) {
+                    for &o in &self.offsets {
+                        let v = scalar_i128(s, &e[o..o + 8]).unwrap_or(0);
+                        self.acc.count += 1;
+                        if v == i64::MIN as i128 {
+                            self.acc.nan += 1;
+                        } else {
+                            self.acc.imin = Some(self.acc.imin.map_or(v, |m| m.min(v)));
+                            self.acc.imax = Some(self.acc.imax.map_or(v, |m| m.max(v)));
+                        }
+                    }
+                }
+            }
+            _ => self.acc.count += (n * self.offsets.len()) as u64,
+        }
+    }
+
+    fn report(&self) -> Value {
+        let a = &self.acc;
+        let float = |x: Option<f64>| match x {
+            Some(v) if v.is_finite() => json!(v),
+            Some(v) => json!(crate::repr::py_float(v)),
+            None => Value::Null,
+        };
+        let mut out = json!({
+            "field": if self.name.is_empty() { Value::Null } else { json!(self.name) },
+            "dtype": self.scalar.type_str(),
+            "count": a.count,
+        });
+        let o = out.as_object_mut().expect("object");
+        match self.scalar.kind {
+            Kind::Float | Kind::Int | Kind::UInt | Kind::Bool if self.scalar.size <= 8 => {
+                if self.scalar.kind == Kind::Float {
+                    o.insert("min".into(), float(a.min));
+                    o.insert("max".into(), float(a.max));
+                    o.insert("nan".into(), json!(a.nan));
+                    o.insert("pos_inf".into(), json!(a.pos_inf));
+                    o.insert("neg_inf".into(), json!(a.neg_inf));
+                } else {
+                    o.insert("min".into(), a.imin.map_or(Value::Null, int_json));
+                    o.insert("max".into(), a.imax.map_or(Value::Null, int_json));
+                }
+                let some = a.finite > 0;
+                o.insert("mean".into(), float(some.then_some(a.mean)));
+                o.insert(
+                    "std".into(),
+                    float(some.then(|| (a.m2 / a.finite as f64).sqrt())),
+                );
+            }
+            Kind::Datetime => {
+                let unit = self.scalar.unit.clone().unwrap_or_default();
+                let d = |v: Option<i128>| {
+                    v.map_or(Value::Null, |v| json!(datetime_str(v as i64, &unit)))
+                };
+                o.insert("min".into(), d(a.imin));
+                o.insert("max".into(), d(a.imax));
+                o.insert("nat".into(), json!(a.nan));
+            }
+            Kind::Timedelta => {
+                o.insert("min".into(), a.imin.map_or(Value::Null, int_json));
+                o.insert("max".into(), a.imax.map_or(Value::Null, int_json));
+                o.insert("nat".into(), json!(a.nan));
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
+fn int_json(v: i128) -> Value {
+    if let Ok(i) = i64::try_from(v) {
+        json!(i)
+    } else {
+        json!(v as u64)
+    }
+}
+
+/// Adds a chunk of values: min/max over non-NaN, mean and M2 over the
+/// finite ones, merged with Chan's formula so the result is stable.
+fn add_floats(acc: &mut Acc, values: &[f64]) {
+    let (mut n, mut sum, mut comp) = (0u64, 0.0f64, 0.0f64);
+    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut any = false;
+    for &x in values {
+        if x.is_finite() {
+            n += 1;
+            // Neumaier's compensated sum: huge values of opposite signs
+            // do not swallow the small ones.
+            let t = sum + x;
+            comp += if sum.abs() >= x.abs() {
+                (sum - t) + x
+            } else {
+                (x - t) + sum
+            };
+            sum = t;
+        } else if x.is_nan() {
+            acc.nan += 1;
+            continue;
+        } else if x > 0.0 {
+            acc.pos_inf += 1;
+        } else {
+            acc.neg_inf += 1;
+        }
+        any = true;
+        min = min.min(x);
+        max = max.max(x);
+    }
+    acc.count += values.len() as u64;
+    if any {
+        acc.min = Some(acc.min.map_or(min, |m| m.min(min)));
+        acc.max = Some(acc.max.map_or(max, |m| m.max(max)));
+    }
+    if n == 0 {
+        return;
+    }
+    let mean = (sum + comp) / n as f64;
+    let m2: f64 = values
+        .iter()
+        .filter(|x| x.is_finite())
+        .map(|&x| (x - mean) * (x - mean))
+        .sum();
+    let total = acc.finite + n;
+    let delta = mean - acc.mean;
+    acc.mean += delta * n as f64 / total as f64;
+    acc.m2 += m2 + delta * delta * (acc.finite as f64) * (n as f64) / total as f64;
+    acc.finite = total;
+}
+
+/// The statistics of one array, as JSON: one entry per leaf column.
+pub fn stats(opened: &mut Opened<'_>, progress: &indicatif::ProgressBar) -> ndnpy::Result<Value> {
+    let header = opened.header.clone();
+    if let DType::Scalar(s) = &header.dtype {
+        if s.kind == Kind::Object {
+            return Ok(json!({
+                "dtype": header.dtype.to_string(),
+                "shape": header.shape,
+                "pickled": true,
+                "columns": [],
+            }));
+        }
+    }
+    let mut cols = Vec::new();
+    leaves(&header.dtype, "", 0, &mut cols);
+    let itemsize = header.dtype.itemsize().unwrap_or(1).max(1);
+    progress.set_length(header.data_len()? as u64);
+    progress.set_position(0);
+    for_each_chunk(
+        opened,
+        |n| progress.inc(n),
+        |chunk| {
+            for c in &mut cols {
+                c.add_chunk(chunk, itemsize);
+            }
+        },
+    )?;
+    Ok(json!({
+        "dtype": header.dtype.to_string(),
+        "shape": header.shape,
+        "columns": cols.iter().map(Leaf::report).collect::<Vec<_>>(),
+    }))
+}
+
+/// The text rendering of [`stats`]' JSON.
+pub fn render(label: &str, v: &Value) -> String {
+    let shape: Vec<usize> = serde_json::from_value(v["shape"].clone()).unwrap_or_default();
+    let mut out = format!(
+        "{label}: {} {}\n",
+        v["dtype"].as_str().unwrap_or(""),
+        crate::repr::shape_repr(&shape)
+    );
+    if v["pickled"] == json!(true) {
+        out.push_str("  object array (pickled Python objects): no statistics, never unpickled\n");
+    }
+    for c in v["columns"].as_array().into_iter().flatten() {
+        let name = c["field"]
+            .as_str()
+            .map_or(String::new(), |f| format!("{f} "));
+        out.push_str(&format!("  {name}count={}", c["count"]));
+        for key in [
+            "min", "max", "mean", "std", "nan", "pos_inf", "neg_inf", "nat",
+        ] {
+            let Some(x) = c.get(key) else { continue };
+            let text = match x {
+                Value::Number(n) if n.is_f64() => crate::repr::py_float(n.as_f64().unwrap_or(0.0)),
+                Value::String(s) => s.clone(),
+                Value::Null => "-".to_owned(),
+                other => other.to_string(),
+            };
+            let key = match key {
+                "pos_inf" => "+inf",
+                "neg_inf" => "-inf",
+                k => k,
+            };
+            out.push_str(&format!(" {key}={text}"));
+        }
+        out.push('\n');
+    }
+    out
+}
