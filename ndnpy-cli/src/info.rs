@@ -244,9 +244,12 @@ pub fn render(v: &Value) -> String {
         return out;
     }
     let dtype = v["dtype"].as_str().unwrap_or("");
-    let name = v["dtype_name"]
-        .as_str()
-        .map_or(String::new(), |n| format!(" ({})", n.trim_matches('\'')));
+    let name = match v["dtype_name"].as_str() {
+        Some(n) if v["fields"].as_array().is_none_or(Vec::is_empty) => {
+            format!(" ({})", n.trim_matches('\''))
+        }
+        _ => String::new(),
+    };
     out.push_str(&format!(
         "  version:    {}\n",
         v["version"].as_str().unwrap_or("")

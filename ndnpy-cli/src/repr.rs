@@ -338,6 +338,14 @@ pub fn format_values(values: &Values, zero_d: bool) -> Vec<String> {
             .collect(),
         Values::Datetime(v, unit) => timelike(v, |x| format!("'{}'", datetime_str(x, unit))),
         Values::Timedelta(v) => timelike(v, |x| x.to_string()),
+        Values::SubArray(inner, shape) => {
+            let words = format_values(inner, false);
+            let count: usize = shape.iter().product();
+            words
+                .chunks(count.max(1))
+                .map(|w| nested(w, shape))
+                .collect()
+        }
         Values::Record(columns) => {
             let formatted: Vec<Vec<String>> = columns
                 .iter()
@@ -354,6 +362,20 @@ pub fn format_values(values: &Values, zero_d: bool) -> Vec<String> {
                     }
                 })
                 .collect()
+        }
+    }
+}
+
+/// NumPy's `SubArrayFormat`: nested brackets, `", "` between items.
+fn nested(words: &[String], shape: &[usize]) -> String {
+    match shape {
+        [] => words.first().cloned().unwrap_or_default(),
+        [n, rest @ ..] => {
+            let step = rest.iter().product::<usize>();
+            let items: Vec<String> = (0..*n)
+                .map(|i| nested(&words[i * step..(i + 1) * step], rest))
+                .collect();
+            format!("[{}]", items.join(", "))
         }
     }
 }

@@ -26,6 +26,8 @@ pub enum Values {
     Timedelta(Vec<i64>),
     /// One column per named field.
     Record(Vec<(String, Values)>),
+    /// A sub-array field: `count` values per element, flattened, of `shape`.
+    SubArray(Box<Values>, Vec<usize>),
     Void(Vec<Vec<u8>>),
 }
 
@@ -47,13 +49,10 @@ pub fn unsupported(dtype: &DType) -> Option<String> {
             .iter()
             .filter(|f| !f.name.is_empty())
             .find_map(|f| match &f.dtype {
-                DType::Scalar(_) => unsupported(&f.dtype),
-                _ => Some(format!(
-                    "field '{}' is nested or a sub-array, which show does not print yet",
-                    f.name
-                )),
+                DType::SubArray(inner, _) => unsupported(inner),
+                other => unsupported(other),
             }),
-        DType::SubArray(..) => Some("sub-array dtypes are not printed yet".into()),
+        DType::SubArray(..) => Some("a top-level sub-array dtype (NumPy never saves one)".into()),
     }
 }
 
@@ -117,7 +116,7 @@ pub fn scalar_i128(s: &Scalar, b: &[u8]) -> Option<i128> {
 
 /// Decodes `elements` (each one item's bytes) of type `dtype`.
 pub fn decode(dtype: &DType, elements: &[&[u8]]) -> Result<Values, String> {
-    if let Some(why) = unsupported(dtype) {
+    if let (Some(why), false) = (unsupported(dtype), matches!(dtype, DType::SubArray(..))) {
         return Err(why);
     }
     match dtype {
@@ -136,7 +135,18 @@ pub fn decode(dtype: &DType, elements: &[&[u8]]) -> Result<Values, String> {
             }
             Ok(Values::Record(columns))
         }
-        DType::SubArray(..) => Err("sub-array dtypes are not printed yet".into()),
+        DType::SubArray(inner, shape) => {
+            let count: usize = shape.iter().product();
+            let size = inner.itemsize().unwrap_or(0);
+            let flat: Vec<&[u8]> = elements
+                .iter()
+                .flat_map(|e| (0..count).map(move |i| &e[i * size..(i + 1) * size]))
+                .collect();
+            Ok(Values::SubArray(
+                Box::new(decode(inner, &flat)?),
+                shape.clone(),
+            ))
+        }
     }
 }
 
