@@ -188,7 +188,7 @@ fn fields_text(fields: &Value, out: &mut String) {
     if rows.is_empty() {
         return;
     }
-    out.push_str("  fields:     offset  size  name\n");
+    out.push_str("  fields:     offset  size  name: type\n");
     for r in rows {
         let indent = "  ".repeat(r["depth"].as_u64().unwrap_or(0) as usize);
         let name = if r["padding"] == json!(true) {
@@ -202,8 +202,8 @@ fn fields_text(fields: &Value, out: &mut String) {
         };
         out.push_str(&format!(
             "              {:>6}  {:>4}  {indent}{name}: {}\n",
-            r["offset"],
-            r["size"],
+            r["offset"].as_u64().unwrap_or(0),
+            r["size"].as_u64().unwrap_or(0),
             r["dtype"].as_str().unwrap_or("")
         ));
     }

@@ -426,6 +426,17 @@ print("ok")
 "#
     );
     assert_eq!(python(&script), "ok\n");
+    // Our stored members are 64-byte aligned: viewable in place. NumPy's
+    // own archives place members anywhere.
+    let v = json(&ndnpy(&[
+        "--json",
+        "info",
+        &format!("{d}/both.npz"),
+        "fixtures/cli/pair.npz",
+    ]));
+    assert_eq!(v[0]["members"][0]["mmap_in_place"], true);
+    assert_eq!(v[0]["members"][1]["mmap_in_place"], true);
+    assert_eq!(v[1]["members"][0]["mmap_in_place"], false);
     // Text output names what was written; a bad request is a usage error.
     let out = ndnpy(&["convert", "fixtures/cli/c64.npy", &format!("{d}/x.csv")]);
     assert_eq!(code(&out), 2);
