@@ -7,7 +7,7 @@
 
 use crate::input::{for_each_chunk, Opened};
 use crate::values::{datetime_str, scalar_f64, scalar_i128};
-use ndnpy::{DType, Kind, Scalar};
+use ndnpy::{ByteOrder, DType, Kind, Scalar};
 use serde_json::{json, Value};
 
 /// One scalar column of the elements: a whole scalar array, a record
@@ -81,12 +81,7 @@ impl Leaf {
             Kind::Float | Kind::Int | Kind::UInt | Kind::Bool if s.size <= 8 => {
                 let size = s.size;
                 self.scratch.clear();
-                for e in chunk.chunks_exact(itemsize) {
-                    for &o in &self.offsets {
-                        self.scratch
-                            .push(scalar_f64(s, &e[o..o + size]).unwrap_or(f64::NAN));
-                    }
-                }
+                decode_floats(s, chunk, itemsize, &self.offsets, &mut self.scratch);
                 if s.kind != Kind::Float {
                     for e in chunk.chunks_exact(itemsize) {
                         for &o in &self.offsets {
@@ -166,6 +161,64 @@ impl Leaf {
             _ => {}
         }
         out
+    }
+}
+
+/// Appends the values at `offsets` of each element of `chunk` as `f64`,
+/// with one loop per scalar type (the conversion inlined, no per-element
+/// dispatch).
+fn decode_floats(s: &Scalar, chunk: &[u8], itemsize: usize, offsets: &[usize], out: &mut Vec<f64>) {
+    fn fill<const N: usize>(
+        chunk: &[u8],
+        itemsize: usize,
+        offsets: &[usize],
+        out: &mut Vec<f64>,
+        conv: impl Fn([u8; N]) -> f64,
+    ) {
+        if offsets == [0] && itemsize == N {
+            out.extend(
+                chunk
+                    .chunks_exact(N)
+                    .map(|b| conv(b.try_into().expect("N bytes"))),
+            );
+            return;
+        }
+        for e in chunk.chunks_exact(itemsize) {
+            for &o in offsets {
+                out.push(conv(e[o..o + N].try_into().expect("N bytes")));
+            }
+        }
+    }
+    let big = s.order == ByteOrder::Big;
+    macro_rules! num {
+        ($t:ty, $n:literal) => {
+            if big {
+                fill::<$n>(chunk, itemsize, offsets, out, |b| {
+                    <$t>::from_be_bytes(b) as f64
+                })
+            } else {
+                fill::<$n>(chunk, itemsize, offsets, out, |b| {
+                    <$t>::from_le_bytes(b) as f64
+                })
+            }
+        };
+    }
+    match (s.kind, s.size) {
+        (Kind::Float, 8) => num!(f64, 8),
+        (Kind::Float, 4) => num!(f32, 4),
+        (Kind::Int, 8) => num!(i64, 8),
+        (Kind::Int, 4) => num!(i32, 4),
+        (Kind::Int, 2) => num!(i16, 2),
+        (Kind::UInt, 8) => num!(u64, 8),
+        (Kind::UInt, 4) => num!(u32, 4),
+        (Kind::UInt, 2) => num!(u16, 2),
+        _ => {
+            for e in chunk.chunks_exact(itemsize) {
+                for &o in offsets {
+                    out.push(scalar_f64(s, &e[o..o + s.size]).unwrap_or(f64::NAN));
+                }
+            }
+        }
     }
 }
 
