@@ -315,7 +315,8 @@ pub fn for_each_array(
     }
 }
 
-/// Reads the data in chunks of whole elements (at most about 1 MiB),
+/// Reads the data in chunks of whole elements (at most about 256 KiB, so
+/// that a second pass over a chunk finds it in the CPU's cache),
 /// calling `f` with each; `progress` is told how many bytes went by.
 pub fn for_each_chunk(
     opened: &mut Opened<'_>,
@@ -325,7 +326,7 @@ pub fn for_each_chunk(
     opened.check_complete()?;
     let total = opened.header.data_len()? as u64;
     let itemsize = opened.header.dtype.itemsize().unwrap_or(1).max(1) as u64;
-    let chunk = ((1u64 << 20) / itemsize).max(1) * itemsize;
+    let chunk = ((1u64 << 18) / itemsize).max(1) * itemsize;
     let mut buf = vec![0u8; chunk.min(total) as usize];
     let mut pos = 0;
     while pos < total {

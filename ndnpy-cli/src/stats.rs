@@ -80,6 +80,24 @@ impl Leaf {
         match s.kind {
             Kind::Float | Kind::Int | Kind::UInt | Kind::Bool if s.size <= 8 => {
                 let size = s.size;
+                // The common case, native float64 elements, straight from
+                // the bytes; everything else is decoded to f64 first.
+                if s.kind == Kind::Float
+                    && s.size == 8
+                    && s.order == ByteOrder::NATIVE
+                    && itemsize == 8
+                    && self.offsets == [0]
+                {
+                    let get = |i: usize| {
+                        f64::from_ne_bytes(chunk[i * 8..i * 8 + 8].try_into().expect("8 bytes"))
+                    };
+                    if !add_finite(&mut self.acc, chunk.len() / 8, get) {
+                        self.scratch.clear();
+                        self.scratch.extend((0..chunk.len() / 8).map(get));
+                        add_floats(&mut self.acc, &self.scratch);
+                    }
+                    return;
+                }
                 self.scratch.clear();
                 decode_floats(s, chunk, itemsize, &self.offsets, &mut self.scratch);
                 if s.kind != Kind::Float {
@@ -230,9 +248,86 @@ fn int_json(v: i128) -> Value {
     }
 }
 
+/// Merges a chunk's count, mean and M2 into `acc` (Chan's formula).
+fn merge(acc: &mut Acc, n: u64, mean: f64, m2: f64) {
+    let total = acc.finite + n;
+    let delta = mean - acc.mean;
+    acc.mean += delta * n as f64 / total as f64;
+    acc.m2 += m2 + delta * delta * (acc.finite as f64) * (n as f64) / total as f64;
+    acc.finite = total;
+}
+
+/// The fast path for a chunk of `n` values that are all finite (the usual
+/// case): four independent lanes of compensated sums, minima and maxima,
+/// then the squared deviations from the chunk's mean. Returns false,
+/// changing nothing, when the chunk holds a NaN or an infinity (or sums
+/// past the float range), for [`add_floats`] to handle.
+fn add_finite(acc: &mut Acc, n: usize, get: impl Fn(usize) -> f64) -> bool {
+    const L: usize = 4;
+    if n == 0 {
+        return true;
+    }
+    let (mut sum, mut comp) = ([0.0f64; L], [0.0f64; L]);
+    let (mut min, mut max) = ([f64::INFINITY; L], [f64::NEG_INFINITY; L]);
+    let whole = n / L * L;
+    for i in (0..whole).step_by(L) {
+        for l in 0..L {
+            let x = get(i + l);
+            let t = sum[l] + x;
+            comp[l] += if sum[l].abs() >= x.abs() {
+                (sum[l] - t) + x
+            } else {
+                (x - t) + sum[l]
+            };
+            sum[l] = t;
+            min[l] = min[l].min(x);
+            max[l] = max[l].max(x);
+        }
+    }
+    for i in whole..n {
+        let x = get(i);
+        let t = sum[0] + x;
+        comp[0] += if sum[0].abs() >= x.abs() {
+            (sum[0] - t) + x
+        } else {
+            (x - t) + sum[0]
+        };
+        sum[0] = t;
+        min[0] = min[0].min(x);
+        max[0] = max[0].max(x);
+    }
+    // Any NaN or infinity in the chunk makes a sum non-finite.
+    let total: f64 = sum.iter().sum::<f64>() + comp.iter().sum::<f64>();
+    if !total.is_finite() || sum.iter().chain(&comp).any(|v| !v.is_finite()) {
+        return false;
+    }
+    let mean = total / n as f64;
+    let mut m2 = [0.0f64; L];
+    for i in (0..whole).step_by(L) {
+        for (l, m) in m2.iter_mut().enumerate() {
+            let d = get(i + l) - mean;
+            *m += d * d;
+        }
+    }
+    for i in whole..n {
+        let d = get(i) - mean;
+        m2[0] += d * d;
+    }
+    let lo = min.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = max.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    acc.count += n as u64;
+    acc.min = Some(acc.min.map_or(lo, |m| m.min(lo)));
+    acc.max = Some(acc.max.map_or(hi, |m| m.max(hi)));
+    merge(acc, n as u64, mean, m2.iter().sum());
+    true
+}
+
 /// Adds a chunk of values: min/max over non-NaN, mean and M2 over the
 /// finite ones, merged with Chan's formula so the result is stable.
 fn add_floats(acc: &mut Acc, values: &[f64]) {
+    if add_finite(acc, values.len(), |i| values[i]) {
+        return;
+    }
     let (mut n, mut sum, mut comp) = (0u64, 0.0f64, 0.0f64);
     let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
     let mut any = false;
@@ -274,11 +369,7 @@ fn add_floats(acc: &mut Acc, values: &[f64]) {
         .filter(|x| x.is_finite())
         .map(|&x| (x - mean) * (x - mean))
         .sum();
-    let total = acc.finite + n;
-    let delta = mean - acc.mean;
-    acc.mean += delta * n as f64 / total as f64;
-    acc.m2 += m2 + delta * delta * (acc.finite as f64) * (n as f64) / total as f64;
-    acc.finite = total;
+    merge(acc, n, mean, m2);
 }
 
 /// The statistics of one array, as JSON: one entry per leaf column.
