@@ -40,6 +40,7 @@ mod error;
 mod header;
 mod mmap;
 mod npz;
+pub mod pickle;
 mod read;
 mod source;
 mod view;
