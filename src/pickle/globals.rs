@@ -16,6 +16,7 @@
 //! | `numpy._core.multiarray scalar`, `numpy.core.multiarray scalar` | NumPy scalars inside object arrays | keeps dtype and bytes ([`super::NumpyScalar`]) |
 //! | `numpy._core.numeric _frombuffer`, `numpy.core.numeric _frombuffer` | how protocol 5 pickles nested numeric arrays | reads the in-band bytes as an array of that dtype and shape |
 //! | `builtins set`, `frozenset`, `bytearray`, `complex` | containers and numbers with no opcode of their own in older protocols | builds the value |
+//! | `builtins bytes` | how protocols 0–2 spell an empty `bytes` (`bytes()`) | the empty bytes (or a copy of a bytes argument) |
 //! | `_codecs encode` | how protocols 0–2 spell `bytes` (`encode(text, 'latin1')`) | latin-1 (or UTF-8) encoding of a string |
 //! | `datetime date`, `datetime datetime`, `datetime timedelta` | common object-array contents | decodes the pickled state; a `tzinfo` is refused |
 //! | `decimal Decimal` | common object-array contents | keeps the validated decimal text |
@@ -39,6 +40,7 @@ pub(crate) enum Global {
     Set,
     FrozenSet,
     ByteArray,
+    Bytes,
     Complex,
     Encode,
     Date,
@@ -59,6 +61,7 @@ impl Global {
             Global::Set => "builtins.set",
             Global::FrozenSet => "builtins.frozenset",
             Global::ByteArray => "builtins.bytearray",
+            Global::Bytes => "builtins.bytes",
             Global::Complex => "builtins.complex",
             Global::Encode => "_codecs.encode",
             Global::Date => "datetime.date",
@@ -80,6 +83,7 @@ pub(crate) fn resolve(module: &str, name: &str) -> Result<Global> {
         ("builtins" | "__builtin__", "set") => Global::Set,
         ("builtins" | "__builtin__", "frozenset") => Global::FrozenSet,
         ("builtins" | "__builtin__", "bytearray") => Global::ByteArray,
+        ("builtins" | "__builtin__", "bytes") => Global::Bytes,
         ("builtins" | "__builtin__", "complex") => Global::Complex,
         ("_codecs", "encode") => Global::Encode,
         ("datetime", "date") => Global::Date,

@@ -812,6 +812,18 @@ impl<'a> Machine<'a> {
                 self.charge(cost)?;
                 Ok(Node::ByteArray(bytes))
             }
+            Global::Bytes => match args.as_slice() {
+                [] => Ok(Node::Bytes(Vec::new())),
+                [x] => match &self.arena[*x] {
+                    Node::Bytes(b) | Node::ByteArray(b) => {
+                        let b = b.clone();
+                        self.charge(b.len() as u64)?;
+                        Ok(Node::Bytes(b))
+                    }
+                    _ => Err(self.malformed("bytes() of something not bytes")),
+                },
+                _ => Err(self.malformed("bytes() from a pickle takes at most one argument")),
+            },
             Global::Complex => {
                 let part = |m: &Self, id: Id| -> Result<f64> {
                     match &m.arena[id] {
