@@ -45,7 +45,9 @@ fn the_reference_pickle_loads() {
     let PyValue::Array(a) = v else {
         panic!("{v:?}")
     };
-    let AnyArray::Object(a) = *a else { panic!() };
+    let AnyArray::Object(a) = std::sync::Arc::unwrap_or_clone(a) else {
+        panic!()
+    };
     assert_eq!(
         a.as_slice().unwrap(),
         &[PyValue::Str("a".into()), PyValue::None]
@@ -149,6 +151,42 @@ fn deep_nesting_is_a_limit_not_a_stack_overflow() {
     p.extend(std::iter::repeat_n(0x85, 100_000));
     p.push(b'.');
     assert_eq!(limit(loads(&p)), "nesting depth of values");
+}
+
+#[test]
+fn arrays_nested_in_arrays_count_toward_the_depth_limit() {
+    // 10 000 object arrays, each the only element of the next.
+    let prefix: &[u8] = b"cnumpy.core.multiarray\n_reconstruct\ncnumpy\nndarray\nK\x00\x85C\x01b\x87R(K\x01(K\x01tcnumpy\ndtype\nX\x02\x00\x00\x00O8\x89\x88\x87R(K\x03X\x01\x00\x00\x00|NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK?tb\x89](";
+    let mut p = vec![0x80, 2];
+    for _ in 0..10_000 {
+        p.extend_from_slice(prefix);
+    }
+    p.push(b'N');
+    for _ in 0..10_000 {
+        p.extend_from_slice(b"etb");
+    }
+    p.push(b'.');
+    assert_eq!(limit(loads(&p)), "nesting depth of values");
+    // 100 levels are fine.
+    let mut p = vec![0x80, 2];
+    for _ in 0..100 {
+        p.extend_from_slice(prefix);
+    }
+    p.push(b'N');
+    for _ in 0..100 {
+        p.extend_from_slice(b"etb");
+    }
+    p.push(b'.');
+    let mut v = loads(&p).unwrap();
+    let mut levels = 0;
+    while let PyValue::Array(a) = v {
+        let AnyArray::Object(x) = std::sync::Arc::unwrap_or_clone(a) else {
+            panic!()
+        };
+        v = x.into_iter().next().unwrap();
+        levels += 1;
+    }
+    assert_eq!((levels, v), (100, PyValue::None));
 }
 
 #[test]
@@ -301,7 +339,7 @@ fn bad_dtype_states() {
     };
     // What NumPy writes.
     let good = with_state(b"(K\x03X\x01\x00\x00\x00<NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00t");
-    assert_eq!(good.unwrap().to_string(), "dtype('<i8')");
+    assert_eq!(good.unwrap().to_string(), "dtype('int64')");
     // Byte order 'x': NumPy: "endian is not 1-char string in Numpy dtype unpickling".
     let r = malformed(with_state(
         b"(K\x03X\x01\x00\x00\x00xNNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00t",

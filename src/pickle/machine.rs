@@ -63,8 +63,9 @@ pub(crate) enum Node {
     DType(DType),
     /// `_reconstruct(ndarray, (0,), b'b')` before its `BUILD`.
     PendingArray(PendingArray),
-    /// A finished value (a call's result), with its cost in the budget.
-    Value(PyValue, u64),
+    /// A finished value (a call's result), with its cost in the budget and
+    /// its nesting depth.
+    Value(PyValue, u64, usize),
 }
 
 impl Node {
@@ -86,7 +87,7 @@ impl Node {
             Node::Global(_) => "global",
             Node::PendingDType(_) | Node::DType(_) => "numpy.dtype",
             Node::PendingArray(_) => "numpy.ndarray",
-            Node::Value(v, _) => value_type_name(v),
+            Node::Value(v, ..) => value_type_name(v),
         }
     }
 }
@@ -1116,7 +1117,17 @@ impl<'a> Machine<'a> {
                 let d = numpy::dtype_without_state(self, code)?;
                 (PyValue::DType(d), 64)
             }
-            Node::Value(v, cost) => (v.clone(), *cost),
+            Node::Value(v, cost, vdepth) => {
+                // Values built by a call (arrays above all) count their own
+                // depth, so nesting arrays in arrays cannot pass the limit.
+                if depth + vdepth >= MAX_DEPTH {
+                    return Err(Error::PickleLimit {
+                        what: "nesting depth of values",
+                        limit: MAX_DEPTH as u64,
+                    });
+                }
+                (v.clone(), *cost)
+            }
             Node::Global(g) => {
                 return Err(Error::UnsupportedPickle {
                     what: format!("the global {} as a value", g.name()),
@@ -1137,8 +1148,31 @@ impl<'a> Machine<'a> {
 /// A finished value as a node, with the bytes each copy of it costs.
 pub(crate) fn value_node(v: PyValue) -> Node {
     let cost = cost_of(&v);
-    Node::Value(v, cost)
+    let depth = depth_of(&v);
+    Node::Value(v, cost, depth)
 }
+
+/// How deep `v` nests (a scalar is 0, `[1]` is 1, an array of lists 2 ...).
+/// Values built by the machine respect [`MAX_DEPTH`], so this recursion is
+/// bounded.
+pub(crate) fn depth_of(v: &PyValue) -> usize {
+    let many =
+        |items: &mut dyn Iterator<Item = &PyValue>| items.map(depth_of).max().unwrap_or(0) + 1;
+    match v {
+        PyValue::List(x) | PyValue::Tuple(x) | PyValue::Set(x) | PyValue::FrozenSet(x) => {
+            many(&mut x.iter())
+        }
+        PyValue::Dict(pairs) => many(&mut pairs.iter().flat_map(|(k, v)| [k, v])),
+        PyValue::Array(a) => match &**a {
+            crate::any::AnyArray::Object(x) => many(&mut x.iter()),
+            _ => 1,
+        },
+        _ => 0,
+    }
+}
+
+/// What an array costs beyond its data.
+pub(crate) const ARRAY_COST: u64 = 128;
 
 /// Bytes a copy of `v` creates: its heap data (the `PyValue` itself is
 /// charged by the copy).
@@ -1153,14 +1187,17 @@ pub(crate) fn cost_of(v: &PyValue) -> u64 {
             .iter()
             .map(|(k, v)| 2 * NODE + cost_of(k) + cost_of(v))
             .sum(),
+        // Shared in memory (`Arc`), but charged at its logical size on
+        // every reference, so that whoever walks the result (to print it,
+        // say) meets at most the budget, never a billion-laughs expansion.
         PyValue::Array(a) => match &**a {
             crate::any::AnyArray::Object(x) => {
-                x.iter().map(|e| NODE + cost_of(e)).sum::<u64>() + 128
+                x.iter().map(|e| NODE + cost_of(e)).sum::<u64>() + ARRAY_COST
             }
             other => {
                 other.dtype().itemsize().unwrap_or(0) as u64
                     * other.shape().iter().product::<usize>() as u64
-                    + 128
+                    + ARRAY_COST
             }
         },
         PyValue::Scalar(s) => s.data.len() as u64 + 64,

@@ -84,7 +84,7 @@ pub fn loads(bytes: &[u8]) -> Result<PyValue> {
     let root = m.run()?;
     match std::mem::replace(&mut m.arena[root], Node::None) {
         // The result of a call was charged when it was made.
-        Node::Value(v, _) => Ok(v),
+        Node::Value(v, ..) => Ok(v),
         other => {
             m.arena[root] = other;
             m.materialize(root)
@@ -105,7 +105,7 @@ pub(crate) fn read_object_data(
     let bytes = source.read_rest()?;
     let value = loads(&bytes)?;
     let array = match value {
-        PyValue::Array(a) => *a,
+        PyValue::Array(a) => std::sync::Arc::unwrap_or_clone(a),
         other => {
             return Err(Error::MalformedPickle {
                 pos: 0,

@@ -387,13 +387,14 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
     } else {
         let pos = m.op_pos();
         let bytes = data_bytes(m, data)?;
+        m.charge(bytes.len() as u64)?;
         array_from_bytes(&dtype, &shape, fortran, &bytes, pos)?
     };
-    let node = machine::value_node(PyValue::Array(Box::new(array)));
-    if let Node::Value(_, cost) = &node {
-        m.charge(*cost)?;
-    }
-    Ok(node)
+    // The data (or the elements) was charged as it was read.
+    m.charge(machine::ARRAY_COST)?;
+    Ok(machine::value_node(PyValue::Array(std::sync::Arc::new(
+        array,
+    ))))
 }
 
 /// Values listed in C order as an array of `shape`, in Fortran layout when
@@ -482,13 +483,14 @@ pub(crate) fn frombuffer(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
         _ => return Err(m.malformed("the _frombuffer order is not 'C' or 'F'")),
     };
     let bytes = data_bytes(m, *buf)?;
+    m.charge(bytes.len() as u64)?;
     let pos = m.op_pos();
     let array = array_from_bytes(&dtype, &shape, fortran, &bytes, pos)?;
-    let node = machine::value_node(PyValue::Array(Box::new(array)));
-    if let Node::Value(_, cost) = &node {
-        m.charge(*cost)?;
-    }
-    Ok(node)
+    // The data (or the elements) was charged as it was read.
+    m.charge(machine::ARRAY_COST)?;
+    Ok(machine::value_node(PyValue::Array(std::sync::Arc::new(
+        array,
+    ))))
 }
 
 /// `scalar(dtype, bytes)`; for the object dtype, `scalar(dtype, obj)` is

@@ -69,11 +69,16 @@ pub enum PyValue {
     /// A nested NumPy array (a ragged array's rows, or an object array
     /// inside an object array). Its `Display` is `array(<elements as a
     /// nested list>, dtype=<descr>)`, not NumPy's line-wrapped repr.
-    Array(Box<AnyArray>),
+    ///
+    /// Shared (`Arc`), as in Python, so that a pickle referring to one
+    /// array many times costs its memory once; `Arc::unwrap_or_clone` or
+    /// `Arc::make_mut` give an owned or mutable one.
+    Array(std::sync::Arc<AnyArray>),
     /// A NumPy scalar such as `np.float32(1.5)`.
     Scalar(NumpyScalar),
-    /// A `numpy.dtype` object. Its `Display` is `dtype(<descr>)`, e.g.
-    /// `dtype('<i8')` where NumPy would write `dtype('int64')`.
+    /// A `numpy.dtype` object. Its `Display` is NumPy's repr
+    /// (`dtype('int64')`, `dtype('>i2')`, `dtype('<U3')`); records show
+    /// their `descr` list.
     DType(DType),
 }
 
@@ -220,9 +225,30 @@ impl fmt::Display for PyValue {
             PyValue::Decimal(s) => write!(f, "Decimal({})", python_str_repr(s)),
             PyValue::Array(a) => array_repr(f, a),
             PyValue::Scalar(s) => fmt::Display::fmt(s, f),
-            PyValue::DType(d) => write!(f, "dtype({})", d.descr()),
+            PyValue::DType(d) => write!(f, "dtype({})", dtype_repr(d)),
         }
     }
+}
+
+/// NumPy's `repr(dtype)` argument: the type name for native or
+/// order-free numeric types, the type string otherwise.
+fn dtype_repr(d: &DType) -> String {
+    let DType::Scalar(s) = d else {
+        return d.descr();
+    };
+    let native = s.order == ByteOrder::NATIVE || s.order == ByteOrder::NotApplicable;
+    let bits = s.size * 8;
+    let name = match s.kind {
+        Kind::Bool if native => Some("bool".to_string()),
+        Kind::Int if native => Some(format!("int{bits}")),
+        Kind::UInt if native => Some(format!("uint{bits}")),
+        Kind::Float if native => Some(format!("float{bits}")),
+        Kind::Complex if native => Some(format!("complex{bits}")),
+        Kind::Object => Some("O".to_string()),
+        Kind::Bytes | Kind::Void => Some(s.type_str()[1..].to_string()),
+        _ => None,
+    };
+    python_str_repr(&name.unwrap_or_else(|| s.type_str()))
 }
 
 fn seq(
