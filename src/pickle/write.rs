@@ -301,7 +301,7 @@ impl Pickler {
             AnyArray::Object(x) => {
                 self.shape(x.shape());
                 self.dtype(&DType::parse("|O").expect("valid"))?;
-                self.out.push(0x89);
+                self.out.push(if fortran_only(x) { 0x88 } else { 0x89 });
                 self.list(x.iter(), depth)?;
             }
             other => {
@@ -326,6 +326,11 @@ impl Pickler {
         }
         self.out.push(b't');
     }
+}
+
+/// NumPy's rule for `fortran_order`: Fortran-contiguous and not C-contiguous.
+fn fortran_only<S: Data, D: Dimension>(array: &ArrayBase<S, D>) -> bool {
+    array.ndim() > 1 && array.t().is_standard_layout() && !array.is_standard_layout()
 }
 
 /// The pickle of `value` alone (protocol 3), as `pickle.dumps(value,
