@@ -2,8 +2,8 @@
 """Writes the object-array (pickle) fixtures under fixtures/pickle/.
 
 Every array is made by NumPy and saved as ``np.save`` does (a ``|O``
-header, then ``pickle.dump(array, protocol=p)``) for pickle protocols 2, 3,
-4 and 5; ``*_np1_p*`` files are the same pickles with NumPy 1.x's module
+header, then ``pickle.dump(array, protocol=p)``) for pickle protocols 0 to 5
+(``np.save`` itself uses 3 or 4); ``*_np1_p*`` files are the same pickles with NumPy 1.x's module
 names (``numpy.core.multiarray`` instead of ``numpy._core.multiarray``),
 crafted by rewriting the module name in the pickle bytes.
 
@@ -35,7 +35,7 @@ import zipfile
 import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "pickle")
-PROTOCOLS = (2, 3, 4, 5)
+PROTOCOLS = (0, 1, 2, 3, 4, 5)
 
 
 def obj(items, shape=None):

@@ -125,9 +125,9 @@ fn every_numpy_object_fixture_loads_with_its_values() {
             loaded += 1;
         }
     }
-    // 23 arrays × 6 files (4 protocols + 2 NumPy-1.x spellings) × 3 readers.
-    assert_eq!(loaded + pending, 23 * 6 * 3);
-    assert_eq!(pending, 2 * 6 * 3);
+    // 23 arrays × 8 files (protocols 0 to 5 + 2 NumPy-1.x spellings) × 3 readers.
+    assert_eq!(loaded + pending, 23 * 8 * 3);
+    assert_eq!(pending, 2 * 8 * 3);
 }
 
 #[test]
@@ -256,7 +256,7 @@ fn every_fixture_round_trips_through_our_writer() {
         }
         n += 1;
     }
-    assert_eq!(n, 21 * 6);
+    assert_eq!(n, 21 * 8);
 }
 
 #[test]
