@@ -181,7 +181,7 @@ pub(crate) fn check_supported(dtype: &DType) -> Result<()> {
 fn unsupported(dtype: &DType) -> Error {
     let reason = match dtype {
         DType::Scalar(s) => match s.kind {
-            Kind::Object => "object arrays hold pickled Python objects, which cannot be loaded without a pickle reader".to_owned(),
+            Kind::Object => "object arrays hold pickled Python objects: read them with AnyArray::read_npy (AnyArray::Object) or ndnpy::pickle".to_owned(),
             Kind::Unicode | Kind::Bytes => "string arrays have no ndarray element type here; view or map the raw bytes instead".to_owned(),
             Kind::Datetime | Kind::Timedelta => "datetime and timedelta arrays are not supported yet; they are stored as int64 counts of their unit".to_owned(),
             Kind::Void => "raw void data has no element type".to_owned(),

@@ -417,3 +417,57 @@ fn objects_can_be_refused_outright() {
         Err(Error::ObjectsRefused)
     ));
 }
+
+#[test]
+fn a_record_with_many_fields_is_read_in_linear_time() {
+    // dtype('V{8n}') with n int64 fields f0..f{n-1}; the field dtype is
+    // memoised once. Quadratic field lookup would take minutes here.
+    let n = 50_000u32;
+    let mut p = b"\x80\x02cnumpy\ndtype\nX\x02\x00\x00\x00i8\x85R(K\x03X\x01\x00\x00\x00<NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00tbq\x00cnumpy\ndtype\nX".to_vec();
+    let code = format!("V{}", 8 * n);
+    p.extend_from_slice(&(code.len() as u32).to_le_bytes());
+    p.extend_from_slice(code.as_bytes());
+    p.extend_from_slice(b"\x85R(K\x03X\x01\x00\x00\x00|N(");
+    for i in 0..n {
+        let name = format!("f{i}");
+        p.push(b'X');
+        p.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        p.extend_from_slice(name.as_bytes());
+    }
+    p.extend_from_slice(b"t}(");
+    for i in 0..n {
+        let name = format!("f{i}");
+        p.push(b'X');
+        p.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        p.extend_from_slice(name.as_bytes());
+        p.extend_from_slice(b"h\x00J");
+        p.extend_from_slice(&(8 * i).to_le_bytes());
+        p.push(0x86);
+    }
+    p.push(b'u');
+    p.push(b'J');
+    p.extend_from_slice(&(8 * n).to_le_bytes());
+    p.extend_from_slice(b"K\x01K\x10tb.");
+    let PyValue::DType(ndnpy::DType::Record(fields)) = loads(&p).unwrap() else {
+        panic!()
+    };
+    assert_eq!(fields.len(), n as usize);
+    assert_eq!(fields[49_999].name, "f49999");
+}
+
+#[test]
+fn newobj_of_a_mutable_type_is_empty_as_in_python() {
+    // set.__new__(set, [1]) is an empty set; frozenset.__new__ fills it.
+    assert_eq!(
+        loads(b"cbuiltins\nset\n]K\x01a\x85\x81.")
+            .unwrap()
+            .to_string(),
+        "set()"
+    );
+    assert_eq!(
+        loads(b"cbuiltins\nfrozenset\n]K\x01a\x85\x81.")
+            .unwrap()
+            .to_string(),
+        "frozenset({1})"
+    );
+}

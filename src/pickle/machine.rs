@@ -614,7 +614,14 @@ impl<'a> Machine<'a> {
                             self.malformed(format!("call arguments are a {t}, not a tuple"))
                         );
                     };
-                    let args = args.clone();
+                    // NEWOBJ is `cls.__new__(cls, *args)`: the same as a call
+                    // for the immutable types here, an empty object for the
+                    // mutable ones (their `__init__` would fill them).
+                    let args = if op == 0x81 && matches!(g, Global::Set | Global::ByteArray) {
+                        Vec::new()
+                    } else {
+                        args.clone()
+                    };
                     let result = self.call(g, args)?;
                     self.push(result);
                 }

@@ -257,6 +257,13 @@ fn record(m: &mut Machine<'_>, names: usize, fields: usize, elsize: i64) -> Resu
     if elsize < 0 || elsize > i32::MAX as i64 {
         return Err(bad(m, format!("record item size {elsize}")));
     }
+    // Name → description, so that many fields cost linear time.
+    let mut by_name = std::collections::HashMap::with_capacity(pairs.len());
+    for (k, v) in &pairs {
+        if let Node::Str(key) = &m.arena[*k] {
+            by_name.entry(key.as_str()).or_insert(*v);
+        }
+    }
     let mut out: Vec<Field> = Vec::with_capacity(names.len());
     let mut cur: u64 = 0;
     let mut seen = std::collections::HashSet::new();
@@ -265,10 +272,9 @@ fn record(m: &mut Machine<'_>, names: usize, fields: usize, elsize: i64) -> Resu
         if !seen.insert(name.clone()) {
             return Err(bad(m, format!("field {name:?} twice")));
         }
-        let entry = pairs
-            .iter()
-            .find(|(k, _)| matches!(&m.arena[*k], Node::Str(s) if *s == name))
-            .map(|(_, v)| *v)
+        let entry = by_name
+            .get(name.as_str())
+            .copied()
             .ok_or_else(|| bad(m, format!("field {name:?} is named but not described")))?;
         let entry = tuple_at(m, entry, "a field description")?.to_vec();
         let (dtype, offset, title) = match entry.as_slice() {
