@@ -286,7 +286,8 @@ fn bench_mmap(c: &mut Criterion) {
         });
         g.bench_with_input(BenchmarkId::new("ndnpy", &label), path, |b, p| {
             b.iter(|| {
-                let m = MmapNpy::open(p).unwrap();
+                // SAFETY: nothing else writes or truncates this file while it is mapped.
+                let m = unsafe { MmapNpy::open(p) }.unwrap();
                 let v = m.view::<f64, Ix2>().unwrap();
                 black_box(v.dim());
             })
@@ -326,7 +327,8 @@ fn bench_mmap(c: &mut Criterion) {
     });
     g.bench_function("ndnpy", |b| {
         b.iter(|| {
-            let m = MmapNpy::open(path).unwrap();
+            // SAFETY: nothing else writes or truncates this file while it is mapped.
+            let m = unsafe { MmapNpy::open(path) }.unwrap();
             let sum = m.view::<f64, Ix2>().unwrap().sum();
             assert_eq!(sum, expected);
         })

@@ -185,8 +185,11 @@ fn nested_arrays() -> Vec<PyValue> {
             ArrayD::from_shape_vec(IxDyn(&[2]), vec![s("in"), PyValue::Int(1)]).unwrap(),
         ))),
         PyValue::Array(Arc::new(AnyArray::C128(
-            ArrayD::from_shape_vec(IxDyn(&[1]), vec![ndnpy::num_complex::Complex::new(1.0, -1.0)])
-                .unwrap(),
+            ArrayD::from_shape_vec(
+                IxDyn(&[1]),
+                vec![ndnpy::num_complex::Complex::new(1.0, -1.0)],
+            )
+            .unwrap(),
         ))),
     ]
 }

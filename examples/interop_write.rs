@@ -322,7 +322,9 @@ impl Writer {
     ) -> ndnpy::Result<()> {
         let name = format!("{}_{}.npy", type_tag::<T>(), label);
         let path = self.dir.join(&name);
-        let mut map = MmapNpy::create::<T, _>(&path, &shape, fortran)?;
+        let mut map =
+            // SAFETY: nothing else writes or truncates this file while it is mapped.
+            unsafe { MmapNpy::create::<T, _>(&path, &shape, ndnpy::Order::from_fortran(fortran))? };
         {
             let mut view = map.view_mut::<T, Ix2>()?;
             for ((i, j), x) in view.indexed_iter_mut() {

@@ -54,7 +54,8 @@ fn demo() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // View: no copy, whatever the size.
-    let map = NpzMmap::open(&path)?;
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { NpzMmap::open(&path)? };
     let view = map.view::<f32, Ix2>("weights")?;
     let inside = map
         .as_bytes()
@@ -73,7 +74,8 @@ fn demo() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::metadata(&cpath)?.len(),
         std::fs::metadata(&path)?.len()
     );
-    let map = NpzMmap::open(&cpath)?;
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { NpzMmap::open(&cpath)? };
     if let Err(e) = map.view::<f32, Ix2>("weights") {
         println!("viewing a compressed member: {e}");
     }
@@ -109,7 +111,8 @@ fn rewrite(input: &Path, out: &Path) -> Result<(), Box<dyn std::error::Error>> {
         w.finish()?;
     }
     // Every member of the aligned archive can be viewed in place.
-    let map = NpzMmap::open(out.join("stored.npz"))?;
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { NpzMmap::open(out.join("stored.npz"))? };
     let range = map.as_bytes().as_ptr_range();
     for (name, array) in &arrays {
         let ptr = view_ptr(&map, name, array)?;

@@ -192,7 +192,9 @@ fn main() -> Result<()> {
     let big_path = dir.join("big.npy");
     let shape = [4096, 2048]; // 8 Mi f64 = 64 MiB
     let bytes = shape[0] * shape[1] * 8;
-    let (map, t_create) = timed(|| MmapNpy::create::<f64, _>(&big_path, &shape, false));
+    let (map, t_create) =
+        // SAFETY: nothing else writes or truncates this file while it is mapped.
+        timed(|| unsafe { MmapNpy::create::<f64, _>(&big_path, &shape, ndnpy::Order::C) });
     let mut map = map?;
     table.row("MmapNpy::create", "big.npy", &shape, "C <f8", 0, t_create);
     let ((), t_fill) = timed(|| {
@@ -216,7 +218,8 @@ fn main() -> Result<()> {
     table.row("flush", "big.npy", &shape, "C <f8", bytes, t_flush);
     drop(map);
 
-    let (map, t_open) = timed(|| MmapNpy::open(&big_path));
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let (map, t_open) = timed(|| unsafe { MmapNpy::open(&big_path) });
     let map = map?;
     table.row("MmapNpy::open", "big.npy", &shape, "C <f8", 0, t_open);
     let (view, t_view) = timed(|| map.view::<f64, Ix2>());
@@ -343,7 +346,8 @@ fn main() -> Result<()> {
             t,
         );
     }
-    let (map, t) = timed(|| NpzMmap::open(dir.join("stored.npz")));
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let (map, t) = timed(|| unsafe { NpzMmap::open(dir.join("stored.npz")) });
     let map = map?;
     let (c_view, t_view) = timed(|| map.view::<f64, Ix2>("c"));
     let c_view = c_view?;

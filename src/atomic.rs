@@ -152,7 +152,7 @@ fn ignore_unsupported(e: io::Error) -> io::Result<()> {
 /// Reserves `len` bytes for `file`, so that a full disk is reported before
 /// any data is written and ext4 need not allocate blocks piecemeal.
 #[cfg(target_os = "linux")]
-fn reserve(file: &File, len: u64) -> io::Result<()> {
+pub(crate) fn reserve(file: &File, len: u64) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     if len == 0 {
         return Ok(());
@@ -177,7 +177,7 @@ fn reserve(file: &File, len: u64) -> io::Result<()> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn reserve(_file: &File, _len: u64) -> io::Result<()> {
+pub(crate) fn reserve(_file: &File, _len: u64) -> io::Result<()> {
     Ok(())
 }
 

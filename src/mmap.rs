@@ -4,6 +4,7 @@
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions, Version};
+use crate::order::Order;
 use crate::view::{view_data, view_data_mut};
 use memmap2::{Mmap, MmapMut, MmapOptions};
 use ndarray::{ArrayView, ArrayViewMut, Dimension};
@@ -27,26 +28,37 @@ enum Map {
 /// nobody else (another process, or another mapping in this one) may
 /// truncate the file (the OS would signal `SIGBUS`) or change the viewed
 /// bytes: Rust assumes the data behind `&[T]` does not change, and a `bool`
-/// view is checked for 0/1 bytes only when it is made. This is the contract
-/// of `memmap2` and of NumPy's `np.memmap`. Processes that fill one array
-/// together through [`MmapNpy::open_rw`] (NumPy's `open_memmap` use case)
-/// share memory outside what Rust's borrow rules can see: each must write
-/// only its own region and must not read the others' until they are done.
+/// view is checked for 0/1 bytes only when it is made. The crate cannot
+/// enforce this, so the constructors that map are `unsafe fn`, as in
+/// `memmap2`; NumPy's `np.memmap` has the same contract without saying so.
+/// Processes that fill one array together through [`MmapNpy::open_rw`]
+/// (NumPy's `open_memmap` use case) share memory outside what Rust's borrow
+/// rules can see: each must write only its own region and must not read the
+/// others' until they are done.
+///
+/// Mapping outside `unsafe` does not compile:
+///
+/// ```compile_fail
+/// let map = ndnpy::MmapNpy::open("a.npy")?;
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
 ///
 /// ```
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("big.npy");
 /// use ndarray::Ix2;
-/// use ndnpy::MmapNpy;
+/// use ndnpy::{MmapNpy, Order};
 ///
 /// // Create a file NumPy can open, fill it through a mutable view...
-/// let mut map = MmapNpy::create::<f32, _>(&path, &[1000, 3], false)?;
+/// // SAFETY: no other process or mapping touches this new file.
+/// let mut map = unsafe { MmapNpy::create::<f32, _>(&path, &[1000, 3], Order::C)? };
 /// map.view_mut::<f32, Ix2>()?.row_mut(7).fill(1.5);
 /// map.flush()?;
 /// drop(map);
 ///
 /// // ...and open it again without reading it.
-/// let map = MmapNpy::open(&path)?;
+/// // SAFETY: nothing changes or truncates the file while it is mapped.
+/// let map = unsafe { MmapNpy::open(&path)? };
 /// let view = map.view::<f32, Ix2>()?;
 /// assert_eq!(view[[7, 2]], 1.5);
 /// # Ok::<(), ndnpy::Error>(())
@@ -69,17 +81,30 @@ impl std::fmt::Debug for MmapNpy {
 
 impl MmapNpy {
     /// Maps the file at `path` read-only.
-    pub fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
-        Self::open_with(path, &ReadOptions::default())
+    ///
+    /// # Safety
+    ///
+    /// Until the map and every view of it are dropped, the file must not be
+    /// truncated, and its mapped bytes must not be changed except through
+    /// this map's own views (not by another process, another map or a
+    /// write through the path). Breaking this is undefined behaviour: views
+    /// would see data change under shared references, or the process is
+    /// killed by `SIGBUS`.
+    pub unsafe fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
+        // SAFETY: the caller upholds `open`'s contract, which is `open_with`'s.
+        unsafe { Self::open_with(path, &ReadOptions::default()) }
     }
 
     /// [`MmapNpy::open`] with explicit limits (e.g. a record dtype whose
     /// header exceeds the default length limit).
-    pub fn open_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
+    ///
+    /// # Safety
+    ///
+    /// As for [`MmapNpy::open`].
+    pub unsafe fn open_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
         let file = File::open(path)?;
         // SAFETY: memmap2 requires that the file not be modified or truncated
-        // by others while mapped; that contract is documented on this type,
-        // as it is for NumPy's memmap.
+        // by others while mapped, which is this function's own contract.
         let map = unsafe { Mmap::map(&file)? };
         Self::from_map(Map::ReadOnly(map), options)
     }
@@ -87,47 +112,68 @@ impl MmapNpy {
     /// Maps the file at `path` copy-on-write: views can be changed, but the
     /// changes stay in this process and never reach the file (NumPy's
     /// `mmap_mode='c'`).
-    pub fn open_cow<P: AsRef<Path>>(path: P) -> Result<Self> {
+    ///
+    /// # Safety
+    ///
+    /// As for [`MmapNpy::open`]: a private mapping still shows changes made
+    /// to the file by others until a page is first written here.
+    pub unsafe fn open_cow<P: AsRef<Path>>(path: P) -> Result<Self> {
         let file = File::open(path)?;
-        // SAFETY: as in `open`; a private mapping never writes to the file.
+        // SAFETY: the caller upholds `open`'s contract; a private mapping
+        // never writes to the file.
         let map = unsafe { MmapOptions::new().map_copy(&file)? };
         Self::from_map(Map::Writable(map), &ReadOptions::default())
     }
 
     /// Maps the file at `path` for reading and writing: changes made through
     /// [`MmapNpy::view_mut`] reach the file (NumPy's `mmap_mode='r+'`).
-    pub fn open_rw<P: AsRef<Path>>(path: P) -> Result<Self> {
+    ///
+    /// # Safety
+    ///
+    /// As for [`MmapNpy::open`]. Several processes may map one file for
+    /// writing only if each writes a region no other reads or writes.
+    pub unsafe fn open_rw<P: AsRef<Path>>(path: P) -> Result<Self> {
         let file = OpenOptions::new().read(true).write(true).open(path)?;
-        // SAFETY: as in `open`.
+        // SAFETY: the caller upholds `open`'s contract.
         let map = unsafe { MmapMut::map_mut(&file)? };
         Self::from_map(Map::Writable(map), &ReadOptions::default())
     }
 
     /// Creates (or truncates, as NumPy does: maps of the old file then break)
-    /// the file at `path` as a `.npy` file of `T`
-    /// with `shape`, in Fortran order if `fortran_order`, all zeros, and
-    /// maps it for writing (NumPy's `open_memmap(mode='w+')`).
+    /// the file at `path` as a `.npy` file of `T` with `shape` in `order`,
+    /// all zeros, and maps it for writing (NumPy's
+    /// `open_memmap(mode='w+')`).
     ///
-    /// The header is the one `np.save` would write for such an array.
-    pub fn create<T: Element, P: AsRef<Path>>(
+    /// The header is the one `np.save` would write for such an array. The
+    /// file's blocks are reserved (`fallocate`) before it is mapped, so a
+    /// full disk is an error here rather than a `SIGBUS` at the first write.
+    ///
+    /// # Safety
+    ///
+    /// As for [`MmapNpy::open`]; in particular no live map or view of the
+    /// file at `path` may exist, since it is truncated.
+    pub unsafe fn create<T: Element, P: AsRef<Path>>(
         path: P,
         shape: &[usize],
-        fortran_order: bool,
+        order: Order,
     ) -> Result<Self> {
-        Self::create_with_header(
-            path,
-            &Header {
-                dtype: T::dtype(),
-                shape: shape.to_vec(),
-                fortran_order,
-                version: Version::V1,
-            },
-        )
+        let header = Header {
+            dtype: T::dtype(),
+            shape: shape.to_vec(),
+            fortran_order: order.is_fortran(),
+            version: Version::V1,
+        };
+        // SAFETY: the caller upholds `create`'s contract, which is this one's.
+        unsafe { Self::create_with_header(path, &header) }
     }
 
     /// Like [`MmapNpy::create`], for any header (for example a record dtype
     /// that this crate can map but not convert).
-    pub fn create_with_header<P: AsRef<Path>>(path: P, header: &Header) -> Result<Self> {
+    ///
+    /// # Safety
+    ///
+    /// As for [`MmapNpy::create`].
+    pub unsafe fn create_with_header<P: AsRef<Path>>(path: P, header: &Header) -> Result<Self> {
         let bytes = header.to_bytes()?;
         let total = (bytes.len() as u64)
             .checked_add(header.data_len()? as u64)
@@ -142,7 +188,9 @@ impl MmapNpy {
             .truncate(true)
             .open(path)?;
         file.set_len(total)?;
-        // SAFETY: as in `open`; the file was just sized to hold the mapping.
+        crate::atomic::reserve(&file, total)?;
+        // SAFETY: the caller upholds `open`'s contract; the file was just
+        // sized (and its blocks reserved) to hold the mapping.
         let mut map = unsafe { MmapMut::map_mut(&file)? };
         map[..bytes.len()].copy_from_slice(&bytes);
         // Our own header, however long, is trusted.

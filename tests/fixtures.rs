@@ -229,7 +229,8 @@ where
         Err(Error::Misaligned { align, address, .. }) => assert_ne!(address % align, 0),
         Err(e) => panic!("{}: view failed: {e}", path.display()),
     }
-    match MmapNpy::open(path) {
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    match unsafe { MmapNpy::open(path) } {
         Ok(map) => match map.view::<T, ndarray::IxDyn>() {
             Ok(view) => check_values(path, view.iter().copied(), meta),
             Err(Error::NonNativeByteOrder { .. })
@@ -391,7 +392,11 @@ fn invalid_fixtures_give_their_error() {
                 "typed",
                 ArrayD::<u8>::from_npy_bytes_with(&bytes, &options).unwrap_err(),
             ),
-            ("mmap", MmapNpy::open(&path).expect_err("mapping must fail")),
+            (
+                "mmap",
+                // SAFETY: nothing else writes or truncates this file while it is mapped.
+                unsafe { MmapNpy::open(&path) }.expect_err("mapping must fail"),
+            ),
         ];
         for (how, err) in results {
             let name = variant(&err);

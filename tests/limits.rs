@@ -307,18 +307,22 @@ fn memory_map_limits() {
     let dir = tempfile::tempdir().unwrap();
     // Creating a file whose size overflows: refused before the file is made.
     let path = dir.path().join("huge.npy");
-    let err = MmapNpy::create::<f64, _>(&path, &[1 << 62], false)
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let err = unsafe { MmapNpy::create::<f64, _>(&path, &[1 << 62], ndnpy::Order::C) }
         .map(drop)
         .unwrap_err();
     assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
-    let err = MmapNpy::create::<u8, _>(&path, &[1 << 32, 1 << 32], true)
-        .map(drop)
-        .unwrap_err();
+    let err =
+        // SAFETY: nothing else writes or truncates this file while it is mapped.
+        unsafe { MmapNpy::create::<u8, _>(&path, &[1 << 32, 1 << 32], ndnpy::Order::Fortran) }
+            .map(drop)
+            .unwrap_err();
     assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
     assert!(!path.exists());
     // Mapping a tiny file that claims 32 GB: truncated, nothing allocated.
     let (_dir, path) = temp_file(&npy_v1(&dict("'<f8'", "(4000000000,)"), &[0u8; 72]));
-    let err = MmapNpy::open(&path).map(drop).unwrap_err();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let err = unsafe { MmapNpy::open(&path) }.map(drop).unwrap_err();
     assert!(
         matches!(
             err,

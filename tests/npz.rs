@@ -250,7 +250,8 @@ fn valid_fixtures_read_to_recorded_values() {
 
         // The map sees the same members; stored ones can be viewed or give
         // a clean error (NumPy's member data lie at arbitrary offsets).
-        let map = NpzMmap::open(&path).unwrap();
+        // SAFETY: nothing else writes or truncates this file while it is mapped.
+        let map = unsafe { NpzMmap::open(&path) }.unwrap();
         assert_eq!(map.names(), names, "{context}: map names");
         for member in members {
             let name = member["name"].as_str().unwrap();
@@ -308,7 +309,8 @@ fn invalid_fixtures_give_their_errors() {
             }
         }
         // The map refuses or views cleanly, never panics.
-        if let Ok(map) = NpzMmap::open(&path) {
+        // SAFETY: nothing else writes or truncates this file while it is mapped.
+        if let Ok(map) = unsafe { NpzMmap::open(&path) } {
             for name in map.names() {
                 let _ = map.view::<f64, IxDyn>(&name);
                 let _ = map.view::<i64, IxDyn>(&name);
@@ -424,7 +426,8 @@ fn path_round_trip_and_views_point_into_the_map() {
     w.finish().unwrap();
     check_sample(&mut NpzReader::open(&path).unwrap());
 
-    let map = NpzMmap::open(&path).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { NpzMmap::open(&path) }.unwrap();
     let range = map.as_bytes().as_ptr_range();
     let f = Array2::from_shape_fn((7, 5), |(i, j)| (i * 10 + j) as f64 - 0.5);
     let c = map.view::<f64, Ix2>("c_order").unwrap();
@@ -454,7 +457,8 @@ fn path_round_trip_and_views_point_into_the_map() {
     let mut w = NpzWriter::create_compressed(&cpath).unwrap();
     w.add("x", &f).unwrap();
     w.finish().unwrap();
-    let cmap = NpzMmap::open(&cpath).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let cmap = unsafe { NpzMmap::open(&cpath) }.unwrap();
     let err = cmap.view::<f64, Ix2>("x").unwrap_err();
     assert!(matches!(&err, Error::CompressedMember { name } if name == "x"));
     assert!(err.to_string().contains("read"), "{err}");
@@ -785,7 +789,8 @@ fn zip64_member_over_4_gib() {
     w.add("big", &big).unwrap();
     w.add("after", &array![3u8]).unwrap();
     w.finish().unwrap();
-    let map = NpzMmap::open(&path).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { NpzMmap::open(&path) }.unwrap();
     let v = map.view::<u8, Ix1>("big").unwrap();
     assert_eq!(v.len(), n);
     assert_eq!((v[0], v[n - 1]), (7, 7));

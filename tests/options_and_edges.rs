@@ -20,9 +20,11 @@ fn a_raised_header_limit_reaches_views_maps_and_inspect() {
     let header = ndnpy::inspect_with(&path, &options).unwrap();
     assert_eq!(header.shape, vec![1]);
 
-    let err = MmapNpy::open(&path).unwrap_err();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let err = unsafe { MmapNpy::open(&path) }.unwrap_err();
     assert!(matches!(err, Error::HeaderTooLarge { .. }), "{err}");
-    let map = MmapNpy::open_with(&path, &options).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { MmapNpy::open_with(&path, &options) }.unwrap();
     assert_eq!(map.header(), &header);
     assert_eq!(map.data().len(), 4000 * 4);
 
@@ -42,7 +44,8 @@ fn a_map_created_with_a_long_header_reopens_itself() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("wide.npy");
-    let map = MmapNpy::create_with_header(&path, &header).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { MmapNpy::create_with_header(&path, &header) }.unwrap();
     assert_eq!(map.header().dtype, header.dtype);
     drop(map);
     // Byte-identical to what np.save wrote for the same (zeroed) array.

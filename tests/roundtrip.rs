@@ -242,14 +242,16 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
 
     // Memory maps.
     {
-        let map = MmapNpy::open(&path).unwrap();
+        // SAFETY: nothing else writes or truncates this file while it is mapped.
+        let map = unsafe { MmapNpy::open(&path) }.unwrap();
         assert_eq!(map.header(), &header);
         let v = map.view::<T, D>().unwrap();
         assert_eq!(v, a);
         assert_layout(&v, order, "MmapNpy::open");
     }
     {
-        let mut map = MmapNpy::open_cow(&path).unwrap();
+        // SAFETY: nothing else writes or truncates this file while it is mapped.
+        let mut map = unsafe { MmapNpy::open_cow(&path) }.unwrap();
         if let Some(x) = map.view_mut::<T, D>().unwrap().iter_mut().next() {
             *x = changed;
         }
@@ -266,7 +268,8 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
         );
     }
     {
-        let mut map = MmapNpy::open_rw(&path).unwrap();
+        // SAFETY: nothing else writes or truncates this file while it is mapped.
+        let mut map = unsafe { MmapNpy::open_rw(&path) }.unwrap();
         let mut v = map.view_mut::<T, D>().unwrap();
         assert_layout(&v, order, "MmapNpy::open_rw");
         if let Some(x) = v.iter_mut().next() {
@@ -285,7 +288,14 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
     {
         let created = dir.path().join("created.npy");
-        let mut map = MmapNpy::create::<T, _>(&created, a.shape(), order == Order::F).unwrap();
+        let mut map = unsafe {
+            MmapNpy::create::<T, _>(
+                &created,
+                a.shape(),
+                ndnpy::Order::from_fortran(order == Order::F),
+            )
+        }
+        .unwrap();
         {
             let mut v = map.view_mut::<T, D>().unwrap();
             assert_layout(&v, order, "MmapNpy::create");
@@ -600,7 +610,8 @@ fn big_endian_data_reads_swapped_but_does_not_view() {
             let path = dir.path().join("be.npy");
             std::fs::write(&path, &bytes).unwrap();
             assert_eq!(Array2::<$t>::read_npy(&path).unwrap(), a);
-            let map = MmapNpy::open(&path).unwrap();
+            // SAFETY: nothing else writes or truncates this file while it is mapped.
+            let map = unsafe { MmapNpy::open(&path) }.unwrap();
             let e = map.view::<$t, Ix2>().unwrap_err();
             assert!(matches!(e, Error::NonNativeByteOrder { .. }), "{e:?}");
         }};
@@ -670,7 +681,8 @@ fn short_data_is_truncated_data() {
         std::fs::write(&path, short).unwrap();
         let e = Array2::<f64>::read_npy(&path).unwrap_err();
         assert!(is_truncated(&e), "read_npy: {e:?}");
-        let e = MmapNpy::open(&path).err().unwrap();
+        // SAFETY: nothing else writes or truncates this file while it is mapped.
+        let e = unsafe { MmapNpy::open(&path) }.err().unwrap();
         assert!(
             matches!(e, Error::TruncatedData { .. }),
             "MmapNpy::open: {e:?}"
@@ -710,7 +722,8 @@ fn bool_bytes_other_than_0_1() {
     let path = dir.path().join("b.npy");
     std::fs::write(&path, &bytes).unwrap();
     assert_eq!(Array1::<bool>::read_npy(&path).unwrap(), read);
-    let map = MmapNpy::open(&path).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { MmapNpy::open(&path) }.unwrap();
     let e = map.view::<bool, Ix1>().unwrap_err();
     assert!(matches!(e, Error::InvalidBool { .. }), "{e:?}");
 }
@@ -720,12 +733,14 @@ fn read_only_map_refuses_view_mut() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.npy");
     filled::<f32, _>((4, 4)).write_npy(&path).unwrap();
-    let mut map = MmapNpy::open(&path).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let mut map = unsafe { MmapNpy::open(&path) }.unwrap();
     let e = map.view_mut::<f32, Ix2>().unwrap_err();
     assert!(matches!(e, Error::ReadOnly), "{e:?}");
     assert!(map.view::<f32, Ix2>().is_ok());
     // A wrong type or ndim on a writable map is still the type error.
-    let mut map = MmapNpy::open_rw(&path).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let mut map = unsafe { MmapNpy::open_rw(&path) }.unwrap();
     let e = map.view_mut::<f64, Ix2>().unwrap_err();
     assert!(matches!(e, Error::DTypeMismatch { .. }), "{e:?}");
     let e = map.view_mut::<f32, Ix1>().unwrap_err();
@@ -740,7 +755,8 @@ fn write_npy_replaces_atomically() {
     let path = dir.path().join("x.npy");
     let old = filled::<i32, _>((5, 5));
     old.write_npy(&path).unwrap();
-    let map = MmapNpy::open(&path).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { MmapNpy::open(&path) }.unwrap();
     let new = Array2::<i32>::zeros((2, 2));
     new.write_npy(&path).unwrap();
     assert_eq!(map.view::<i32, Ix2>().unwrap(), old);

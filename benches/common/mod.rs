@@ -36,7 +36,7 @@ pub fn big_mib() -> usize {
 pub fn bench_dir() -> PathBuf {
     let dir = match std::env::var_os("NDNPY_BENCH_DIR") {
         Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-data"),
     };
     std::fs::create_dir_all(&dir).expect("create the benchmark folder");
     dir

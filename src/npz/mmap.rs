@@ -51,7 +51,8 @@ struct Member {
 /// npz.add("a", &Array2::<f64>::from_elem((1000, 8), 1.5))?;
 /// npz.finish()?;
 ///
-/// let map = NpzMmap::open(&path)?;
+/// // SAFETY: nothing else writes or truncates this file while it is mapped.
+/// let map = unsafe { NpzMmap::open(&path)? };
 /// let a = map.view::<f64, Ix2>("a")?;
 /// assert_eq!(a[[999, 7]], 1.5);
 /// // The view points into the mapping: no copy was made.
@@ -69,16 +70,24 @@ pub struct NpzMmap {
 impl NpzMmap {
     /// Maps the archive at `path` read-only and indexes its members.
     ///
+    /// # Safety
+    ///
+    /// Until the map and every view of it are dropped, the archive must not
+    /// be truncated or changed (by another process, another map or a write
+    /// through the path): views would see data change under shared
+    /// references, or the process is killed by `SIGBUS`. See
+    /// [`MmapNpy`](crate::MmapNpy) for the same contract.
+    ///
     /// ```no_run
-    /// let map = ndnpy::NpzMmap::open("embeddings.npz")?;
+    /// // SAFETY: nothing changes or truncates the archive while it is mapped.
+    /// let map = unsafe { ndnpy::NpzMmap::open("embeddings.npz")? };
     /// let vectors = map.view::<f32, ndarray::Ix2>("vectors")?;
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
-    pub fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
+    pub unsafe fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
         let file = File::open(path)?;
         // SAFETY: memmap2 requires that the file not be modified or truncated
-        // by others while mapped; that contract is documented on this type,
-        // as it is for `MmapNpy` and NumPy's memmap.
+        // by others while mapped, which is this function's own contract.
         let map = unsafe { Mmap::map(&file)? };
         let mut zip = ZipArchive::new(Cursor::new(&map[..]))
             .map_err(|e| not_an_archive(&map[..map.len().min(6)], e))?;
@@ -154,7 +163,8 @@ impl NpzMmap {
     /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
     /// npz.add("z", &ndarray::array![1u8])?;
     /// npz.finish()?;
-    /// let map = ndnpy::NpzMmap::open(&path)?;
+    /// // SAFETY: nothing else writes or truncates this file while it is mapped.
+    /// let map = unsafe { ndnpy::NpzMmap::open(&path)? };
     /// assert!(!map.is_stored("z")?);
     /// assert!(matches!(
     ///     map.view::<u8, ndarray::Ix1>("z"),
@@ -198,7 +208,8 @@ impl NpzMmap {
     /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
     /// npz.add("z", &ndarray::array![1u8, 2])?;
     /// npz.finish()?;
-    /// let map = ndnpy::NpzMmap::open(&path)?;
+    /// // SAFETY: nothing else writes or truncates this file while it is mapped.
+    /// let map = unsafe { ndnpy::NpzMmap::open(&path)? };
     /// let z = map.reader()?.read::<u8, ndarray::Ix1>("z")?;
     /// assert_eq!(z, ndarray::array![1, 2]);
     /// # Ok::<(), ndnpy::Error>(())
