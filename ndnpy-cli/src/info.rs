@@ -96,7 +96,7 @@ fn header_json(header: &Header, data_offset: u64, available: u64) -> Value {
         "aligned_64": data_offset.is_multiple_of(64),
         "data_bytes": declared,
         "present_bytes": available,
-        "truncated": declared.is_some_and(|d| available < d),
+        "truncated": !pickled(&header.dtype) && declared.is_some_and(|d| available < d),
         "header_spare_bytes": spare,
         "growth_axis_max_digits": growth.map(|n| n.to_string().len() as u64 + spare),
         "pickled": pickled(&header.dtype),

@@ -1,5 +1,5 @@
 //! `ndnpy`: look inside, check, convert and compare NumPy `.npy`/`.npz`
-//! files without loading them into memory or unpickling anything.
+//! files without loading them into memory or running pickled code.
 #![forbid(unsafe_code)]
 
 mod check;
@@ -28,7 +28,7 @@ FILE arguments may be glob patterns ('data/**/*.npy'), expanded by ndnpy when th
 Members of an .npz archive are named ARCHIVE:MEMBER in the output.";
 
 #[derive(Parser)]
-#[command(name = "ndnpy", version, about = "Look inside, check, convert and compare NumPy .npy/.npz files (never loads whole files, never unpickles)", after_help = EXIT_CODES)]
+#[command(name = "ndnpy", version, about = "Look inside, check, convert and compare NumPy .npy/.npz files (never loads whole files, never runs pickled code)", after_help = EXIT_CODES)]
 struct Cli {
     /// Machine-readable output: one JSON document on stdout.
     #[arg(long, global = true)]
@@ -47,7 +47,8 @@ enum Command {
         files: Vec<String>,
     },
     /// Print values as NumPy's repr does (summarised with ... beyond 1000 elements),
-    /// reading only the bytes it prints.
+    /// reading only the bytes it prints (object arrays: the whole pickle, through
+    /// ndnpy's own reader, which runs no code).
     #[command(after_help = EXIT_CODES)]
     Show {
         #[arg(required = true)]

@@ -329,6 +329,7 @@ pub fn format_values(values: &Values, zero_d: bool) -> Vec<String> {
         }
         Values::Bytes(v) => v.iter().map(|b| py_bytes(b)).collect(),
         Values::Str(v) => v.iter().map(|s| py_str(s)).collect(),
+        Values::Object(v) => v.clone(),
         Values::Void(v) => v
             .iter()
             .map(|b| {
@@ -417,7 +418,9 @@ pub fn shown_indices(n: usize, summarize: bool) -> Vec<Option<usize>> {
 }
 
 fn extend_line(s: &mut String, line: &mut String, word: &str, width: usize, prefix: &str) {
-    let needs_wrap = line.len() + word.chars().count() > width && line.len() > prefix.len();
+    // Python measures in characters, not bytes.
+    let line_len = line.chars().count();
+    let needs_wrap = line_len + word.chars().count() > width && line_len > prefix.len();
     if needs_wrap {
         s.push_str(line.trim_end());
         s.push('\n');
@@ -619,7 +622,7 @@ pub fn array_repr(
     }
     let arr = format!("{prefix}{lst},");
     let extra = format!("{})", extras.join(", "));
-    let last_line = arr.len() - arr.rfind('\n').map_or(0, |p| p + 1);
+    let last_line = arr[arr.rfind('\n').map_or(0, |p| p + 1)..].chars().count();
     let spacer = if last_line + extra.len() + 1 > LINE_WIDTH {
         format!("\n{}", " ".repeat(prefix.len()))
     } else {

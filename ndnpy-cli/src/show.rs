@@ -4,8 +4,47 @@
 use crate::input::Opened;
 use crate::repr::{array_repr, format_values, shown_indices, THRESHOLD};
 use crate::slice::View;
-use crate::values::decode;
+use crate::values::{decode, Values};
+use ndnpy::{AnyArray, DType, Kind};
 use std::collections::BTreeMap;
+
+/// An object array's elements `order` (element numbers in file order),
+/// each as Python's `repr` (NumPy writes a list as `list([...])`).
+///
+/// A pickle can only be read from its start, so this reads the whole data
+/// (bounded by the file's size), through ndnpy's own pickle reader: a
+/// closed list of constructors, nothing executed.
+fn read_objects(opened: &mut Opened<'_>, order: &[u64]) -> Result<Values, String> {
+    let len = usize::try_from(opened.available).map_err(|e| e.to_string())?;
+    let mut bytes = opened.header.to_bytes().map_err(|e| e.to_string())?;
+    let start = bytes.len();
+    bytes.resize(start + len, 0);
+    opened
+        .data
+        .read_at(0, &mut bytes[start..])
+        .map_err(|e| format!("reading the data: {e}"))?;
+    let any = AnyArray::from_npy_bytes(&bytes).map_err(|e| e.to_string())?;
+    let AnyArray::Object(array) = any else {
+        return Err("not an object array".into());
+    };
+    // The array's memory order is the file's element order.
+    let transposed = array.t();
+    let flat: Vec<&ndnpy::pickle::PyValue> = if opened.header.fortran_order {
+        transposed.iter().collect()
+    } else {
+        array.iter().collect()
+    };
+    Ok(Values::Object(
+        order
+            .iter()
+            .map(|&e| match flat.get(e as usize) {
+                Some(ndnpy::pickle::PyValue::List(_)) => format!("list({})", flat[e as usize]),
+                Some(v) => v.to_string(),
+                None => String::new(),
+            })
+            .collect(),
+    ))
+}
 
 /// The repr of `opened[slice]` and the shape it has.
 pub fn show(
@@ -14,7 +53,8 @@ pub fn show(
     full: bool,
 ) -> Result<(String, Vec<usize>), String> {
     let header = &opened.header;
-    if let Some(why) = crate::values::unsupported(&header.dtype) {
+    let objects = matches!(&header.dtype, DType::Scalar(s) if s.kind == Kind::Object);
+    if let (Some(why), false) = (crate::values::unsupported(&header.dtype), objects) {
         return Err(why);
     }
     opened.check_complete().map_err(|e| e.to_string())?;
@@ -57,6 +97,14 @@ pub fn show(
                 break;
             }
         }
+    }
+    if objects {
+        let values = read_objects(opened, &order)?;
+        let words = format_values(&values, view.shape.is_empty());
+        return Ok((
+            array_repr(&view.shape, &axes, words, &opened.header.dtype),
+            view.shape,
+        ));
     }
     // Read each distinct element once, in ascending file order, merging
     // neighbours into one read.
