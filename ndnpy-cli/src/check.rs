@@ -46,9 +46,23 @@ fn pickled(dtype: &DType) -> bool {
     }
 }
 
-fn check_array(opened: &Opened<'_>, allow_pickle: bool) -> Option<String> {
+fn check_array(opened: &mut Opened<'_>, allow_pickle: bool) -> Option<String> {
     if let Err(e) = opened.check_complete() {
         return Some(e.to_string());
+    }
+    if opened.is_pickle() {
+        // Parsed by ndnpy's own pickle reader (nothing runs): a pickle it
+        // refuses is damaged or calls something outside NumPy's constructors.
+        match read_pickle(opened) {
+            // Values the library cannot hold yet (string arrays inside
+            // objects) are no sign of damage or danger.
+            Ok(()) | Err(ndnpy::Error::UnsupportedDType { .. }) => {}
+            Err(e) => {
+                return Some(format!(
+                    "object array whose pickle cannot be read safely: {e}"
+                ))
+            }
+        }
     }
     if !allow_pickle && pickled(&opened.header.dtype) {
         return Some(
@@ -57,6 +71,18 @@ fn check_array(opened: &Opened<'_>, allow_pickle: bool) -> Option<String> {
         );
     }
     None
+}
+
+fn read_pickle(opened: &mut Opened<'_>) -> ndnpy::Result<()> {
+    let len = usize::try_from(opened.available).map_err(|_| ndnpy::Error::LengthOverflow {
+        shape: opened.header.shape.iter().map(|&d| d as u64).collect(),
+        itemsize: 8,
+    })?;
+    let mut bytes = opened.header.to_bytes()?;
+    let start = bytes.len();
+    bytes.resize(start + len, 0);
+    opened.data.read_at(0, &mut bytes[start..])?;
+    ndnpy::AnyArray::from_npy_bytes(&bytes).map(drop)
 }
 
 /// Checks one file, returning its problems (an unreadable file is one).
@@ -81,8 +107,8 @@ pub fn check_file(path: &Path, allow_pickle: bool) -> CliResult<Vec<Problem>> {
     }
     match container {
         Container::Npy => match open_npy(path) {
-            Ok(opened) => {
-                problems.extend(check_array(&opened, allow_pickle).map(|m| problem(None, m)))
+            Ok(mut opened) => {
+                problems.extend(check_array(&mut opened, allow_pickle).map(|m| problem(None, m)))
             }
             Err(e) => problems.push(problem(None, strip_path(path, &e.message))),
         },
@@ -96,8 +122,8 @@ pub fn check_file(path: &Path, allow_pickle: bool) -> CliResult<Vec<Problem>> {
             };
             for name in npz.names() {
                 match npz.member(&name) {
-                    Ok(opened) => {
-                        if let Some(m) = check_array(&opened, allow_pickle) {
+                    Ok(mut opened) => {
+                        if let Some(m) = check_array(&mut opened, allow_pickle) {
                             problems.push(problem(Some(&name), m));
                             continue;
                         }

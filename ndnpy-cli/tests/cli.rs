@@ -502,3 +502,33 @@ fn show_object_arrays_as_numpy() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn check_reads_pickles_without_running_them() {
+    // A pickle that would call os.system under np.load(allow_pickle=True).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("evil.npy");
+    let header = ndnpy::Header {
+        dtype: ndnpy::DType::parse("|O").unwrap(),
+        shape: vec![1],
+        fortran_order: false,
+        version: ndnpy::Version::V1,
+    };
+    let mut bytes = header.to_bytes().unwrap();
+    bytes.extend_from_slice(b"cos\nsystem\n(S'touch /tmp/ndnpy-pwned'\ntR.");
+    std::fs::write(&path, bytes).unwrap();
+    let p = path.to_str().unwrap();
+    let out = ndnpy(&["check", "--allow-pickle", p]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains("cannot be read safely"),
+        "{}",
+        stdout(&out)
+    );
+    let out = ndnpy(&["show", p]);
+    assert_eq!(code(&out), 1);
+    assert!(!Path::new("/tmp/ndnpy-pwned").exists());
+    // The library's pickle fixtures (written by NumPy) all pass.
+    let out = ndnpy(&["check", "--allow-pickle", "fixtures/pickle"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+}
