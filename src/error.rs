@@ -253,36 +253,37 @@ impl fmt::Display for Error {
             Error::HeaderTooLarge { len, max } => write!(f, "header of {len} bytes exceeds the limit of {max} bytes (raise it with ReadOptions::max_header_len if the file is trusted)"),
             Error::TruncatedHeader { expected, found } => write!(f, "truncated header: expected {expected} bytes, found {found}"),
             Error::HeaderEncoding { major, encoding } => write!(f, "header text of version {major}.0 is not valid {encoding}"),
-            Error::MalformedHeader { pos, expected, found } => write!(f, "malformed header at character {pos}: expected {expected}, found {found}"),
+            Error::MalformedHeader { pos, expected, found } => write!(f, "malformed header at character {pos}: expected {expected}, found {found}", expected = capped(expected), found = capped(found)),
             Error::NestingTooDeep { max } => write!(f, "header nests deeper than {max} levels"),
             Error::MissingKey(v0) => write!(f, "header is missing the key '{v0}'"),
-            Error::UnexpectedKey(v0) => write!(f, "header has an unexpected key {v0}"),
-            Error::BadShape(v0) => write!(f, "invalid shape: {v0}"),
-            Error::BadFortranOrder(v0) => write!(f, "invalid fortran_order: expected True or False, found {v0}"),
-            Error::BadDescr { descr, reason } => write!(f, "invalid descr {descr}: {reason}"),
-            Error::UnsupportedDType { dtype, reason } => write!(f, "unsupported dtype `{dtype}`: {reason}"),
-            Error::DTypeMismatch { expected, found } => write!(f, "dtype mismatch: expected {expected}, found `{found}`"),
+            Error::UnexpectedKey(v0) => write!(f, "header has an unexpected key {v0}", v0 = capped(v0)),
+            Error::BadShape(v0) => write!(f, "invalid shape: {v0}", v0 = capped(v0)),
+            Error::BadFortranOrder(v0) => write!(f, "invalid fortran_order: expected True or False, found {v0}", v0 = capped(v0)),
+            Error::BadDescr { descr, reason } => write!(f, "invalid descr {descr}: {reason}", descr = capped(descr), reason = capped(reason)),
+            Error::UnsupportedDType { dtype, reason } => write!(f, "unsupported dtype `{dtype}`: {reason}", dtype = capped(dtype), reason = capped(reason)),
+            Error::DTypeMismatch { expected, found } => write!(f, "dtype mismatch: expected {expected}, found `{found}`", expected = capped(expected), found = capped(found)),
             Error::NdimMismatch { expected, found, shape } => write!(f, "dimension mismatch: expected {expected} dimensions, found {found} (shape {shape:?})"),
             Error::LengthOverflow { shape, itemsize } => write!(f, "array size overflows: shape {shape:?} with {itemsize}-byte elements"),
             Error::TruncatedData { expected, found } => write!(f, "truncated data: the header declares {expected} bytes of data, found {found}"),
             Error::Misaligned { type_name, align, address } => write!(f, "misaligned data: a view of {type_name} needs {align}-byte alignment, but the data starts at address {address:#x}"),
-            Error::NonNativeByteOrder { dtype } => write!(f, "cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)"),
+            Error::NonNativeByteOrder { dtype } => write!(f, "cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)", dtype = capped(dtype)),
             Error::InvalidBool { index, value } => write!(f, "invalid bool data: byte {value} at element {index} is neither 0 nor 1"),
             Error::ReadOnly => write!(f, "the file is mapped read-only; open it with MmapNpy::open_rw or open_cow for a mutable view"),
-            Error::InvalidArchive { reason } => write!(f, "not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)"),
+            Error::InvalidArchive { reason } => write!(f, "not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)", reason = capped(reason)),
             Error::NotNpy { name, found } => write!(
                 f,
-                "archive member '{name}' is not a .npy file (it starts with b\"{}\"); read its bytes with NpzReader::raw",
+                "archive member '{}' is not a .npy file (it starts with b\"{}\"); read its bytes with NpzReader::raw",
+                capped(name),
                 found.escape_ascii()
             ),
-            Error::MemberNotFound { name } => write!(f, "the archive has no array named '{name}' (NpzReader::names lists the ones it has)"),
-            Error::BadCrc { name } => write!(f, "archive member '{name}' is corrupt: its data does not match its CRC-32 checksum"),
-            Error::CorruptMember { name, reason } => write!(f, "archive member '{name}' is corrupt: {reason}"),
-            Error::Encrypted { name } => write!(f, "archive member '{name}' is encrypted; decrypt the archive with a zip tool first"),
-            Error::UnsupportedMember { name, reason } => write!(f, "archive member '{name}' cannot be read: {reason} (NumPy archives use only stored or deflate members; recompress it with np.savez)"),
-            Error::CompressedMember { name } => write!(f, "archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)"),
-            Error::DuplicateMember { name } => write!(f, "the archive already has an array named '{name}'; each name may be added once"),
-            Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)"),
+            Error::MemberNotFound { name } => write!(f, "the archive has no array named '{name}' (NpzReader::names lists the ones it has)", name = capped(name)),
+            Error::BadCrc { name } => write!(f, "archive member '{name}' is corrupt: its data does not match its CRC-32 checksum", name = capped(name)),
+            Error::CorruptMember { name, reason } => write!(f, "archive member '{name}' is corrupt: {reason}", name = capped(name), reason = capped(reason)),
+            Error::Encrypted { name } => write!(f, "archive member '{name}' is encrypted; decrypt the archive with a zip tool first", name = capped(name)),
+            Error::UnsupportedMember { name, reason } => write!(f, "archive member '{name}' cannot be read: {reason} (NumPy archives use only stored or deflate members; recompress it with np.savez)", name = capped(name), reason = capped(reason)),
+            Error::CompressedMember { name } => write!(f, "archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)", name = capped(name)),
+            Error::DuplicateMember { name } => write!(f, "the archive already has an array named '{name}'; each name may be added once", name = capped(name)),
+            Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)", name = capped(name)),
         }
     }
 }
@@ -299,6 +300,34 @@ impl std::error::Error for Error {
 impl From<io::Error> for Error {
     fn from(e: io::Error) -> Self {
         Error::Io(e)
+    }
+}
+
+/// Error messages quote at most this many bytes of any text that came from
+/// the input (a descr, a name, a value), so that a hostile 20 MB header
+/// cannot make a 20 MB message.
+pub(crate) const QUOTE_LIMIT: usize = 256;
+
+/// Displays `text` cut to [`QUOTE_LIMIT`] bytes (at a character boundary),
+/// saying how long it was when cut.
+pub(crate) fn capped(text: &str) -> Capped<'_> {
+    Capped(text)
+}
+
+/// The display adapter made by [`capped`].
+pub(crate) struct Capped<'a>(&'a str);
+
+impl fmt::Display for Capped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.0;
+        if text.len() <= QUOTE_LIMIT {
+            return f.write_str(text);
+        }
+        let mut end = QUOTE_LIMIT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        write!(f, "{}… ({} bytes in all)", &text[..end], text.len())
     }
 }
 
