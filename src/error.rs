@@ -236,6 +236,16 @@ pub enum Error {
         name: String,
     },
 
+    /// [`crate::NpzWriter::add`] was given a name that NumPy could not give
+    /// back from the archive (a NUL byte, too long for a zip entry, or `n.npy`
+    /// beside `n`).
+    InvalidName {
+        /// The name.
+        name: String,
+        /// Why NumPy could not read it back.
+        reason: String,
+    },
+
     /// An earlier [`crate::NpzWriter::add`] failed, so the archive would be
     /// incomplete; the writer refuses further members and `finish`.
     IncompleteArchive {
@@ -283,6 +293,7 @@ impl fmt::Display for Error {
             Error::UnsupportedMember { name, reason } => write!(f, "archive member '{name}' cannot be read: {reason} (NumPy archives use only stored or deflate members; recompress it with np.savez)", name = capped(name), reason = capped(reason)),
             Error::CompressedMember { name } => write!(f, "archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)", name = capped(name)),
             Error::DuplicateMember { name } => write!(f, "the archive already has an array named '{name}'; each name may be added once", name = capped(name)),
+            Error::InvalidName { name, reason } => write!(f, "cannot add an array named '{name}': {reason}", name = capped(&name.escape_debug().to_string()), reason = capped(reason)),
             Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)", name = capped(name)),
         }
     }

@@ -2,7 +2,10 @@
 //! `np.load`) reads it, so that an archive means the same thing here and in
 //! NumPy.
 //!
-//! The rules, all from CPython's `zipfile`:
+//! The rules, all from CPython's `zipfile` and `np.load`:
+//! - the file starts with a local header or an end record (`np.load`
+//!   dispatches on these bytes; a zip with data prepended is not an archive
+//!   to it);
 //! - the end record is the last 22 bytes, or else the last occurrence of its
 //!   signature in the final 64 KiB + 22 bytes; a zip64 locator just before
 //!   it replaces the directory's size and offset;
@@ -175,6 +178,16 @@ impl Directory {
         let not_zip = || Error::InvalidArchive {
             reason: "no end of central directory record was found".into(),
         };
+        // np.load takes a file for an archive only when it starts with a
+        // local header (or is an empty archive); anything else, such as a
+        // zip with data prepended, is not one to NumPy.
+        reader.seek(SeekFrom::Start(0))?;
+        let mut magic = [0u8; 4];
+        if read_full(reader, &mut magic)? < 4 || (&magic != LOCAL_SIG && &magic != END_SIG) {
+            return Err(Error::InvalidArchive {
+                reason: "it does not start with a zip signature (PK\\x03\\x04), so np.load would not read it as an archive".into(),
+            });
+        }
         // The end record: the last 22 bytes when there is no comment, or
         // the last signature in the final 64 KiB + 22 bytes.
         let tail_start = len.saturating_sub((1 << 16) + END_LEN as u64);

@@ -15,6 +15,7 @@
 
 mod directory;
 mod mmap;
+mod names;
 mod reader;
 mod writer;
 

@@ -211,8 +211,10 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// any memory layout (non-contiguous arrays are written in bounded
     /// chunks, without first copying the whole array).
     ///
-    /// Fails with [`Error::DuplicateMember`] if `name` was added before.
-    /// After any failure the writer is poisoned: further calls and
+    /// Fails with [`Error::DuplicateMember`] if `name` was added before, and
+    /// with [`Error::InvalidName`] (without poisoning the writer) for a name
+    /// NumPy could not give back: one with a NUL byte, one too long for a
+    /// zip entry, or `n.npy` beside `n`. After any other failure the writer is poisoned: further calls and
     /// [`NpzWriter::finish`] return [`Error::IncompleteArchive`].
     ///
     /// ```
@@ -239,6 +241,8 @@ impl<W: Write + Seek> NpzWriter<W> {
                 name: failed.clone(),
             });
         }
+        // Refused before anything is written, so it does not poison the writer.
+        super::names::check_array_name(name, |n| self.names.contains(n))?;
         let result = self.add_member(name, array);
         if result.is_err() {
             self.failed = Some(name.to_owned());
