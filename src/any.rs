@@ -214,7 +214,7 @@ impl AnyArray {
     pub fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
         let mut reader = crate::checked_io::CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
-        Self::read_data(&header, &mut Source::stream(&mut reader))
+        Self::read_data(&header, &mut Source::stream_with(&mut reader, options))
     }
 
     /// [`AnyArray::from_npy_bytes`] with explicit limits.

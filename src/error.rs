@@ -236,6 +236,15 @@ pub enum Error {
         name: String,
     },
 
+    /// A stream of unknown length declares more data than
+    /// [`crate::ReadOptions::max_stream_len`] allows.
+    StreamLimit {
+        /// Data bytes the header declares.
+        claimed: u64,
+        /// The limit.
+        max: u64,
+    },
+
     /// [`crate::NpzWriter::add`] was given a name that NumPy could not give
     /// back from the archive (a NUL byte, too long for a zip entry, or `n.npy`
     /// beside `n`).
@@ -273,7 +282,7 @@ impl fmt::Display for Error {
             Error::UnsupportedDType { dtype, reason } => write!(f, "unsupported dtype `{dtype}`: {reason}", dtype = capped(dtype), reason = capped(reason)),
             Error::DTypeMismatch { expected, found } => write!(f, "dtype mismatch: expected {expected}, found `{found}`", expected = capped(expected), found = capped(found)),
             Error::NdimMismatch { expected, found, shape } => write!(f, "dimension mismatch: expected {expected} dimensions, found {found} (shape {shape:?})"),
-            Error::LengthOverflow { shape, itemsize } => write!(f, "array size overflows: shape {shape:?} with {itemsize}-byte elements"),
+            Error::LengthOverflow { shape, itemsize } => write!(f, "array too big: shape {:?} with {itemsize}-byte elements exceeds isize::MAX bytes (NumPy's limit, which ignores zero dimensions; ReadOptions::allow_beyond_numpy_limits reads such headers)", &shape[..shape.len().min(70)]),
             Error::TruncatedData { expected, found } => write!(f, "truncated data: the header declares {expected} bytes of data, found {found}"),
             Error::Misaligned { type_name, align, address } => write!(f, "misaligned data: a view of {type_name} needs {align}-byte alignment, but the data starts at address {address:#x}"),
             Error::NonNativeByteOrder { dtype } => write!(f, "cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)", dtype = capped(dtype)),
@@ -293,6 +302,7 @@ impl fmt::Display for Error {
             Error::UnsupportedMember { name, reason } => write!(f, "archive member '{name}' cannot be read: {reason} (NumPy archives use only stored or deflate members; recompress it with np.savez)", name = capped(name), reason = capped(reason)),
             Error::CompressedMember { name } => write!(f, "archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)", name = capped(name)),
             Error::DuplicateMember { name } => write!(f, "the archive already has an array named '{name}'; each name may be added once", name = capped(name)),
+            Error::StreamLimit { claimed, max } => write!(f, "the header declares {claimed} bytes of data to read from a stream, more than the limit of {max} (raise ReadOptions::max_stream_len if the stream is trusted)"),
             Error::InvalidName { name, reason } => write!(f, "cannot add an array named '{name}': {reason}", name = capped(&name.escape_debug().to_string()), reason = capped(reason)),
             Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)", name = capped(name)),
         }

@@ -50,7 +50,10 @@ pub use any::AnyArray;
 pub use dtype::{ByteOrder, DType, Field, Kind, Scalar};
 pub use element::Element;
 pub use error::{Error, Result};
-pub use header::{inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
+pub use header::{
+    inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN,
+    DEFAULT_MAX_STREAM_LEN, NUMPY_MAX_DIMS,
+};
 pub use mmap::MmapNpy;
 pub use npz::{NpzArrays, NpzMmap, NpzReader, NpzWriter};
 pub use order::Order;

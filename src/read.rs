@@ -65,7 +65,7 @@ impl<T: Element, D: Dimension> ReadNpy for Array<T, D> {
     fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
         let mut reader = crate::checked_io::CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
-        read_array(&header, &mut Source::stream(&mut reader))
+        read_array(&header, &mut Source::stream_with(&mut reader, options))
     }
 
     fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
@@ -129,6 +129,7 @@ pub(crate) fn read_path<X>(
         let available = meta.len().saturating_sub(offset as u64);
         read(&header, &mut Source::file(&mut file, available))
     } else {
-        read(&header, &mut Source::stream(&mut file))
+        // A FIFO or device: its length is unknown, so the stream limit holds.
+        read(&header, &mut Source::stream_with(&mut file, options))
     }
 }

@@ -27,8 +27,12 @@ pub(crate) enum Source<'a> {
     File { file: &'a mut File, available: u64 },
     /// Bytes in memory.
     Slice(&'a [u8]),
-    /// A reader of unknown length.
-    Stream(&'a mut dyn Read),
+    /// A reader of unknown length, from which at most `max_len` data bytes
+    /// are read ([`crate::ReadOptions::max_stream_len`]).
+    Stream {
+        reader: &'a mut dyn Read,
+        max_len: u64,
+    },
     /// A reader that promises exactly this many bytes (e.g. a zip member
     /// whose size the archive declares). Read in bounded steps unless
     /// `trusted` (the bytes are known to exist, as for a stored zip member
@@ -50,8 +54,19 @@ impl<'a> Source<'a> {
         Source::Slice(bytes)
     }
 
+    /// A stream read with the default [`crate::ReadOptions::max_stream_len`]
+    /// (for callers that have no options at hand).
+    #[allow(dead_code)]
     pub(crate) fn stream(reader: &'a mut dyn Read) -> Self {
-        Source::Stream(reader)
+        Self::stream_with(reader, &crate::ReadOptions::default())
+    }
+
+    /// A stream read with the limits of `options`.
+    pub(crate) fn stream_with(reader: &'a mut dyn Read, options: &crate::ReadOptions) -> Self {
+        Source::Stream {
+            reader,
+            max_len: options.get_max_stream_len(),
+        }
     }
 
     /// Bytes known to be present, when the source can tell without reading.
@@ -60,7 +75,7 @@ impl<'a> Source<'a> {
             Source::File { available, .. } => Some(*available),
             Source::Slice(bytes) => Some(bytes.len() as u64),
             Source::Sized { len, .. } => Some(*len),
-            Source::Stream(_) => None,
+            Source::Stream { .. } => None,
         }
     }
 
@@ -90,7 +105,9 @@ impl<'a> Source<'a> {
             Source::File { file, .. } => fill_from_fd(file, dst),
             #[cfg(not(unix))]
             Source::File { file, .. } => fill_zeroed(*file, dst),
-            Source::Stream(reader) | Source::Sized { reader, .. } => fill_zeroed(*reader, dst),
+            Source::Stream { reader, .. } | Source::Sized { reader, .. } => {
+                fill_zeroed(*reader, dst)
+            }
         }
     }
 
@@ -101,6 +118,14 @@ impl<'a> Source<'a> {
     pub(crate) fn read_elements<T: Element>(&mut self, n: usize, swap: bool) -> Result<Vec<T>> {
         let size = std::mem::size_of::<T>();
         let nbytes = n as u64 * size as u64;
+        if let Source::Stream { max_len, .. } = *self {
+            if nbytes > max_len {
+                return Err(Error::StreamLimit {
+                    claimed: nbytes,
+                    max: max_len,
+                });
+            }
+        }
         if let Some(available) = self.known_len() {
             if available < nbytes {
                 return Err(Error::TruncatedData {

@@ -391,6 +391,11 @@ fn invalid_fixtures_give_their_error() {
             if how == "typed" && name == "DTypeMismatch" {
                 continue;
             }
+            // A stream whose header claims more than ReadOptions'
+            // max_stream_len is refused before its missing data is noticed.
+            if how == "read_npy_from" && name == "StreamLimit" && accepted[0] == "TruncatedData" {
+                continue;
+            }
             assert!(
                 accepted.contains(&name),
                 "{} via {how}: got {name} ({err}), expected one of {accepted:?}",
