@@ -20,7 +20,7 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
 npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fuzz/regressions)
-npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fuzz/regressions)
+npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fixtures/npz/differential fuzz/regressions)
 
 run() {
     local target="$1"
@@ -52,4 +52,5 @@ run view "${npy_seeds[@]}"
 run any_array "${npy_seeds[@]}"
 run npz "${npz_seeds[@]}"
 run misbehaving_reader "${npy_seeds[@]}"
-echo "fuzz_smoke: 6 passed, 0 failed"
+run npz_model "${npz_seeds[@]}"
+echo "fuzz_smoke: 7 passed, 0 failed"
