@@ -36,11 +36,7 @@ impl Read for Misbehaving<'_> {
                 // Copies honestly but over-reports.
                 buf[..honest].copy_from_slice(&self.data[..honest]);
                 self.data = &self.data[honest..];
-                return Ok(if op & 0x80 != 0 {
-                    usize::MAX
-                } else {
-                    buf.len() + 1 + op as usize
-                });
+                return Ok(if op & 0x80 != 0 { usize::MAX } else { buf.len() + 1 + op as usize });
             }
             _ => {
                 // Claims a whole buffer after writing nothing new.
@@ -59,11 +55,7 @@ fuzz_target!(|input: &[u8]| {
     };
     let k = (k as usize % 16).min(rest.len());
     let (schedule, data) = rest.split_at(k);
-    let reader = || Misbehaving {
-        data,
-        schedule,
-        calls: 0,
-    };
+    let reader = || Misbehaving { data, schedule, calls: 0 };
 
     if let Ok(got) = ArrayD::<u8>::read_npy_from(reader()) {
         let truth = ArrayD::<u8>::from_npy_bytes(data).expect("the reader invented a file");
