@@ -134,6 +134,33 @@ fn check(path: &Path) -> String {
     format!("{context}: {} names agree", files.len())
 }
 
+/// Checks every archive, then fails listing each one that disagrees.
+fn check_all(paths: &[PathBuf]) {
+    let failures: Vec<String> = paths
+        .iter()
+        .filter_map(|path| match std::panic::catch_unwind(|| check(path)) {
+            Ok(line) => {
+                eprintln!("{line}");
+                None
+            }
+            Err(panic) => Some(
+                panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default(),
+            ),
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} archives disagree with NumPy:\n{}",
+        failures.len(),
+        paths.len(),
+        failures.join("\n")
+    );
+}
+
 fn archives_in(dir: &Path) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -149,9 +176,7 @@ fn committed_archives_match_numpy() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/npz/differential");
     let paths = archives_in(&dir);
     assert!(paths.len() >= 20, "{} archives", paths.len());
-    for path in paths {
-        eprintln!("{}", check(&path));
-    }
+    check_all(&paths);
 }
 
 #[test]
@@ -175,7 +200,5 @@ fn fresh_archives_match_numpy() {
     assert!(status.success());
     let paths = archives_in(dir.path());
     assert!(paths.len() >= 20);
-    for path in paths {
-        eprintln!("{}", check(&path));
-    }
+    check_all(&paths);
 }
