@@ -485,7 +485,7 @@ fn read_exact_or<R: Read + ?Sized>(
 pub(crate) struct MemberReader<'a, R: BufRead> {
     body: Body<'a, R>,
     left: u64,
-    crc: flate2::Crc,
+    crc: crc32fast::Hasher,
     expected_crc: u32,
 }
 
@@ -506,7 +506,7 @@ impl<'a, R: BufRead> MemberReader<'a, R> {
         MemberReader {
             body,
             left: entry.size,
-            crc: flate2::Crc::new(),
+            crc: crc32fast::Hasher::new(),
             expected_crc: entry.crc,
         }
     }
@@ -532,7 +532,7 @@ impl<R: BufRead> Read for MemberReader<'_, R> {
         }
         self.crc.update(&buf[..n]);
         self.left -= n as u64;
-        if self.left == 0 && self.crc.sum() != self.expected_crc {
+        if self.left == 0 && self.crc.clone().finalize() != self.expected_crc {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "CRC-32 checksum mismatch",
