@@ -3,6 +3,7 @@
 use crate::element::Element;
 use crate::error::Result;
 use crate::header::{Header, Version};
+use crate::options::WriteOptions;
 use ndarray::{ArrayBase, Data, Dimension};
 use std::io::Write;
 use std::path::Path;
@@ -30,11 +31,76 @@ const CHUNK_BYTES: usize = 1 << 20;
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 pub trait WriteNpy {
-    /// Writes the array to `path`, replacing any file there atomically: the
-    /// data goes to a temporary file in the same folder, whose space is
-    /// reserved first, which is then renamed over the target. If anything
-    /// fails, the old file is left as it was.
+    /// Writes the array to `path`, as `np.save` would, without breaking
+    /// what the path is:
+    ///
+    /// - **No file, or a regular file with one name:** replaced atomically.
+    ///   The data goes to a temporary file in the same folder (anonymous,
+    ///   `O_TMPFILE`, where the file system allows; otherwise named
+    ///   `.<name>.<k>.ndnpy-tmp`), whose space is reserved first, and which
+    ///   is then renamed over the target. Other processes see the whole old
+    ///   file or the whole new one; if anything fails (or the process is
+    ///   killed), the old file is left as it was. The new file keeps the old
+    ///   one's permission bits and, where the caller may set them, its owner
+    ///   and group (if not, the set-user-ID/set-group-ID bits are dropped).
+    ///   Extended attributes and ACLs are not copied.
+    /// - **Not writable by the caller** (e.g. mode `0444` for a non-root
+    ///   user): refused with an [`Error::Io`](crate::Error::Io) of kind
+    ///   `PermissionDenied` (`np.save` raises `PermissionError`); the file
+    ///   is left as it was.
+    /// - **A symbolic link:** followed (also when dangling, which creates its
+    ///   target, as `np.save` does); the final file is handled by these
+    ///   rules and the link stays a link.
+    /// - **Anything else is written in place through the path**, as
+    ///   `np.save` does, and never renamed over: character and block
+    ///   devices (`/dev/null`), FIFOs, `/dev/stdout` and other `/proc`
+    ///   links, entries of `/proc`, `/sys` and similar kernel file systems,
+    ///   and regular files with several hard links (every name sees the new
+    ///   data). Such writes are not atomic: the file is truncated (where
+    ///   that means anything) and written from the start, so a failure
+    ///   leaves it partly written. Sockets and directories cannot be opened
+    ///   and give an error. A writable regular file in a folder the caller
+    ///   cannot create files in is also written in place.
+    /// - Temporary files left by a killed writer (only possible for named
+    ///   ones) are removed by the next write to the same target: each
+    ///   writer holds a `flock` on its own, and one nobody holds is stale.
+    ///
+    /// Durability: the default does not wait for the disk; after a power
+    /// loss or crash soon after the call, the path may hold the old file,
+    /// the new one, or (ext4, XFS: the reserved blocks are written lazily)
+    /// a file of the right length reading as zeros. Reserving the space
+    /// with `fallocate` means ext4's `auto_da_alloc` safeguard (which starts
+    /// writing a file's delayed-allocation data when it is renamed over
+    /// another) does not apply: there is no delayed allocation left to
+    /// trigger it (BENCHMARKS.md, "Steady overwrite"). For a file that must
+    /// survive a crash, use [`WriteNpy::write_npy_with`] with
+    /// [`WriteOptions::durable`].
+    ///
+    /// ```
+    /// use ndnpy::WriteNpy;
+    ///
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npy");
+    /// ndarray::array![1.0, 2.0].write_npy(&path)?;
+    /// # #[cfg(unix)]
+    /// ndarray::array![1.0, 2.0].write_npy("/dev/null")?; // written, not replaced
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()>;
+
+    /// Like [`WriteNpy::write_npy`], with options (such as
+    /// [`WriteOptions::durable`]).
+    ///
+    /// ```
+    /// use ndnpy::{WriteNpy, WriteOptions};
+    ///
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npy");
+    /// let durable = WriteOptions::default().durable(true);
+    /// ndarray::array![1u8, 2].write_npy_with(&path, &durable)?;
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    fn write_npy_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()>;
 
     /// Writes the array to `writer`.
     fn write_npy_to<W: Write>(&self, writer: W) -> Result<()>;
@@ -45,9 +111,15 @@ pub trait WriteNpy {
 
 impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
     fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()> {
+        self.write_npy_with(path, &WriteOptions::default())
+    }
+
+    fn write_npy_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()> {
         let (header, data_len) = prepare(self)?;
         let total = header.len() as u64 + data_len as u64;
-        crate::atomic::write_file(path.as_ref(), total, |file| write_body(self, &header, file))
+        crate::atomic::write_file_with(path.as_ref(), total, options, |file| {
+            write_body(self, &header, file)
+        })
     }
 
     fn write_npy_to<W: Write>(&self, writer: W) -> Result<()> {

@@ -4,6 +4,7 @@ use crate::any::AnyArray;
 use crate::atomic::TempFile;
 use crate::element::Element;
 use crate::error::{Error, Result};
+use crate::options::WriteOptions;
 use crate::write::{npy_header, write_body};
 use ndarray::{ArrayBase, Data, Dimension};
 use std::collections::HashSet;
@@ -93,7 +94,31 @@ impl NpzWriter<BufWriter<File>> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn create<P: AsRef<Path>>(path: P) -> Result<Self> {
-        let temp = TempFile::create(path.as_ref(), 0)?;
+        Self::create_with(path, &WriteOptions::default())
+    }
+
+    /// Like [`NpzWriter::create`], with options (such as
+    /// [`WriteOptions::durable`]). The path is handled as
+    /// [`crate::WriteNpy::write_npy`] documents: a regular file is replaced
+    /// atomically; a device such as `/dev/null` or a hard-linked file is
+    /// written in place; a FIFO, a pipe or anything else that cannot seek
+    /// is refused (a zip archive is written out of order).
+    ///
+    /// ```
+    /// use ndnpy::{NpzWriter, WriteOptions};
+    ///
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npz");
+    /// let mut npz = NpzWriter::create_with(&path, &WriteOptions::default().durable(true))?;
+    /// npz.add("x", &ndarray::array![1, 2, 3])?;
+    /// npz.finish()?; // on the disk when this returns
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn create_with<P: AsRef<Path>>(path: P, options: &WriteOptions) -> Result<Self> {
+        let temp = TempFile::create_with(path.as_ref(), 0, options)?;
+        if temp.in_place() {
+            check_seekable(temp.file(), path.as_ref())?;
+        }
         let file = temp.file().try_clone()?;
         let mut writer = Self::with_writer(BufWriter::with_capacity(1 << 20, file), false);
         writer.temp = Some(temp);
@@ -114,6 +139,39 @@ impl NpzWriter<BufWriter<File>> {
     /// ```
     pub fn create_compressed<P: AsRef<Path>>(path: P) -> Result<Self> {
         Ok(Self::create(path)?.compressed(true))
+    }
+
+    /// Like [`NpzWriter::create_compressed`], with options.
+    ///
+    /// ```
+    /// use ndnpy::{NpzWriter, WriteOptions};
+    ///
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npz");
+    /// let durable = WriteOptions::default().durable(true);
+    /// let mut npz = NpzWriter::create_compressed_with(&path, &durable)?;
+    /// npz.add("x", &ndarray::array![1, 2, 3])?;
+    /// npz.finish()?;
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn create_compressed_with<P: AsRef<Path>>(path: P, options: &WriteOptions) -> Result<Self> {
+        Ok(Self::create_with(path, options)?.compressed(true))
+    }
+}
+
+/// A zip archive is written out of order (sizes are filled in after each
+/// member), so its destination must seek.
+fn check_seekable(file: &File, path: &Path) -> Result<()> {
+    match (&*file).stream_position() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Error::Io(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!(
+                "cannot write an .npz archive to {}: it cannot seek ({e}); \
+                 write to a regular file",
+                path.display()
+            ),
+        ))),
     }
 }
 
