@@ -14,6 +14,8 @@
 //! - `overwrite`: back-to-back calls over the previous call's file, with
 //!   nothing in between: no `sync`, no waiting for ndnpy's clean-up, as a
 //!   program saving a checkpoint over and over would do;
+//! - `overwrite, durable(true)`: the same with `WriteOptions::durable`
+//!   (`fsync` of the file and the folder): the cost of durability;
 //! - the same two for `np.save`, when `python3` with NumPy is available
 //!   (set `NDNPY_BENCH_NUMPY=0` to skip).
 //!
@@ -24,7 +26,7 @@ mod common;
 
 use common::{bench_dir, big_mib, env_usize, sync_all};
 use ndarray::Array2;
-use ndnpy::WriteNpy;
+use ndnpy::{WriteNpy, WriteOptions};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -105,9 +107,19 @@ fn main() {
         || a.write_npy(&path).expect("write"),
     );
     let overwrite = series(runs, || {}, || a.write_npy(&path).expect("write"));
+    let durable_options = WriteOptions::default().durable(true);
+    let durable = series(
+        runs,
+        || {},
+        || a.write_npy_with(&path, &durable_options).expect("write"),
+    );
     let _ = std::fs::remove_file(&path);
 
-    let mut rows_out = vec![("ndnpy new file", new), ("ndnpy overwrite", overwrite)];
+    let mut rows_out = vec![
+        ("ndnpy new file", new),
+        ("ndnpy overwrite", overwrite),
+        ("ndnpy overwrite, durable(true)", durable),
+    ];
     if let Some((np_new, np_over)) = numpy(&dir, mib, runs) {
         rows_out.push(("np.save new file", np_new));
         rows_out.push(("np.save overwrite", np_over));

@@ -82,8 +82,6 @@ pub trait WriteNpy {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npy");
     /// ndarray::array![1.0, 2.0].write_npy(&path)?;
-    /// # #[cfg(unix)]
-    /// ndarray::array![1.0, 2.0].write_npy("/dev/null")?; // written, not replaced
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()>;

@@ -292,8 +292,19 @@ fn character_device_is_written_not_replaced() {
 
 #[test]
 fn dev_null_stays_a_device() {
-    // Safe to run only because the private-node test above guards the
-    // behaviour; this checks the real path users write.
+    // The real /dev/null is touched only once a private node with the same
+    // numbers was written through and stayed a device: a regression must
+    // never replace the system's /dev/null (tests run as root).
+    let dir = tempfile::tempdir().unwrap();
+    let Some(dev) = null_device(dir.path()) else {
+        eprintln!("skipped: cannot mknod");
+        return;
+    };
+    new().write_npy(&dev).unwrap();
+    assert!(fs::symlink_metadata(&dev)
+        .unwrap()
+        .file_type()
+        .is_char_device());
     let before = fs::symlink_metadata("/dev/null").unwrap();
     new().write_npy("/dev/null").unwrap();
     let after = fs::symlink_metadata("/dev/null").unwrap();
@@ -450,9 +461,18 @@ fn durable_writes_give_the_same_files() {
         let mut back = NpzReader::open(&z).unwrap();
         assert_eq!(back.read::<i32, ndarray::Ix2>("x").unwrap(), new());
     }
-    // In place, where fsync may not apply.
-    new().write_npy_with("/dev/null", &durable).unwrap();
-    assert_eq!(listing(dir.path()), ["a.npy", "zfalse.npz", "ztrue.npz"]);
+    // In place, where fsync may not apply (a private node, never the
+    // system's /dev/null).
+    let mut expect = vec!["a.npy", "zfalse.npz", "ztrue.npz"];
+    if let Some(dev) = null_device(dir.path()) {
+        new().write_npy_with(&dev, &durable).unwrap();
+        assert!(fs::symlink_metadata(&dev)
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        expect.insert(0, "null");
+    }
+    assert_eq!(listing(dir.path()), expect);
 }
 
 #[test]
