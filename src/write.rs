@@ -65,16 +65,17 @@ pub trait WriteNpy {
     ///   ones) are removed by the next write to the same target: each
     ///   writer holds a `flock` on its own, and one nobody holds is stale.
     ///
-    /// Durability: the default does not wait for the disk; after a power
-    /// loss or crash soon after the call, the path may hold the old file,
-    /// the new one, or (ext4, XFS: the reserved blocks are written lazily)
-    /// a file of the right length reading as zeros. Reserving the space
-    /// with `fallocate` means ext4's `auto_da_alloc` safeguard (which starts
-    /// writing a file's delayed-allocation data when it is renamed over
-    /// another) does not apply: there is no delayed allocation left to
-    /// trigger it (BENCHMARKS.md, "Steady overwrite"). For a file that must
+    /// Durability: the default does not wait for the disk. It starts the
+    /// new file's write-back before the rename (`sync_file_range`), as
+    /// ext4's `auto_da_alloc` heuristic would for a file replaced by rename
+    /// (the space reservation with `fallocate` turns that heuristic off, so
+    /// ndnpy does its part itself), but returns without waiting: after a
+    /// power loss or crash soon after the call, the path may hold the old
+    /// file, the new one, or (ext4, XFS: reserved blocks not yet written) a
+    /// file of the right length reading as zeros. For a file that must
     /// survive a crash, use [`WriteNpy::write_npy_with`] with
-    /// [`WriteOptions::durable`].
+    /// [`WriteOptions::durable`]: `fsync` of the file before the rename and
+    /// of the folder after it. Files written in place get neither.
     ///
     /// ```
     /// use ndnpy::WriteNpy;
