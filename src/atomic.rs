@@ -124,8 +124,6 @@ impl TempFile {
         };
         if durable {
             file.sync_all()?;
-        } else {
-            start_writeback(&file);
         }
         if path.is_none() {
             *path = Some(link_anonymous(&file, target)?);
@@ -612,31 +610,6 @@ fn is_unsupported(e: &io::Error) -> bool {
 fn is_unsupported(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::Unsupported
 }
-
-/// Starts (without waiting for) the write-back of the new file's data
-/// before it is renamed over the target.
-///
-/// ext4's `auto_da_alloc` does this on its own when a file with delayed
-/// allocation replaces another by rename, so that a crash soon after is
-/// unlikely to leave a renamed file whose data never reached the disk. The
-/// space reservation (`fallocate`) leaves no delayed allocation, which
-/// turns the heuristic off: measured with `filefrag`, a reserved 64 MiB file
-/// still had unwritten extents and dirty pages 1 s after the rename, one
-/// written without a reservation or with this call had none
-/// (BENCHMARKS.md, "Steady overwrite"). A promise of "likely", not "sure":
-/// for that, [`WriteOptions::durable`].
-#[cfg(target_os = "linux")]
-fn start_writeback(file: &File) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: plain system call on a descriptor we own; the result is
-    // advisory and ignored (nothing depends on it but crash resilience).
-    unsafe {
-        libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn start_writeback(_file: &File) {}
 
 /// Flushes the folder holding `target`, so the rename itself is durable.
 #[cfg(unix)]

@@ -41,8 +41,9 @@ impl WriteOptions {
     /// Files written in place (devices, FIFOs, hard-linked files: see
     /// [`crate::WriteNpy::write_npy`]) are flushed with `fsync` where the
     /// kind of file supports it. The cost is the time the disk takes to
-    /// store the data: for 256 MiB on the benchmark machine, ~0.5–1 s
-    /// instead of ~0.1 s (BENCHMARKS.md, "Steady overwrite").
+    /// store the data: for 256 MiB on the benchmark machine, a median of
+    /// ~0.26 s per overwrite against ~0.1–0.2 s without (BENCHMARKS.md,
+    /// "Steady overwrite").
     ///
     /// ```
     /// let options = ndnpy::WriteOptions::default().durable(true);

@@ -65,17 +65,18 @@ pub trait WriteNpy {
     ///   ones) are removed by the next write to the same target: each
     ///   writer holds a `flock` on its own, and one nobody holds is stale.
     ///
-    /// Durability: the default does not wait for the disk. It starts the
-    /// new file's write-back before the rename (`sync_file_range`), as
-    /// ext4's `auto_da_alloc` heuristic would for a file replaced by rename
-    /// (the space reservation with `fallocate` turns that heuristic off, so
-    /// ndnpy does its part itself), but returns without waiting: after a
-    /// power loss or crash soon after the call, the path may hold the old
-    /// file, the new one, or (ext4, XFS: reserved blocks not yet written) a
-    /// file of the right length reading as zeros. For a file that must
-    /// survive a crash, use [`WriteNpy::write_npy_with`] with
+    /// Durability: the default does not wait for the disk. After a power
+    /// loss or crash soon after the call, the path may hold the old file,
+    /// the new one, or (ext4, XFS) a file of the right length reading as
+    /// zeros: the space reservation (`fallocate`, as `np.save` does too)
+    /// leaves no delayed allocation, so ext4's `auto_da_alloc` heuristic,
+    /// which starts writing a file renamed over another, does not fire
+    /// (measured: BENCHMARKS.md, "Steady overwrite"; starting the write-back
+    /// ourselves cost ~100 ms per 256 MiB, so it is not the default). For a
+    /// file that must survive a crash, use [`WriteNpy::write_npy_with`] with
     /// [`WriteOptions::durable`]: `fsync` of the file before the rename and
-    /// of the folder after it. Files written in place get neither.
+    /// of the folder after it. Files written in place are not flushed
+    /// unless durable.
     ///
     /// ```
     /// use ndnpy::WriteNpy;
