@@ -34,6 +34,7 @@
 mod any;
 mod atomic;
 mod checked_io;
+mod datetime;
 mod dtype;
 mod element;
 mod error;
@@ -41,20 +42,28 @@ mod header;
 mod mmap;
 mod npz;
 mod order;
+mod plan;
 mod read;
+mod record;
 mod source;
+mod strings;
 mod view;
 mod write;
 
 pub use any::AnyArray;
+pub use datetime::{unit, Datetime64, Timedelta64};
 pub use dtype::{ByteOrder, DType, Field, Kind, Scalar};
-pub use element::Element;
+pub use element::{Element, LayoutElement};
 pub use error::{Error, Result};
 pub use header::{inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
 pub use mmap::MmapNpy;
 pub use npz::{NpzArrays, NpzMmap, NpzReader, NpzWriter};
 pub use order::Order;
 pub use read::ReadNpy;
+#[doc(hidden)]
+pub use record::__record_dtype;
+pub use record::RecordArray;
+pub use strings::{FixedBytes, FixedUnicode};
 pub use view::{ViewMutNpy, ViewNpy};
 pub use write::WriteNpy;
 

@@ -260,7 +260,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn add_any(&mut self, name: &str, array: &AnyArray) -> Result<()> {
-        crate::any::each_variant!(array, a => self.add(name, a))
+        crate::any::each_variant!(array, a => self.add(name, a), raw r => self.add_raw(name, &r.header(), &r.data))
     }
 
     fn add_member<T: Element, S: Data<Elem = T>, D: Dimension>(
@@ -268,15 +268,46 @@ impl<W: Write + Seek> NpzWriter<W> {
         name: &str,
         array: &ArrayBase<S, D>,
     ) -> Result<()> {
+        let header = npy_header(array).to_bytes()?;
+        let size = (array.len() as u64)
+            .saturating_mul(std::mem::size_of::<T>() as u64)
+            .saturating_add(header.len() as u64);
+        let zip = self.start_member(name, size)?;
+        write_body(array, &header, zip)?;
+        self.names.insert(name.to_owned());
+        Ok(())
+    }
+
+    /// Adds a member from a header and its data bytes (runtime-typed
+    /// arrays without an element type: datetimes, records, void).
+    fn add_raw(&mut self, name: &str, header: &crate::Header, data: &[u8]) -> Result<()> {
+        if let Some(failed) = &self.failed {
+            return Err(Error::IncompleteArchive {
+                name: failed.clone(),
+            });
+        }
+        let result = (|| {
+            let header = header.to_bytes()?;
+            let size = (data.len() as u64).saturating_add(header.len() as u64);
+            let zip = self.start_member(name, size)?;
+            zip.write_all(&header)?;
+            zip.write_all(data)?;
+            self.names.insert(name.to_owned());
+            Ok(())
+        })();
+        if result.is_err() {
+            self.failed = Some(name.to_owned());
+        }
+        result
+    }
+
+    /// Starts member `name.npy` of about `size` bytes.
+    fn start_member(&mut self, name: &str, size: u64) -> Result<&mut ZipWriter<Gate<W>>> {
         if self.names.contains(name) {
             return Err(Error::DuplicateMember {
                 name: name.to_owned(),
             });
         }
-        let header = npy_header(array).to_bytes()?;
-        let size = (array.len() as u64)
-            .saturating_mul(std::mem::size_of::<T>() as u64)
-            .saturating_add(header.len() as u64);
         let mut options = SimpleFileOptions::default()
             .large_file(size >= ZIP64_THRESHOLD)
             .unix_permissions(0o644);
@@ -293,9 +324,7 @@ impl<W: Write + Seek> NpzWriter<W> {
         let zip = self.zip.as_mut().expect("zip writer present until finish");
         zip.start_file(format!("{name}.npy"), options)
             .map_err(write_error)?;
-        write_body(array, &header, zip)?;
-        self.names.insert(name.to_owned());
-        Ok(())
+        Ok(zip)
     }
 
     /// Writes the central directory and, for a path target, moves the
