@@ -19,7 +19,7 @@ sanitizer="${FUZZ_SANITIZER:-address}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
-npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fuzz/regressions)
+npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fixtures/npy/elements fixtures/npy/invalid_data fuzz/regressions)
 npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fuzz/regressions)
 
 run() {
@@ -52,4 +52,5 @@ run view "${npy_seeds[@]}"
 run any_array "${npy_seeds[@]}"
 run npz "${npz_seeds[@]}"
 run misbehaving_reader "${npy_seeds[@]}"
-echo "fuzz_smoke: 6 passed, 0 failed"
+run record_plan "${npy_seeds[@]}"
+echo "fuzz_smoke: 7 passed, 0 failed"

@@ -461,3 +461,54 @@ fn cast_converts_numeric_variants() {
     let s = AnyArray::Str(ArrayD::from_elem(IxDyn(&[1]), "x".to_owned()));
     assert!(matches!(s.cast::<f64>(), Err(Error::DTypeMismatch { .. })));
 }
+
+#[test]
+fn npz_views_of_unaligned_members_name_the_member_and_the_fallback() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/npz/valid/many_members.npz");
+    let meta: Value =
+        serde_json::from_str(&fs::read_to_string(path.with_extension("json")).unwrap()).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { ndnpy::NpzMmap::open(&path) }.unwrap();
+    let mut misaligned = 0;
+    for member in meta["members"].as_array().unwrap() {
+        let name = member["name"].as_str().unwrap();
+        let want: Vec<i16> = member["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap() as i16)
+            .collect();
+        let cow = map.view_or_copy::<i16, IxDyn>(name).unwrap();
+        assert_eq!(cow.iter().copied().collect::<Vec<_>>(), want, "{name}");
+        match map.view::<i16, IxDyn>(name) {
+            Ok(view) => {
+                assert!(cow.is_view());
+                assert_eq!(view, cow.view());
+            }
+            Err(err) => {
+                misaligned += 1;
+                assert!(!cow.is_view());
+                assert!(
+                    matches!(&err, Error::MisalignedMember { name: n, .. } if n == name),
+                    "{err}"
+                );
+                assert!(err.to_string().contains("view_or_copy"), "{err}");
+            }
+        }
+    }
+    assert!(misaligned > 0, "np.savez leaves some members unaligned");
+}
+
+#[test]
+fn mmap_view_or_copy_copies_big_endian_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("be.npy");
+    fs::copy(fixture("datetime_M8ns_be"), &path).unwrap();
+    // SAFETY: nothing else writes or truncates this file while it is mapped.
+    let map = unsafe { ndnpy::MmapNpy::open(&path) }.unwrap();
+    assert!(map.view::<Datetime64<unit::ns>, IxDyn>().is_err());
+    let cow = map.view_or_copy::<Datetime64<unit::ns>, IxDyn>().unwrap();
+    assert!(!cow.is_view());
+    assert_eq!(cow[[0]].get(), 1704164645123456789);
+    assert!(cow[[1]].is_nat());
+}
