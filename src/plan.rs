@@ -178,8 +178,53 @@ impl Plan {
                     }
                     return Ok(());
                 }
+                // Compile one item, then repeat its moves: a huge claimed
+                // sub-array of records must not cost a walk per item.
+                let mut item = Plan {
+                    src_size: s_size,
+                    dst_size: d_size,
+                    moves: Vec::new(),
+                    bools: Vec::new(),
+                };
+                item.walk(si, 0, di, 0, path)?;
+                if let [m] = item.moves.as_slice() {
+                    let whole = m.src == 0 && m.dst == 0 && m.len == s_size && m.len == d_size;
+                    let bools_whole = match item.bools.as_slice() {
+                        [] => Some(false),
+                        [(0, len)] if *len == d_size => Some(true),
+                        _ => None,
+                    };
+                    if let (true, Some(all_bool)) = (whole, bools_whole) {
+                        // Whole items move as one block.
+                        self.push(so, dof, d_size * count, m.swap);
+                        if all_bool {
+                            self.push_bool(dof, d_size * count);
+                        }
+                        return Ok(());
+                    }
+                }
+                let total = count.saturating_mul(item.moves.len() + item.bools.len());
+                if self.moves.len().saturating_add(total) > MAX_MOVES {
+                    return Err(Mismatch {
+                        path: path.clone(),
+                        src: format!(
+                            "{src} (too many fields to convert: more than {MAX_MOVES} moves)"
+                        ),
+                        dst: dst.to_string(),
+                    });
+                }
                 for i in 0..count {
-                    self.walk(si, so + i * s_size, di, dof + i * d_size, path)?;
+                    for m in &item.moves {
+                        self.push(
+                            so + i * s_size + m.src,
+                            dof + i * d_size + m.dst,
+                            m.len,
+                            m.swap,
+                        );
+                    }
+                    for &(at, len) in &item.bools {
+                        self.push_bool(dof + i * d_size + at, len);
+                    }
                 }
                 Ok(())
             }
@@ -457,6 +502,10 @@ pub(crate) fn write_layout<T: LayoutElement, W: Write + ?Sized>(
     }
     Ok(())
 }
+
+/// Most byte moves a plan may hold: a hostile descriptor (a huge sub-array
+/// of big-endian records) is refused rather than compiled.
+const MAX_MOVES: usize = 1 << 18;
 
 /// Padded items are converted into buffers of about this size.
 const CHUNK_BYTES: usize = 256 << 10;

@@ -512,3 +512,22 @@ fn mmap_view_or_copy_copies_big_endian_data() {
     assert_eq!(cow[[0]].get(), 1704164645123456789);
     assert!(cow[[1]].is_nat());
 }
+
+#[test]
+fn a_huge_claimed_sub_array_of_records_is_cheap_or_refused() {
+    // Big-endian records in a sub-array of 2^30 items, shape (0,): no data,
+    // so the plan must not be compiled item by item.
+    let text = "{'descr': [('a', [('x', '>f8'), ('y', '>i4')], (1073741824,))], 'fortran_order': False, 'shape': (0,), }";
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    let len = (10 + text.len() + 1).div_ceil(64) * 64 - 10;
+    bytes.extend_from_slice(&(len as u16).to_le_bytes());
+    bytes.extend_from_slice(text.as_bytes());
+    bytes.resize(10 + len - 1, b' ');
+    bytes.push(b'\n');
+    // (Compiled item by item, this would build 2^31 moves: gigabytes.)
+    let result = AnyArray::from_npy_bytes(&bytes);
+    assert!(
+        matches!(result, Err(Error::DTypeMismatch { .. }) | Ok(_)),
+        "{result:?}"
+    );
+}
