@@ -531,3 +531,33 @@ fn a_huge_claimed_sub_array_of_records_is_cheap_or_refused() {
         "{result:?}"
     );
 }
+
+#[test]
+fn archives_hold_every_new_variant() {
+    let mut members = Vec::new();
+    for name in [
+        "struct_nested",
+        "unicode_2d",
+        "bytes_S5",
+        "datetime_M8_10ms",
+        "void_V8",
+        "timedelta_m8_ns",
+    ] {
+        members.push((name, AnyArray::read_npy(fixture(name)).unwrap()));
+    }
+    for compressed in [false, true] {
+        let mut npz = if compressed {
+            ndnpy::NpzWriter::new_compressed(std::io::Cursor::new(Vec::new()))
+        } else {
+            ndnpy::NpzWriter::new(std::io::Cursor::new(Vec::new()))
+        };
+        for (name, any) in &members {
+            npz.add_any(name, any).unwrap();
+        }
+        let bytes = npz.finish_into_inner().unwrap().into_inner();
+        let mut back = ndnpy::NpzReader::new(std::io::Cursor::new(bytes)).unwrap();
+        for (name, any) in &members {
+            assert_eq!(&back.read_any(name).unwrap(), any, "{name}");
+        }
+    }
+}
