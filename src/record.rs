@@ -266,7 +266,6 @@ impl RecordArray {
         }
         let (offset, size, dtype) = found.ok_or_else(|| self.no_field(name))?;
         let itemsize = self.dtype.itemsize().unwrap_or(0);
-        let column = gather(&self.data, itemsize, offset, size, self.len());
         let (dtype, shape) = match dtype {
             DType::SubArray(inner, sub) => {
                 let mut shape = self.shape.clone();
@@ -281,7 +280,17 @@ impl RecordArray {
             fortran_order: false,
             version: Version::V1,
         };
-        AnyArray::read_data(&header, &mut Source::slice(&column))
+        // The column is gathered straight into the new array's buffer.
+        AnyArray::read_data(
+            &header,
+            &mut Source::Gather {
+                records: &self.data,
+                itemsize,
+                offset,
+                size,
+                pos: 0,
+            },
+        )
     }
 
     fn no_field(&self, name: &str) -> Error {
@@ -325,34 +334,6 @@ impl RecordArray {
             version: Version::V1,
         }
     }
-}
-
-/// Copies `size` bytes at `offset` out of each of `n` items.
-fn gather(data: &[u8], itemsize: usize, offset: usize, size: usize, n: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(n * size);
-    if itemsize == 0 || size == 0 {
-        return out;
-    }
-    match size {
-        8 => {
-            for item in data.chunks_exact(itemsize) {
-                let v: [u8; 8] = item[offset..offset + 8].try_into().unwrap_or([0; 8]);
-                out.extend_from_slice(&v);
-            }
-        }
-        4 => {
-            for item in data.chunks_exact(itemsize) {
-                let v: [u8; 4] = item[offset..offset + 4].try_into().unwrap_or([0; 4]);
-                out.extend_from_slice(&v);
-            }
-        }
-        _ => {
-            for item in data.chunks_exact(itemsize) {
-                out.extend_from_slice(&item[offset..offset + size]);
-            }
-        }
-    }
-    out
 }
 
 /// Reorders Fortran-order items into C order.

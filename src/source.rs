@@ -40,6 +40,16 @@ pub(crate) enum Source<'a> {
         len: u64,
         trusted: bool,
     },
+    /// One field of in-memory records: `size` bytes at `offset` of each
+    /// `itemsize`-byte record of `records` (whole records only), read as
+    /// one contiguous column from byte `pos` of it on.
+    Gather {
+        records: &'a [u8],
+        itemsize: usize,
+        offset: usize,
+        size: usize,
+        pos: usize,
+    },
 }
 
 impl<'a> Source<'a> {
@@ -61,6 +71,13 @@ impl<'a> Source<'a> {
             Source::File { available, .. } => Some(*available),
             Source::Slice(bytes) => Some(bytes.len() as u64),
             Source::Sized { len, .. } => Some(*len),
+            Source::Gather {
+                records,
+                itemsize,
+                size,
+                pos,
+                ..
+            } => Some(((records.len() / (*itemsize).max(1)) * size - pos) as u64),
             Source::Stream(_) => None,
         }
     }
@@ -69,7 +86,10 @@ impl<'a> Source<'a> {
     fn trusted(&self) -> bool {
         matches!(
             self,
-            Source::File { .. } | Source::Slice(_) | Source::Sized { trusted: true, .. }
+            Source::File { .. }
+                | Source::Slice(_)
+                | Source::Sized { trusted: true, .. }
+                | Source::Gather { .. }
         )
     }
 
@@ -92,6 +112,13 @@ impl<'a> Source<'a> {
             #[cfg(not(unix))]
             Source::File { file, .. } => fill_zeroed(*file, dst),
             Source::Stream(reader) | Source::Sized { reader, .. } => fill_zeroed(*reader, dst),
+            Source::Gather {
+                records,
+                itemsize,
+                offset,
+                size,
+                pos,
+            } => Ok(gather(records, *itemsize, *offset, *size, pos, dst)),
         }
     }
 
@@ -272,6 +299,78 @@ impl<'a> Source<'a> {
         }
         Ok(())
     }
+}
+
+/// Copies the field column of `records` from byte `*pos` of the column into
+/// `dst`, as far as both go; returns the count and advances `*pos`.
+fn gather(
+    records: &[u8],
+    itemsize: usize,
+    offset: usize,
+    size: usize,
+    pos: &mut usize,
+    dst: &mut [MaybeUninit<u8>],
+) -> usize {
+    if size == 0 || itemsize == 0 {
+        return 0;
+    }
+    let total = records.len() / itemsize * size;
+    let want = dst.len().min(total - *pos);
+    let mut done = 0;
+    // A partial field first, then whole fields (the common case: the reader
+    // asks for whole items).
+    while done < want && !(*pos).is_multiple_of(size) {
+        let (rec, within) = (*pos / size, *pos % size);
+        let take = (size - within).min(want - done);
+        let at = rec * itemsize + offset + within;
+        for (d, &b) in dst[done..done + take]
+            .iter_mut()
+            .zip(&records[at..at + take])
+        {
+            *d = MaybeUninit::new(b);
+        }
+        done += take;
+        *pos += take;
+    }
+    let whole = (want - done) / size;
+    let first = *pos / size;
+    let column = records[first * itemsize..(first + whole) * itemsize].chunks_exact(itemsize);
+    let out = dst[done..done + whole * size].chunks_exact_mut(size);
+    match size {
+        8 => column.zip(out).for_each(|(r, d)| {
+            let v: [u8; 8] = r[offset..offset + 8].try_into().unwrap_or([0; 8]);
+            d.iter_mut()
+                .zip(v)
+                .for_each(|(d, b)| *d = MaybeUninit::new(b));
+        }),
+        4 => column.zip(out).for_each(|(r, d)| {
+            let v: [u8; 4] = r[offset..offset + 4].try_into().unwrap_or([0; 4]);
+            d.iter_mut()
+                .zip(v)
+                .for_each(|(d, b)| *d = MaybeUninit::new(b));
+        }),
+        _ => column.zip(out).for_each(|(r, d)| {
+            d.iter_mut()
+                .zip(&r[offset..offset + size])
+                .for_each(|(d, &b)| *d = MaybeUninit::new(b));
+        }),
+    }
+    done += whole * size;
+    *pos += whole * size;
+    while done < want {
+        let (rec, within) = (*pos / size, *pos % size);
+        let take = (size - within).min(want - done);
+        let at = rec * itemsize + offset + within;
+        for (d, &b) in dst[done..done + take]
+            .iter_mut()
+            .zip(&records[at..at + take])
+        {
+            *d = MaybeUninit::new(b);
+        }
+        done += take;
+        *pos += take;
+    }
+    done
 }
 
 /// `n` values of a zero-sized type, refusing counts that cannot be held.
