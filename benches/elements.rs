@@ -31,6 +31,16 @@ ndnpy::record! {
     #[derive(Debug, Clone, Copy, PartialEq)]
     pub struct Mixed { a: f64, b: i32, c: f64 }
 }
+ndnpy::record! {
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    #[repr(C, packed)]
+    pub struct PackedMixed { a: f64, b: i32, c: f64 }
+}
+ndnpy::record! {
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    #[repr(C, packed)]
+    pub struct PackedRev { c: f64, b: i32, a: f64 }
+}
 
 fn strings(n: usize) -> Array1<String> {
     Array1::from_shape_fn(n, |i| format!("name_{:0width$}", i, width = 1 + i % 11))
@@ -106,33 +116,40 @@ fn benches(c: &mut Criterion) {
     let packed = dir.join(format!("rec_packed_{n_rec}.npy"));
     let big = dir.join(format!("rec_be_{n_rec}.npy"));
     let reordered = dir.join(format!("rec_reordered_{n_rec}.npy"));
-    let packed_bytes = |order: char, names: [&str; 3]| {
-        let descr = format!(
-            "[('{}', '{order}f8'), ('{}', '{order}i4'), ('{}', '{order}f8')]",
-            names[0], names[1], names[2]
-        );
-        let mut out = preamble(&descr, false, &[n_rec]);
-        out.reserve(n_rec * 20);
-        for m in mixed.iter() {
-            let (a, b, c) = match names {
-                ["a", "b", "c"] => (m.a, m.b, m.c),
-                _ => (m.c, m.b, m.a),
-            };
-            if order == '<' {
-                out.extend_from_slice(&a.to_le_bytes());
-                out.extend_from_slice(&b.to_le_bytes());
-                out.extend_from_slice(&c.to_le_bytes());
-            } else {
-                out.extend_from_slice(&a.to_be_bytes());
-                out.extend_from_slice(&b.to_be_bytes());
-                out.extend_from_slice(&c.to_be_bytes());
-            }
+    // NumPy's default (packed) layout, as np.save writes it; the
+    // reordered file names the fields in another order; the big-endian one
+    // swaps the packed file's bytes and marks.
+    let packed_le: Array1<PackedMixed> = mixed.mapv(|m| PackedMixed {
+        a: m.a,
+        b: m.b,
+        c: m.c,
+    });
+    write_once(&packed, || packed_le.to_npy_bytes().unwrap());
+    write_once(&reordered, || {
+        mixed
+            .mapv(|m| PackedRev {
+                c: m.c,
+                b: m.b,
+                a: m.a,
+            })
+            .to_npy_bytes()
+            .unwrap()
+    });
+    write_once(&big, || {
+        let mut bytes = packed_le.to_npy_bytes().unwrap();
+        let start = bytes.len() - n_rec * 20;
+        let header = String::from_utf8(bytes[..start].to_vec())
+            .unwrap()
+            .replace('<', ">");
+        bytes[..start].copy_from_slice(header.as_bytes());
+        for rec in bytes[start..].chunks_exact_mut(20) {
+            rec[..8].reverse();
+            rec[8..12].reverse();
+            rec[12..].reverse();
         }
-        out
-    };
-    write_once(&packed, || packed_bytes('<', ["a", "b", "c"]));
-    write_once(&big, || packed_bytes('>', ["a", "b", "c"]));
-    write_once(&reordered, || packed_bytes('<', ["c", "b", "a"]));
+        bytes
+    });
+    drop(packed_le);
     let mut g = c.benchmark_group("records_read");
     configure_large(&mut g);
     g.throughput(Throughput::Bytes((n_rec * 24) as u64));

@@ -82,6 +82,15 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// The known length, when it can be trusted to size one allocation.
+    pub(crate) fn trusted_len(&self) -> Option<u64> {
+        if self.trusted() {
+            self.known_len()
+        } else {
+            None
+        }
+    }
+
     /// Whether the known length can be trusted to size one allocation.
     fn trusted(&self) -> bool {
         matches!(
@@ -276,25 +285,45 @@ impl<'a> Source<'a> {
             return each(&[], n);
         }
         let per_chunk = (SWAP_PIECE / item).max(1);
-        let mut scratch: Vec<u8> = Vec::new();
+        let trusted = self.trusted();
+        // Reused across chunks: every chunk overwrites what it uses. From a
+        // source of unknown length the buffer grows only as bytes arrive,
+        // so a header claiming a huge item costs no huge allocation.
+        let mut buffer: Vec<u8> = Vec::new();
         let mut done = 0usize;
         while done < n {
             let count = per_chunk.min(n - done);
-            scratch.clear();
-            scratch.resize(count * item, 0);
-            // SAFETY: `MaybeUninit<u8>` has the layout of `u8`; the slice
-            // covers exactly `scratch`'s initialised bytes, which it borrows.
-            let raw: &mut [MaybeUninit<u8>] = unsafe {
-                std::slice::from_raw_parts_mut(scratch.as_mut_ptr().cast(), scratch.len())
-            };
-            let got = self.fill(raw)?;
-            if got < scratch.len() {
-                return Err(Error::TruncatedData {
-                    expected: nbytes,
-                    found: (done * item + got) as u64,
-                });
+            let need = count * item;
+            let mut filled = 0;
+            while filled < need {
+                let upto = if trusted {
+                    need
+                } else {
+                    need.min(filled + STREAM_STEP.max(filled))
+                };
+                if buffer.len() < upto {
+                    buffer
+                        .try_reserve(upto - buffer.len())
+                        .map_err(|_| out_of_memory(upto))?;
+                    buffer.resize(upto, 0);
+                }
+                let part = &mut buffer[filled..upto];
+                // SAFETY: `MaybeUninit<u8>` has the layout of `u8`; the
+                // slice covers exactly `part`'s initialised bytes, which it
+                // borrows.
+                let raw: &mut [MaybeUninit<u8>] =
+                    unsafe { std::slice::from_raw_parts_mut(part.as_mut_ptr().cast(), part.len()) };
+                let got = self.fill(raw)?;
+                if got < raw.len() {
+                    return Err(Error::TruncatedData {
+                        expected: nbytes,
+                        found: (done * item + filled + got) as u64,
+                    });
+                }
+                filled = upto;
             }
-            each(&scratch, count)?;
+            let scratch = &buffer[..need];
+            each(scratch, count)?;
             done += count;
         }
         Ok(())

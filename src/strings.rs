@@ -216,7 +216,7 @@ impl Element for String {
         };
         let swap = s.order != ByteOrder::NATIVE;
         let mut out: Vec<String> = Vec::new();
-        if n > 0 && s.size == 0 {
+        if n > 0 && (s.size == 0 || source.trusted_len() >= Some(n as u64 * s.size as u64)) {
             crate::source::reserve(&mut out, n, n.saturating_mul(24))?;
         }
         source.read_chunks(n, s.size, |chunk, count| {
@@ -291,27 +291,46 @@ const CHUNK_BYTES: usize = 256 << 10;
 
 /// Decodes one `<U` item: UCS-4 code units, trailing NULs stripped.
 fn decode_ucs4(item: &[u8], swap: bool, index: usize) -> Result<String> {
-    let unit = |c: &[u8]| {
-        let v = u32::from_ne_bytes([c[0], c[1], c[2], c[3]]);
-        if swap {
-            v.swap_bytes()
-        } else {
-            v
+    if swap {
+        decode::<true>(item, index)
+    } else {
+        decode::<false>(item, index)
+    }
+}
+
+#[inline(always)]
+fn code_unit<const SWAP: bool>(c: &[u8]) -> u32 {
+    let bytes = [c[0], c[1], c[2], c[3]];
+    if SWAP {
+        u32::from_ne_bytes(bytes).swap_bytes()
+    } else {
+        u32::from_ne_bytes(bytes)
+    }
+}
+
+fn decode<const SWAP: bool>(item: &[u8], index: usize) -> Result<String> {
+    // One pass finds the length (trailing NULs stripped) and whether the
+    // text is ASCII, the common case, which is then copied byte by byte.
+    let mut end = 0;
+    let mut all = 0u32;
+    for (i, c) in item.chunks_exact(4).enumerate() {
+        let u = code_unit::<SWAP>(c);
+        all |= u;
+        if u != 0 {
+            end = i + 1;
         }
-    };
-    let mut end = item.len() / 4;
-    while end > 0 && unit(&item[4 * (end - 1)..]) == 0 {
-        end -= 1;
     }
     let units = &item[..4 * end];
-    // ASCII, the common case, is copied byte by byte into UTF-8.
-    if units.chunks_exact(4).all(|c| unit(c) < 0x80) {
-        let bytes: Vec<u8> = units.chunks_exact(4).map(|c| unit(c) as u8).collect();
+    if all < 0x80 {
+        let bytes: Vec<u8> = units
+            .chunks_exact(4)
+            .map(|c| code_unit::<SWAP>(c) as u8)
+            .collect();
         return Ok(String::from_utf8(bytes).unwrap_or_default());
     }
     let mut s = String::with_capacity(end);
     for c in units.chunks_exact(4) {
-        let value = unit(c);
+        let value = code_unit::<SWAP>(c);
         s.push(char::from_u32(value).ok_or(Error::InvalidUnicode { index, value })?);
     }
     Ok(s)

@@ -561,3 +561,22 @@ fn archives_hold_every_new_variant() {
         }
     }
 }
+
+#[test]
+fn a_stream_claiming_a_huge_string_is_truncated_not_allocated() {
+    let text = "{'descr': '|S2000000000', 'fortran_order': False, 'shape': (1,), }";
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    let len = (10 + text.len() + 1).div_ceil(64) * 64 - 10;
+    bytes.extend_from_slice(&(len as u16).to_le_bytes());
+    bytes.extend_from_slice(text.as_bytes());
+    bytes.resize(10 + len - 1, b' ');
+    bytes.push(b'\n');
+    bytes.extend_from_slice(b"only a few bytes");
+    let err = ArrayD::<Vec<u8>>::read_npy_from(&bytes[..]).unwrap_err();
+    assert!(
+        matches!(err, Error::TruncatedData { found: 16, .. }),
+        "{err}"
+    );
+    let err = AnyArray::read_npy_from(&bytes[..]).unwrap_err();
+    assert!(matches!(err, Error::TruncatedData { .. }), "{err}");
+}
