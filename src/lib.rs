@@ -10,6 +10,11 @@
 //!   [`MmapNpy`] to map files of any size in constant time.
 //! - [`Header`], [`inspect`] and [`AnyArray`] for files whose type is known
 //!   only at run time.
+//! - Every NumPy dtype but objects: numeric scalars, strings (`String`,
+//!   `Vec<u8>`, [`FixedUnicode`], [`FixedBytes`]), [`Datetime64`] /
+//!   [`Timedelta64`] with [`unit`](mod@unit) markers, sub-arrays `[T; N]`, and records
+//!   declared with [`record!`] ([`RecordArray`] at run time). See
+//!   [`Element`] and [`LayoutElement`].
 //! - [`NpzReader`] / [`NpzWriter`] for `.npz` archives (stored or deflated,
 //!   zip64, written atomically), and [`NpzMmap`] for zero-copy views of
 //!   stored members.
