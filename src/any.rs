@@ -14,9 +14,10 @@ use std::path::Path;
 
 /// An owned array of any supported element type, as found in a file.
 ///
-/// To write one, match on the variant: each holds an [`ArrayD`] that
-/// implements [`crate::WriteNpy`] ([`crate::NpzWriter::add_any`] does this
-/// for archives). The enum itself does not implement it, which would compile
+/// To write one, match on the variant (each numeric or string variant holds
+/// an [`ArrayD`] that implements [`crate::WriteNpy`]), or call
+/// [`AnyArray::to_npy_bytes`]; [`crate::NpzWriter::add_any`] does this for
+/// archives. The enum does not implement `WriteNpy`, which would compile
 /// every write path for every element type into every user's build.
 ///
 /// ```
@@ -377,6 +378,7 @@ impl AnyArray {
 
     /// The variant's data as native-order bytes, when it is not an array of
     /// a converted element (strings).
+    #[inline] // codegen only where used: it instantiates every write path
     pub(crate) fn raw_any(&self) -> Option<Raw<'_>> {
         fn bytes<T: LayoutElement>(a: &ArrayD<T>) -> Raw<'_> {
             let data = match a.as_slice() {
@@ -442,6 +444,7 @@ impl AnyArray {
 
     /// The raw form of a variant that [`each_variant!`] does not bind as an
     /// `ArrayD` (datetimes, records, void).
+    #[inline]
     pub(crate) fn raw(&self) -> Raw<'_> {
         self.raw_any()
             .expect("only string variants have no raw form")
@@ -457,6 +460,10 @@ impl AnyArray {
     /// assert_eq!(AnyArray::from_npy_bytes(&bytes)?, any);
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
+    ///
+    /// (Inline, so that only programs that call it compile the write path of
+    /// every element type.)
+    #[inline]
     pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
         use crate::WriteNpy;
         each_variant!(self, a => a.to_npy_bytes(), raw r => {
