@@ -90,14 +90,29 @@ pub enum AnyArray {
     /// Unstructured void data (`|V4`): the raw bytes of each item, held as
     /// a [`RecordArray`] whose dtype is the void type.
     Void(RecordArray),
+    /// `|O`: Python objects, read by the safe pickle reader
+    /// ([`crate::pickle`]); write them with [`crate::pickle::write_object_npy`].
+    Object(ArrayD<crate::pickle::PyValue>),
 }
 
 /// Evaluates `$body` with `$a` bound to the array inside any variant that
-/// holds an `ArrayD` of an [`Element`]; for the others (datetimes, records,
-/// void) evaluates `$raw_body` with `$raw` bound to their [`Raw`] form.
+/// holds an `ArrayD` of an [`Element`]; object arrays take the `object` arm
+/// and the variants without an element type (datetimes, records, void) the
+/// `raw` arm, with `$raw` bound to their [`Raw`] form. An arm left out is
+/// unreachable: callers that can see such a variant must give it.
 macro_rules! each_variant {
+    ($value:expr, $a:ident => $body:expr) => {
+        $crate::any::each_variant!($value, $a => $body, object _o => unreachable!("object arrays are handled before each_variant!"), raw _r => unreachable!("raw variants are handled before each_variant!"))
+    };
+    ($value:expr, $a:ident => $body:expr, object $o:pat => $obj:expr) => {
+        $crate::any::each_variant!($value, $a => $body, object $o => $obj, raw _r => unreachable!("raw variants are handled before each_variant!"))
+    };
     ($value:expr, $a:ident => $body:expr, raw $raw:ident => $raw_body:expr) => {
+        $crate::any::each_variant!($value, $a => $body, object _o => unreachable!("object arrays are handled before each_variant!"), raw $raw => $raw_body)
+    };
+    ($value:expr, $a:ident => $body:expr, object $o:pat => $obj:expr, raw $raw:ident => $raw_body:expr) => {
         match $value {
+            AnyArray::Object($o) => $obj,
             AnyArray::Bool($a) => $body,
             AnyArray::I8($a) => $body,
             AnyArray::I16($a) => $body,
@@ -218,7 +233,7 @@ pub(crate) fn check_supported(dtype: &DType) -> Result<()> {
 fn unsupported(dtype: &DType) -> Error {
     let reason = match dtype {
         DType::Scalar(s) => match s.kind {
-            Kind::Object => "object arrays hold pickled Python objects, which cannot be loaded without a pickle reader".to_owned(),
+            Kind::Object => "object arrays hold pickled Python objects: read them with AnyArray::read_npy (AnyArray::Object) or ndnpy::pickle".to_owned(),
             Kind::Float if s.size == 2 => "enable the `half` feature to read float16 data".to_owned(),
             Kind::Complex if s.size == 8 || s.size == 16 => "enable the `complex` feature to read complex data".to_owned(),
             Kind::Float | Kind::Complex if s.size >= 16 => "long double has no Rust type".to_owned(),
@@ -305,25 +320,39 @@ impl AnyArray {
 
     /// [`AnyArray::read_npy`] with explicit limits.
     pub fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
-        crate::read::read_path(path.as_ref(), options, Self::read_data)
+        crate::read::read_path(path.as_ref(), options, |h, s| {
+            Self::read_data_with(h, s, options)
+        })
     }
 
     /// [`AnyArray::read_npy_from`] with explicit limits.
     pub fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
         let mut reader = crate::checked_io::CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
-        Self::read_data(&header, &mut Source::stream(&mut reader))
+        Self::read_data_with(&header, &mut Source::stream(&mut reader), options)
     }
 
     /// [`AnyArray::from_npy_bytes`] with explicit limits.
     pub fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
         let (header, offset) = header::parse_slice(bytes, options)?;
-        Self::read_data(&header, &mut Source::slice(&bytes[offset..]))
+        Self::read_data_with(&header, &mut Source::slice(&bytes[offset..]), options)
     }
 
     /// Reads the data that follows `header` from `source`, whatever its
     /// element type (the entry point for nested and member arrays).
     pub(crate) fn read_data(header: &Header, source: &mut Source<'_>) -> Result<Self> {
+        Self::read_data_with(header, source, &ReadOptions::default())
+    }
+
+    /// [`AnyArray::read_data`], refusing object arrays if `options` say so.
+    pub(crate) fn read_data_with(
+        header: &Header,
+        source: &mut Source<'_>,
+        options: &ReadOptions,
+    ) -> Result<Self> {
+        if crate::pickle::is_pickled(&header.dtype) {
+            return crate::pickle::read_object_data(header, source, options);
+        }
         if let DType::SubArray(inner, sub) = &header.dtype {
             // As `np.load`: a sub-array dtype becomes trailing dimensions.
             let mut shape = header.shape.clone();
@@ -340,7 +369,7 @@ impl AnyArray {
                     reason: "a sub-array dtype in a multi-dimensional Fortran-order file (np.save never writes one)".to_owned(),
                 });
             }
-            return Self::read_data(&flat, source);
+            return Self::read_data_with(&flat, source, options);
         }
         match &header.dtype {
             DType::Scalar(s) => match s.kind {
@@ -402,7 +431,7 @@ impl AnyArray {
             }
         }
         Some(match self {
-            AnyArray::Str(_) | AnyArray::Bytes(_) => return None,
+            AnyArray::Str(_) | AnyArray::Bytes(_) | AnyArray::Object(_) => return None,
             AnyArray::Datetime64 { array, unit } | AnyArray::Timedelta64 { array, unit } => {
                 let mut raw = bytes(array);
                 raw.dtype = DType::Scalar(Scalar {
@@ -442,7 +471,7 @@ impl AnyArray {
         })
     }
 
-    /// The raw form of a variant that [`each_variant!`] does not bind as an
+    /// The raw form of a variant that `each_variant!` does not bind as an
     /// `ArrayD` (datetimes, records, void).
     #[inline]
     pub(crate) fn raw(&self) -> Raw<'_> {
@@ -466,7 +495,7 @@ impl AnyArray {
     #[inline]
     pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
         use crate::WriteNpy;
-        each_variant!(self, a => a.to_npy_bytes(), raw r => {
+        each_variant!(self, a => a.to_npy_bytes(), object o => crate::pickle::to_object_npy_bytes(o), raw r => {
             let mut out = r.header().to_bytes()?;
             out.extend_from_slice(&r.data);
             Ok(out)
@@ -546,6 +575,7 @@ impl AnyArray {
                 })
             }
             AnyArray::Record(r) | AnyArray::Void(r) => r.dtype().clone(),
+            AnyArray::Object(_) => DType::parse("|O").expect("a valid type string"),
             other => each_variant!(other, a => of(a), raw _r => unreachable!("covered above")),
         }
     }
@@ -557,6 +587,7 @@ impl AnyArray {
                 array.shape()
             }
             AnyArray::Record(r) | AnyArray::Void(r) => r.shape(),
+            AnyArray::Object(a) => a.shape(),
             other => each_variant!(other, a => a.shape(), raw _r => unreachable!("covered above")),
         }
     }
