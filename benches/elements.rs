@@ -138,10 +138,11 @@ fn benches(c: &mut Criterion) {
     write_once(&big, || {
         let mut bytes = packed_le.to_npy_bytes().unwrap();
         let start = bytes.len() - n_rec * 20;
-        let header = String::from_utf8(bytes[..start].to_vec())
-            .unwrap()
-            .replace('<', ">");
-        bytes[..start].copy_from_slice(header.as_bytes());
+        for b in &mut bytes[..start] {
+            if *b == b'<' {
+                *b = b'>';
+            }
+        }
         for rec in bytes[start..].chunks_exact_mut(20) {
             rec[..8].reverse();
             rec[8..12].reverse();
