@@ -391,21 +391,67 @@ impl Plan {
             .moves
             .iter()
             .all(|m| m.src + m.len <= self.src_size && m.dst + m.len <= self.dst_size));
-        for (i, item) in dst.chunks_exact_mut(self.dst_size.max(1)).enumerate() {
-            // SAFETY: `i < count`, so the item lies inside the `count *
-            // src_size` readable bytes the caller promised.
-            let base = unsafe { src.add(i * self.src_size) };
-            for m in &self.moves {
-                let out = &mut item[m.dst..m.dst + m.len];
-                // SAFETY: `m.src + m.len <= src_size` (asserted above), so
-                // the range lies inside this item; the caller promised its
-                // move-read bytes are initialised; `out` is a distinct
-                // (destination) buffer, so the two do not overlap.
-                let input = unsafe { std::slice::from_raw_parts(base.add(m.src), m.len) };
-                move_bytes(input, out, m.swap);
-            }
+        if self.dst_size == 0 {
+            return;
+        }
+        // One move at a time over the whole (cache-sized) chunk: the inner
+        // loop then has a fixed length and swap, which the compiler turns
+        // into plain loads and stores instead of a dispatch per field.
+        for &m in &self.moves {
+            // SAFETY: the caller's promise, passed on; every move lies
+            // inside an item (asserted above).
+            unsafe { self.column(src, count, dst, m) };
         }
         self.normalize_bools(dst);
+    }
+
+    /// Runs one move over `count` items.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Plan::convert`], and `m` lies inside both item sizes.
+    unsafe fn column(&self, src: *const u8, count: usize, dst: &mut [u8], m: Move) {
+        let (ss, ds) = (self.src_size, self.dst_size);
+        macro_rules! fixed {
+            ($n:literal, $swap:expr) => {
+                for (i, item) in dst.chunks_exact_mut(ds).enumerate().take(count) {
+                    // SAFETY: `i < count` and `m.src + $n <= src_size`, so
+                    // the bytes lie inside the readable, initialised source
+                    // the caller promised; `[u8; N]` has no alignment.
+                    let v: [u8; $n] =
+                        unsafe { std::ptr::read_unaligned(src.add(i * ss + m.src).cast()) };
+                    let v = $swap(v);
+                    item[m.dst..m.dst + $n].copy_from_slice(&v);
+                }
+            };
+        }
+        match (m.len, m.swap) {
+            (1, _) => fixed!(1, |v: [u8; 1]| v),
+            (2, 0) => fixed!(2, |v: [u8; 2]| v),
+            (2, 2) => fixed!(2, |v: [u8; 2]| u16::from_ne_bytes(v)
+                .swap_bytes()
+                .to_ne_bytes()),
+            (4, 0) => fixed!(4, |v: [u8; 4]| v),
+            (4, 4) => fixed!(4, |v: [u8; 4]| u32::from_ne_bytes(v)
+                .swap_bytes()
+                .to_ne_bytes()),
+            (8, 0) => fixed!(8, |v: [u8; 8]| v),
+            (8, 8) => fixed!(8, |v: [u8; 8]| u64::from_ne_bytes(v)
+                .swap_bytes()
+                .to_ne_bytes()),
+            (16, 0) => fixed!(16, |v: [u8; 16]| v),
+            _ => {
+                for (i, item) in dst.chunks_exact_mut(ds).enumerate().take(count) {
+                    let out = &mut item[m.dst..m.dst + m.len];
+                    // SAFETY: as in `fixed!`: inside item `i` of the
+                    // caller's readable, initialised source; `out` is in a
+                    // distinct buffer, so the two do not overlap.
+                    let input =
+                        unsafe { std::slice::from_raw_parts(src.add(i * ss + m.src), m.len) };
+                    move_bytes(input, out, m.swap);
+                }
+            }
+        }
     }
 
     /// Converts whole items of `src` (initialised bytes) into zeroed `dst`.
