@@ -127,12 +127,8 @@ impl NpzWriter<BufWriter<File>> {
 
 impl<W: Write + Seek> NpzWriter<W> {
     /// Writes an archive of stored members to `writer`, from its current
-    /// position.
-    ///
-    /// # Panics
-    ///
-    /// Never; a writer whose position cannot be read fails at the first
-    /// [`NpzWriter::add`] instead.
+    /// position (a writer whose position cannot be read makes every
+    /// [`NpzWriter::add`] fail with [`Error::IncompleteArchive`]).
     ///
     /// ```
     /// use std::io::Cursor;

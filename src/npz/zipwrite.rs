@@ -8,6 +8,7 @@
 //! threads) and so that a streamed member can have its `.npy` header
 //! rewritten after its data.
 
+use crate::checked_io::CheckedWrite;
 use std::io::{self, Seek, SeekFrom, Write};
 
 /// Zip's "no 32-bit value" marker: the real value is in a zip64 field.
@@ -100,7 +101,8 @@ impl<W: Write + Seek> ZipOut<W> {
 
     /// Writes `bytes` at the current position.
     pub(crate) fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.inner.write_all(bytes)?;
+        // The caller's writer may claim more bytes than it was given.
+        CheckedWrite(&mut self.inner).write_all(bytes)?;
         self.pos += bytes.len() as u64;
         Ok(())
     }
@@ -174,7 +176,7 @@ impl<W: Write + Seek> ZipOut<W> {
     /// written) and comes back to the end.
     pub(crate) fn patch(&mut self, at: u64, bytes: &[u8]) -> io::Result<()> {
         self.inner.seek(SeekFrom::Start(at))?;
-        self.inner.write_all(bytes)?;
+        CheckedWrite(&mut self.inner).write_all(bytes)?;
         self.inner.seek(SeekFrom::Start(self.pos))?;
         Ok(())
     }
@@ -206,7 +208,7 @@ impl<W: Write + Seek> ZipOut<W> {
             fixed.extend_from_slice(&(uncompressed as u32).to_le_bytes());
         }
         self.inner.seek(SeekFrom::Start(header_at + 14))?;
-        self.inner.write_all(&fixed)?;
+        CheckedWrite(&mut self.inner).write_all(&fixed)?;
         if open.zip64 {
             let mut field = Vec::with_capacity(ZIP64_LOCAL_EXTRA);
             if zip64 {
@@ -222,11 +224,11 @@ impl<W: Write + Seek> ZipOut<W> {
                 field.extend_from_slice(&1u16.to_le_bytes());
                 field.extend_from_slice(&[0u8; 14]);
                 self.inner.seek(SeekFrom::Start(header_at + 4))?;
-                self.inner.write_all(&20u16.to_le_bytes())?;
+                CheckedWrite(&mut self.inner).write_all(&20u16.to_le_bytes())?;
             }
             self.inner
                 .seek(SeekFrom::Start(header_at + 30 + name_len))?;
-            self.inner.write_all(&field)?;
+            CheckedWrite(&mut self.inner).write_all(&field)?;
         }
         entry.zip64_local = zip64;
         self.inner.seek(SeekFrom::Start(self.pos))?;
