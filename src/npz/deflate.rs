@@ -87,21 +87,69 @@ fn bad(reason: &str) -> io::Error {
     ))
 }
 
-/// Little-endian bit reader over a deflate stream.
+/// Little-endian bit reader over a deflate stream, buffering up to 64
+/// bits (the walk decodes every symbol, so this loop is what it costs).
 struct Bits<'a> {
     data: &'a [u8],
-    /// Position in bits.
-    pos: usize,
+    /// Next byte to load into `buf`.
+    next: usize,
+    buf: u64,
+    /// Valid bits in `buf`.
+    count: u32,
 }
 
-impl Bits<'_> {
-    /// The next up to 32 bits without consuming them (zeros past the end).
-    fn peek(&self) -> u32 {
-        let byte = self.pos / 8;
-        let mut word = [0u8; 8];
-        let avail = self.data.len().saturating_sub(byte).min(8);
-        word[..avail].copy_from_slice(&self.data[byte..byte + avail]);
-        (u64::from_le_bytes(word) >> (self.pos % 8)) as u32
+impl<'a> Bits<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Bits {
+            data,
+            next: 0,
+            buf: 0,
+            count: 0,
+        }
+    }
+
+    /// Position in bits.
+    fn pos(&self) -> usize {
+        self.next * 8 - self.count as usize
+    }
+
+    fn refill(&mut self) {
+        if let Some(word) = self.data.get(self.next..self.next + 8) {
+            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            self.buf |= word << self.count;
+            let bytes = (63 - self.count) / 8;
+            self.next += bytes as usize;
+            self.count += bytes * 8;
+        } else {
+            while self.count <= 56 && self.next < self.data.len() {
+                self.buf |= (self.data[self.next] as u64) << self.count;
+                self.next += 1;
+                self.count += 8;
+            }
+        }
+    }
+
+    /// The next 32 bits without consuming them (zeros past the end).
+    #[inline]
+    fn peek(&mut self) -> u32 {
+        if self.count < 32 {
+            self.refill();
+        }
+        self.buf as u32
+    }
+
+    /// Consumes `n` (at most 32) bits.
+    #[inline]
+    fn skip(&mut self, n: u32) -> io::Result<()> {
+        if n > self.count {
+            self.refill();
+            if n > self.count {
+                return Err(bad("runs past its end"));
+            }
+        }
+        self.buf >>= n;
+        self.count -= n;
+        Ok(())
     }
 
     fn take(&mut self, n: u32) -> io::Result<u32> {
@@ -110,16 +158,19 @@ impl Bits<'_> {
         } else {
             self.peek() & (u32::MAX >> (32 - n))
         };
-        self.skip(n as usize)?;
+        self.skip(n)?;
         Ok(v)
     }
 
-    fn skip(&mut self, n: usize) -> io::Result<()> {
-        self.pos += n;
-        if self.pos > self.data.len() * 8 {
+    /// Moves to bit position `pos`.
+    fn seek(&mut self, pos: usize) -> io::Result<()> {
+        if pos > self.data.len() * 8 {
             return Err(bad("runs past its end"));
         }
-        Ok(())
+        self.next = pos / 8;
+        self.buf = 0;
+        self.count = 0;
+        self.skip((pos % 8) as u32)
     }
 }
 
@@ -166,13 +217,14 @@ impl Table {
         Ok(Table { entries, bits })
     }
 
+    #[inline]
     fn decode(&self, bits: &mut Bits<'_>) -> io::Result<u16> {
         let entry = self.entries[(bits.peek() & ((1 << self.bits) - 1)) as usize];
         let len = entry & 15;
         if len == 0 {
             return Err(bad("no such code"));
         }
-        bits.skip(len as usize)?;
+        bits.skip(len as u32)?;
         Ok(entry >> 4)
     }
 }
@@ -185,18 +237,15 @@ const CL_ORDER: [usize; 19] = [
 /// Walks the blocks of a complete deflate stream: the bit position where
 /// the final block starts and the bit position just after it.
 fn walk(stream: &[u8]) -> io::Result<(usize, usize)> {
-    let mut bits = Bits {
-        data: stream,
-        pos: 0,
-    };
+    let mut bits = Bits::new(stream);
     loop {
-        let start = bits.pos;
+        let start = bits.pos();
         let header = bits.take(3)?;
         match header >> 1 {
             0 => {
-                bits.pos = bits.pos.div_ceil(8) * 8;
+                bits.seek(bits.pos().div_ceil(8) * 8)?;
                 let len = bits.take(16)? as usize;
-                bits.skip(16 + 8 * len)?;
+                bits.seek(bits.pos() + 16 + 8 * len)?;
             }
             1 => {
                 let mut lengths = [0u8; 288 + 32];
@@ -244,7 +293,7 @@ fn walk(stream: &[u8]) -> io::Result<(usize, usize)> {
             _ => return Err(bad("reserved block type")),
         }
         if header & 1 == 1 {
-            return Ok((start, bits.pos));
+            return Ok((start, bits.pos()));
         }
     }
 }
@@ -252,26 +301,77 @@ fn walk(stream: &[u8]) -> io::Result<(usize, usize)> {
 /// Skips a compressed block's symbols up to and including end-of-block.
 fn skip_symbols(bits: &mut Bits<'_>, lit: &Table, dist: &Table) -> io::Result<()> {
     loop {
-        let sym = lit.decode(bits)?;
-        match sym {
-            0..=255 => {}
-            256 => return Ok(()),
-            257..=285 => {
-                let extra = if (265..285).contains(&sym) {
-                    (sym - 261) / 4
-                } else {
-                    0
-                };
-                bits.skip(extra as usize)?;
-                let d = dist.decode(bits)?;
-                if d >= 30 {
-                    return Err(bad("distance code"));
+        // A symbol with its extra bits and distance takes at most 48 bits:
+        // with that many buffered, no step needs a bounds check.
+        if bits.count < 48 {
+            bits.refill();
+            if bits.count < 48 {
+                if skip_symbol(bits, lit, dist)? {
+                    return Ok(());
                 }
-                let extra = if d < 4 { 0 } else { (d - 2) / 2 };
-                bits.skip(extra as usize)?;
+                continue;
             }
-            _ => return Err(bad("length code")),
         }
+        let entry = lit.entries[(bits.buf & ((1 << lit.bits) - 1)) as usize];
+        let len = (entry & 15) as u32;
+        if len == 0 {
+            return Err(bad("no such code"));
+        }
+        bits.buf >>= len;
+        bits.count -= len;
+        let sym = entry >> 4;
+        if sym < 256 {
+            continue;
+        }
+        if sym == 256 {
+            return Ok(());
+        }
+        let extra = length_extra(sym)?;
+        bits.buf >>= extra;
+        bits.count -= extra;
+        let entry = dist.entries[(bits.buf & ((1 << dist.bits) - 1)) as usize];
+        let len = (entry & 15) as u32;
+        if len == 0 {
+            return Err(bad("no such code"));
+        }
+        bits.buf >>= len;
+        bits.count -= len;
+        let extra = distance_extra(entry >> 4)?;
+        bits.buf >>= extra;
+        bits.count -= extra;
+    }
+}
+
+/// Skips one symbol near the end of the data, checking every step: whether
+/// it was end-of-block.
+fn skip_symbol(bits: &mut Bits<'_>, lit: &Table, dist: &Table) -> io::Result<bool> {
+    match lit.decode(bits)? {
+        0..=255 => Ok(false),
+        256 => Ok(true),
+        sym => {
+            bits.skip(length_extra(sym)?)?;
+            let d = dist.decode(bits)?;
+            bits.skip(distance_extra(d)?)?;
+            Ok(false)
+        }
+    }
+}
+
+/// Extra bits after length symbol `sym` (257 to 285).
+fn length_extra(sym: u16) -> io::Result<u32> {
+    match sym {
+        257..=264 | 285 => Ok(0),
+        265..=284 => Ok(((sym - 261) / 4) as u32),
+        _ => Err(bad("length code")),
+    }
+}
+
+/// Extra bits after distance symbol `d` (0 to 29).
+fn distance_extra(d: u16) -> io::Result<u32> {
+    match d {
+        0..=3 => Ok(0),
+        4..=29 => Ok(((d - 2) / 2) as u32),
+        _ => Err(bad("distance code")),
     }
 }
 
