@@ -328,3 +328,68 @@ fn streamed_member_over_4_gib() {
     assert_eq!(z.header("big").unwrap().shape, vec![5 * 1024, 1 << 20]);
     assert_eq!(z.read::<u8, Ix1>("after").unwrap(), array![3]);
 }
+
+#[test]
+fn many_small_members_compress_together_and_identically() {
+    let write = |threads: usize| {
+        let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new())).threads(threads);
+        for i in 0..50usize {
+            w.add(
+                &format!("s{i}"),
+                &Array1::from_shape_fn(i * 100, |j| (j % 7) as u16),
+            )
+            .unwrap();
+            if i == 20 {
+                // A large member and a stored one in between keep their place.
+                w.add("big", &noise(300_000)).unwrap();
+            }
+        }
+        let mut m = w.add_streaming::<u8>("streamed", &[], Order::C).unwrap();
+        m.write(&array![1u8, 2]).unwrap();
+        m.finish().unwrap();
+        w.add("last", &array![5i8]).unwrap();
+        w.finish_into_inner().unwrap().into_inner()
+    };
+    let one = write(1);
+    assert!(one == write(3));
+    let mut z = NpzReader::new(Cursor::new(one)).unwrap();
+    let mut names: Vec<String> = (0..=20).map(|i| format!("s{i}")).collect();
+    names.push("big".into());
+    names.extend((21..50).map(|i| format!("s{i}")));
+    names.extend(["streamed".into(), "last".into()]);
+    assert_eq!(z.names(), names);
+    for i in 0..50usize {
+        let a = z.read::<u16, Ix1>(&format!("s{i}")).unwrap();
+        assert_eq!(a, Array1::from_shape_fn(i * 100, |j| (j % 7) as u16));
+    }
+    assert_eq!(z.read::<u64, Ix1>("big").unwrap(), noise(300_000));
+    assert_eq!(z.read::<i8, Ix1>("last").unwrap(), array![5]);
+}
+
+#[test]
+fn a_full_disk_while_writing_queued_members_names_the_member() {
+    // At 200 bytes, "a" fits and "b" is the member that fails.
+    for (budget, failing) in [(0u64, "a"), (50, "a"), (200, "b")] {
+        let sink = SeekFailAfter {
+            inner: Cursor::new(Vec::new()),
+            budget,
+        };
+        let mut w = NpzWriter::new_compressed(sink).threads(2);
+        w.add("a", &array![1.0f64]).unwrap(); // queued: nothing written yet
+        let err = w.add("b", &noise(200_000)).unwrap_err();
+        assert!(is_full(&err), "{err:?}");
+        let err = w.finish().unwrap_err();
+        assert!(
+            matches!(&err, Error::IncompleteArchive { name } if name == failing),
+            "{budget}: {err:?}"
+        );
+    }
+    // Queued members still unwritten at finish fail there.
+    let sink = SeekFailAfter {
+        inner: Cursor::new(Vec::new()),
+        budget: 10,
+    };
+    let mut w = NpzWriter::new_compressed(sink);
+    w.add("a", &array![1.0f64]).unwrap();
+    assert!(is_full(&w.finish().unwrap_err()));
+}

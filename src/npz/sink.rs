@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// A compressed block and the CRC state of its uncompressed bytes.
-type Piece = (Vec<u8>, Hasher);
+pub(crate) type Piece = (Vec<u8>, Hasher);
 
 /// Compression settings shared by an archive's members.
 pub(crate) struct Pool {
@@ -50,7 +50,7 @@ impl Pool {
 
     /// Blocks gathered before they are compressed together: enough to keep
     /// every thread busy even when blocks take unequal times.
-    fn batch(&self) -> usize {
+    pub(crate) fn batch(&self) -> usize {
         if self.threads == 1 {
             1
         } else {
@@ -62,6 +62,21 @@ impl Pool {
     /// spreading them over the threads: each block's piece and CRC state,
     /// in order. The bytes do not depend on the number of threads.
     fn compress(&mut self, blocks: &[Vec<u8>], last: bool) -> io::Result<Vec<Piece>> {
+        let n = blocks.len();
+        self.compress_with(blocks, &|i| last && i + 1 == n)
+    }
+
+    /// Deflates each of `blocks` into a whole stream of its own (the
+    /// members of one batch of small members).
+    pub(crate) fn compress_each(&mut self, blocks: &[Vec<u8>]) -> io::Result<Vec<Piece>> {
+        self.compress_with(blocks, &|_| true)
+    }
+
+    fn compress_with(
+        &mut self,
+        blocks: &[Vec<u8>],
+        ends: &(dyn Fn(usize) -> bool + Sync),
+    ) -> io::Result<Vec<Piece>> {
         let workers = self.threads.min(blocks.len()).max(1);
         while self.deflaters.len() < workers {
             self.deflaters.push(Deflater::new(self.level));
@@ -69,7 +84,7 @@ impl Pool {
         let one = |d: &mut Deflater, i: usize| -> io::Result<Piece> {
             let mut crc = Hasher::new();
             crc.update(&blocks[i]);
-            let piece = d.compress(&blocks[i], last && i + 1 == blocks.len())?;
+            let piece = d.compress(&blocks[i], ends(i))?;
             Ok((piece, crc))
         };
         if workers == 1 {

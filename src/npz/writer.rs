@@ -1,6 +1,6 @@
 //! [`NpzWriter`]: arrays into an `.npz` archive that NumPy loads.
 
-use super::deflate::DEFAULT_LEVEL;
+use super::deflate::{BLOCK, DEFAULT_LEVEL};
 use super::sink::{MemberData, Pool};
 use super::zipwrite::{Method, Open, ZipOut};
 use crate::any::AnyArray;
@@ -82,6 +82,9 @@ pub struct NpzWriter<W: Write + Seek> {
     compressed: bool,
     aligned: bool,
     pool: Pool,
+    /// Small compressed members (name, `.npy` bytes) waiting to be
+    /// compressed together, one per thread, and written in order.
+    queued: Vec<(String, Vec<u8>)>,
     failed: Option<String>,
 }
 
@@ -181,6 +184,7 @@ impl<W: Write + Seek> NpzWriter<W> {
             compressed,
             aligned: true,
             pool: Pool::new(DEFAULT_LEVEL, threads),
+            queued: Vec::new(),
             failed,
         }
     }
@@ -280,7 +284,7 @@ impl<W: Write + Seek> NpzWriter<W> {
         self.check_open()?;
         let result = self.add_member(name, array);
         if result.is_err() {
-            self.failed = Some(name.to_owned());
+            self.failed.get_or_insert_with(|| name.to_owned());
         }
         result
     }
@@ -339,6 +343,7 @@ impl<W: Write + Seek> NpzWriter<W> {
         order: Order,
     ) -> Result<NpzMemberWriter<'_, W, T>> {
         self.check_open()?;
+        self.write_queued()?;
         NpzMemberWriter::start(self, name, inner_shape, order)
     }
 
@@ -380,9 +385,22 @@ impl<W: Write + Seek> NpzWriter<W> {
     ) -> Result<()> {
         self.claim(name)?;
         let header = npy_header(array);
-        let size = (header.data_len()? as u64).saturating_add(HEADER_ALLOWANCE);
+        let data_len = header.data_len()?;
+        let size = (data_len as u64).saturating_add(HEADER_ALLOWANCE);
         let header = header.to_bytes()?;
         let method = self.method();
+        if method == Method::Deflated && header.len() + data_len <= BLOCK {
+            // Members of one block are compressed several at a time, one
+            // per thread: an archive of many small arrays is parallel too.
+            let mut bytes = Vec::with_capacity(header.len() + data_len);
+            write_body(array, &header, &mut bytes)?;
+            self.queued.push((name.to_owned(), bytes));
+            if self.queued.len() >= self.pool.batch() {
+                self.write_queued()?;
+            }
+            return Ok(());
+        }
+        self.write_queued()?;
         let open = self.out.open(
             &format!("{name}.npy"),
             method,
@@ -398,6 +416,37 @@ impl<W: Write + Seek> NpzWriter<W> {
         )?;
         let (crc, len) = data.finish(&mut self.out, &mut self.pool)?;
         self.out.close(open, crc.finalize(), len)?;
+        Ok(())
+    }
+
+    /// Compresses and writes the queued small members. A failure poisons
+    /// the archive under the name of the member that failed.
+    fn write_queued(&mut self) -> Result<()> {
+        if self.queued.is_empty() {
+            return Ok(());
+        }
+        let queued = std::mem::take(&mut self.queued);
+        let (names, blocks): (Vec<String>, Vec<Vec<u8>>) = queued.into_iter().unzip();
+        let pieces = match self.pool.compress_each(&blocks) {
+            Ok(pieces) => pieces,
+            Err(e) => {
+                self.failed = Some(names[0].clone());
+                return Err(e.into());
+            }
+        };
+        for ((name, block), (piece, crc)) in names.iter().zip(&blocks).zip(pieces) {
+            let result = self
+                .out
+                .open(&format!("{name}.npy"), Method::Deflated, false, false, None)
+                .and_then(|open| {
+                    self.out.write_all(&piece)?;
+                    self.out.close(open, crc.finalize(), block.len() as u64)
+                });
+            if let Err(e) = result {
+                self.failed = Some(name.clone());
+                return Err(e.into());
+            }
+        }
         Ok(())
     }
 
@@ -431,6 +480,7 @@ impl<W: Write + Seek> NpzWriter<W> {
         if let Some(name) = self.failed.take() {
             return Err(Error::IncompleteArchive { name });
         }
+        self.write_queued()?;
         self.out.finish()?;
         if let Some(temp) = self.temp.take() {
             temp.commit()?;
