@@ -303,7 +303,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn add_any(&mut self, name: &str, array: &AnyArray) -> Result<()> {
-        crate::any::each_variant!(array, a => self.add(name, a))
+        crate::any::each_variant!(array, a => self.add(name, a), object a => self.add_object(name, a))
     }
 
     /// Starts the member `name.npy`, an array of element type `T` whose rows
@@ -366,6 +366,37 @@ impl<W: Write + Seek> NpzWriter<W> {
         Ok(())
     }
 
+    /// Adds an object array (`|O`), pickled as `np.save` does (see
+    /// [`crate::pickle::to_object_npy_bytes`]).
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// use ndnpy::pickle::PyValue;
+    /// use ndnpy::{AnyArray, NpzReader, NpzWriter};
+    ///
+    /// let names = ndarray::array![PyValue::Str("a".into()), PyValue::None];
+    /// let mut npz = NpzWriter::new(Cursor::new(Vec::new()));
+    /// npz.add_object("names", &names)?;
+    /// let mut back = NpzReader::new(npz.finish_into_inner()?)?;
+    /// assert_eq!(back.read_any("names")?, AnyArray::Object(names.into_dyn()));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn add_object<S: Data<Elem = crate::pickle::PyValue>, D: Dimension>(
+        &mut self,
+        name: &str,
+        array: &ArrayBase<S, D>,
+    ) -> Result<()> {
+        self.check_open()?;
+        let result = crate::pickle::to_object_npy_bytes(array).and_then(|bytes| {
+            self.claim(name)?;
+            self.add_npy(name, &bytes, 0, |w| Ok(w.write_all(&bytes)?))
+        });
+        if result.is_err() {
+            self.failed.get_or_insert_with(|| name.to_owned());
+        }
+        result
+    }
+
     fn method(&self) -> Method {
         if self.compressed {
             Method::Deflated
@@ -386,14 +417,26 @@ impl<W: Write + Seek> NpzWriter<W> {
         self.claim(name)?;
         let header = npy_header(array);
         let data_len = header.data_len()?;
-        let size = (data_len as u64).saturating_add(HEADER_ALLOWANCE);
         let header = header.to_bytes()?;
+        self.add_npy(name, &header, data_len, |w| write_body(array, &header, w))
+    }
+
+    /// Adds member `name.npy` whose bytes `body` writes: `header` and then
+    /// `data_len` bytes (or the whole file in `header`, `data_len` 0).
+    fn add_npy(
+        &mut self,
+        name: &str,
+        header: &[u8],
+        data_len: usize,
+        body: impl FnOnce(&mut dyn Write) -> Result<()>,
+    ) -> Result<()> {
+        let size = (data_len as u64).saturating_add(header.len() as u64);
         let method = self.method();
-        if method == Method::Deflated && header.len() + data_len <= BLOCK {
+        if method == Method::Deflated && size <= BLOCK as u64 {
             // Members of one block are compressed several at a time, one
             // per thread: an archive of many small arrays is parallel too.
-            let mut bytes = Vec::with_capacity(header.len() + data_len);
-            write_body(array, &header, &mut bytes)?;
+            let mut bytes = Vec::with_capacity(size as usize);
+            body(&mut bytes)?;
             self.queued.push((name.to_owned(), bytes));
             if self.queued.len() >= self.pool.batch() {
                 self.write_queued()?;
@@ -404,16 +447,12 @@ impl<W: Write + Seek> NpzWriter<W> {
         let open = self.out.open(
             &format!("{name}.npy"),
             method,
-            size >= ZIP64_THRESHOLD,
+            size.saturating_add(HEADER_ALLOWANCE) >= ZIP64_THRESHOLD,
             false,
             self.align(),
         )?;
         let mut data = MemberData::new(method == Method::Deflated);
-        write_body(
-            array,
-            &header,
-            &mut data.sink(&mut self.out, &mut self.pool),
-        )?;
+        body(&mut data.sink(&mut self.out, &mut self.pool))?;
         let (crc, len) = data.finish(&mut self.out, &mut self.pool)?;
         self.out.close(open, crc.finalize(), len)?;
         Ok(())
