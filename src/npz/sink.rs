@@ -48,13 +48,14 @@ impl Pool {
         self.deflaters.truncate(self.threads);
     }
 
-    /// Blocks gathered before they are compressed together: enough to keep
-    /// every thread busy even when blocks take unequal times.
+    /// Blocks gathered before they are compressed together: several per
+    /// thread, so that the threads idle little while the batch's last
+    /// blocks finish (the batch size does not change the bytes).
     pub(crate) fn batch(&self) -> usize {
         if self.threads == 1 {
             1
         } else {
-            2 * self.threads
+            (4 * self.threads).max(8)
         }
     }
 
