@@ -13,6 +13,9 @@
 //! - [`NpzReader`] / [`NpzWriter`] for `.npz` archives (stored or deflated,
 //!   zip64, written atomically), and [`NpzMmap`] for zero-copy views of
 //!   stored members.
+//! - [`NpyFile`] to read row ranges and append rows in place, [`NpyWriter`]
+//!   to write arrays of unknown length block by block, and [`NpyReader`] to
+//!   read any stream a block of rows at a time.
 //!
 //! Hostile input gives an [`Error`], never a panic or an allocation of the
 //! size a header merely claims.
@@ -37,12 +40,15 @@ mod checked_io;
 mod dtype;
 mod element;
 mod error;
+mod file;
+mod growth;
 mod header;
 mod mmap;
 mod npz;
 mod order;
 mod read;
 mod source;
+mod stream;
 mod view;
 mod write;
 
@@ -50,11 +56,13 @@ pub use any::AnyArray;
 pub use dtype::{ByteOrder, DType, Field, Kind, Scalar};
 pub use element::Element;
 pub use error::{Error, Result};
+pub use file::NpyFile;
 pub use header::{inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
 pub use mmap::MmapNpy;
 pub use npz::{NpzArrays, NpzMmap, NpzReader, NpzWriter};
 pub use order::Order;
 pub use read::ReadNpy;
+pub use stream::{NpyReader, NpyWriter};
 pub use view::{ViewMutNpy, ViewNpy};
 pub use write::WriteNpy;
 
