@@ -352,6 +352,13 @@ impl NpyFile {
         &self.path
     }
 
+    /// The open file (with its append lock), header, data offset and data
+    /// end, for a writer that continues the file.
+    pub(crate) fn into_parts(self) -> (File, Header, u64, u64) {
+        let end = self.data_end().unwrap_or(u64::MAX);
+        (self.file, self.header, self.data_offset, end)
+    }
+
     /// The byte offset just past the data the header records.
     fn data_end(&self) -> Result<u64> {
         let rows = match self.axis {

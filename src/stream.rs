@@ -57,6 +57,23 @@ impl<W: Write + Seek> RawWriter<W> {
         })
     }
 
+    /// Continues an array whose header (`header_len` bytes at the writer's
+    /// start) records `header`: rows go after the data, and the header is
+    /// left as it is until `finish`.
+    fn resume(mut writer: W, header: Header, header_len: usize, data_end: u64) -> Result<Self> {
+        let axis = growth::axis(&header.shape, header.fortran_order)?;
+        writer.seek(SeekFrom::Start(data_end))?;
+        Ok(RawWriter {
+            out: BufWriter::with_capacity(BUFFER, CheckedWrite(writer)),
+            rows: header.shape[axis],
+            template: header,
+            axis,
+            start: 0,
+            header_len,
+            temp: None,
+        })
+    }
+
     /// Patches the header with the row count and leaves the writer after
     /// the data.
     fn finish(self) -> Result<(W, Option<TempFile>)> {
@@ -157,6 +174,49 @@ impl<T: Element> NpyWriter<T, File> {
     pub fn create<P: AsRef<Path>>(path: P, inner_shape: &[usize], order: Order) -> Result<Self> {
         let (file, temp) = create_temp(path.as_ref(), 0)?;
         Self::with_temp(file, inner_shape, order, Some(temp))
+    }
+}
+
+impl<T: Element> NpyWriter<T, File> {
+    /// Continues the existing `.npy` file at `path` in place: blocks are
+    /// written after its data, and [`NpyWriter::finish`] records them in the
+    /// header, so readers see the file as it was until then. If the process
+    /// dies first, the file reads as before, and the next
+    /// [`crate::NpyFile::open_append`] or `NpyWriter::append` writes over
+    /// the partial tail.
+    ///
+    /// The file's dtype must be `T`'s ([`Error::AppendMismatch`] otherwise);
+    /// its inner shape and order are the file's. Holds the append lock of
+    /// [`crate::NpyFile::open_append`] until finished or dropped.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use ndnpy::{NpyWriter, Order, ReadNpy};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("log.npy");
+    /// let mut w = NpyWriter::<i32>::create(&path, &[2], Order::C)?;
+    /// w.write(&array![[1, 2]])?;
+    /// w.finish()?;
+    /// let mut w = NpyWriter::<i32>::append(&path)?;
+    /// w.write(&array![[3, 4], [5, 6]])?;
+    /// w.finish()?;
+    /// assert_eq!(ndarray::Array2::<i32>::read_npy(&path)?, array![[1, 2], [3, 4], [5, 6]]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn append<P: AsRef<Path>>(path: P) -> Result<Self> {
+        let (file, header, data_offset, data_end) =
+            crate::file::NpyFile::open_append(path)?.into_parts();
+        if header.dtype != T::dtype() {
+            return Err(Error::AppendMismatch {
+                what: "dtype",
+                expected: format!("`{}`", header.dtype),
+                found: format!("`{}` ({})", T::dtype(), T::NAME),
+            });
+        }
+        Ok(NpyWriter {
+            raw: RawWriter::resume(file, header, data_offset as usize, data_end)?,
+            _element: PhantomData,
+        })
     }
 }
 

@@ -796,3 +796,49 @@ mod model {
         }
     }
 }
+
+#[test]
+fn writer_append_grows_only_at_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npy");
+    let first = counting::<f32>(&[2, 3, 2], 0, Order::Fortran);
+    first.write_npy(&path).unwrap();
+    let before = std::fs::read(&path).unwrap();
+
+    let mut w = NpyWriter::<f32>::append(&path).unwrap();
+    assert_eq!(w.rows(), 2);
+    assert!(matches!(
+        NpyFile::open_append(&path),
+        Err(Error::Locked { .. })
+    ));
+    let more = counting::<f32>(&[2, 3, 3], 12, Order::C);
+    w.write(&more).unwrap();
+    // Readers see the file as it was; dropping without `finish` keeps it so.
+    assert_eq!(ArrayD::<f32>::read_npy(&path).unwrap(), first);
+    drop(w);
+    assert_eq!(ArrayD::<f32>::read_npy(&path).unwrap(), first);
+    assert_eq!(NpyFile::open_append(&path).unwrap().len(), 2);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+
+    let mut w = NpyWriter::<f32>::append(&path).unwrap();
+    w.write(&more).unwrap();
+    w.write(&more.index_axis(Axis(2), 0)).unwrap();
+    w.finish().unwrap();
+    let want = ndarray::concatenate(
+        Axis(2),
+        &[
+            first.view(),
+            more.view(),
+            more.slice(s![.., .., ..1]).into_dyn(),
+        ],
+    )
+    .unwrap();
+    let want = in_order(&want, Order::Fortran);
+    assert_eq!(std::fs::read(&path).unwrap(), want.to_npy_bytes().unwrap());
+
+    let err = NpyWriter::<f64>::append(&path).err().unwrap();
+    assert!(
+        matches!(err, Error::AppendMismatch { what: "dtype", .. }),
+        "{err}"
+    );
+}
