@@ -47,6 +47,8 @@ pub struct NpyFile {
     row_bytes: u64,
     /// Opened with `open_append` (and holding the append lock).
     append: bool,
+    /// `fdatasync` after the rows and after the header of each append.
+    durable: bool,
 }
 
 impl NpyFile {
@@ -182,6 +184,7 @@ impl NpyFile {
             axis,
             row_bytes,
             append,
+            durable: false,
         })
     }
 
@@ -298,8 +301,12 @@ impl NpyFile {
     /// before this call (the partial tail is ignored, and cut off by the next
     /// [`NpyFile::open_append`]). When the file was written by `np.save` or
     /// this crate, the new header is byte-identical to what `np.save` writes
-    /// for the grown array. No `fsync` is done: call [`NpyFile::sync`] when
-    /// the rows must survive a power failure.
+    /// for the grown array.
+    ///
+    /// By default nothing is flushed to the storage device, which protects
+    /// against the process dying but not against a power failure (the
+    /// kernel may write the header before the rows); see
+    /// [`NpyFile::set_durable`].
     pub fn append<T: Element, S: Data<Elem = T>, D: Dimension>(
         &mut self,
         block: &ArrayBase<S, D>,
@@ -330,18 +337,33 @@ impl NpyFile {
             pos: end,
         };
         growth::write_rows(&rows, &mut crate::checked_io::CheckedWrite(&mut data))?;
-        WriteAt {
-            file: &self.file,
-            pos: 0,
+        if self.durable {
+            self.file.sync_data()?;
         }
-        .write_all_header(&header)?;
+        io::Write::write_all(
+            &mut WriteAt {
+                file: &self.file,
+                pos: 0,
+            },
+            &header,
+        )?;
+        if self.durable {
+            self.file.sync_data()?;
+        }
         self.header = grown;
         Ok(())
     }
 
+    /// Makes every later [`NpyFile::append`] flush the rows to the storage
+    /// device (`fdatasync`) before writing the header, and the header after,
+    /// so that the file survives a power failure as it survives a crash:
+    /// as of the last complete append. Costs two device flushes per append.
+    pub fn set_durable(&mut self, durable: bool) {
+        self.durable = durable;
+    }
+
     /// Flushes appended rows and the header to the storage device
-    /// (`fdatasync`), so they survive a power failure, not only a crash of
-    /// the process.
+    /// (`fdatasync`).
     pub fn sync(&self) -> Result<()> {
         self.file.sync_data()?;
         Ok(())
@@ -375,12 +397,6 @@ impl NpyFile {
             shape: self.header.shape.iter().map(|&d| d as u64).collect(),
             itemsize: self.header.dtype.itemsize().unwrap_or(0),
         }
-    }
-}
-
-impl WriteAt<'_> {
-    fn write_all_header(&mut self, header: &[u8]) -> io::Result<()> {
-        io::Write::write_all(self, header)
     }
 }
 

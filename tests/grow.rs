@@ -551,7 +551,9 @@ fn partial_tail_is_overwritten() {
         ndarray::array![[1u32, 2]]
     );
     let mut f = NpyFile::open_append(&path).unwrap();
+    f.set_durable(true);
     f.append(&ndarray::array![3u32, 4]).unwrap();
+    f.sync().unwrap();
     drop(f);
     let want = ndarray::array![[1u32, 2], [3, 4]];
     assert_eq!(std::fs::read(&path).unwrap(), want.to_npy_bytes().unwrap());
