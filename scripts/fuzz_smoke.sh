@@ -21,6 +21,7 @@ trap 'rm -rf "$scratch"' EXIT
 
 npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fuzz/regressions)
 npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fuzz/regressions)
+pickle_seeds=(fixtures/pickle fixtures/npy/unsupported fuzz/regressions)
 
 run() {
     local target="$1"
@@ -52,4 +53,5 @@ run view "${npy_seeds[@]}"
 run any_array "${npy_seeds[@]}"
 run npz "${npz_seeds[@]}"
 run misbehaving_reader "${npy_seeds[@]}"
-echo "fuzz_smoke: 6 passed, 0 failed"
+run pickle "${pickle_seeds[@]}"
+echo "fuzz_smoke: 7 passed, 0 failed"

@@ -95,6 +95,7 @@ impl NpyFile {
             }
         };
         let f = Self::from_file(file, path, &ReadOptions::default(), true)?;
+        growth::check_fixed_rows(&f.header)?;
         let axis = f.axis.ok_or(Error::NoGrowthAxis)?;
         check_room(&f.header, axis, f.data_offset)?;
         let end = f.data_end()?;
@@ -139,6 +140,7 @@ impl NpyFile {
         let file = File::open(path)?;
         growth::lock(&file, path)?;
         let f = Self::from_file(file, path, &ReadOptions::default(), false)?;
+        growth::check_fixed_rows(&f.header)?;
         let axis = f.axis.ok_or(Error::NoGrowthAxis)?;
         if check_room(&f.header, axis, f.data_offset).is_ok() {
             return Ok(false);

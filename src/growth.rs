@@ -5,6 +5,7 @@
 //! order) are contiguous runs of bytes in either order, so a row range is
 //! one byte range and appending is writing at the end.
 
+use crate::dtype::{DType, Kind};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::header::{Header, MAGIC};
@@ -19,6 +20,26 @@ pub(crate) fn axis(shape: &[usize], fortran_order: bool) -> Result<usize> {
         n if fortran_order => Ok(n - 1),
         _ => Ok(0),
     }
+}
+
+/// Refuses object arrays (`|O`, or records with an object field): their
+/// data is one pickle, not fixed-size rows, so it can be neither appended to
+/// nor cut at a row (and `open_append` must not cut off "trailing" bytes).
+pub(crate) fn check_fixed_rows(header: &Header) -> Result<()> {
+    fn has_object(dtype: &DType) -> bool {
+        match dtype {
+            DType::Scalar(s) => s.kind == Kind::Object,
+            DType::Record(fields) => fields.iter().any(|f| has_object(&f.dtype)),
+            DType::SubArray(inner, _) => has_object(inner),
+        }
+    }
+    if has_object(&header.dtype) {
+        return Err(Error::UnsupportedDType {
+            dtype: header.dtype.to_string(),
+            reason: "an object array's data is one pickle, not rows of fixed size, so it cannot be appended to or read in row ranges".into(),
+        });
+    }
+    Ok(())
 }
 
 /// Bytes of one row: the product of the other axes times the item size.

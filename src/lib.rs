@@ -17,6 +17,9 @@
 //!   to write arrays of unknown length block by block, and [`NpyReader`] to
 //!   read any stream a block of rows at a time.
 //!
+//! - [`pickle`]: object arrays (`|O`) read by a pickle reader that cannot run
+//!   code, and written so that NumPy loads them with `allow_pickle=True`.
+//!
 //! Hostile input gives an [`Error`], never a panic or an allocation of the
 //! size a header merely claims.
 //!
@@ -46,6 +49,7 @@ mod header;
 mod mmap;
 mod npz;
 mod order;
+pub mod pickle;
 mod read;
 mod source;
 mod stream;

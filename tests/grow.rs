@@ -844,3 +844,21 @@ fn writer_append_grows_only_at_finish() {
         "{err}"
     );
 }
+
+#[test]
+fn object_arrays_are_not_cut_or_appended() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("o.npy");
+    let values =
+        ndarray::arr1(&[ndnpy::pickle::PyValue::None, ndnpy::pickle::PyValue::None]).into_dyn();
+    let bytes = ndnpy::pickle::to_object_npy_bytes(&values).unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    for err in [
+        NpyFile::open_append(&path).unwrap_err(),
+        NpyFile::make_appendable(&path).unwrap_err(),
+    ] {
+        assert!(matches!(err, Error::UnsupportedDType { .. }), "{err}");
+    }
+    // The pickle, longer than 2 pointers, is left whole.
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+}
