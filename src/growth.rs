@@ -304,3 +304,52 @@ pub(crate) fn still_at(file: &File, path: &std::path::Path) -> io::Result<bool> 
 pub(crate) fn still_at(_file: &File, _path: &std::path::Path) -> io::Result<bool> {
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::header::{parse_slice, ReadOptions, Version};
+
+    fn header(shape: &[usize]) -> Header {
+        Header {
+            dtype: DType::parse("<f8").unwrap(),
+            shape: shape.to_vec(),
+            fortran_order: false,
+            version: Version::V1,
+        }
+    }
+
+    #[test]
+    fn header_at_len_keeps_the_length_and_parses_back() {
+        let h = header(&[5, 3]);
+        let numpy = h.to_bytes().unwrap();
+        assert_eq!(header_at_len(&h, numpy.len()).unwrap(), numpy);
+        // The growth axis reaches 20 digits at the same length.
+        let long = header(&[usize::MAX, 3]);
+        assert_eq!(
+            header_at_len(&long, numpy.len()).unwrap().len(),
+            numpy.len()
+        );
+        // Longer: padded; a 4-byte length field past 65 535 bytes.
+        for len in [256, 70_000] {
+            let bytes = header_at_len(&h, len).unwrap();
+            assert_eq!(bytes.len(), len);
+            assert_eq!(bytes[6], if len > 65_545 { 2 } else { 1 });
+            let (parsed, offset) =
+                parse_slice(&bytes, &ReadOptions::default().max_header_len(1 << 20)).unwrap();
+            assert_eq!((parsed.shape, offset), (h.shape.clone(), len));
+        }
+        // Too short for the text.
+        assert!(header_at_len(&h, 40).is_none());
+        assert!(min_header_len(&h) > 40 && min_header_len(&h) < numpy.len());
+    }
+
+    #[test]
+    fn numpy_marks_fortran_only_when_not_also_c() {
+        assert!(numpy_fortran_flag(&[2, 3]));
+        assert!(!numpy_fortran_flag(&[1, 3]));
+        assert!(!numpy_fortran_flag(&[3]));
+        assert!(!numpy_fortran_flag(&[0, 3, 4]));
+        assert!(numpy_fortran_flag(&[2, 1, 4]));
+    }
+}
