@@ -63,7 +63,7 @@ pub use error::{Error, Result};
 pub use file::NpyFile;
 pub use header::{inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
 pub use mmap::MmapNpy;
-pub use npz::{NpzArrays, NpzMmap, NpzReader, NpzWriter};
+pub use npz::{NpzArrays, NpzMemberWriter, NpzMmap, NpzReader, NpzWriter};
 pub use order::Order;
 pub use read::ReadNpy;
 pub use stream::{NpyReader, NpyWriter};
