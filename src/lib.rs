@@ -18,6 +18,9 @@
 //! - [`NpzReader`] / [`NpzWriter`] for `.npz` archives (stored or deflated,
 //!   zip64, written atomically), and [`NpzMmap`] for zero-copy views of
 //!   stored members.
+//! - [`NpyFile`] to read row ranges and append rows in place, [`NpyWriter`]
+//!   to write arrays of unknown length block by block, and [`NpyReader`] to
+//!   read any stream a block of rows at a time.
 //!
 //! - [`pickle`]: object arrays (`|O`) read by a pickle reader that cannot run
 //!   code, and written so that NumPy loads them with `allow_pickle=True`.
@@ -46,6 +49,8 @@ mod datetime;
 mod dtype;
 mod element;
 mod error;
+mod file;
+mod growth;
 mod header;
 mod mmap;
 mod npz;
@@ -55,6 +60,7 @@ mod plan;
 mod read;
 mod record;
 mod source;
+mod stream;
 mod strings;
 mod view;
 mod write;
@@ -64,6 +70,7 @@ pub use datetime::{unit, Datetime64, Timedelta64};
 pub use dtype::{ByteOrder, DType, Field, Kind, Scalar};
 pub use element::{Element, LayoutElement};
 pub use error::{Error, Result};
+pub use file::NpyFile;
 pub use header::{inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
 pub use mmap::MmapNpy;
 pub use npz::{NpzArrays, NpzMemberWriter, NpzMmap, NpzReader, NpzWriter};
@@ -72,6 +79,7 @@ pub use read::ReadNpy;
 #[doc(hidden)]
 pub use record::__record_dtype;
 pub use record::RecordArray;
+pub use stream::{NpyReader, NpyWriter};
 pub use strings::{FixedBytes, FixedUnicode};
 pub use view::{ViewMutNpy, ViewNpy};
 pub use write::WriteNpy;
