@@ -31,7 +31,10 @@ fn check<T: ndnpy::LayoutElement + PartialEq + std::fmt::Debug>(data: &[u8]) {
     if let Ok(view) = ArrayViewD::<T>::view_npy(data) {
         let copy = copy.expect("a file that views also reads");
         // Compare through bytes: NaN fields are not equal to themselves.
-        assert_eq!(view.to_owned().to_npy_bytes().ok(), copy.to_npy_bytes().ok());
+        assert_eq!(
+            view.to_owned().to_npy_bytes().ok(),
+            copy.to_npy_bytes().ok()
+        );
     }
 }
 
