@@ -11,7 +11,7 @@ use crate::header::{Header, Version};
 use crate::order::Order;
 use crate::write::{npy_header, write_body};
 use crc32fast::Hasher;
-use ndarray::{ArrayBase, ArrayViewD, Axis, Data, Dimension};
+use ndarray::{ArrayBase, Data, Dimension};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, Write};
@@ -703,7 +703,7 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
         &mut self,
         block: &ArrayBase<S, D>,
     ) -> Result<()> {
-        let rows = self.check_block(block)?;
+        let rows = crate::growth::check_block(&self.m.header, self.m.axis, block)?;
         let total = self.m.rows.checked_add(rows.shape()[0]);
         let grown = total.map(|t| self.with_rows(t));
         let fits = grown.as_ref().map(|h| h.data_len());
@@ -714,7 +714,8 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
             });
         };
         let data = self.m.data.as_mut().expect("data present until finish");
-        let result = write_rows(&rows, &mut data.sink(&mut self.npz.out, &mut self.npz.pool));
+        let result =
+            crate::growth::write_rows(&rows, &mut data.sink(&mut self.npz.out, &mut self.npz.pool));
         if result.is_err() {
             self.npz.failed = Some(self.m.name.clone());
         }
@@ -767,38 +768,6 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
         header.shape[self.m.axis] = rows;
         header
     }
-
-    /// The block as rows (growth axis first) in the member's element order.
-    fn check_block<'b, S: Data<Elem = T>, D: Dimension>(
-        &self,
-        block: &'b ArrayBase<S, D>,
-    ) -> Result<ArrayViewD<'b, T>> {
-        let ndim = self.m.header.shape.len();
-        let mut view = block.view().into_dyn();
-        if view.ndim() + 1 == ndim {
-            view.insert_axis_inplace(Axis(self.m.axis));
-        }
-        let same = view.ndim() == ndim
-            && (0..ndim).all(|i| i == self.m.axis || view.shape()[i] == self.m.header.shape[i]);
-        if !same {
-            let mut expected: Vec<String> =
-                self.m.header.shape.iter().map(usize::to_string).collect();
-            expected[self.m.axis] = "_".into();
-            return Err(Error::Io(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "a block of shape {:?} does not fit member '{}' of shape ({})",
-                    block.shape(),
-                    self.m.name,
-                    expected.join(", ")
-                ),
-            )));
-        }
-        if self.m.header.fortran_order {
-            view = view.reversed_axes();
-        }
-        Ok(view)
-    }
 }
 
 impl<W: Write + Seek, T: Element> Drop for NpzMemberWriter<'_, W, T> {
@@ -816,19 +785,5 @@ impl<W: Write + Seek, T: Element> std::fmt::Debug for NpzMemberWriter<'_, W, T> 
             .field("name", &self.m.name)
             .field("shape", &self.with_rows(self.m.rows).shape)
             .finish_non_exhaustive()
-    }
-}
-
-/// Writes the elements of `rows` (growth axis first) in C order through
-/// the crate's array writer: the one place element conversion is called.
-fn write_rows<T: Element, W: Write + ?Sized>(
-    rows: &ArrayViewD<'_, T>,
-    writer: &mut W,
-) -> Result<()> {
-    if !rows.is_standard_layout() && rows.t().is_standard_layout() {
-        // Fortran-contiguous rows would be written in Fortran order.
-        write_body(&rows.as_standard_layout(), &[], writer)
-    } else {
-        write_body(rows, &[], writer)
     }
 }
