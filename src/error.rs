@@ -283,6 +283,38 @@ pub enum Error {
         path: std::path::PathBuf,
     },
 
+    /// A view was requested of records (or sub-arrays) whose layout in the
+    /// file is not the Rust type's own; reading by copy converts them.
+    LayoutMismatch {
+        /// Name of the element type.
+        type_name: &'static str,
+        /// The descriptor in the file.
+        dtype: String,
+        /// How the layouts differ and what to do instead.
+        reason: String,
+    },
+
+    /// `<U` data holds a code unit that is not a Unicode scalar value (a
+    /// surrogate, or a value above 0x10FFFF).
+    InvalidUnicode {
+        /// Index of the offending string (in file order).
+        index: usize,
+        /// The code unit.
+        value: u32,
+    },
+
+    /// A view of an `.npz` member was requested, but the member's data is
+    /// not aligned for the element type (`np.savez` does not align members).
+    MisalignedMember {
+        /// The member's name.
+        name: String,
+        /// Name of the element type.
+        type_name: &'static str,
+        /// Alignment the type needs.
+        align: usize,
+        /// Address where the data starts.
+        address: usize,
+    },
     /// An object array's pickle uses a global, opcode or feature outside
     /// the closed set the pickle reader accepts (see [`crate::pickle`]).
     /// Nothing named here was imported, called or emulated.
@@ -340,6 +372,9 @@ impl fmt::Display for Error {
             Error::Misaligned { type_name, align, address } => write!(f, "misaligned data: a view of {type_name} needs {align}-byte alignment, but the data starts at address {address:#x}"),
             Error::NonNativeByteOrder { dtype } => write!(f, "cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)"),
             Error::InvalidBool { index, value } => write!(f, "invalid bool data: byte {value} at element {index} is neither 0 nor 1"),
+            Error::LayoutMismatch { type_name, dtype, reason } => write!(f, "cannot view `{dtype}` as {type_name} without copying: {reason}"),
+            Error::InvalidUnicode { index, value } => write!(f, "invalid unicode data: code unit {value:#x} in string {index} is not a Unicode scalar value"),
+            Error::MisalignedMember { name, type_name, align, address } => write!(f, "member `{name}` cannot be viewed as {type_name}: its data starts at address {address:#x}, not {align}-byte aligned (np.savez does not align members); use NpzMmap::view_or_copy, which copies when a view is impossible"),
             Error::ReadOnly => write!(f, "the file is mapped read-only; open it with MmapNpy::open_rw or open_cow for a mutable view"),
             Error::InvalidArchive { reason } => write!(f, "not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)"),
             Error::NotNpy { name, found } => write!(

@@ -10,6 +10,11 @@
 //!   [`MmapNpy`] to map files of any size in constant time.
 //! - [`Header`], [`inspect`] and [`AnyArray`] for files whose type is known
 //!   only at run time.
+//! - Every NumPy dtype but objects: numeric scalars, strings (`String`,
+//!   `Vec<u8>`, [`FixedUnicode`], [`FixedBytes`]), [`Datetime64`] /
+//!   [`Timedelta64`] with [`unit`](mod@unit) markers, sub-arrays `[T; N]`, and records
+//!   declared with [`record!`] ([`RecordArray`] at run time). See
+//!   [`Element`] and [`LayoutElement`].
 //! - [`NpzReader`] / [`NpzWriter`] for `.npz` archives (stored or deflated,
 //!   zip64, written atomically), and [`NpzMmap`] for zero-copy views of
 //!   stored members.
@@ -40,6 +45,7 @@
 mod any;
 mod atomic;
 mod checked_io;
+mod datetime;
 mod dtype;
 mod element;
 mod error;
@@ -50,15 +56,19 @@ mod mmap;
 mod npz;
 mod order;
 pub mod pickle;
+mod plan;
 mod read;
+mod record;
 mod source;
 mod stream;
+mod strings;
 mod view;
 mod write;
 
 pub use any::AnyArray;
+pub use datetime::{unit, Datetime64, Timedelta64};
 pub use dtype::{ByteOrder, DType, Field, Kind, Scalar};
-pub use element::Element;
+pub use element::{Element, LayoutElement};
 pub use error::{Error, Result};
 pub use file::NpyFile;
 pub use header::{inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
@@ -66,7 +76,11 @@ pub use mmap::MmapNpy;
 pub use npz::{NpzArrays, NpzMemberWriter, NpzMmap, NpzReader, NpzWriter};
 pub use order::Order;
 pub use read::ReadNpy;
+#[doc(hidden)]
+pub use record::__record_dtype;
+pub use record::RecordArray;
 pub use stream::{NpyReader, NpyWriter};
+pub use strings::{FixedBytes, FixedUnicode};
 pub use view::{ViewMutNpy, ViewNpy};
 pub use write::WriteNpy;
 

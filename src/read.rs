@@ -75,12 +75,12 @@ impl<T: Element, D: Dimension> ReadNpy for Array<T, D> {
 }
 
 /// Checks that `header` describes an array of `T` with the dimensionality of
-/// `D`, returning the dimension and whether bytes need swapping.
-pub(crate) fn check_header<T: Element, D: Dimension>(header: &Header) -> Result<(D, bool)> {
-    let swap = T::check_dtype(&header.dtype)?;
+/// `D`, returning the dimension.
+pub(crate) fn check_header<T: Element, D: Dimension>(header: &Header) -> Result<D> {
+    T::check_dtype(&header.dtype)?;
     let dim = dimension::<D>(&header.shape)?;
     header.data_len()?;
-    Ok((dim, swap))
+    Ok(dim)
 }
 
 /// The shape as a `D`, or the error naming both dimensionalities.
@@ -104,8 +104,8 @@ pub(crate) fn read_array<T: Element, D: Dimension>(
     header: &Header,
     source: &mut Source<'_>,
 ) -> Result<Array<T, D>> {
-    let (dim, swap) = check_header::<T, D>(header)?;
-    let data = source.read_elements::<T>(header.num_elements()?, swap)?;
+    let dim = check_header::<T, D>(header)?;
+    let data = T::read_vec(&header.dtype, header.num_elements()?, source)?;
     Array::from_shape_vec(dim.set_f(header.fortran_order), data).map_err(|_| {
         Error::LengthOverflow {
             shape: header.shape.iter().map(|&d| d as u64).collect(),

@@ -210,7 +210,7 @@ impl<T: Element> NpyWriter<T, File> {
             return Err(Error::AppendMismatch {
                 what: "dtype",
                 expected: format!("`{}`", header.dtype),
-                found: format!("`{}` ({})", T::dtype(), T::NAME),
+                found: format!("`{}` ({})", T::dtype(), crate::element::type_name::<T>()),
             });
         }
         Ok(NpyWriter {

@@ -126,7 +126,12 @@ fn grow_roundtrip<T: Val + PartialEq>(order: Order) {
     assert!(!path.exists());
     assert_eq!(w.rows(), 11);
     w.finish().unwrap();
-    assert_eq!(std::fs::read(&path).unwrap(), expected_bytes, "{}", T::NAME);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        expected_bytes,
+        "{}",
+        std::any::type_name::<T>()
+    );
     assert_eq!(ArrayD::<T>::read_npy(&path).unwrap(), expected);
 
     // NpyFile::append onto a file written by write_npy.
@@ -138,7 +143,12 @@ fn grow_roundtrip<T: Val + PartialEq>(order: Order) {
     }
     assert_eq!(f.len(), 11);
     drop(f);
-    assert_eq!(std::fs::read(&path).unwrap(), expected_bytes, "{}", T::NAME);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        expected_bytes,
+        "{}",
+        std::any::type_name::<T>()
+    );
 
     // Range reads.
     let f = NpyFile::open(&path).unwrap();
@@ -146,7 +156,7 @@ fn grow_roundtrip<T: Val + PartialEq>(order: Order) {
     for (a, b) in [(0, 11), (0, 0), (3, 7), (10, 11), (11, 11)] {
         let got = f.read_range::<T, IxDyn>(a..b).unwrap();
         let want = expected.slice_axis(Axis(axis), ndarray::Slice::from(a..b));
-        assert_eq!(got, want, "{} rows {a}..{b}", T::NAME);
+        assert_eq!(got, want, "{} rows {a}..{b}", std::any::type_name::<T>());
         assert!(got.is_empty() || got.is_standard_layout() != order.is_fortran());
     }
 

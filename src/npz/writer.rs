@@ -303,7 +303,12 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn add_any(&mut self, name: &str, array: &AnyArray) -> Result<()> {
-        crate::any::each_variant!(array, a => self.add(name, a), object a => self.add_object(name, a))
+        crate::any::each_variant!(
+            array,
+            a => self.add(name, a),
+            object a => self.add_object(name, a),
+            raw r => self.add_raw(name, &r.header(), &r.data)
+        )
     }
 
     /// Starts the member `name.npy`, an array of element type `T` whose rows
@@ -364,6 +369,24 @@ impl<W: Write + Seek> NpzWriter<W> {
         }
         self.names.insert(name.to_owned());
         Ok(())
+    }
+
+    /// Adds a member from a header and its data bytes (runtime-typed
+    /// arrays without an element type: datetimes, records, void).
+    fn add_raw(&mut self, name: &str, header: &crate::Header, data: &[u8]) -> Result<()> {
+        self.check_open()?;
+        let result = header.to_bytes().and_then(|header| {
+            self.claim(name)?;
+            self.add_npy(name, &header, data.len(), |w| {
+                w.write_all(&header)?;
+                w.write_all(data)?;
+                Ok(())
+            })
+        });
+        if result.is_err() {
+            self.failed.get_or_insert_with(|| name.to_owned());
+        }
+        result
     }
 
     /// Adds an object array (`|O`), pickled as `np.save` does (see
