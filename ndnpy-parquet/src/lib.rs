@@ -1,0 +1,45 @@
+//! Read and write pandas DataFrames stored in Parquet, as `ndnpy` arrays.
+//!
+//! pandas (pyarrow engine) stores a DataFrame as plain Parquet columns plus a
+//! `pandas` key in the file's metadata that says how to rebuild it: which
+//! columns form the index (or a RangeIndex kept as numbers only), the
+//! original labels, categoricals, time zones and nullable dtypes. [`Frame`]
+//! follows that key when reading and writes it back, so
+//! `pd.read_parquet(path)` of a frame read and written here equals that of
+//! the original.
+//!
+//! ```
+//! use ndarray::array;
+//! use ndnpy::AnyArray;
+//! use ndnpy_parquet::{Column, Frame, Index, TimeUnit, Values};
+//!
+//! let t = Column::new("t", Values::Datetime {
+//!     values: vec![0, 1_000_000],
+//!     unit: TimeUnit::Microsecond,
+//!     tz: Some("Europe/Paris".into()),
+//! });
+//! let x = Column::new("x", Values::Array(AnyArray::F32(array![0.5f32, 1.5].into_dyn())));
+//! let frame = Frame::new(vec![t, x])?;
+//! let bytes = frame.to_bytes(&Default::default())?;
+//! let back = Frame::from_bytes(&bytes, &Default::default())?;
+//! assert_eq!(back.column("t").unwrap().pandas_type(), "datetimetz");
+//! assert!(matches!(back.index(), Index::Range(r) if r.stop == 2));
+//! # Ok::<(), ndnpy_parquet::Error>(())
+//! ```
+//!
+//! Not supported (a clear [`Error::Unsupported`]): columns of arbitrary
+//! Python objects, decimals, intervals, periods, sparse arrays, nested types
+//! (lists, structs), dates and times of day, complex numbers.
+#![deny(missing_docs)]
+
+mod column;
+pub mod convert;
+mod error;
+mod frame;
+mod meta;
+mod read;
+mod write;
+
+pub use column::{Categorical, Column, TimeUnit, Values, NAT};
+pub use error::{Error, Result};
+pub use frame::{Compression, Frame, Index, RangeIndex, ReadOptions, WriteOptions};
