@@ -49,14 +49,16 @@ fn read_source<T: ChunkReader + 'static>(
     let limit = options.limit_for(file_len);
     let builder = ParquetRecordBatchReaderBuilder::try_new(source)?;
     let metadata = builder.metadata().clone();
+    let schema = builder.schema().clone();
+    // The footer's key-value list, or else the metadata inside ARROW:schema.
     let pandas = metadata
         .file_metadata()
         .key_value_metadata()
         .and_then(|kv| kv.iter().find(|k| k.key == "pandas"))
         .and_then(|k| k.value.as_deref())
+        .or_else(|| schema.metadata().get("pandas").map(String::as_str))
         .map(meta::parse)
         .transpose()?;
-    let schema = builder.schema().clone();
     let mut rows: u64 = 0;
     for rg in metadata.row_groups() {
         let n = u64::try_from(rg.num_rows())
@@ -308,6 +310,22 @@ impl Acc {
                 Buf::Datetime(Vec::new(), unit(u), tz)
             }
             DataType::Duration(u) => Buf::Timedelta(Vec::new(), unit(u)),
+            // pyarrow reads dictionaries of anything but strings and bytes as
+            // plain values (pandas gives int64 for integer categories).
+            DataType::Dictionary(key, value)
+                if key.is_dictionary_key_type()
+                    && !matches!(
+                        value.as_ref(),
+                        DataType::Utf8
+                            | DataType::LargeUtf8
+                            | DataType::Utf8View
+                            | DataType::Binary
+                            | DataType::LargeBinary
+                            | DataType::BinaryView
+                    ) =>
+            {
+                Self::buf_for(field, value, meta)?
+            }
             DataType::Dictionary(key, value) if key.is_dictionary_key_type() => {
                 let ordered = field.dict_is_ordered().unwrap_or(false)
                     || meta
@@ -371,18 +389,39 @@ impl Acc {
     }
 
     fn push(&mut self, array: &dyn Array) -> Result<()> {
+        if !matches!(self.buf, Buf::Categorical(_)) {
+            if let DataType::Dictionary(..) = array.data_type() {
+                let dict = array.as_any_dictionary();
+                let plain = arrow_select::take::take(dict.values().as_ref(), dict.keys(), None)?;
+                return self.push(plain.as_ref());
+            }
+        }
         let n = array.len();
         let nulls = array.logical_nulls().filter(|b| b.null_count() > 0);
         macro_rules! prim {
             ($v:expr, $t:ty) => {{
+                let start = $v.len();
                 $v.extend_from_slice(array.as_primitive::<$t>().values());
+                // Slots of missing values hold whatever the file had: zero
+                // them (floats and times get NaN and NaT below).
+                if let Some(nulls) = &nulls {
+                    for (i, ok) in nulls.iter().enumerate() {
+                        if !ok {
+                            $v[start + i] = Default::default();
+                        }
+                    }
+                }
                 self.bytes +=
                     (n * std::mem::size_of::<<$t as ArrowPrimitiveType>::Native>()) as u64;
             }};
         }
         match &mut self.buf {
             Buf::Bool(v) => {
-                v.extend(array.as_boolean().values().iter());
+                let values = array.as_boolean().values();
+                match &nulls {
+                    Some(b) => v.extend(values.iter().zip(b.iter()).map(|(x, ok)| x && ok)),
+                    None => v.extend(values.iter()),
+                }
                 self.bytes += n as u64;
             }
             Buf::I8(v) => prim!(v, Int8Type),

@@ -16,6 +16,7 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowUnit};
 use ndnpy::AnyArray;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{GzipLevel, ZstdLevel};
+use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -97,6 +98,9 @@ pub(crate) fn write_to<W: Write + Send>(
         .iter()
         .map(|(c, f)| field(c, f))
         .collect::<Result<_>>()?;
+    // In the footer's key-value list, where pyarrow and other tools look,
+    // and in ARROW:schema.
+    let kv = vec![KeyValue::new("pandas".to_owned(), document.clone())];
     let schema = Arc::new(Schema::new_with_metadata(
         fields,
         HashMap::from([("pandas".to_owned(), document)]),
@@ -110,6 +114,7 @@ pub(crate) fn write_to<W: Write + Send>(
     let rg = options.row_group_size.max(1);
     let props = WriterProperties::builder()
         .set_compression(compression)
+        .set_key_value_metadata(Some(kv))
         .set_max_row_group_row_count(Some(rg))
         .build();
     let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props))?;
