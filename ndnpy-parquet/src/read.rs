@@ -41,7 +41,31 @@ pub(crate) fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Frame> {
     )
 }
 
+/// Decodes `source`, turning a panic of the Parquet/Arrow decoder into an
+/// error: some corrupt files (found by `tests/hostile.rs`) make `parquet` 60
+/// panic (e.g. "offset + len out of bounds" in `arrow-buffer`) instead of
+/// returning an error. Builds with `panic = "abort"` still abort there.
 fn read_source<T: ChunkReader + 'static>(
+    source: T,
+    file_len: u64,
+    options: &ReadOptions,
+) -> Result<Frame> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        decode(source, file_len, options)
+    }))
+    .unwrap_or_else(|panic| {
+        let msg = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(Error::Parquet(format!(
+            "corrupt data (the decoder failed: {msg})"
+        )))
+    })
+}
+
+fn decode<T: ChunkReader + 'static>(
     source: T,
     file_len: u64,
     options: &ReadOptions,
