@@ -21,6 +21,8 @@ trap 'rm -rf "$scratch"' EXIT
 
 npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fuzz/regressions)
 npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fuzz/regressions)
+parquet_seeds=(fixtures/parquet/valid fixtures/parquet/hostile)
+json_seeds=(fuzz/seeds/pandas_json)
 
 run() {
     local target="$1"
@@ -52,4 +54,6 @@ run view "${npy_seeds[@]}"
 run any_array "${npy_seeds[@]}"
 run npz "${npz_seeds[@]}"
 run misbehaving_reader "${npy_seeds[@]}"
-echo "fuzz_smoke: 6 passed, 0 failed"
+run parquet_bytes "${parquet_seeds[@]}"
+run parquet_pandas_json "${json_seeds[@]}"
+echo "fuzz_smoke: 8 passed, 0 failed"

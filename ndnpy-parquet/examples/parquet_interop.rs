@@ -20,7 +20,11 @@ fn roundtrip(input: &Path, output: &Path) -> Result<()> {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "parquet") {
             let frame = Frame::read(&p).map_err(|err| format!("{}: {err}", p.display()))?;
-            frame.write(output.join(p.file_name().unwrap()))?;
+            // A frame we refuse to write is reported; the script then finds
+            // no output for it.
+            if let Err(err) = frame.write(output.join(p.file_name().unwrap())) {
+                eprintln!("not written: {}: {err}", p.display());
+            }
         }
     }
     Ok(())

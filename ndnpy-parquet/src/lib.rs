@@ -43,3 +43,10 @@ mod write;
 pub use column::{Categorical, Column, TimeUnit, Values, NAT};
 pub use error::{Error, Result};
 pub use frame::{Compression, Frame, Index, RangeIndex, ReadOptions, WriteOptions};
+
+/// Entry points for the fuzz targets (`fuzz/fuzz_targets/parquet_*.rs`); not
+/// part of the API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::read::read_with_pandas_json;
+}

@@ -689,3 +689,53 @@ fn meta_fits(m: &ColumnMeta, values: &Values) -> bool {
         Values::Timedelta { .. } => matches!(t, "timedelta" | "object"),
     }
 }
+
+/// Reads a small fixed file (int, float, string, dictionary, timestamp,
+/// duration columns) whose `pandas` key is `json`: the fuzz target over the
+/// pandas JSON, without rewriting a file per input by hand.
+pub fn read_with_pandas_json(json: &str) -> Result<Frame> {
+    use arrow_array::{
+        DictionaryArray, DurationMicrosecondArray, Float64Array, Int64Array, RecordBatch,
+        StringArray, TimestampMicrosecondArray,
+    };
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        (
+            "a",
+            Arc::new(Int64Array::from(vec![Some(1), None, Some(3)])),
+        ),
+        ("b", Arc::new(Float64Array::from(vec![0.5, f64::NAN, 2.0]))),
+        (
+            "s",
+            Arc::new(StringArray::from(vec![Some("x"), None, Some("z")])),
+        ),
+        (
+            "c",
+            Arc::new(DictionaryArray::<Int8Type>::from_iter(["p", "q", "p"])),
+        ),
+        (
+            "t",
+            Arc::new(
+                TimestampMicrosecondArray::from(vec![Some(0), None, Some(7)]).with_timezone("UTC"),
+            ),
+        ),
+        ("d", Arc::new(DurationMicrosecondArray::from(vec![1, 2, 3]))),
+        (
+            "__index_level_0__",
+            Arc::new(Int64Array::from(vec![9, 8, 7])),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns)?;
+    let props = WriterProperties::builder()
+        .set_key_value_metadata(Some(vec![KeyValue::new(
+            "pandas".to_owned(),
+            json.to_owned(),
+        )]))
+        .build();
+    let mut writer = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(props))?;
+    writer.write(&batch)?;
+    let bytes = writer.into_inner()?;
+    read_bytes(&bytes, &ReadOptions::default())
+}

@@ -81,6 +81,9 @@ pub(crate) fn write_to<W: Write + Send>(
             }
         }
     }
+    for (c, _) in &stored {
+        check_categories_survive(c)?;
+    }
     let entries: Vec<Value> = stored
         .iter()
         .map(|(c, f)| meta::column_entry(c, f))
@@ -368,4 +371,35 @@ fn nat_nulls(values: &[i64], nulls: Option<NullBuffer>) -> Option<NullBuffer> {
         .enumerate()
         .map(|(i, &v)| v != NAT && nulls.as_ref().is_none_or(|n| n.is_valid(i)));
     Some(NullBuffer::from_iter(keep))
+}
+
+/// The Arrow writer re-encodes a dictionary in order of first appearance and
+/// drops unused entries, which is what readers then take as the categories.
+/// For an unordered categorical that changes only the dtype's category list;
+/// for an ordered one it would change what `<` means, so it is refused.
+fn check_categories_survive(column: &Column) -> Result<()> {
+    let Values::Categorical(c) = column.values() else {
+        return Ok(());
+    };
+    if !c.ordered {
+        return Ok(());
+    }
+    let mut next = 0i64;
+    for code in c.codes_i64()? {
+        if code == next {
+            next += 1;
+        } else if code > next {
+            break;
+        }
+    }
+    if next as usize == c.categories.len() {
+        return Ok(());
+    }
+    Err(Error::Unsupported {
+        column: column.name().unwrap_or_default().to_owned(),
+        reason: "an ordered categorical whose categories do not all appear, in order of first \
+                 appearance, cannot be written exactly (the Parquet writer re-encodes dictionaries \
+                 in order of appearance, which would change the order)"
+            .into(),
+    })
 }

@@ -117,3 +117,46 @@ fn not_parquet_is_a_parquet_error() {
         Err(Error::Io(_))
     ));
 }
+
+#[test]
+fn pandas_json_fuzz_hook_reads_a_matching_key() {
+    let seeds = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/seeds/pandas_json/");
+    let json = std::fs::read_to_string(format!("{seeds}matching.json")).unwrap();
+    let f = ndnpy_parquet::fuzzing::read_with_pandas_json(&json).unwrap();
+    assert_eq!(f.columns().len(), 6);
+    assert_eq!(f.column("a").unwrap().numpy_type(), "Int64");
+    assert!(matches!(
+        ndnpy_parquet::fuzzing::read_with_pandas_json("{\"columns\": 5}"),
+        Err(Error::Metadata(_))
+    ));
+}
+
+#[test]
+fn ordered_categorical_that_would_reorder_is_refused() {
+    use ndarray::array;
+    use ndnpy::AnyArray;
+    use ndnpy_parquet::{Categorical, Column, WriteOptions};
+    let cat = |codes: ndarray::Array1<i8>, ordered| {
+        let c = Categorical::new(
+            AnyArray::I8(codes.into_dyn()),
+            Values::Str(vec!["lo".into(), "mid".into(), "hi".into()]),
+            ordered,
+        )
+        .unwrap();
+        Frame::new(vec![Column::new("c", Values::Categorical(c))]).unwrap()
+    };
+    let opts = WriteOptions::default();
+    // In order of first appearance, all used: exact.
+    let ok = cat(array![0, -1, 1, 0, 2], true);
+    let back = Frame::from_bytes(&ok.to_bytes(&opts).unwrap(), &Default::default()).unwrap();
+    assert_eq!(back.columns()[0].values(), ok.columns()[0].values());
+    // "hi" before "mid", or "hi" unused: refused when ordered...
+    for codes in [array![0, 2, 1], array![0, 1, 1]] {
+        assert!(matches!(
+            cat(codes.clone(), true).to_bytes(&opts),
+            Err(Error::Unsupported { .. })
+        ));
+        // ...written (categories in appearance order) when not.
+        assert!(cat(codes, false).to_bytes(&opts).is_ok());
+    }
+}
