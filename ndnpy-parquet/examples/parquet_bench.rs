@@ -25,7 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let t = Instant::now();
                 let f = Frame::read(&args[2])?;
                 best = best.min(t.elapsed().as_secs_f64());
-                assert!(f.len() > 0);
+                assert!(!f.is_empty());
             }
             println!("{best}");
         }
@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Some("rss") => {
             let f = Frame::read(&args[2])?;
-            assert!(f.len() > 0);
+            assert!(!f.is_empty());
             println!("{}", peak_rss());
         }
         Some("rss-write") => {

@@ -62,7 +62,7 @@ fn corrupt_bytes_never_panic() {
         "row_groups",
     ] {
         let bytes = std::fs::read(fixture("valid", name)).unwrap();
-        let step = (bytes.len() / 300).max(1);
+        let step = (bytes.len() / 120).max(1);
         for pos in (0..bytes.len()).step_by(step) {
             for flip in [0x01u8, 0x80, 0xff] {
                 let mut b = bytes.clone();
