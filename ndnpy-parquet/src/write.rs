@@ -24,6 +24,9 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Rows per Arrow batch handed to the writer.
+const BATCH_ROWS: usize = 64 * 1024;
+
 pub(crate) fn write_path(frame: &Frame, path: &Path, options: &WriteOptions) -> Result<()> {
     // Stream to a sibling file and rename, so a failed write never leaves a
     // truncated file under the target's name.
@@ -121,9 +124,12 @@ pub(crate) fn write_to<W: Write + Send>(
         .set_max_row_group_row_count(Some(rg))
         .build();
     let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props))?;
+    // Arrow arrays are built for a slice of rows at a time, so the copy
+    // never exceeds one batch; the writer closes row groups at `rg` rows.
+    let batch_rows = rg.min(BATCH_ROWS);
     let mut start = 0;
     loop {
-        let end = (start + rg).min(frame.len);
+        let end = (start + batch_rows).min(frame.len);
         let arrays = stored
             .iter()
             .map(|(c, _)| array(c, start, end))
@@ -134,7 +140,6 @@ pub(crate) fn write_to<W: Write + Send>(
             &RecordBatchOptions::new().with_row_count(Some(end - start)),
         )?;
         writer.write(&batch)?;
-        writer.flush()?;
         start = end;
         if start >= frame.len {
             break;
