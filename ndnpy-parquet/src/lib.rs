@@ -27,9 +27,37 @@
 //! # Ok::<(), ndnpy_parquet::Error>(())
 //! ```
 //!
-//! Not supported (a clear [`Error::Unsupported`]): columns of arbitrary
-//! Python objects, decimals, intervals, periods, sparse arrays, nested types
-//! (lists, structs), dates and times of day, complex numbers.
+//! # What is kept
+//! - Index: a RangeIndex (start, stop, step, name) rebuilt without data, or
+//!   index columns (a MultiIndex when several), `__index_level_N__` fields
+//!   becoming unnamed levels; on writing, pyarrow's naming rule.
+//! - Columns in order with their labels; the description of the column
+//!   labels' type (`column_indexes`, e.g. integer labels) and `df.attrs`.
+//! - Categoricals with string or bytes categories (codes with −1 for
+//!   missing, categories, `ordered`), merged across row groups; like
+//!   pyarrow, dictionaries of other types read as plain values.
+//! - Missing values as a validity mask, and each column's pandas dtype
+//!   (`Int64`, `boolean`, `Float64`, `string`, `str`, ...) for writing back.
+//! - Datetimes (s, ms, us, ns) with their time zone, timedeltas.
+//! - Snappy, zstd, gzip and uncompressed files, any number of row groups.
+//!   Files without a `pandas` key read as plain columns with a default
+//!   RangeIndex.
+//!
+//! # Limits
+//! - Not supported (a clear [`Error::Unsupported`]): columns of arbitrary
+//!   Python objects (pickled `object` columns), decimals, intervals,
+//!   periods, sparse arrays, nested types (lists, structs), dates and times
+//!   of day, complex numbers, columns of only `None` (Arrow `null`).
+//! - The Parquet writer (Arrow Rust) re-encodes dictionaries in order of
+//!   first appearance and drops unused entries. An unordered categorical is
+//!   written with its values intact but its categories in that order; an
+//!   ordered one whose categories would change is refused
+//!   ([`Error::Unsupported`]) rather than written with a different order.
+//! - Reading needs at most [`ReadOptions::max_bytes`] of decoded data
+//!   (default: 256 MiB or 64 times the file's size, whichever is larger).
+//! - Strings, bytes, datetimes and timedeltas are this crate's [`Values`]
+//!   variants until `ndnpy::AnyArray` has variants for them; [`convert`] is
+//!   the one module that maps between the two.
 #![deny(missing_docs)]
 
 mod column;
