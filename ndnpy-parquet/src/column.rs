@@ -301,7 +301,13 @@ impl Column {
     /// Whether entry `i` is present.
     pub fn is_valid(&self, i: usize) -> bool {
         if let Values::Categorical(c) = &self.values {
-            return c.codes_i64().map(|c| c[i] >= 0).unwrap_or(false);
+            return match &c.codes {
+                AnyArray::I8(a) => a[[i]] >= 0,
+                AnyArray::I16(a) => a[[i]] >= 0,
+                AnyArray::I32(a) => a[[i]] >= 0,
+                AnyArray::I64(a) => a[[i]] >= 0,
+                _ => false,
+            };
         }
         self.validity.as_ref().is_none_or(|v| v[i])
     }
