@@ -23,6 +23,7 @@ npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fuzz
 npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fuzz/regressions)
 parquet_seeds=(fixtures/parquet/valid fixtures/parquet/hostile)
 json_seeds=(fuzz/seeds/pandas_json)
+pickle_seeds=(fixtures/pickle fixtures/npy/unsupported fuzz/regressions)
 
 run() {
     local target="$1"
@@ -54,6 +55,7 @@ run view "${npy_seeds[@]}"
 run any_array "${npy_seeds[@]}"
 run npz "${npz_seeds[@]}"
 run misbehaving_reader "${npy_seeds[@]}"
+run pickle "${pickle_seeds[@]}"
 run parquet_bytes "${parquet_seeds[@]}"
 run parquet_pandas_json "${json_seeds[@]}"
-echo "fuzz_smoke: 8 passed, 0 failed"
+echo "fuzz_smoke: 9 passed, 0 failed"

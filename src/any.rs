@@ -63,12 +63,21 @@ pub enum AnyArray {
     /// `<c16`
     #[cfg(feature = "complex")]
     C128(ArrayD<num_complex::Complex<f64>>),
+    /// `|O`: Python objects, read by the safe pickle reader
+    /// ([`crate::pickle`]); write them with [`crate::pickle::write_object_npy`].
+    Object(ArrayD<crate::pickle::PyValue>),
 }
 
-/// Evaluates `$body` with `$a` bound to the array inside any variant.
+/// Evaluates `$body` with `$a` bound to the array inside any variant of
+/// an [`Element`] type; object arrays take the `object` arm (by default
+/// unreachable: callers that can see one must give it).
 macro_rules! each_variant {
     ($value:expr, $a:ident => $body:expr) => {
+        $crate::any::each_variant!($value, $a => $body, object _o => unreachable!("object arrays are handled before each_variant!"))
+    };
+    ($value:expr, $a:ident => $body:expr, object $o:pat => $obj:expr) => {
         match $value {
+            AnyArray::Object($o) => $obj,
             AnyArray::Bool($a) => $body,
             AnyArray::I8($a) => $body,
             AnyArray::I16($a) => $body,
@@ -172,7 +181,7 @@ pub(crate) fn check_supported(dtype: &DType) -> Result<()> {
 fn unsupported(dtype: &DType) -> Error {
     let reason = match dtype {
         DType::Scalar(s) => match s.kind {
-            Kind::Object => "object arrays hold pickled Python objects, which cannot be loaded without a pickle reader".to_owned(),
+            Kind::Object => "object arrays hold pickled Python objects: read them with AnyArray::read_npy (AnyArray::Object) or ndnpy::pickle".to_owned(),
             Kind::Unicode | Kind::Bytes => "string arrays have no ndarray element type here; view or map the raw bytes instead".to_owned(),
             Kind::Datetime | Kind::Timedelta => "datetime and timedelta arrays are not supported yet; they are stored as int64 counts of their unit".to_owned(),
             Kind::Void => "raw void data has no element type".to_owned(),
@@ -207,23 +216,37 @@ impl AnyArray {
 
     /// [`AnyArray::read_npy`] with explicit limits.
     pub fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
-        crate::read::read_path(path.as_ref(), options, Self::read_data)
+        crate::read::read_path(path.as_ref(), options, |h, s| {
+            Self::read_data_with(h, s, options)
+        })
     }
 
     /// [`AnyArray::read_npy_from`] with explicit limits.
     pub fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
         let mut reader = crate::checked_io::CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
-        Self::read_data(&header, &mut Source::stream(&mut reader))
+        Self::read_data_with(&header, &mut Source::stream(&mut reader), options)
     }
 
     /// [`AnyArray::from_npy_bytes`] with explicit limits.
     pub fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
         let (header, offset) = header::parse_slice(bytes, options)?;
-        Self::read_data(&header, &mut Source::slice(&bytes[offset..]))
+        Self::read_data_with(&header, &mut Source::slice(&bytes[offset..]), options)
     }
 
     pub(crate) fn read_data(header: &Header, source: &mut Source<'_>) -> Result<Self> {
+        Self::read_data_with(header, source, &ReadOptions::default())
+    }
+
+    /// [`AnyArray::read_data`], refusing object arrays if `options` say so.
+    pub(crate) fn read_data_with(
+        header: &Header,
+        source: &mut Source<'_>,
+        options: &ReadOptions,
+    ) -> Result<Self> {
+        if crate::pickle::is_pickled(&header.dtype) {
+            return crate::pickle::read_object_data(header, source, options);
+        }
         dispatch!(
             &header.dtype,
             T => read_array::<T, IxDyn>(header, source).map(T::into_any),
@@ -236,12 +259,12 @@ impl AnyArray {
         fn of<T: Element>(_: &ArrayD<T>) -> DType {
             T::dtype()
         }
-        each_variant!(self, a => of(a))
+        each_variant!(self, a => of(a), object _ => DType::parse("|O").expect("a valid type string"))
     }
 
     /// The shape.
     pub fn shape(&self) -> &[usize] {
-        each_variant!(self, a => a.shape())
+        each_variant!(self, a => a.shape(), object a => a.shape())
     }
 
     /// The typed array, if it holds `T` and has the dimensionality of `D`.

@@ -242,6 +242,38 @@ pub enum Error {
         /// The name of the member whose `add` failed.
         name: String,
     },
+
+    /// An object array's pickle uses a global, opcode or feature outside
+    /// the closed set the pickle reader accepts (see [`crate::pickle`]).
+    /// Nothing named here was imported, called or emulated.
+    UnsupportedPickle {
+        /// What was refused, e.g. `global 'os system'`.
+        what: String,
+    },
+
+    /// An object array's pickle is damaged or inconsistent: cut short, a
+    /// stack or memo reference that does not exist, an argument of the wrong
+    /// type, a recursive structure, data that disagrees with its shape.
+    MalformedPickle {
+        /// Byte offset of the opcode at fault, from the start of the pickle.
+        pos: usize,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// An object array's pickle would exceed a resource limit of the reader
+    /// (nesting depth, or memory in proportion to its size; see
+    /// [`crate::pickle`]).
+    PickleLimit {
+        /// Which limit.
+        what: &'static str,
+        /// The limit in force.
+        limit: u64,
+    },
+
+    /// The file holds an object array and the reader was told to refuse them
+    /// ([`crate::ReadOptions::allow_objects`]).
+    ObjectsRefused,
 }
 
 impl fmt::Display for Error {
@@ -283,6 +315,10 @@ impl fmt::Display for Error {
             Error::CompressedMember { name } => write!(f, "archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)"),
             Error::DuplicateMember { name } => write!(f, "the archive already has an array named '{name}'; each name may be added once"),
             Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)"),
+            Error::UnsupportedPickle { what } => write!(f, "object array pickle uses {what}, which the safe pickle reader does not accept (nothing was executed)"),
+            Error::MalformedPickle { pos, reason } => write!(f, "malformed object array pickle at byte {pos}: {reason}"),
+            Error::PickleLimit { what, limit } => write!(f, "object array pickle exceeds the reader's limit on {what} ({limit})"),
+            Error::ObjectsRefused => write!(f, "the file holds an object (pickled) array, and object arrays were refused by ReadOptions::allow_objects(false)"),
         }
     }
 }

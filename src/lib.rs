@@ -14,6 +14,9 @@
 //!   zip64, written atomically), and [`NpzMmap`] for zero-copy views of
 //!   stored members.
 //!
+//! - [`pickle`]: object arrays (`|O`) read by a pickle reader that cannot run
+//!   code, and written so that NumPy loads them with `allow_pickle=True`.
+//!
 //! Hostile input gives an [`Error`], never a panic or an allocation of the
 //! size a header merely claims.
 //!
@@ -41,6 +44,7 @@ mod header;
 mod mmap;
 mod npz;
 mod order;
+pub mod pickle;
 mod read;
 mod source;
 mod view;

@@ -179,6 +179,36 @@ impl<'a> Source<'a> {
     }
 }
 
+impl Source<'_> {
+    /// All the bytes left (an object array's pickle), never allocating more
+    /// than the source is known to hold or than has arrived.
+    pub(crate) fn read_rest(&mut self) -> Result<Vec<u8>> {
+        match self.known_len() {
+            Some(len) => {
+                let n = usize::try_from(len).map_err(|_| Error::LengthOverflow {
+                    shape: vec![len],
+                    itemsize: 1,
+                })?;
+                self.read_elements::<u8>(n, false)
+            }
+            None => {
+                let mut out = Vec::new();
+                if let Source::Stream(reader) = self {
+                    let mut piece = vec![0u8; STREAM_STEP];
+                    loop {
+                        let got = crate::header::read_full(*reader, &mut piece)?;
+                        out.extend_from_slice(&piece[..got]);
+                        if got < piece.len() {
+                            break;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
 /// Fills `dst` from a reader that needs initialised memory: zeroes a piece
 /// at a time, just before the reader overwrites it, so it stays in cache.
 fn fill_zeroed<R: Read + ?Sized>(reader: &mut R, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {

@@ -75,12 +75,14 @@ impl Version {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadOptions {
     max_header_len: usize,
+    allow_objects: bool,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
             max_header_len: DEFAULT_MAX_HEADER_LEN,
+            allow_objects: true,
         }
     }
 }
@@ -97,6 +99,42 @@ impl ReadOptions {
     /// The longest header text accepted, in bytes.
     pub fn get_max_header_len(&self) -> usize {
         self.max_header_len
+    }
+
+    /// Whether object arrays (`|O`, and records with an `O` field) are read.
+    ///
+    /// The default is `true`. Unlike NumPy's `allow_pickle`, reading an
+    /// object array here cannot run code: [`crate::pickle`] is a closed
+    /// stack machine that builds plain values and never imports or calls
+    /// anything, and its memory and depth are bounded by the input's size.
+    /// Refusing objects is for services that want no pickle parsing at all
+    /// (a smaller attack surface, or a policy that object data is never
+    /// accepted): such files then fail with [`crate::Error::ObjectsRefused`]
+    /// before any pickle byte is read.
+    ///
+    /// ```
+    /// use ndnpy::{AnyArray, Error, ReadOptions};
+    ///
+    /// // A 0-d object array holding None, as `np.save` writes it.
+    /// let bytes = ndnpy::pickle::to_object_npy_bytes(
+    ///     &ndarray::arr0(ndnpy::pickle::PyValue::None).into_dyn(),
+    /// )?;
+    /// assert!(AnyArray::from_npy_bytes(&bytes).is_ok());
+    /// let strict = ReadOptions::default().allow_objects(false);
+    /// assert!(matches!(
+    ///     AnyArray::from_npy_bytes_with(&bytes, &strict),
+    ///     Err(Error::ObjectsRefused)
+    /// ));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn allow_objects(mut self, allow: bool) -> Self {
+        self.allow_objects = allow;
+        self
+    }
+
+    /// Whether object arrays are read (see [`ReadOptions::allow_objects`]).
+    pub fn get_allow_objects(&self) -> bool {
+        self.allow_objects
     }
 }
 

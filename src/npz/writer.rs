@@ -260,7 +260,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn add_any(&mut self, name: &str, array: &AnyArray) -> Result<()> {
-        crate::any::each_variant!(array, a => self.add(name, a))
+        crate::any::each_variant!(array, a => self.add(name, a), object a => self.add_object(name, a))
     }
 
     fn add_member<T: Element, S: Data<Elem = T>, D: Dimension>(
@@ -277,6 +277,69 @@ impl<W: Write + Seek> NpzWriter<W> {
         let size = (array.len() as u64)
             .saturating_mul(std::mem::size_of::<T>() as u64)
             .saturating_add(header.len() as u64);
+        let options = self.member_options(size);
+        let zip = self.zip.as_mut().expect("zip writer present until finish");
+        zip.start_file(format!("{name}.npy"), options)
+            .map_err(write_error)?;
+        write_body(array, &header, zip)?;
+        self.names.insert(name.to_owned());
+        Ok(())
+    }
+
+    /// Adds an object array (`|O`), pickled as `np.save` does (see
+    /// [`crate::pickle::to_object_npy_bytes`]).
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// use ndnpy::pickle::PyValue;
+    /// use ndnpy::{AnyArray, NpzReader, NpzWriter};
+    ///
+    /// let names = ndarray::array![PyValue::Str("a".into()), PyValue::None];
+    /// let mut npz = NpzWriter::new(Cursor::new(Vec::new()));
+    /// npz.add_object("names", &names)?;
+    /// let mut back = NpzReader::new(npz.finish_into_inner()?)?;
+    /// assert_eq!(back.read_any("names")?, AnyArray::Object(names.into_dyn()));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn add_object<S: Data<Elem = crate::pickle::PyValue>, D: Dimension>(
+        &mut self,
+        name: &str,
+        array: &ArrayBase<S, D>,
+    ) -> Result<()> {
+        if let Some(failed) = &self.failed {
+            return Err(Error::IncompleteArchive {
+                name: failed.clone(),
+            });
+        }
+        let result = self.add_object_member(name, array);
+        if result.is_err() {
+            self.failed = Some(name.to_owned());
+        }
+        result
+    }
+
+    fn add_object_member<S: Data<Elem = crate::pickle::PyValue>, D: Dimension>(
+        &mut self,
+        name: &str,
+        array: &ArrayBase<S, D>,
+    ) -> Result<()> {
+        if self.names.contains(name) {
+            return Err(Error::DuplicateMember {
+                name: name.to_owned(),
+            });
+        }
+        let bytes = crate::pickle::to_object_npy_bytes(array)?;
+        let options = self.member_options(bytes.len() as u64);
+        let zip = self.zip.as_mut().expect("zip writer present until finish");
+        zip.start_file(format!("{name}.npy"), options)
+            .map_err(write_error)?;
+        std::io::Write::write_all(zip, &bytes)?;
+        self.names.insert(name.to_owned());
+        Ok(())
+    }
+
+    /// Zip options for a member of `size` bytes.
+    fn member_options(&self, size: u64) -> SimpleFileOptions {
         let mut options = SimpleFileOptions::default()
             .large_file(size >= ZIP64_THRESHOLD)
             .unix_permissions(0o644);
@@ -290,12 +353,7 @@ impl<W: Write + Seek> NpzWriter<W> {
                 options = options.with_alignment(MEMBER_ALIGN);
             }
         }
-        let zip = self.zip.as_mut().expect("zip writer present until finish");
-        zip.start_file(format!("{name}.npy"), options)
-            .map_err(write_error)?;
-        write_body(array, &header, zip)?;
-        self.names.insert(name.to_owned());
-        Ok(())
+        options
     }
 
     /// Writes the central directory and, for a path target, moves the
