@@ -160,3 +160,13 @@ fn ordered_categorical_that_would_reorder_is_refused() {
         assert!(cat(codes, false).to_bytes(&opts).is_ok());
     }
 }
+
+#[test]
+fn decoder_panic_found_by_fuzzing_is_an_error() {
+    // parquet 60 panics on this footer ("column start and length should not
+    // be negative"); Frame turns the panic into Error::Parquet.
+    match Frame::read(fixture("hostile", "fuzz_negative_column_start")) {
+        Err(Error::Parquet(msg)) => assert!(msg.contains("negative"), "{msg}"),
+        other => panic!("expected Error::Parquet, got {other:?}"),
+    }
+}
