@@ -242,6 +242,46 @@ pub enum Error {
         /// The name of the member whose `add` failed.
         name: String,
     },
+    /// A row range reaches past the growth axis of the array.
+    RangeOutOfBounds {
+        /// First row asked for.
+        start: usize,
+        /// One past the last row asked for.
+        end: usize,
+        /// Length of the growth axis.
+        len: usize,
+    },
+
+    /// The array is 0-dimensional, so it has no growth axis to read in
+    /// parts, append to or stream along.
+    NoGrowthAxis,
+
+    /// A block cannot be appended or streamed into the file: its dtype,
+    /// dimensions or shape differ from the file's.
+    AppendMismatch {
+        /// What differs (`"dtype"`, `"number of dimensions"`, `"shape"`).
+        what: &'static str,
+        /// What the file needs.
+        expected: String,
+        /// What the block has.
+        found: String,
+    },
+
+    /// The header has no room to record a longer growth axis in place (the
+    /// file was written by a tool that does not pad headers as NumPy does).
+    NoHeaderRoom {
+        /// Header bytes a growable header needs.
+        needed: usize,
+        /// Header bytes the file has.
+        available: usize,
+    },
+
+    /// Another handle (in this or another process) holds the append lock on
+    /// the file.
+    Locked {
+        /// The file.
+        path: std::path::PathBuf,
+    },
 
     /// An object array's pickle uses a global, opcode or feature outside
     /// the closed set the pickle reader accepts (see [`crate::pickle`]).
@@ -315,6 +355,11 @@ impl fmt::Display for Error {
             Error::CompressedMember { name } => write!(f, "archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)"),
             Error::DuplicateMember { name } => write!(f, "the archive already has an array named '{name}'; each name may be added once"),
             Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)"),
+            Error::RangeOutOfBounds { start, end, len } => write!(f, "row range {start}..{end} is out of bounds for a growth axis of length {len}"),
+            Error::NoGrowthAxis => write!(f, "a 0-dimensional array has no axis to read in parts, append to or stream along"),
+            Error::AppendMismatch { what, expected, found } => write!(f, "cannot append: the {what} differs (the file has {expected}, the block has {found})"),
+            Error::NoHeaderRoom { needed, available } => write!(f, "the header has no room to grow in place ({needed} bytes needed, {available} present); rewrite it once with NpyFile::make_appendable"),
+            Error::Locked { path } => write!(f, "{} is locked by another appender (an open NpyFile::open_append or make_appendable); try again when it is closed", path.display()),
             Error::UnsupportedPickle { what } => write!(f, "object array pickle uses {what}, which the safe pickle reader does not accept (nothing was executed)"),
             Error::MalformedPickle { pos, reason } => write!(f, "malformed object array pickle at byte {pos}: {reason}"),
             Error::PickleLimit { what, limit } => write!(f, "object array pickle exceeds the reader's limit on {what} ({limit})"),

@@ -13,6 +13,9 @@
 //! - [`NpzReader`] / [`NpzWriter`] for `.npz` archives (stored or deflated,
 //!   zip64, written atomically), and [`NpzMmap`] for zero-copy views of
 //!   stored members.
+//! - [`NpyFile`] to read row ranges and append rows in place, [`NpyWriter`]
+//!   to write arrays of unknown length block by block, and [`NpyReader`] to
+//!   read any stream a block of rows at a time.
 //!
 //! - [`pickle`]: object arrays (`|O`) read by a pickle reader that cannot run
 //!   code, and written so that NumPy loads them with `allow_pickle=True`.
@@ -40,6 +43,8 @@ mod checked_io;
 mod dtype;
 mod element;
 mod error;
+mod file;
+mod growth;
 mod header;
 mod mmap;
 mod npz;
@@ -47,6 +52,7 @@ mod order;
 pub mod pickle;
 mod read;
 mod source;
+mod stream;
 mod view;
 mod write;
 
@@ -54,11 +60,13 @@ pub use any::AnyArray;
 pub use dtype::{ByteOrder, DType, Field, Kind, Scalar};
 pub use element::Element;
 pub use error::{Error, Result};
+pub use file::NpyFile;
 pub use header::{inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
 pub use mmap::MmapNpy;
-pub use npz::{NpzArrays, NpzMmap, NpzReader, NpzWriter};
+pub use npz::{NpzArrays, NpzMemberWriter, NpzMmap, NpzReader, NpzWriter};
 pub use order::Order;
 pub use read::ReadNpy;
+pub use stream::{NpyReader, NpyWriter};
 pub use view::{ViewMutNpy, ViewNpy};
 pub use write::WriteNpy;
 
