@@ -79,6 +79,15 @@ pub trait Element: Clone + Send + Sync + 'static + sealed::Sealed {
     fn ref_any(_array: &AnyArray) -> Option<&ArrayD<Self>> {
         None
     }
+
+    /// How to convert an object array's values, for the types a pickled
+    /// (`|O`) file can hold (`String`); `None` for every other type, which
+    /// then never starts the pickle reader.
+    #[doc(hidden)]
+    #[allow(clippy::type_complexity)]
+    fn from_objects() -> Option<fn(ArrayD<crate::pickle::PyValue>) -> Result<ArrayD<Self>>> {
+        None
+    }
 }
 
 /// An element whose memory a NumPy dtype describes exactly, so that file

@@ -196,6 +196,10 @@ impl Element for String {
         string_dtype(Kind::Unicode, 1)
     }
 
+    fn from_objects() -> Option<fn(ArrayD<crate::pickle::PyValue>) -> Result<ArrayD<Self>>> {
+        Some(crate::pickle::strings_from_objects)
+    }
+
     fn dtype_of<'a, I: Iterator<Item = &'a Self>>(elements: I) -> DType {
         let width = elements.map(|s| s.chars().count()).max().unwrap_or(0);
         string_dtype(Kind::Unicode, width.max(1))

@@ -303,3 +303,41 @@ fn objects_in_npz_archives_round_trip() {
         AnyArray::Object(names.into_dyn())
     );
 }
+
+/// `Array<String, D>::read_npy` reads both `<U` files and object arrays of
+/// `str` (as NumPy users save lists of labels); other objects name their
+/// index and Python type.
+#[test]
+fn typed_string_reads_accept_object_arrays_of_str() {
+    use ndnpy::ReadNpy;
+    let labels = ndarray::array![
+        ndnpy::pickle::PyValue::Str("cat".into()),
+        ndnpy::pickle::PyValue::Str("dög".into())
+    ];
+    let bytes = ndnpy::pickle::to_object_npy_bytes(&labels).unwrap();
+    let got = ndarray::Array1::<String>::from_npy_bytes(&bytes).unwrap();
+    assert_eq!(got, ndarray::array!["cat".to_string(), "dög".to_string()]);
+    let got = ndarray::Array1::<String>::read_npy_from(&bytes[..]).unwrap();
+    assert_eq!(got.len(), 2);
+
+    let refused = ndnpy::ReadOptions::default().allow_objects(false);
+    let err = ndarray::Array1::<String>::from_npy_bytes_with(&bytes, &refused).unwrap_err();
+    assert!(matches!(err, ndnpy::Error::ObjectsRefused), "{err:?}");
+
+    let mixed = ndarray::array![
+        ndnpy::pickle::PyValue::Str("a".into()),
+        ndnpy::pickle::PyValue::Int(1)
+    ];
+    let bytes = ndnpy::pickle::to_object_npy_bytes(&mixed).unwrap();
+    let err = ndarray::Array1::<String>::from_npy_bytes(&bytes).unwrap_err();
+    assert!(err.to_string().contains("[1] is int"), "{err}");
+    // Other element types never start the pickle reader.
+    let err = ndarray::Array1::<f64>::from_npy_bytes(&bytes).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ndnpy::Error::DTypeMismatch { .. } | ndnpy::Error::UnsupportedDType { .. }
+        ),
+        "{err:?}"
+    );
+}
