@@ -19,7 +19,7 @@ sanitizer="${FUZZ_SANITIZER:-address}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
-npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fuzz/regressions)
+npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fixtures/npy/elements fixtures/npy/invalid_data fuzz/regressions)
 npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fuzz/regressions)
 pickle_seeds=(fixtures/pickle fixtures/npy/unsupported fuzz/regressions)
 
@@ -53,5 +53,6 @@ run view "${npy_seeds[@]}"
 run any_array "${npy_seeds[@]}"
 run npz "${npz_seeds[@]}"
 run misbehaving_reader "${npy_seeds[@]}"
+run record_plan "${npy_seeds[@]}"
 run pickle "${pickle_seeds[@]}"
-echo "fuzz_smoke: 7 passed, 0 failed"
+echo "fuzz_smoke: 8 passed, 0 failed"

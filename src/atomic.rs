@@ -60,12 +60,42 @@ impl TempFile {
         TempFile::create_with(target, len, &WriteOptions::default())
     }
 
+    /// Like [`TempFile::create`], but refuses (before touching anything) a
+    /// target that would be written in place: for callers that read the
+    /// old file while writing the new one, where truncating it in place
+    /// would destroy the input.
+    #[allow(dead_code)]
+    pub(crate) fn create_replacing(target: &Path, len: u64) -> Result<TempFile> {
+        TempFile::open(target, len, &WriteOptions::default(), false)
+    }
+
     /// Opens the destination of a write of `len` bytes to `target`: a
     /// temporary file beside it, or the target itself for a file that must
     /// not be replaced. `len` bytes are reserved when `len > 0`.
     pub(crate) fn create_with(target: &Path, len: u64, options: &WriteOptions) -> Result<TempFile> {
+        TempFile::open(target, len, options, true)
+    }
+
+    fn open(
+        target: &Path,
+        len: u64,
+        options: &WriteOptions,
+        allow_in_place: bool,
+    ) -> Result<TempFile> {
         let durable = options.is_durable();
-        match classify(target)? {
+        let kind = classify(target)?;
+        if let (Kind::InPlace { path, .. }, false) = (&kind, allow_in_place) {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "{} is not a regular file with one name (a device, FIFO or \
+                     hard-linked file): it cannot be rewritten atomically",
+                    path.display()
+                ),
+            )
+            .into());
+        }
+        match kind {
             Kind::Replace { target, old } => {
                 if let Some(old) = &old {
                     check_writable(&target, old)?;
@@ -85,7 +115,11 @@ impl TempFile {
                     }
                     // A writable file in a folder we may not create files
                     // in: np.save writes it in place, and so do we.
-                    Err(e) if e.kind() == io::ErrorKind::PermissionDenied && old.is_some() => {
+                    Err(e)
+                        if e.kind() == io::ErrorKind::PermissionDenied
+                            && old.is_some()
+                            && allow_in_place =>
+                    {
                         open_in_place(&target, len, true, durable)
                     }
                     Err(e) => Err(e.into()),

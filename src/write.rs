@@ -1,5 +1,6 @@
 //! [`WriteNpy`]: any array, in any memory layout, to `.npy`.
 
+use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
 use crate::header::{Header, Version};
@@ -115,29 +116,37 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
     }
 
     fn write_npy_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()> {
-        let (header, data_len) = prepare(self)?;
-        let total = header.len() as u64 + data_len as u64;
+        let header = npy_header(self);
+        let (bytes, data_len) = header_bytes(&header)?;
+        let total = bytes.len() as u64 + data_len as u64;
         crate::atomic::write_file_with(path.as_ref(), total, options, |file| {
-            write_body(self, &header, file)
+            write_body_with(self, &header.dtype, &bytes, file)
         })
     }
 
     fn write_npy_to<W: Write>(&self, writer: W) -> Result<()> {
-        let (header, _) = prepare(self)?;
-        write_body(self, &header, &mut crate::checked_io::CheckedWrite(writer))
+        let header = npy_header(self);
+        let (bytes, _) = header_bytes(&header)?;
+        write_body_with(
+            self,
+            &header.dtype,
+            &bytes,
+            &mut crate::checked_io::CheckedWrite(writer),
+        )
     }
 
     fn to_npy_bytes(&self) -> Result<Vec<u8>> {
-        let (header, data_len) = prepare(self)?;
+        let header = npy_header(self);
+        let (bytes, data_len) = header_bytes(&header)?;
         let mut out = Vec::new();
-        out.try_reserve_exact(header.len().saturating_add(data_len))
+        out.try_reserve_exact(bytes.len().saturating_add(data_len))
             .map_err(|_| {
                 std::io::Error::new(
                     std::io::ErrorKind::OutOfMemory,
                     "cannot allocate the .npy bytes",
                 )
             })?;
-        write_body(self, &header, &mut out)?;
+        write_body_with(self, &header.dtype, &bytes, &mut out)?;
         Ok(out)
     }
 }
@@ -145,10 +154,14 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
 /// The header bytes and the data length, refusing arrays (such as huge
 /// broadcast views) whose byte count overflows or that no reader could
 /// load.
-fn prepare<T: Element, S: Data<Elem = T>, D: Dimension>(
+#[allow(dead_code)] // kept for callers that only need the bytes
+pub(crate) fn prepare<T: Element, S: Data<Elem = T>, D: Dimension>(
     array: &ArrayBase<S, D>,
 ) -> Result<(Vec<u8>, usize)> {
-    let header = npy_header(array);
+    header_bytes(&npy_header(array))
+}
+
+fn header_bytes(header: &Header) -> Result<(Vec<u8>, usize)> {
     let data_len = header.data_len()?;
     Ok((header.to_bytes()?, data_len))
 }
@@ -178,7 +191,7 @@ pub(crate) fn npy_header<T: Element, S: Data<Elem = T>, D: Dimension>(
     array: &ArrayBase<S, D>,
 ) -> Header {
     Header {
-        dtype: T::dtype(),
+        dtype: T::dtype_of(array.iter()),
         shape: array.shape().to_vec(),
         fortran_order: matches!(layout(array), Layout::F(_)),
         version: Version::V1,
@@ -191,10 +204,20 @@ pub(crate) fn write_body<T: Element, S: Data<Elem = T>, D: Dimension, W: Write +
     header: &[u8],
     writer: &mut W,
 ) -> Result<()> {
+    write_body_with(array, &T::dtype_of(array.iter()), header, writer)
+}
+
+/// [`write_body`] when the data's dtype (the header's) is at hand.
+pub(crate) fn write_body_with<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>(
+    array: &ArrayBase<S, D>,
+    dtype: &DType,
+    header: &[u8],
+    writer: &mut W,
+) -> Result<()> {
     writer.write_all(header)?;
     match layout(array) {
-        Layout::C(slice) | Layout::F(slice) => writer.write_all(bytemuck::cast_slice(slice))?,
-        Layout::Strided => write_strided(array, writer)?,
+        Layout::C(slice) | Layout::F(slice) => T::write_slice(slice, dtype, writer)?,
+        Layout::Strided => write_strided(array, dtype, writer)?,
     }
     writer.flush()?;
     Ok(())
@@ -203,17 +226,18 @@ pub(crate) fn write_body<T: Element, S: Data<Elem = T>, D: Dimension, W: Write +
 /// Gathers the elements in C order into a bounded buffer, one row at a time.
 fn write_strided<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>(
     array: &ArrayBase<S, D>,
+    dtype: &DType,
     writer: &mut W,
-) -> std::io::Result<()> {
-    let capacity = (CHUNK_BYTES / std::mem::size_of::<T>()).max(1);
+) -> Result<()> {
+    let capacity = (CHUNK_BYTES / std::mem::size_of::<T>().max(1)).max(1);
     let mut buffer: Vec<T> = Vec::with_capacity(capacity.min(array.len()));
     for row in array.rows() {
         if let Some(slice) = row.as_slice() {
             // Long contiguous rows skip the buffer.
             if slice.len() >= capacity {
-                writer.write_all(bytemuck::cast_slice(&buffer))?;
+                T::write_slice(&buffer, dtype, writer)?;
                 buffer.clear();
-                writer.write_all(bytemuck::cast_slice(slice))?;
+                T::write_slice(slice, dtype, writer)?;
                 continue;
             }
         }
@@ -221,18 +245,18 @@ fn write_strided<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>
         // in one tight loop, where pushing element by element through the
         // iterator cost twice as much (BENCHMARKS.md, `write_*_strided`).
         let mut rest = row;
-        while let Some(&first) = rest.first() {
+        while let Some(first) = rest.first() {
             if buffer.len() == capacity {
-                writer.write_all(bytemuck::cast_slice(&buffer))?;
+                T::write_slice(&buffer, dtype, writer)?;
                 buffer.clear();
             }
             let start = buffer.len();
             let take = (capacity - start).min(rest.len());
             let (head, tail) = rest.split_at(ndarray::Axis(0), take);
-            buffer.resize(start + take, first);
+            buffer.resize(start + take, first.clone());
             ndarray::ArrayViewMut1::from(&mut buffer[start..]).assign(&head);
             rest = tail;
         }
     }
-    writer.write_all(bytemuck::cast_slice(&buffer))
+    T::write_slice(&buffer, dtype, writer)
 }

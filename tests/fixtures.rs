@@ -151,7 +151,7 @@ fn check_values<T: Expected>(path: &Path, got: impl IntoIterator<Item = T>, meta
 /// Reads one valid fixture as `T` in every way the crate offers.
 fn check_valid<T>(path: &Path, meta: &Value)
 where
-    T: ndnpy::Element + Expected,
+    T: ndnpy::LayoutElement + Expected,
 {
     let bytes = fs::read(path).unwrap();
     let shape = shape_of(&meta["shape"]);

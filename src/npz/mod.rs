@@ -8,16 +8,21 @@
 //! - [`NpzMmap`] maps an archive and views its stored members without
 //!   copying.
 //!
-//! The zip layer is the `zip` crate; everything inside a member goes
-//! through the same preamble parser and element conversion as a `.npy` file.
+//! Reading goes through the `zip` crate; writing through our own zip
+//! container (`zipwrite`) so that members can be deflated in parallel
+//! (`sink`, `deflate`) and streamed. Everything inside a member goes through
+//! the same preamble parser and element conversion as a `.npy` file.
 
+mod deflate;
 mod mmap;
 mod reader;
+mod sink;
 mod writer;
+mod zipwrite;
 
 pub use mmap::NpzMmap;
 pub use reader::{NpzArrays, NpzReader};
-pub use writer::NpzWriter;
+pub use writer::{NpzMemberWriter, NpzWriter};
 
 use crate::error::Error;
 use std::io;
