@@ -261,6 +261,110 @@ pub enum Error {
         /// The name of the member whose `add` failed.
         name: String,
     },
+    /// A row range reaches past the growth axis of the array.
+    RangeOutOfBounds {
+        /// First row asked for.
+        start: usize,
+        /// One past the last row asked for.
+        end: usize,
+        /// Length of the growth axis.
+        len: usize,
+    },
+
+    /// The array is 0-dimensional, so it has no growth axis to read in
+    /// parts, append to or stream along.
+    NoGrowthAxis,
+
+    /// A block cannot be appended or streamed into the file: its dtype,
+    /// dimensions or shape differ from the file's.
+    AppendMismatch {
+        /// What differs (`"dtype"`, `"number of dimensions"`, `"shape"`).
+        what: &'static str,
+        /// What the file needs.
+        expected: String,
+        /// What the block has.
+        found: String,
+    },
+
+    /// The header has no room to record a longer growth axis in place (the
+    /// file was written by a tool that does not pad headers as NumPy does).
+    NoHeaderRoom {
+        /// Header bytes a growable header needs.
+        needed: usize,
+        /// Header bytes the file has.
+        available: usize,
+    },
+
+    /// Another handle (in this or another process) holds the append lock on
+    /// the file.
+    Locked {
+        /// The file.
+        path: std::path::PathBuf,
+    },
+
+    /// A view was requested of records (or sub-arrays) whose layout in the
+    /// file is not the Rust type's own; reading by copy converts them.
+    LayoutMismatch {
+        /// Name of the element type.
+        type_name: &'static str,
+        /// The descriptor in the file.
+        dtype: String,
+        /// How the layouts differ and what to do instead.
+        reason: String,
+    },
+
+    /// `<U` data holds a code unit that is not a Unicode scalar value (a
+    /// surrogate, or a value above 0x10FFFF).
+    InvalidUnicode {
+        /// Index of the offending string (in file order).
+        index: usize,
+        /// The code unit.
+        value: u32,
+    },
+
+    /// A view of an `.npz` member was requested, but the member's data is
+    /// not aligned for the element type (`np.savez` does not align members).
+    MisalignedMember {
+        /// The member's name.
+        name: String,
+        /// Name of the element type.
+        type_name: &'static str,
+        /// Alignment the type needs.
+        align: usize,
+        /// Address where the data starts.
+        address: usize,
+    },
+    /// An object array's pickle uses a global, opcode or feature outside
+    /// the closed set the pickle reader accepts (see [`crate::pickle`]).
+    /// Nothing named here was imported, called or emulated.
+    UnsupportedPickle {
+        /// What was refused, e.g. `global 'os system'`.
+        what: String,
+    },
+
+    /// An object array's pickle is damaged or inconsistent: cut short, a
+    /// stack or memo reference that does not exist, an argument of the wrong
+    /// type, a recursive structure, data that disagrees with its shape.
+    MalformedPickle {
+        /// Byte offset of the opcode at fault, from the start of the pickle.
+        pos: usize,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// An object array's pickle would exceed a resource limit of the reader
+    /// (nesting depth, or memory in proportion to its size; see
+    /// [`crate::pickle`]).
+    PickleLimit {
+        /// Which limit.
+        what: &'static str,
+        /// The limit in force.
+        limit: u64,
+    },
+
+    /// The file holds an object array and the reader was told to refuse them
+    /// ([`crate::ReadOptions::allow_objects`]).
+    ObjectsRefused,
 }
 
 impl fmt::Display for Error {
@@ -287,6 +391,9 @@ impl fmt::Display for Error {
             Error::Misaligned { type_name, align, address } => write!(f, "misaligned data: a view of {type_name} needs {align}-byte alignment, but the data starts at address {address:#x}"),
             Error::NonNativeByteOrder { dtype } => write!(f, "cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)", dtype = capped(dtype)),
             Error::InvalidBool { index, value } => write!(f, "invalid bool data: byte {value} at element {index} is neither 0 nor 1"),
+            Error::LayoutMismatch { type_name, dtype, reason } => write!(f, "cannot view `{dtype}` as {type_name} without copying: {reason}", dtype = capped(dtype), reason = capped(reason)),
+            Error::InvalidUnicode { index, value } => write!(f, "invalid unicode data: code unit {value:#x} in string {index} is not a Unicode scalar value"),
+            Error::MisalignedMember { name, type_name, align, address } => write!(f, "member `{name}` cannot be viewed as {type_name}: its data starts at address {address:#x}, not {align}-byte aligned (np.savez does not align members); use NpzMmap::view_or_copy, which copies when a view is impossible"),
             Error::ReadOnly => write!(f, "the file is mapped read-only; open it with MmapNpy::open_rw or open_cow for a mutable view"),
             Error::InvalidArchive { reason } => write!(f, "not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)", reason = capped(reason)),
             Error::NotNpy { name, found } => write!(
@@ -305,6 +412,15 @@ impl fmt::Display for Error {
             Error::StreamLimit { claimed, max } => write!(f, "the header declares {claimed} bytes of data to read from a stream, more than the limit of {max} (raise ReadOptions::max_stream_len if the stream is trusted)"),
             Error::InvalidName { name, reason } => write!(f, "cannot add an array named '{name}': {reason}", name = capped(&name.escape_debug().to_string()), reason = capped(reason)),
             Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)", name = capped(name)),
+            Error::RangeOutOfBounds { start, end, len } => write!(f, "row range {start}..{end} is out of bounds for a growth axis of length {len}"),
+            Error::NoGrowthAxis => write!(f, "a 0-dimensional array has no axis to read in parts, append to or stream along"),
+            Error::AppendMismatch { what, expected, found } => write!(f, "cannot append: the {what} differs (the file has {expected}, the block has {found})"),
+            Error::NoHeaderRoom { needed, available } => write!(f, "the header has no room to grow in place ({needed} bytes needed, {available} present); rewrite it once with NpyFile::make_appendable"),
+            Error::Locked { path } => write!(f, "{} is locked by another appender (an open NpyFile::open_append or make_appendable); try again when it is closed", path.display()),
+            Error::UnsupportedPickle { what } => write!(f, "object array pickle uses {what}, which the safe pickle reader does not accept (nothing was executed)"),
+            Error::MalformedPickle { pos, reason } => write!(f, "malformed object array pickle at byte {pos}: {reason}"),
+            Error::PickleLimit { what, limit } => write!(f, "object array pickle exceeds the reader's limit on {what} ({limit})"),
+            Error::ObjectsRefused => write!(f, "the file holds an object (pickled) array, and object arrays were refused by ReadOptions::allow_objects(false)"),
         }
     }
 }

@@ -85,6 +85,7 @@ pub struct ReadOptions {
     max_header_len: usize,
     max_stream_len: u64,
     beyond_numpy_limits: bool,
+    allow_objects: bool,
 }
 
 impl Default for ReadOptions {
@@ -93,6 +94,7 @@ impl Default for ReadOptions {
             max_header_len: DEFAULT_MAX_HEADER_LEN,
             max_stream_len: DEFAULT_MAX_STREAM_LEN,
             beyond_numpy_limits: false,
+            allow_objects: true,
         }
     }
 }
@@ -170,6 +172,42 @@ impl ReadOptions {
     /// Whether headers beyond NumPy's limits are accepted.
     pub fn get_allow_beyond_numpy_limits(&self) -> bool {
         self.beyond_numpy_limits
+    }
+
+    /// Whether object arrays (`|O`, and records with an `O` field) are read.
+    ///
+    /// The default is `true`. Unlike NumPy's `allow_pickle`, reading an
+    /// object array here cannot run code: [`crate::pickle`] is a closed
+    /// stack machine that builds plain values and never imports or calls
+    /// anything, and its memory and depth are bounded by the input's size.
+    /// Refusing objects is for services that want no pickle parsing at all
+    /// (a smaller attack surface, or a policy that object data is never
+    /// accepted): such files then fail with [`crate::Error::ObjectsRefused`]
+    /// before any pickle byte is read.
+    ///
+    /// ```
+    /// use ndnpy::{AnyArray, Error, ReadOptions};
+    ///
+    /// // A 0-d object array holding None, as `np.save` writes it.
+    /// let bytes = ndnpy::pickle::to_object_npy_bytes(
+    ///     &ndarray::arr0(ndnpy::pickle::PyValue::None).into_dyn(),
+    /// )?;
+    /// assert!(AnyArray::from_npy_bytes(&bytes).is_ok());
+    /// let strict = ReadOptions::default().allow_objects(false);
+    /// assert!(matches!(
+    ///     AnyArray::from_npy_bytes_with(&bytes, &strict),
+    ///     Err(Error::ObjectsRefused)
+    /// ));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn allow_objects(mut self, allow: bool) -> Self {
+        self.allow_objects = allow;
+        self
+    }
+
+    /// Whether object arrays are read (see [`ReadOptions::allow_objects`]).
+    pub fn get_allow_objects(&self) -> bool {
+        self.allow_objects
     }
 }
 
@@ -270,6 +308,12 @@ impl Header {
     /// (see [`ReadOptions::allow_beyond_numpy_limits`]).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         self.check_numpy_limits()?;
+        self.to_bytes_unchecked()
+    }
+
+    /// [`Header::to_bytes`] without NumPy's size limits: the growth code
+    /// sizes a header for the longest axis it could ever record.
+    pub(crate) fn to_bytes_unchecked(&self) -> Result<Vec<u8>> {
         let mut text = format!(
             "{{'descr': {}, 'fortran_order': {}, 'shape': {}, }}",
             self.dtype.descr(),

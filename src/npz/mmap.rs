@@ -2,7 +2,7 @@
 
 use super::directory::{Directory, Entry, DEFLATED};
 use super::{in_member, not_an_archive, NpzReader};
-use crate::element::Element;
+use crate::element::LayoutElement;
 use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions};
 use crate::view::view_data;
@@ -150,12 +150,55 @@ impl NpzMmap {
     /// [`NpzMmap::reader`] or [`NpzReader`] to read it),
     /// [`Error::Misaligned`], [`Error::NonNativeByteOrder`], and the
     /// dtype, shape and truncation errors of a `.npy` view.
-    pub fn view<T: Element, D: Dimension>(&self, name: &str) -> Result<ArrayView<'_, T, D>> {
+    pub fn view<T: LayoutElement, D: Dimension>(&self, name: &str) -> Result<ArrayView<'_, T, D>> {
         let (member, bytes) = self.stored_bytes(name)?;
         let key = member.key();
         let (header, offset) =
             header::parse_slice(bytes, &self.options).map_err(|e| in_member(key, e))?;
-        view_data(&header, &bytes[offset..]).map_err(|e| in_member(key, e))
+        view_data(&header, &bytes[offset..]).map_err(|e| match e {
+            Error::Misaligned {
+                type_name,
+                align,
+                address,
+            } => Error::MisalignedMember {
+                name: key.to_owned(),
+                type_name,
+                align,
+                address,
+            },
+            e => in_member(key, e),
+        })
+    }
+
+    /// Member `name` as an array of `T`: a view when the member is stored,
+    /// aligned, in native byte order and in `T`'s own layout, otherwise an
+    /// owned copy (decompressed and converted as [`NpzReader::read`] would).
+    ///
+    /// Archives written by `np.savez` do not align their members, so this
+    /// is the way to load them with a view whenever one is possible.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npz");
+    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
+    /// npz.add("z", &ndarray::array![1.5f64, 2.5])?;
+    /// npz.finish()?;
+    /// // SAFETY: nothing else writes or truncates this file while it is mapped.
+    /// let map = unsafe { ndnpy::NpzMmap::open(&path)? };
+    /// let z = map.view_or_copy::<f64, ndarray::Ix1>("z")?;
+    /// assert!(!z.is_view()); // compressed: copied
+    /// assert_eq!(z, ndarray::array![1.5, 2.5]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn view_or_copy<T: LayoutElement, D: Dimension>(
+        &self,
+        name: &str,
+    ) -> Result<ndarray::CowArray<'_, T, D>> {
+        match self.view::<T, D>(name) {
+            Ok(v) => Ok(v.into()),
+            Err(Error::MemberNotFound { name }) => Err(Error::MemberNotFound { name }),
+            Err(_) => self.reader()?.read::<T, D>(name).map(Into::into),
+        }
     }
 
     /// A reader over the same mapping, to read members (compressed ones

@@ -8,20 +8,25 @@
 //! - [`NpzMmap`] maps an archive and views its stored members without
 //!   copying.
 //!
-//! Archives are read as Python's `zipfile` reads them (`directory.rs`), so
-//! that every archive means the same thing here and in `np.load`; the `zip`
-//! crate writes them. Everything inside a member goes through the same
-//! preamble parser and element conversion as a `.npy` file.
+//! Archives are read as Python's `zipfile` reads them (`directory`), so
+//! that every archive means the same thing here and in `np.load`. They are
+//! written by our own zip container (`zipwrite`), so that members can be
+//! deflated in parallel (`sink`, `deflate`) and streamed. Everything inside
+//! a member goes through the same preamble parser and element conversion as
+//! a `.npy` file.
 
+mod deflate;
 mod directory;
 mod mmap;
 mod names;
 mod reader;
+mod sink;
 mod writer;
+mod zipwrite;
 
 pub use mmap::NpzMmap;
 pub use reader::{NpzArrays, NpzReader};
-pub use writer::NpzWriter;
+pub use writer::{NpzMemberWriter, NpzWriter};
 
 use crate::error::Error;
 use std::io;

@@ -272,7 +272,8 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn read_any(&mut self, name: &str) -> Result<AnyArray> {
         let index = self.index(name)?;
-        self.read_index(index, AnyArray::read_data)
+        let options = self.options;
+        self.read_index(index, |h, s| AnyArray::read_data_with(h, s, &options))
     }
 
     /// The decompressed bytes of member `name`, whatever it holds (NumPy
@@ -372,7 +373,9 @@ impl<R: Read + Seek> NpzReader<R> {
             // Decompress what follows the data (normally nothing), so that
             // the member reader reaches the member's end and checks its CRC.
             let trailing = io::copy(&mut member.take(DRAIN_LIMIT), &mut io::sink())?;
-            if trailing < DRAIN_LIMIT {
+            // A pickle is read to the member's end, so only fixed-size data
+            // can leave trailing bytes to account for.
+            if trailing < DRAIN_LIMIT && !crate::pickle::is_pickled(&header.dtype) {
                 let data_len = header.data_len()? as u64;
                 check_size(offset as u64 + data_len + trailing, size)?;
             }
@@ -444,7 +447,12 @@ impl<R: Read + Seek> Iterator for NpzArrays<'_, R> {
             Ok(index) => index,
             Err(e) => return Some((name, Err(e))),
         };
-        Some((name, self.reader.read_index(index, AnyArray::read_data)))
+        let options = self.reader.options;
+        Some((
+            name,
+            self.reader
+                .read_index(index, |h, s| AnyArray::read_data_with(h, s, &options)),
+        ))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

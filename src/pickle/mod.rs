@@ -1,0 +1,245 @@
+//! Object arrays (`|O`): a safe, bounded pickle reader of our own, and a
+//! writer.
+//!
+//! NumPy stores an object array by pickling it after a `|O` header, and
+//! refuses to load one unless `allow_pickle=True`, because unpickling can
+//! run arbitrary code. The reader here cannot: it is a small stack machine
+//! ([`loads`]) that knows the opcodes of pickle protocols 0 to 5 that carry
+//! data and a closed list of globals (NumPy's array, dtype and scalar
+//! reconstructors, `set`, `frozenset`, `bytearray`, `complex`,
+//! `_codecs.encode`, `datetime.date`/`datetime`/`timedelta`,
+//! `decimal.Decimal`); each is implemented by the reader as a constructor of
+//! plain data ([`PyValue`]). Any other global is
+//! [`Error::UnsupportedPickle`] naming it, before anything else happens: it
+//! is never imported, called or emulated.
+//!
+//! Limits, all checked before allocating:
+//! - every length field is compared with the bytes left in the input, so a
+//!   short pickle claiming a 4 GiB string fails at once;
+//! - the stack, marks, memo and intermediate objects grow by at most one
+//!   entry per opcode, so they are bounded by the input size;
+//! - the values built may take at most [`BUDGET_PER_BYTE`] bytes per input
+//!   byte plus [`BUDGET_BASE`] (memo sharing is the only way past that; it
+//!   gives [`Error::PickleLimit`]);
+//! - values nest at most [`MAX_DEPTH`] deep; a structure that contains
+//!   itself is [`Error::MalformedPickle`].
+//!
+//! Reading goes through the ordinary entry points: [`crate::AnyArray`]
+//! returns [`crate::AnyArray::Object`] for `|O` files (in `.npy` files and
+//! `.npz` members alike); [`read_str_npy`] and [`strings_from_objects`] give
+//! `String` arrays from object arrays of `str`. [`crate::ReadOptions::allow_objects`]
+//! refuses object arrays outright. Writing: [`write_object_npy`],
+//! [`to_object_npy_bytes`], [`write_object_npy_to`].
+//!
+//! ```
+//! use ndarray::array;
+//! use ndnpy::pickle::{self, PyValue};
+//! use ndnpy::{AnyArray, Error};
+//!
+//! let a = array![PyValue::Str("x".into()), PyValue::List(vec![PyValue::Int(1)])];
+//! let bytes = pickle::to_object_npy_bytes(&a)?;
+//! let AnyArray::Object(back) = AnyArray::from_npy_bytes(&bytes)? else { panic!() };
+//! assert_eq!(back[1].to_string(), "[1]");
+//!
+//! // A pickle that would call os.system is refused, not run.
+//! let evil = b"\x80\x02cos\nsystem\nX\x02\x00\x00\x00ls\x85R.";
+//! assert!(matches!(pickle::loads(evil), Err(Error::UnsupportedPickle { .. })));
+//! # Ok::<(), ndnpy::Error>(())
+//! ```
+
+mod bigint;
+mod globals;
+mod machine;
+mod numpy;
+mod value;
+mod write;
+
+pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
+pub use value::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
+pub use write::{dumps, to_object_npy_bytes, write_object_npy, write_object_npy_to};
+
+use crate::any::AnyArray;
+use crate::error::{Error, Result};
+use crate::header::{Header, ReadOptions};
+use crate::source::Source;
+use machine::{Machine, Node};
+use ndarray::{Array, ArrayD, Dimension};
+use std::path::Path;
+
+/// Unpickles `bytes` (protocols 0 to 5, in-band data only) into a value,
+/// accepting only the globals listed in the [module docs](self).
+///
+/// Bytes after the `STOP` opcode are ignored, as Python does.
+///
+/// ```
+/// use ndnpy::pickle::{loads, PyValue};
+///
+/// // pickle.dumps([1, 'a', None], protocol=2)
+/// let v = loads(b"\x80\x02]q\x00(K\x01X\x01\x00\x00\x00aq\x01Ne.")?;
+/// assert_eq!(v.to_string(), "[1, 'a', None]");
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn loads(bytes: &[u8]) -> Result<PyValue> {
+    let mut m = Machine::new(bytes);
+    let root = m.run()?;
+    match std::mem::replace(&mut m.arena[root], Node::None) {
+        // The result of a call was charged when it was made.
+        Node::Value(v, ..) => Ok(v),
+        other => {
+            m.arena[root] = other;
+            m.materialize(root)
+        }
+    }
+}
+
+/// Reads the pickle that follows an object array's header: the whole rest
+/// of `source`.
+pub(crate) fn read_object_data(
+    header: &Header,
+    source: &mut Source<'_>,
+    options: &ReadOptions,
+) -> Result<AnyArray> {
+    if !options.get_allow_objects() {
+        return Err(Error::ObjectsRefused);
+    }
+    let bytes = source.read_rest()?;
+    let value = loads(&bytes)?;
+    let array = match value {
+        PyValue::Array(a) => std::sync::Arc::unwrap_or_clone(a),
+        other => {
+            return Err(Error::MalformedPickle {
+                pos: 0,
+                reason: format!(
+                    "the pickle holds a {}, not an ndarray",
+                    machine::value_type_name(&other)
+                ),
+            })
+        }
+    };
+    if array.shape() != header.shape.as_slice() {
+        return Err(Error::MalformedPickle {
+            pos: 0,
+            reason: format!(
+                "the pickled array has shape {:?}, the header says {:?}",
+                array.shape(),
+                header.shape
+            ),
+        });
+    }
+    if array.dtype() != header.dtype {
+        return Err(Error::MalformedPickle {
+            pos: 0,
+            reason: format!(
+                "the pickled array has dtype {}, the header says {}",
+                array.dtype(),
+                header.dtype
+            ),
+        });
+    }
+    Ok(array)
+}
+
+/// Whether a header's dtype is read through the pickle reader.
+pub(crate) fn is_pickled(dtype: &crate::DType) -> bool {
+    numpy::has_object(dtype)
+}
+
+/// An object array whose elements are all `str`, as a `String` array.
+///
+/// The error for any other element names its index and Python type.
+///
+/// ```
+/// use ndarray::{array, Ix1};
+/// use ndnpy::pickle::{strings_from_objects, PyValue};
+///
+/// let a = array![PyValue::Str("a".into()), PyValue::Str("b".into())].into_dyn();
+/// assert_eq!(strings_from_objects::<Ix1>(a)?, array!["a".to_string(), "b".to_string()]);
+/// let bad = array![PyValue::Str("a".into()), PyValue::Int(1)].into_dyn();
+/// assert!(strings_from_objects::<Ix1>(bad).unwrap_err().to_string().contains("[1] is int"));
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn strings_from_objects<D: Dimension>(array: ArrayD<PyValue>) -> Result<Array<String, D>> {
+    convert(array, "String", |v| match v {
+        PyValue::Str(s) => Ok(s),
+        other => Err(other),
+    })
+}
+
+/// An object array whose elements are all `str` or `None`, as an
+/// `Option<String>` array.
+pub fn optional_strings_from_objects<D: Dimension>(
+    array: ArrayD<PyValue>,
+) -> Result<Array<Option<String>, D>> {
+    convert(array, "Option<String>", |v| match v {
+        PyValue::Str(s) => Ok(Some(s)),
+        PyValue::None => Ok(None),
+        other => Err(other),
+    })
+}
+
+fn convert<T, D: Dimension>(
+    array: ArrayD<PyValue>,
+    name: &str,
+    f: impl Fn(PyValue) -> std::result::Result<T, PyValue>,
+) -> Result<Array<T, D>> {
+    let shape = array.shape().to_vec();
+    let ndim = shape.len();
+    if let Some(n) = D::NDIM.filter(|&n| n != ndim) {
+        return Err(Error::NdimMismatch {
+            expected: n,
+            found: ndim,
+            shape,
+        });
+    }
+    let mut array = array;
+    let mut out = Vec::with_capacity(array.len());
+    // Logical (C) order, so that the index in an error is NumPy's.
+    for (index, v) in array.indexed_iter_mut() {
+        match f(std::mem::take(v)) {
+            Ok(x) => out.push(x),
+            Err(other) => {
+                return Err(Error::DTypeMismatch {
+                    expected: format!("{name} (an object array of str)"),
+                    found: format!(
+                        "an object array whose element {:?} is {}",
+                        index.slice(),
+                        machine::value_type_name(&other)
+                    ),
+                })
+            }
+        }
+    }
+    let c = ArrayD::from_shape_vec(shape.clone(), out).expect("same count as the array");
+    c.into_dimensionality::<D>()
+        .map_err(|_| Error::NdimMismatch {
+            expected: D::NDIM.unwrap_or(ndim),
+            found: ndim,
+            shape,
+        })
+}
+
+/// Reads an object-of-`str` `.npy` file as a `String` array (the error
+/// names the first element that is not a `str`).
+pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<String, D>> {
+    match AnyArray::read_npy(path)? {
+        AnyArray::Object(a) => strings_from_objects(a),
+        other => Err(Error::DTypeMismatch {
+            expected: "String (an object array of str)".into(),
+            found: other.dtype().to_string(),
+        }),
+    }
+}
+
+/// Reads an object-of-`str`-or-`None` `.npy` file as an `Option<String>`
+/// array.
+pub fn read_optional_str_npy<D: Dimension, P: AsRef<Path>>(
+    path: P,
+) -> Result<Array<Option<String>, D>> {
+    match AnyArray::read_npy(path)? {
+        AnyArray::Object(a) => optional_strings_from_objects(a),
+        other => Err(Error::DTypeMismatch {
+            expected: "Option<String> (an object array of str or None)".into(),
+            found: other.dtype().to_string(),
+        }),
+    }
+}

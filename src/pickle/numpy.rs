@@ -1,0 +1,542 @@
+//! NumPy's pickled forms turned into the crate's types: `numpy.dtype`
+//! (constructor plus `__setstate__` tuple) into [`DType`], `_reconstruct` /
+//! `_frombuffer` plus state into [`AnyArray`], `scalar` into
+//! [`NumpyScalar`].
+//!
+//! Numeric data inside a pickle goes through the crate's ordinary reading
+//! path ([`AnyArray::read_data`] over the bytes), so nested arrays support
+//! exactly the dtypes a `.npy` file does.
+
+use super::machine::{self, Machine, Node};
+use super::value::{NumpyScalar, PyValue};
+use crate::any::AnyArray;
+use crate::dtype::{ByteOrder, DType, Field, Kind, Scalar};
+use crate::error::{Error, Result};
+use crate::header::{Header, Version};
+use crate::source::Source;
+use ndarray::{ArrayD, IxDyn, ShapeBuilder};
+
+/// `_reconstruct(ndarray, (0,), b'b')`, waiting for its state.
+#[derive(Debug)]
+pub(crate) struct PendingArray;
+
+/// `_reconstruct(cls, shape, dtype_code)`.
+pub(crate) fn reconstruct(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
+    let [cls, _shape, _code] = args else {
+        return Err(m.malformed("_reconstruct takes three arguments"));
+    };
+    match &m.arena[*cls] {
+        Node::Global(super::globals::Global::NdArray) => Ok(Node::PendingArray(PendingArray)),
+        Node::Global(g) => Err(Error::UnsupportedPickle {
+            what: format!("_reconstruct of {} (only numpy.ndarray)", g.name()),
+        }),
+        _ => Err(m.malformed("_reconstruct of something that is not a class")),
+    }
+}
+
+/// `numpy.dtype(code, align, copy)`.
+pub(crate) fn dtype_new(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
+    let Some(code) = args.first() else {
+        return Err(m.malformed("numpy.dtype() needs a type code"));
+    };
+    if args.len() > 3 {
+        return Err(m.malformed("numpy.dtype() takes at most three arguments"));
+    }
+    match &m.arena[*code] {
+        Node::Str(s) if s.len() <= 32 => Ok(Node::PendingDType(s.clone())),
+        Node::Str(_) => Err(m.malformed("numpy.dtype() type code too long")),
+        other => Err(m.malformed(format!(
+            "numpy.dtype() of a {}, not a type code",
+            other_name(other)
+        ))),
+    }
+}
+
+fn other_name(node: &Node) -> String {
+    format!("{node:?}").chars().take(40).collect()
+}
+
+/// A dtype whose pickle never set its state: the constructor's type code
+/// with native byte order, as `np.dtype(code)` gives.
+pub(crate) fn dtype_without_state(m: &Machine<'_>, code: &str) -> Result<DType> {
+    DType::parse(code).map_err(|e| m.malformed(format!("bad dtype code {code:?}: {e}")))
+}
+
+/// The dtype held by node `id`.
+fn dtype_at(m: &Machine<'_>, id: usize) -> Result<DType> {
+    match &m.arena[id] {
+        Node::DType(d) => Ok(d.clone()),
+        Node::PendingDType(code) => dtype_without_state(m, code),
+        _ => Err(m.malformed("expected a numpy.dtype")),
+    }
+}
+
+fn int_at(m: &Machine<'_>, id: usize, what: &str) -> Result<i64> {
+    match &m.arena[id] {
+        Node::Int(n) => Ok(*n),
+        Node::Bool(b) => Ok(*b as i64),
+        _ => Err(m.malformed(format!("{what} is not an int"))),
+    }
+}
+
+fn tuple_at<'m>(m: &'m Machine<'_>, id: usize, what: &str) -> Result<&'m [usize]> {
+    match &m.arena[id] {
+        Node::Tuple(items) => Ok(items),
+        _ => Err(m.malformed(format!("{what} is not a tuple"))),
+    }
+}
+
+fn str_at<'m>(m: &'m Machine<'_>, id: usize, what: &str) -> Result<&'m str> {
+    match &m.arena[id] {
+        Node::Str(s) => Ok(s),
+        _ => Err(m.malformed(format!("{what} is not a str"))),
+    }
+}
+
+fn shape_at(m: &Machine<'_>, id: usize, what: &str) -> Result<Vec<usize>> {
+    let items = match &m.arena[id] {
+        Node::Tuple(items) | Node::List(items) => items.clone(),
+        Node::Int(_) => vec![id],
+        _ => return Err(m.malformed(format!("{what} is not a tuple of ints"))),
+    };
+    items
+        .iter()
+        .map(|&d| {
+            let n = int_at(m, d, what)?;
+            usize::try_from(n).map_err(|_| m.malformed(format!("{what} has a negative dimension")))
+        })
+        .collect()
+}
+
+/// `dtype.__setstate__(state)`: the tuple `(version, endian, subarray,
+/// names, fields, elsize, alignment, flags[, metadata])` of NumPy's
+/// `arraydescr_setstate` (versions 3 and 4, what NumPy has written since
+/// 1.7).
+pub(crate) fn dtype_setstate(m: &mut Machine<'_>, code: &str, state: usize) -> Result<DType> {
+    let bad = |m: &Machine<'_>, why: String| m.malformed(format!("dtype state refused: {why}"));
+    let items = tuple_at(m, state, "the dtype state")?.to_vec();
+    if !matches!(items.len(), 8 | 9) {
+        return Err(bad(
+            m,
+            format!("a tuple of {} items (NumPy writes 8 or 9)", items.len()),
+        ));
+    }
+    let version = int_at(m, items[0], "dtype state version")?;
+    if !matches!(version, 3 | 4) {
+        return Err(Error::UnsupportedPickle {
+            what: format!("dtype state version {version} (NumPy has written 3 and 4 since 1.7)"),
+        });
+    }
+    let endian = str_at(m, items[1], "dtype byte order")?;
+    let mark = match endian {
+        "<" | ">" | "|" | "=" => endian.chars().next().expect("one char"),
+        other => {
+            return Err(bad(
+                m,
+                format!(
+                    "byte order {:?} is not one of < > | =",
+                    other.chars().take(8).collect::<String>()
+                ),
+            ))
+        }
+    };
+    let elsize = int_at(m, items[5], "dtype item size")?;
+    // Sub-array: `(base, shape)`.
+    if !matches!(m.arena[items[2]], Node::None) {
+        let sub = tuple_at(m, items[2], "dtype sub-array")?.to_vec();
+        let [base, shape] = sub.as_slice() else {
+            return Err(bad(m, "sub-array is not a (dtype, shape) pair".into()));
+        };
+        let base = dtype_at(m, *base)?;
+        let shape = shape_at(m, *shape, "sub-array shape")?;
+        let d = DType::SubArray(Box::new(base), shape);
+        let size = d
+            .itemsize()
+            .ok_or_else(|| bad(m, "sub-array size overflows".into()))?;
+        if elsize >= 0 && elsize as u64 != size as u64 {
+            return Err(bad(
+                m,
+                format!("item size {elsize} for a sub-array of {size} bytes"),
+            ));
+        }
+        return Ok(d);
+    }
+    // Record: `names` and `fields`.
+    if !matches!(m.arena[items[3]], Node::None) {
+        return record(m, items[3], items[4], elsize);
+    }
+    // A scalar type: the constructor's code, the state's byte order, size
+    // and datetime unit, checked by the crate's type-string parser.
+    let mut scalar = match DType::parse(code) {
+        Ok(DType::Scalar(s)) => s,
+        _ => return Err(bad(m, format!("type code {code:?}"))),
+    };
+    if matches!(scalar.kind, Kind::Bytes | Kind::Unicode | Kind::Void) {
+        if elsize < 0 || elsize > i32::MAX as i64 {
+            return Err(bad(m, format!("item size {elsize} of a flexible type")));
+        }
+        if scalar.kind == Kind::Unicode && elsize % 4 != 0 {
+            return Err(bad(
+                m,
+                format!("str item size {elsize} is not a multiple of 4"),
+            ));
+        }
+        if scalar.size != 0 && scalar.size as i64 != elsize {
+            return Err(bad(m, format!("item size {elsize} for type code {code:?}")));
+        }
+        scalar.size = elsize as usize;
+    } else if elsize != -1 && elsize != scalar.size as i64 {
+        return Err(bad(m, format!("item size {elsize} for type code {code:?}")));
+    }
+    if matches!(scalar.kind, Kind::Datetime | Kind::Timedelta) {
+        scalar.unit = datetime_unit(m, items.get(8).copied())?;
+    }
+    let mut text = String::new();
+    text.push(mark);
+    text.push_str(
+        &Scalar {
+            order: ByteOrder::NotApplicable,
+            ..scalar.clone()
+        }
+        .type_str()[1..],
+    );
+    if scalar.kind == Kind::Unicode {
+        // `type_str` writes characters; it was built from the byte size.
+    }
+    DType::parse(&text).map_err(|e| bad(m, e.to_string()))
+}
+
+/// The unit of a datetime dtype: state item 8 is `(metadata, (unit, num,
+/// den, events))`.
+fn datetime_unit(m: &Machine<'_>, item: Option<usize>) -> Result<Option<String>> {
+    let bad = |why: &str| m.malformed(format!("dtype state refused: {why}"));
+    let Some(item) = item else {
+        return Err(bad("a datetime dtype without its unit (state version 4)"));
+    };
+    let pair = tuple_at(m, item, "datetime metadata")?;
+    let [_, info] = pair else {
+        return Err(bad("datetime metadata is not a pair"));
+    };
+    let info = tuple_at(m, *info, "datetime unit")?;
+    let [unit, num, _den, _events] = info else {
+        return Err(bad("datetime unit is not (unit, num, den, events)"));
+    };
+    let unit = match &m.arena[*unit] {
+        Node::Bytes(b) | Node::Py2Str(b) => String::from_utf8(b.clone()).ok(),
+        Node::Str(s) => Some(s.clone()),
+        _ => None,
+    }
+    .ok_or_else(|| bad("datetime unit is not text"))?;
+    let num = int_at(m, *num, "datetime unit multiplier")?;
+    if !(1..=i32::MAX as i64).contains(&num) {
+        return Err(bad("datetime unit multiplier out of range"));
+    }
+    let text = if unit == "generic" {
+        "M8".to_string()
+    } else {
+        format!("M8[{num}{unit}]")
+    };
+    match DType::parse(&text) {
+        Ok(DType::Scalar(s)) => Ok(s.unit),
+        _ => Err(bad(&format!(
+            "datetime unit {:?}",
+            unit.chars().take(16).collect::<String>()
+        ))),
+    }
+}
+
+/// A record dtype from `names` (field order) and `fields` (name → `(dtype,
+/// offset[, title])`), padding gaps as `('', '|Vn')` entries.
+fn record(m: &mut Machine<'_>, names: usize, fields: usize, elsize: i64) -> Result<DType> {
+    let bad = |m: &Machine<'_>, why: String| m.malformed(format!("dtype state refused: {why}"));
+    let names = tuple_at(m, names, "dtype names")?.to_vec();
+    let Node::Dict(pairs) = &m.arena[fields] else {
+        return Err(bad(m, "fields is not a dict".into()));
+    };
+    let pairs = pairs.clone();
+    if elsize < 0 || elsize > i32::MAX as i64 {
+        return Err(bad(m, format!("record item size {elsize}")));
+    }
+    // Name → description, so that many fields cost linear time.
+    let mut by_name = std::collections::HashMap::with_capacity(pairs.len());
+    for (k, v) in &pairs {
+        if let Node::Str(key) = &m.arena[*k] {
+            by_name.entry(key.as_str()).or_insert(*v);
+        }
+    }
+    let mut out: Vec<Field> = Vec::with_capacity(names.len());
+    let mut cur: u64 = 0;
+    let mut seen = std::collections::HashSet::new();
+    for name_id in names {
+        let name = str_at(m, name_id, "a field name")?.to_owned();
+        if !seen.insert(name.clone()) {
+            return Err(bad(m, format!("field {name:?} twice")));
+        }
+        let entry = by_name
+            .get(name.as_str())
+            .copied()
+            .ok_or_else(|| bad(m, format!("field {name:?} is named but not described")))?;
+        let entry = tuple_at(m, entry, "a field description")?.to_vec();
+        let (dtype, offset, title) = match entry.as_slice() {
+            [d, o] => (*d, *o, None),
+            [d, o, t] => (*d, *o, Some(*t)),
+            _ => {
+                return Err(bad(
+                    m,
+                    format!("field {name:?} is not (dtype, offset[, title])"),
+                ))
+            }
+        };
+        let dtype = dtype_at(m, dtype)?;
+        let offset = int_at(m, offset, "a field offset")?;
+        let title = match title.map(|t| &m.arena[t]) {
+            None | Some(Node::None) => None,
+            Some(Node::Str(t)) => Some(t.clone()),
+            Some(_) => {
+                return Err(Error::UnsupportedPickle {
+                    what: format!("a title of field {name:?} that is not a str"),
+                })
+            }
+        };
+        let offset = u64::try_from(offset).map_err(|_| bad(m, "negative field offset".into()))?;
+        if offset < cur {
+            return Err(Error::UnsupportedPickle {
+                what: format!(
+                    "record field {name:?} overlaps or precedes the previous one (offset {offset})"
+                ),
+            });
+        }
+        if offset > cur {
+            out.push(padding(offset - cur));
+        }
+        let size = dtype
+            .itemsize()
+            .ok_or_else(|| bad(m, "field size overflows".into()))? as u64;
+        cur = offset + size;
+        out.push(Field { name, title, dtype });
+    }
+    let elsize = elsize as u64;
+    if cur > elsize {
+        return Err(bad(
+            m,
+            format!("fields end at byte {cur}, beyond the item size {elsize}"),
+        ));
+    }
+    if elsize > cur {
+        out.push(padding(elsize - cur));
+    }
+    Ok(DType::Record(out))
+}
+
+fn padding(n: u64) -> Field {
+    Field {
+        name: String::new(),
+        title: None,
+        dtype: DType::Scalar(Scalar {
+            order: ByteOrder::NotApplicable,
+            kind: Kind::Void,
+            size: n as usize,
+            unit: None,
+        }),
+    }
+}
+
+/// Whether `dtype` holds Python objects anywhere.
+pub(crate) fn has_object(dtype: &DType) -> bool {
+    match dtype {
+        DType::Scalar(s) => s.kind == Kind::Object,
+        DType::Record(fields) => fields.iter().any(|f| has_object(&f.dtype)),
+        DType::SubArray(inner, _) => has_object(inner),
+    }
+}
+
+/// `ndarray.__setstate__((version, shape, dtype, is_fortran, data))`.
+pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize) -> Result<Node> {
+    let items = tuple_at(m, state, "the ndarray state")?.to_vec();
+    let (shape, dtype, fortran, data) = match items.as_slice() {
+        [_version, s, d, f, x] => (*s, *d, *f, *x),
+        [s, d, f, x] => (*s, *d, *f, *x),
+        _ => return Err(m.malformed("the ndarray state is not a 4- or 5-tuple")),
+    };
+    let shape = shape_at(m, shape, "the ndarray shape")?;
+    let dtype = dtype_at(m, dtype)?;
+    let fortran = match &m.arena[fortran] {
+        Node::Bool(b) => *b,
+        Node::Int(n) => *n != 0,
+        _ => return Err(m.malformed("the ndarray order flag is not a bool")),
+    };
+    let array = if dtype == object_dtype() {
+        let items = match &m.arena[data] {
+            Node::List(items) => items.clone(),
+            _ => return Err(m.malformed("the data of an object ndarray is not a list")),
+        };
+        let n = shape
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .ok_or_else(|| m.malformed("the ndarray shape overflows"))?;
+        if items.len() != n {
+            return Err(m.malformed(format!(
+                "the ndarray data has {} items, its shape {shape:?} needs {n}",
+                items.len()
+            )));
+        }
+        let mut values = Vec::with_capacity(n);
+        for id in items {
+            values.push(m.materialize(id)?);
+        }
+        AnyArray::Object(object_array(&shape, fortran, values))
+    } else if has_object(&dtype) {
+        return Err(Error::UnsupportedDType {
+            dtype: dtype.to_string(),
+            reason: "records and sub-arrays with object fields are not supported yet".into(),
+        });
+    } else {
+        let pos = m.op_pos();
+        let bytes = data_bytes(m, data)?;
+        m.charge(bytes.len() as u64)?;
+        array_from_bytes(&dtype, &shape, fortran, &bytes, pos)?
+    };
+    // The data (or the elements) was charged as it was read.
+    m.charge(machine::ARRAY_COST)?;
+    Ok(machine::value_node(PyValue::Array(std::sync::Arc::new(
+        array,
+    ))))
+}
+
+/// Values listed in C order as an array of `shape`, in Fortran layout when
+/// `fortran` (NumPy pickles object data in C order whatever the layout).
+pub(crate) fn object_array(
+    shape: &[usize],
+    fortran: bool,
+    values: Vec<PyValue>,
+) -> ArrayD<PyValue> {
+    let c = ArrayD::from_shape_vec(IxDyn(shape), values)
+        .expect("the caller checked the count against the shape");
+    if !fortran || shape.len() < 2 {
+        return c;
+    }
+    let mut c = c;
+    let f_order: Vec<PyValue> = c
+        .view_mut()
+        .reversed_axes()
+        .iter_mut()
+        .map(std::mem::take)
+        .collect();
+    ArrayD::from_shape_vec(IxDyn(shape).f(), f_order).expect("same count")
+}
+
+fn object_dtype() -> DType {
+    DType::parse("|O").expect("a valid type string")
+}
+
+/// Raw array data: bytes, a bytearray, or a Python 2 str.
+fn data_bytes(m: &Machine<'_>, id: usize) -> Result<Vec<u8>> {
+    match &m.arena[id] {
+        Node::Bytes(b) | Node::ByteArray(b) | Node::Py2Str(b) => Ok(b.clone()),
+        Node::Str(s) => s
+            .chars()
+            .map(|c| u8::try_from(c as u32).ok())
+            .collect::<Option<Vec<u8>>>()
+            .ok_or_else(|| m.malformed("array data str is not latin-1")),
+        _ => Err(m.malformed("array data is not bytes")),
+    }
+}
+
+/// An array of `dtype` and `shape` from exactly its bytes, through the
+/// crate's `.npy` reading path.
+pub(crate) fn array_from_bytes(
+    dtype: &DType,
+    shape: &[usize],
+    fortran: bool,
+    bytes: &[u8],
+    pos: usize,
+) -> Result<AnyArray> {
+    let header = Header {
+        dtype: dtype.clone(),
+        shape: shape.to_vec(),
+        fortran_order: fortran,
+        version: Version::V1,
+    };
+    let need = header.data_len().map_err(|_| Error::MalformedPickle {
+        pos,
+        reason: format!("the array shape {shape:?} of {dtype} overflows"),
+    })?;
+    if bytes.len() != need {
+        return Err(Error::MalformedPickle {
+            pos,
+            reason: format!(
+                "the array data has {} bytes, its shape {shape:?} and dtype {dtype} need {need}",
+                bytes.len()
+            ),
+        });
+    }
+    AnyArray::read_data(&header, &mut Source::slice(bytes))
+}
+
+/// `_frombuffer(buffer, dtype, shape, order)` (protocol 5's in-band arrays).
+pub(crate) fn frombuffer(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
+    let [buf, dtype, shape, order] = args else {
+        return Err(m.malformed("_frombuffer takes four arguments"));
+    };
+    let dtype = dtype_at(m, *dtype)?;
+    if has_object(&dtype) {
+        return Err(m.malformed("_frombuffer of an object dtype"));
+    }
+    let shape = shape_at(m, *shape, "the _frombuffer shape")?;
+    let fortran = match str_at(m, *order, "the _frombuffer order")? {
+        "C" => false,
+        "F" => true,
+        _ => return Err(m.malformed("the _frombuffer order is not 'C' or 'F'")),
+    };
+    let bytes = data_bytes(m, *buf)?;
+    m.charge(bytes.len() as u64)?;
+    let pos = m.op_pos();
+    let array = array_from_bytes(&dtype, &shape, fortran, &bytes, pos)?;
+    // The data (or the elements) was charged as it was read.
+    m.charge(machine::ARRAY_COST)?;
+    Ok(machine::value_node(PyValue::Array(std::sync::Arc::new(
+        array,
+    ))))
+}
+
+/// `scalar(dtype, bytes)`; for the object dtype, `scalar(dtype, obj)` is
+/// `obj` itself.
+pub(crate) fn scalar(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
+    let (dtype, data) = match args {
+        [d, x] => (*d, Some(*x)),
+        [d] => (*d, None),
+        _ => return Err(m.malformed("scalar() takes one or two arguments")),
+    };
+    let dtype = dtype_at(m, dtype)?;
+    if dtype == object_dtype() {
+        let v = match data {
+            Some(x) => m.materialize(x)?,
+            None => PyValue::None,
+        };
+        return Ok(machine::value_node(v));
+    }
+    if has_object(&dtype) {
+        return Err(Error::UnsupportedDType {
+            dtype: dtype.to_string(),
+            reason: "NumPy scalars of records with object fields are not supported yet".into(),
+        });
+    }
+    let Some(data) = data else {
+        return Err(m.malformed("scalar() of a non-object dtype needs its bytes"));
+    };
+    let bytes = data_bytes(m, data)?;
+    let size = dtype
+        .itemsize()
+        .ok_or_else(|| m.malformed("scalar dtype size overflows"))?;
+    if bytes.len() != size {
+        return Err(m.malformed(format!(
+            "a scalar of {dtype} needs {size} bytes, the pickle has {}",
+            bytes.len()
+        )));
+    }
+    m.charge(bytes.len() as u64)?;
+    Ok(machine::value_node(PyValue::Scalar(NumpyScalar {
+        dtype,
+        data: bytes,
+    })))
+}

@@ -1,0 +1,439 @@
+//! Pickling [`PyValue`] arrays as NumPy object arrays.
+//!
+//! The pickle is protocol 3 (NumPy 1.x and 2.x on any Python 3 load it),
+//! names `numpy.core.multiarray._reconstruct` (importable without a warning
+//! in NumPy 1.x and 2.x alike), uses no memo, and lists the elements in C
+//! order, as NumPy does. Nested numeric arrays are written through the
+//! crate's `.npy` writer, so their bytes are exactly what `np.save` writes.
+
+use super::machine::MAX_DEPTH;
+use super::value::PyValue;
+use crate::any::AnyArray;
+use crate::dtype::{ByteOrder, DType, Kind};
+use crate::error::{Error, Result};
+use crate::header::{Header, Version};
+use ndarray::{ArrayBase, Data, Dimension};
+
+/// Appends opcodes to a buffer.
+struct Pickler {
+    out: Vec<u8>,
+}
+
+fn unsupported(what: impl Into<String>) -> Error {
+    Error::UnsupportedDType {
+        dtype: "|O".into(),
+        reason: what.into(),
+    }
+}
+
+impl Pickler {
+    fn global(&mut self, module: &str, name: &str) {
+        self.out.push(b'c');
+        self.out.extend_from_slice(module.as_bytes());
+        self.out.push(b'\n');
+        self.out.extend_from_slice(name.as_bytes());
+        self.out.push(b'\n');
+    }
+
+    fn int(&mut self, n: i64) {
+        if (0..=0xff).contains(&n) {
+            self.out.extend_from_slice(&[b'K', n as u8]);
+        } else if (0..=0xffff).contains(&n) {
+            self.out.push(b'M');
+            self.out.extend_from_slice(&(n as u16).to_le_bytes());
+        } else if i32::try_from(n).is_ok() {
+            self.out.push(b'J');
+            self.out.extend_from_slice(&(n as i32).to_le_bytes());
+        } else {
+            let bytes = super::bigint::decimal_to_le_twos_complement(&n.to_string())
+                .expect("an i64's text is decimal");
+            self.long(&bytes);
+        }
+    }
+
+    fn long(&mut self, bytes: &[u8]) {
+        if bytes.len() < 256 {
+            self.out.extend_from_slice(&[0x8a, bytes.len() as u8]);
+        } else {
+            self.out.push(0x8b);
+            self.out
+                .extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        }
+        self.out.extend_from_slice(bytes);
+    }
+
+    fn float(&mut self, x: f64) {
+        self.out.push(b'G');
+        self.out.extend_from_slice(&x.to_be_bytes());
+    }
+
+    fn str(&mut self, s: &str) -> Result<()> {
+        let n = u32::try_from(s.len()).map_err(|_| unsupported("a str of 4 GiB or more"))?;
+        self.out.push(b'X');
+        self.out.extend_from_slice(&n.to_le_bytes());
+        self.out.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+
+    fn bytes(&mut self, b: &[u8]) -> Result<()> {
+        if b.len() < 256 {
+            self.out.extend_from_slice(&[b'C', b.len() as u8]);
+        } else {
+            let n = u32::try_from(b.len()).map_err(|_| unsupported("bytes of 4 GiB or more"))?;
+            self.out.push(b'B');
+            self.out.extend_from_slice(&n.to_le_bytes());
+        }
+        self.out.extend_from_slice(b);
+        Ok(())
+    }
+
+    fn tuple(&mut self, items: &[PyValue], depth: usize) -> Result<()> {
+        match items.len() {
+            0 => self.out.push(b')'),
+            1..=3 => {
+                for x in items {
+                    self.value(x, depth + 1)?;
+                }
+                self.out.push(0x84 + items.len() as u8);
+            }
+            _ => {
+                self.out.push(b'(');
+                for x in items {
+                    self.value(x, depth + 1)?;
+                }
+                self.out.push(b't');
+            }
+        }
+        Ok(())
+    }
+
+    /// `]` then `( items e` in batches of 1000, as Python does.
+    fn list<'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a PyValue>,
+        depth: usize,
+    ) -> Result<()> {
+        self.out.push(b']');
+        let mut in_batch = 0;
+        for x in items {
+            if in_batch == 0 {
+                self.out.push(b'(');
+            }
+            self.value(x, depth + 1)?;
+            in_batch += 1;
+            if in_batch == 1000 {
+                self.out.push(b'e');
+                in_batch = 0;
+            }
+        }
+        if in_batch > 0 {
+            self.out.push(b'e');
+        }
+        Ok(())
+    }
+
+    /// `callable(*args)` for a global taking the already-written arguments
+    /// as one tuple.
+    fn reduce_tuple1(&mut self) {
+        self.out.extend_from_slice(&[0x85, b'R']);
+    }
+
+    fn value(&mut self, v: &PyValue, depth: usize) -> Result<()> {
+        if depth >= MAX_DEPTH {
+            return Err(Error::PickleLimit {
+                what: "nesting depth of values",
+                limit: MAX_DEPTH as u64,
+            });
+        }
+        match v {
+            PyValue::None => self.out.push(b'N'),
+            PyValue::Bool(b) => self.out.push(if *b { 0x88 } else { 0x89 }),
+            PyValue::Int(n) => self.int(*n),
+            PyValue::BigInt(s) => {
+                let bytes = super::bigint::decimal_to_le_twos_complement(s)
+                    .ok_or_else(|| unsupported(format!("BigInt {s:?} is not decimal text")))?;
+                self.long(&bytes);
+            }
+            PyValue::Float(x) => self.float(*x),
+            PyValue::Complex(re, im) => {
+                self.global("builtins", "complex");
+                self.float(*re);
+                self.float(*im);
+                self.out.extend_from_slice(&[0x86, b'R']);
+            }
+            PyValue::Str(s) => self.str(s)?,
+            PyValue::Bytes(b) => self.bytes(b)?,
+            PyValue::ByteArray(b) => {
+                self.global("builtins", "bytearray");
+                self.bytes(b)?;
+                self.reduce_tuple1();
+            }
+            PyValue::List(items) => self.list(items, depth)?,
+            PyValue::Tuple(items) => self.tuple(items, depth)?,
+            PyValue::Dict(pairs) => {
+                self.out.push(b'}');
+                if !pairs.is_empty() {
+                    self.out.push(b'(');
+                    for (k, v) in pairs {
+                        self.value(k, depth + 1)?;
+                        self.value(v, depth + 1)?;
+                    }
+                    self.out.push(b'u');
+                }
+            }
+            PyValue::Set(items) | PyValue::FrozenSet(items) => {
+                let name = if matches!(v, PyValue::Set(_)) {
+                    "set"
+                } else {
+                    "frozenset"
+                };
+                self.global("builtins", name);
+                self.list(items, depth)?;
+                self.reduce_tuple1();
+            }
+            PyValue::Date(d) => {
+                self.global("datetime", "date");
+                let y = d.year.to_be_bytes();
+                self.bytes(&[y[0], y[1], d.month, d.day])?;
+                self.reduce_tuple1();
+            }
+            PyValue::DateTime(t) => {
+                self.global("datetime", "datetime");
+                let y = t.date.year.to_be_bytes();
+                let us = t.microsecond.to_be_bytes();
+                let month = t.date.month | if t.fold != 0 { 0x80 } else { 0 };
+                self.bytes(&[
+                    y[0], y[1], month, t.date.day, t.hour, t.minute, t.second, us[1], us[2], us[3],
+                ])?;
+                self.reduce_tuple1();
+            }
+            PyValue::TimeDelta(t) => {
+                self.global("datetime", "timedelta");
+                self.int(t.days as i64);
+                self.int(t.seconds as i64);
+                self.int(t.microseconds as i64);
+                self.out.extend_from_slice(&[0x87, b'R']);
+            }
+            PyValue::Decimal(s) => {
+                self.global("decimal", "Decimal");
+                self.str(s)?;
+                self.reduce_tuple1();
+            }
+            PyValue::Scalar(s) => {
+                self.global("numpy.core.multiarray", "scalar");
+                self.dtype(&s.dtype)?;
+                self.bytes(&s.data)?;
+                self.out.extend_from_slice(&[0x86, b'R']);
+            }
+            PyValue::DType(d) => self.dtype(d)?,
+            PyValue::Array(a) => self.array(a, depth)?,
+        }
+        Ok(())
+    }
+
+    /// `numpy.dtype(code, False, True)` and its state, for scalar dtypes.
+    fn dtype(&mut self, d: &DType) -> Result<()> {
+        let DType::Scalar(s) = d else {
+            return Err(unsupported(format!(
+                "writing the dtype {d} inside an object array (only scalar dtypes)"
+            )));
+        };
+        let type_str = s.type_str();
+        let body = &type_str[1..];
+        let (code, elsize, align, flags) = match s.kind {
+            Kind::Object => ("O8".to_string(), -1, -1, 63),
+            Kind::Unicode => (body.to_string(), s.size as i64, 4, 8),
+            Kind::Bytes | Kind::Void => (body.to_string(), s.size as i64, 1, 0),
+            Kind::Datetime | Kind::Timedelta => (body[..2].to_string(), -1, -1, 0),
+            _ => (body.to_string(), -1, -1, 0),
+        };
+        self.global("numpy", "dtype");
+        self.str(&code)?;
+        self.out.extend_from_slice(&[0x89, 0x88, 0x87, b'R']);
+        let mark = match s.order {
+            ByteOrder::NotApplicable => "|",
+            ByteOrder::Little => "<",
+            ByteOrder::Big => ">",
+        };
+        self.out.push(b'(');
+        let datetime = matches!(s.kind, Kind::Datetime | Kind::Timedelta);
+        self.int(if datetime { 4 } else { 3 });
+        self.str(mark)?;
+        self.out.extend_from_slice(b"NNN");
+        self.int(elsize);
+        self.int(align);
+        self.int(flags);
+        if datetime {
+            let unit = s.unit.as_deref().unwrap_or("generic");
+            let split = unit
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(unit.len());
+            let (num, name) = unit.split_at(split);
+            let num: i64 = if num.is_empty() {
+                1
+            } else {
+                num.parse().unwrap_or(1)
+            };
+            // Metadata: (None, (unit, num, den, events)).
+            self.out.extend_from_slice(b"N(");
+            self.bytes(name.as_bytes())?;
+            self.int(num);
+            self.int(1);
+            self.int(1);
+            self.out.extend_from_slice(&[b't', 0x86]);
+        }
+        self.out.extend_from_slice(b"tb");
+        Ok(())
+    }
+
+    /// `_reconstruct(ndarray, (0,), b'b')` and its `BUILD` state.
+    fn array(&mut self, a: &AnyArray, depth: usize) -> Result<()> {
+        self.global("numpy.core.multiarray", "_reconstruct");
+        self.global("numpy", "ndarray");
+        self.int(0);
+        self.out.push(0x85);
+        self.bytes(b"b")?;
+        self.out.extend_from_slice(&[0x87, b'R']);
+        self.out.push(b'(');
+        self.int(1);
+        match a {
+            AnyArray::Object(x) => {
+                self.shape(x.shape());
+                self.dtype(&DType::parse("|O").expect("valid"))?;
+                self.out.push(if fortran_only(x) { 0x88 } else { 0x89 });
+                self.list(x.iter(), depth)?;
+            }
+            other => {
+                let npy = other.to_npy_bytes()?;
+                let (header, offset) =
+                    crate::header::parse_slice(&npy, &crate::header::ReadOptions::default())?;
+                self.shape(&header.shape);
+                self.dtype(&header.dtype)?;
+                self.out
+                    .push(if header.fortran_order { 0x88 } else { 0x89 });
+                self.bytes(&npy[offset..])?;
+            }
+        }
+        self.out.extend_from_slice(b"tb");
+        Ok(())
+    }
+
+    fn shape(&mut self, shape: &[usize]) {
+        self.out.push(b'(');
+        for &d in shape {
+            self.int(d as i64);
+        }
+        self.out.push(b't');
+    }
+}
+
+/// NumPy's rule for `fortran_order`: Fortran-contiguous and not C-contiguous.
+fn fortran_only<S: Data, D: Dimension>(array: &ArrayBase<S, D>) -> bool {
+    array.ndim() > 1 && array.t().is_standard_layout() && !array.is_standard_layout()
+}
+
+/// The pickle of `value` alone (protocol 3), as `pickle.dumps(value,
+/// protocol=3)` would load it back.
+///
+/// ```
+/// use ndnpy::pickle::{dumps, loads, PyValue};
+///
+/// let v = PyValue::Dict(vec![(PyValue::Str("k".into()), PyValue::BigInt("-99999999999999999999".into()))]);
+/// assert_eq!(loads(&dumps(&v)?)?, v);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn dumps(value: &PyValue) -> Result<Vec<u8>> {
+    let mut p = Pickler { out: vec![0x80, 3] };
+    p.value(value, 0)?;
+    p.out.push(b'.');
+    Ok(p.out)
+}
+
+/// The `.npy` file of an object array: a `|O` header, then the array
+/// pickled as `np.save` does (NumPy loads it with `allow_pickle=True`).
+///
+/// ```
+/// use ndarray::array;
+/// use ndnpy::pickle::{to_object_npy_bytes, PyValue};
+/// use ndnpy::AnyArray;
+///
+/// let a = array![PyValue::Str("a".into()), PyValue::None, PyValue::Int(3)];
+/// let bytes = to_object_npy_bytes(&a)?;
+/// let AnyArray::Object(back) = AnyArray::from_npy_bytes(&bytes)? else { panic!() };
+/// assert_eq!(back, a.into_dyn());
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn to_object_npy_bytes<S, D>(array: &ArrayBase<S, D>) -> Result<Vec<u8>>
+where
+    S: Data<Elem = PyValue>,
+    D: Dimension,
+{
+    let fortran = array.ndim() > 1 && array.t().is_standard_layout() && !array.is_standard_layout();
+    let header = Header {
+        dtype: DType::parse("|O").expect("valid"),
+        shape: array.shape().to_vec(),
+        fortran_order: fortran,
+        version: Version::V1,
+    };
+    let mut p = Pickler {
+        out: header.to_bytes()?,
+    };
+    // np.save writes protocol 3 before NumPy 2.1.
+    p.out.extend_from_slice(&[0x80, 3]);
+    p.global("numpy.core.multiarray", "_reconstruct");
+    p.global("numpy", "ndarray");
+    p.int(0);
+    p.out.push(0x85);
+    p.bytes(b"b")?;
+    p.out.extend_from_slice(&[0x87, b'R']);
+    p.out.push(b'(');
+    p.int(1);
+    p.shape(array.shape());
+    p.dtype(&header.dtype)?;
+    p.out.push(if fortran { 0x88 } else { 0x89 });
+    p.list(array.iter(), 0)?;
+    p.out.extend_from_slice(b"tb.");
+    Ok(p.out)
+}
+
+/// Writes an object array as a `.npy` stream to `writer`
+/// (see [`to_object_npy_bytes`]).
+pub fn write_object_npy_to<S, D, W>(array: &ArrayBase<S, D>, writer: W) -> Result<()>
+where
+    S: Data<Elem = PyValue>,
+    D: Dimension,
+    W: std::io::Write,
+{
+    let bytes = to_object_npy_bytes(array)?;
+    crate::checked_io::CheckedWrite(writer).write_all(&bytes)?;
+    Ok(())
+}
+
+/// Writes an object array to the `.npy` file at `path`, replacing it
+/// atomically (see [`to_object_npy_bytes`]).
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("names.npy");
+/// use ndarray::array;
+/// use ndnpy::pickle::{read_str_npy, write_object_npy, PyValue};
+///
+/// write_object_npy(&array![PyValue::Str("ab".into()), PyValue::Str("c".into())], &path)?;
+/// let names = read_str_npy::<ndarray::Ix1, _>(&path)?;
+/// assert_eq!(names, array!["ab".to_string(), "c".to_string()]);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn write_object_npy<S, D, P>(array: &ArrayBase<S, D>, path: P) -> Result<()>
+where
+    S: Data<Elem = PyValue>,
+    D: Dimension,
+    P: AsRef<std::path::Path>,
+{
+    let bytes = to_object_npy_bytes(array)?;
+    crate::atomic::write_file(path.as_ref(), bytes.len() as u64, |w| {
+        w.write_all(&bytes)?;
+        Ok(())
+    })
+}
+
+use std::io::Write as _;
