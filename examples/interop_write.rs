@@ -18,7 +18,7 @@ use ndarray::{
     s, Array, Array0, Array1, Array2, Array3, Array4, ArrayBase, ArrayD, Data, Dimension, Ix2,
     IxDyn, ShapeBuilder,
 };
-use ndnpy::{Element, MmapNpy, WriteNpy};
+use ndnpy::{LayoutElement, MmapNpy, WriteNpy};
 use serde_json::{json, Value};
 use std::fs::File;
 use std::io::BufWriter;
@@ -37,7 +37,7 @@ const E: &str = if cfg!(target_endian = "little") {
 
 /// What the example needs to know about an element type, independently of
 /// the crate: NumPy's spelling of it, sample values, and an exact JSON form.
-trait Sample: Element + Copy {
+trait Sample: LayoutElement + bytemuck::NoUninit {
     /// The dtype string NumPy reports (`np.dtype(...).str`).
     fn dtype_str() -> String;
     /// `"bool"`, `"int"`, `"float"` or `"complex"`: how the checker compares.

@@ -3,7 +3,13 @@
 //! ```text
 //! cargo run --example npz                          # the demonstration
 //! cargo run --example npz -- rewrite IN.npz OUT    # used by scripts/interop_npz.py
+//! cargo run --example npz -- stream OUT            # used by scripts/interop_npz_write.py
 //! ```
+//!
+//! `stream` writes `OUT/threads{1,2,4}.npz` (the same multi-block
+//! compressed arrays with 1, 2 and 4 threads) and `OUT/streamed.npz` /
+//! `OUT/streamed_stored.npz` (members written in blocks of rows with
+//! `NpzWriter::add_streaming`); NumPy checks them.
 //!
 //! `rewrite` reads every array of `IN.npz` (whatever its type) and writes
 //! them to `OUT/stored.npz`, `OUT/compressed.npz`, `OUT/unaligned.npz` and
@@ -19,7 +25,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     match args.as_slice() {
         [] => demo(),
         [cmd, input, out] if cmd == "rewrite" => rewrite(Path::new(input), Path::new(out)),
-        _ => Err("usage: npz [rewrite IN.npz OUT_DIR]".into()),
+        [cmd, out] if cmd == "stream" => stream(Path::new(out)),
+        _ => Err("usage: npz [rewrite IN.npz OUT_DIR | stream OUT_DIR]".into()),
     }
 }
 
@@ -162,7 +169,7 @@ fn view_ptr(
     name: &str,
     array: &AnyArray,
 ) -> Result<*const u8, Box<dyn std::error::Error>> {
-    fn ptr<T: ndnpy::Element>(
+    fn ptr<T: ndnpy::LayoutElement + bytemuck::NoUninit>(
         map: &NpzMmap,
         name: &str,
         a: &ndarray::ArrayD<T>,
@@ -180,4 +187,65 @@ fn view_ptr(
         Ok(view.as_ptr().cast())
     }
     Ok(with_any!(array, a => ptr(map, name, a)?))
+}
+
+/// The archives `scripts/interop_npz_write.py` checks (values as there).
+fn stream(out: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    use ndarray::{s, Array1, Array3};
+    use ndnpy::Order;
+    std::fs::create_dir_all(out)?;
+    let big = Array1::from_shape_fn(600_000, |i| (i % 1000) as f64 * 0.25);
+    let noise = Array2::from_shape_fn((700, 1000), |(i, j)| {
+        ((i * 1000 + j) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40
+    });
+    let cube = Array3::from_shape_fn((64, 64, 64), |(i, j, k)| (i * j + k) as i32);
+    for threads in [1, 2, 4] {
+        let mut w = NpzWriter::create_compressed(out.join(format!("threads{threads}.npz")))?
+            .threads(threads);
+        w.add("big", &big)?;
+        w.add("noise", &noise)?;
+        w.add("cube_strided", &cube.slice(s![..;2, .., ..;-1]))?;
+        w.add("cube_f", &cube.t())?;
+        w.add("small", &array![1u8, 2, 3])?;
+        w.finish()?;
+    }
+    for (file, compressed) in [("streamed.npz", true), ("streamed_stored.npz", false)] {
+        let mut w = NpzWriter::create(out.join(file))?.compressed(compressed);
+        // rows[r, c] = r * 384 + c, 5000 rows in blocks of every layout.
+        let mut m = w.add_streaming::<f32>("rows", &[384], Order::C)?;
+        let mut r = 0;
+        while r < 5000 {
+            let n = (r / 7 % 300 + 1).min(5000 - r);
+            let block = Array2::from_shape_fn((n, 384), |(i, c)| ((r + i) * 384 + c) as f32);
+            match r % 3 {
+                0 => m.write(&block)?,
+                1 => m.write(&block.t().as_standard_layout().t())?,
+                _ => {
+                    let wide = ndarray::concatenate![ndarray::Axis(1), block, block];
+                    m.write(&wide.slice(s![.., ..384]))?
+                }
+            }
+            r += n;
+        }
+        m.finish()?;
+        // cols[k, c] = (k + 3 * c) % 30000, Fortran order, 70 000 columns.
+        let mut m = w.add_streaming::<i16>("cols", &[3], Order::Fortran)?;
+        for start in (0..70_000).step_by(1000) {
+            let block =
+                Array2::from_shape_fn((3, 1000), |(k, c)| ((k + 3 * (start + c)) % 30000) as i16);
+            m.write(&block)?;
+        }
+        m.finish()?;
+        let m = w.add_streaming::<u8>("empty", &[2, 5], Order::C)?;
+        m.finish()?;
+        let mut m = w.add_streaming::<f64>("one_by_one", &[], Order::C)?;
+        for i in 0..10 {
+            m.write(&ndarray::arr0(i as f64))?;
+        }
+        m.finish()?;
+        w.add("after", &array![7i64])?;
+        w.finish()?;
+    }
+    println!("wrote {}", out.display());
+    Ok(())
 }

@@ -19,8 +19,8 @@ sanitizer="${FUZZ_SANITIZER:-address}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
-npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fuzz/regressions)
-npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fuzz/regressions)
+npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fixtures/npy/elements fixtures/npy/invalid_data fuzz/regressions)
+npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fixtures/npz/differential fuzz/regressions)
 pickle_seeds=(fixtures/pickle fixtures/npy/unsupported fuzz/regressions)
 
 run() {
@@ -53,5 +53,7 @@ run view "${npy_seeds[@]}"
 run any_array "${npy_seeds[@]}"
 run npz "${npz_seeds[@]}"
 run misbehaving_reader "${npy_seeds[@]}"
+run npz_model "${npz_seeds[@]}"
+run record_plan "${npy_seeds[@]}"
 run pickle "${pickle_seeds[@]}"
-echo "fuzz_smoke: 7 passed, 0 failed"
+echo "fuzz_smoke: 9 passed, 0 failed"

@@ -124,6 +124,7 @@ expected = {"show": {}, "slices": [], "stats": {}}
 files = sorted(
     glob.glob("fixtures/npy/valid/*.npy")
     + glob.glob("fixtures/npy/unsupported/*.npy")
+    + glob.glob("fixtures/npy/elements/*.npy")
     + glob.glob("fixtures/cli/*.npy")
 )
 for path in files:

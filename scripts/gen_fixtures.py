@@ -504,14 +504,8 @@ def unsupported(name: str, arr: np.ndarray, note: str, allow_pickle=False, data:
 
 
 def gen_unsupported():
-    unsupported("unicode_U7", np.array(["abc", "héllo", "数字", ""], dtype="<U7"), "'<U7' UTF-32 strings")
-    unsupported("unicode_U7_be", np.array(["abc", "xyz"], dtype=">U7"), "'>U7' big-endian UTF-32 strings")
-    unsupported("bytes_S5", np.array([b"ab", b"hello", b""], dtype="|S5"), "'|S5' byte strings")
-    unsupported("void_V8", np.frombuffer(bytes(range(24)), dtype="|V8"), "'|V8' opaque 8-byte records")
-    unsupported("datetime_M8ns", np.array(["2024-01-02T03:04:05.123456789", "NaT", "1970-01-01"], dtype="<M8[ns]"),
-                "'<M8[ns]' datetime64")
-    unsupported("datetime_M8D", np.array(["2024-01-02", "1999-12-31"], dtype="<M8[D]"), "'<M8[D]' datetime64 days")
-    unsupported("timedelta_m8s", np.array([0, -5, 3600], dtype="<m8[s]"), "'<m8[s]' timedelta64")
+    # What still has no Rust element: object arrays (a pickle; another issue
+    # covers them) and long double (no Rust type).
     obj = np.empty(3, dtype=object)
     obj[:] = [1, "two", None]
     unsupported("object_O", obj, "'|O' object array: data is a pickle (protocol 3); needs allow_pickle in NumPy",
@@ -533,49 +527,215 @@ def gen_unsupported():
         cld = np.dtype(np.clongdouble)
         unsupported(f"clongdouble_{cld.str[1:]}", clean(np.array([1 + 2j, -0.5j], dtype=cld)),
                     f"complex long double '{cld.str}' (two {kind} values; padding bytes zeroed)")
+        unsupported("struct_longdouble_field", np.zeros(2, dtype=[("a", "<i4"), ("b", ld)]),
+                    "a record with a long double field")
     else:
         finding("np.longdouble is 8 bytes here; no <f16/<c32 fixtures")
 
-    rec = np.dtype([("x", "<f8"), ("y", "<i4"), ("flag", "|b1")])
-    unsupported("struct_simple", np.array([(1.5, 2, True), (-1.0, 7, False)], dtype=rec), "simple record, packed")
+
+# ---------------------------------------------------------------------------
+# Group 2b: npy/elements (strings, datetimes, void, records)
+# ---------------------------------------------------------------------------
+
+def time_unit(dt: np.dtype):
+    unit, count = np.datetime_data(dt)
+    if unit == "generic":
+        return None
+    return unit if count == 1 else f"{count}{unit}"
+
+
+def describe(a: np.ndarray) -> dict:
+    """What a reader must produce for `a`, recursively for record fields.
+
+    Values are listed in logical C order; byte images are native order, C order."""
+    a = np.array(a, order="C", copy=True)  # (ascontiguousarray would make 0-d 1-d)
+    dt = a.dtype
+    out = {"shape": list(a.shape)}
+    if dt.names is not None:
+        out.update(kind="record", names=list(dt.names),
+                   native_hex=a.astype(dt.newbyteorder("=")).tobytes().hex(),
+                   # Wide records list a sample of their columns, to keep sidecars small.
+                   fields={n: describe(a[n]) for i, n in enumerate(dt.names)
+                           if len(dt.names) <= 50 or i < 3 or i >= len(dt.names) - 3})
+    elif dt.kind == "U":
+        out.update(kind="str", values=[str(x) for x in a.ravel()])
+    elif dt.kind == "S":
+        out.update(kind="bytes", values=[list(bytes(x)) for x in a.ravel()])
+    elif dt.kind in "Mm":
+        out.update(kind="datetime" if dt.kind == "M" else "timedelta", unit=time_unit(dt),
+                   values=[int(x) for x in a.astype(dt.newbyteorder("=")).view("=i8").ravel()])
+    elif dt.kind == "V":
+        out.update(kind="void", itemsize=dt.itemsize, hex=a.tobytes().hex())
+    else:
+        # A bool byte other than 0/1 reads as True: record the normalised value.
+        native = (a != 0) if dt.kind == "b" else a.astype(dt.newbyteorder("="))
+        out.update(kind="num", dtype=dt.newbyteorder("=").str if dt.itemsize > 1 else dt.str,
+                   hex=native.tobytes().hex())
+    return out
+
+
+def element(name: str, arr: np.ndarray | None, note: str, data: bytes | None = None,
+            max_header_len: int | None = None, rust: str | None = None):
+    if data is None:
+        data = save_bytes(arr)
+    kw = {"max_header_size": max_header_len} if max_header_len else {}
+    status, loaded = np_load_bytes(data, **kw)
+    assert status == "ok", (name, loaded)
+    if arr is not None:
+        assert loaded.dtype == arr.dtype and loaded.shape == arr.shape, name
+    version, text, d = parse_npy(data)
+    spelled = descr_text_in_header(text)
+    ident = save_bytes(loaded) == data
+    emit("npy/elements", name, data, {
+        "descr": spelled,
+        "shape": list(d["shape"]),
+        "fortran_order": d["fortran_order"],
+        "version": list(version),
+        "np_save_identical": ident,
+        "note": note,
+        "expect": describe(loaded),
+        **({"max_header_len": max_header_len} if max_header_len else {}),
+        **({"rust": rust} if rust else {}),
+    })
+
+
+def gen_elements():
+    rng = np.random.default_rng(9)
+    # Strings
+    element("unicode_U7", np.array(["abc", "héllo", "数字", ""], dtype="<U7"), "'<U7' UTF-32 strings",
+            rust="String")
+    element("unicode_U7_be", np.array(["abc", "xyz", "é"], dtype=">U7"), "'>U7' big-endian UTF-32 strings",
+            rust="String")
+    element("unicode_nonbmp", np.array(["😀x", "𝄞", "a\x00b", ""], dtype="<U3"),
+            "non-BMP characters and an interior NUL (kept; trailing NULs are stripped)", rust="String")
+    element("unicode_empty_only", np.array(["", ""], dtype="<U1"), "only empty strings: '<U1'",
+            rust="String")
+    element("unicode_2d", np.array([["a", "bb", "ccc"], ["dddd", "", "f"]]), "2-D '<U4'", rust="String")
+    element("unicode_fortran", np.asfortranarray(np.array([["a", "bb", "ccc"], ["dddd", "", "f"]])),
+            "2-D Fortran-order '<U4'", rust="String")
+    element("unicode_0d", np.array("zero-d"), "0-d '<U6'", rust="String")
+    element("bytes_S5", np.array([b"ab", b"hello", b""], dtype="|S5"), "'|S5' byte strings", rust="Vec<u8>")
+    element("bytes_S3_2d_fortran", np.asfortranarray(np.array([[b"a", b"b\x00c"], [b"\xff", b""]], dtype="S3")),
+            "2-D Fortran-order '|S3' with an interior NUL and a high byte", rust="Vec<u8>")
+    element("bytes_S1_empty", np.array([b"", b""]), "empty byte strings: '|S1'", rust="Vec<u8>")
+    # Datetimes and timedeltas in every unit, with multipliers and NaT
+    for unit in ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as"]:
+        vals = np.array([0, 1, -1, 123456789, np.iinfo(np.int64).min], dtype="<i8")
+        element(f"datetime_M8_{unit}", vals.view(f"<M8[{unit}]"), f"'<M8[{unit}]' with NaT",
+                rust=f"Datetime64<{unit}>")
+        element(f"timedelta_m8_{unit}", vals.view(f"<m8[{unit}]"), f"'<m8[{unit}]' with NaT",
+                rust=f"Timedelta64<{unit}>")
+    element("datetime_M8ns_be", np.array(["2024-01-02T03:04:05.123456789", "NaT"], dtype=">M8[ns]"),
+            "big-endian '>M8[ns]'", rust="Datetime64<ns>")
+    element("datetime_M8_10ms", np.array([0, 5, -3], dtype="<i8").view("<M8[10ms]"),
+            "'<M8[10ms]': a multiplier (AnyArray only)")
+    element("timedelta_m8_25s", np.array([1, 2], dtype="<i8").view("<m8[25s]"), "'<m8[25s]' (AnyArray only)")
+    element("datetime_generic", np.array(["NaT", "NaT"], dtype="M8"), "generic '<M8' (all NaT)")
+    element("datetime_2d_fortran", np.asfortranarray(np.arange(6, dtype="<i8").reshape(2, 3).view("<M8[s]")),
+            "2-D Fortran-order '<M8[s]'", rust="Datetime64<s>")
+    # Unstructured void
+    element("void_V8", np.frombuffer(bytes(range(24)), dtype="|V8"), "'|V8' opaque 8-byte items")
+    element("void_V3_2d", np.frombuffer(bytes(range(18)), dtype="|V3").reshape(2, 3), "2-D '|V3'")
+    # Records
+    rec_fields = [("x", "<f8"), ("y", "<i4"), ("flag", "|b1")]
+    rec = np.dtype(rec_fields)
+    vals = [(1.5, 2, True), (-1.0, 7, False), (np.inf, -3, True)]
+    element("struct_simple", np.array(vals, dtype=rec), "simple record, packed (NumPy's default)",
+            rust="Simple")
+    element("struct_simple_aligned", np.array(vals, dtype=np.dtype(rec_fields, align=True)),
+            "the same record with align=True: padding entries", rust="Simple")
+    element("struct_simple_be", np.array(vals, dtype=rec.newbyteorder(">")), "big-endian fields", rust="Simple")
+    element("struct_reordered", np.array([(True, 2, 1.5)], dtype=[("flag", "?"), ("y", "<i4"), ("x", "<f8")]),
+            "fields in another order", rust="Simple")
+    element("struct_extra_fields", np.array([(9, 1.5, "s", 2, True)],
+                                            dtype=[("e", "<u2"), ("x", "<f8"), ("t", "<U2"), ("y", "<i4"), ("flag", "?")]),
+            "extra fields the Rust struct ignores", rust="Simple")
+    offs = np.dtype({"names": ["x", "y", "flag"], "formats": ["<f8", "<i4", "?"], "offsets": [0, 12, 20],
+                     "itemsize": 32})
+    element("struct_offsets", np.array(vals, dtype=offs), "explicit offsets with gaps (np.save writes padding entries)",
+            rust="Simple")
+    bools = np.zeros(2, dtype=rec)
+    bools["x"] = [1.0, 2.0]
+    raw = bytearray(save_bytes(bools))
+    raw[-1] = 7  # flag byte of the second record
+    element("struct_bool_byte_7", None, "a bool field holding byte 7 (NumPy reads True)", data=bytes(raw),
+            rust="Simple")
     al = np.dtype([("a", "u1"), ("b", "<i4")], align=True)
-    unsupported("struct_aligned_padding", np.array([(1, 2), (3, 4)], dtype=al),
-                "aligned struct (align=True): descr has a ('', '|V3') padding entry")
+    element("struct_aligned_padding", np.array([(1, 2), (3, 4)], dtype=al),
+            "aligned struct (align=True): descr has a ('', '|V3') padding entry")
     tit = np.dtype([(("Title of a", "a"), "<i4"), (("b title", "b"), "<f4")])
-    unsupported("struct_titles", np.array([(1, 2.0)], dtype=tit), "fields with (title, name) pairs")
+    element("struct_titles", np.array([(1, 2.0)], dtype=tit), "fields with (title, name) pairs")
     nested = np.dtype([("id", "<u2"), ("pos", [("x", "<f4"), ("y", "<f4")]), ("inner", [("deep", [("z", "|i1")])])])
-    unsupported("struct_nested", np.zeros(2, dtype=nested), "nested records two levels deep")
+    a = np.zeros(2, dtype=nested)
+    a["id"] = [1, 2]
+    a["pos"]["x"] = [0.5, -0.5]
+    a["inner"]["deep"]["z"] = [-1, 3]
+    element("struct_nested", a, "nested records two levels deep", rust="Nested")
+    deep = np.dtype("<i2")
+    for i in range(12):
+        deep = np.dtype([(f"l{i}", deep), ("pad", "u1")])
+    element("struct_deeply_nested", np.zeros(2, dtype=deep), "records nested 12 levels")
     sub = np.dtype([("m", "<f8", (2, 3)), ("v", "<i2", (4,)), ("s", "|u1")])
-    unsupported("struct_subarray", np.zeros(2, dtype=sub), "sub-array fields: (name, descr, shape)")
-    unsupported("struct_2d_fortran", np.asfortranarray(np.zeros((2, 3), dtype=rec)),
-                "structured array saved in Fortran order")
-    unsupported("struct_0d", np.zeros((), dtype=rec), "0-d structured array")
+    a = np.zeros(2, dtype=sub)
+    a["m"] = rng.standard_normal((2, 2, 3))
+    a["v"] = rng.integers(-100, 100, (2, 4))
+    a["s"] = [7, 8]
+    element("struct_subarray", a, "sub-array fields: (name, descr, shape)", rust="Sub")
+    subsub = np.dtype([("mm", ("<i4", (2,)), (3,))])
+    element("struct_subarray_of_subarray", np.arange(12, dtype="<i4").view(subsub),
+            "a sub-array of sub-arrays: ('<i4', (3, 2))")
+    subrec = np.dtype([("pts", [("x", "<f4"), ("y", "<f4")], (2,)), ("n", "<i8")])
+    a = np.zeros(3, dtype=subrec)
+    a["pts"]["x"] = rng.standard_normal((3, 2))
+    a["n"] = [1, 2, 3]
+    element("struct_subarray_of_records", a, "a sub-array of records", rust="SubRec")
+    element("struct_2d_fortran", np.asfortranarray(np.array([vals, vals], dtype=rec)),
+            "structured array saved in Fortran order", rust="Simple")
+    element("struct_0d", np.array((2.5, 4, True), dtype=rec), "0-d structured array", rust="Simple")
+    pad_only = np.dtype({"names": [], "formats": [], "itemsize": 4})
+    element("struct_padding_only", np.zeros(3, dtype=pad_only), "a record with no fields, only padding")
+    dt_rec = np.dtype([("t", "<M8[ns]"), ("d", ">m8[s]"), ("name", "<U4"), ("tag", "S2"), ("raw", "V3")])
+    element("struct_mixed_kinds", np.array([("2024-01-01", 5, "ab", b"x", b"\x01\x02\x03")], dtype=dt_rec),
+            "datetime, timedelta, string, bytes and void fields")
     lat = np.dtype([("café", "<i4"), ("b", "<f8")])
     a = np.array([(1, 2.0)], dtype=lat)
     data = save_bytes(a)
     assert data[6:8] == b"\x01\x00" and "café".encode("latin1") in data
-    unsupported("struct_latin1_name", a, "field name 'café' is latin-1: np.save writes version 1.0 with byte 0xE9",
-                data=data)
+    element("struct_latin1_name", a, "field name 'café' is latin-1: np.save writes version 1.0 with byte 0xE9",
+            data=data)
     u = np.dtype([("数", "<i4"), ("b", "<f8")])
     a = np.array([(1, 2.0)], dtype=u)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         data = save_bytes(a)
     assert data[6:8] == b"\x03\x00", data[:8]
-    unsupported("struct_utf8_name_v3", a, "field name '数' is not latin-1: np.save writes version 3.0 (UTF-8 header)",
-                data=data)
-    # A record with so many fields that its header exceeds 65 535 bytes: np.save
-    # falls back to version 2.0 (4-byte length field). Readers need a raised
-    # header limit for it, as np.load needs max_header_size.
-    wide = np.dtype([(f"field_{i:05d}", "<i4") for i in range(4000)])
-    a = np.zeros(1, dtype=wide)
+    element("struct_utf8_name_v3", a, "field name '数' is not latin-1: np.save writes version 3.0 (UTF-8 header)",
+            data=data)
+    wide = np.dtype([(f"field_{i:05d}", "<i4") for i in range(5000)])
+    a = np.zeros(1, dtype=wide)  # zeros: tests compare it with a freshly created map
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         data = save_bytes(a)
     assert data[6:8] == b"\x02\x00", data[:8]
-    unsupported("struct_wide_v2", a, "4000 fields: header over 65 535 bytes, so np.save writes version 2.0", data=data,
-                max_header_len=1 << 20)
+    element("struct_wide_v2", a, "5000 fields: header over 65 535 bytes, so np.save writes version 2.0", data=data,
+            max_header_len=1 << 20)
+    # Descriptors without byte-order marks (hand-written headers; np.load reads them as native)
+    text = "{'descr': [('x', 'f8'), ('y', 'i4'), ('flag', 'b1')], 'fortran_order': False, 'shape': (2,), }"
+    body = np.array(vals[:2], dtype=rec).tobytes()
+    element("struct_no_order_marks", None, "descr without byte-order marks ('f8', 'i4')",
+            data=padded(text) + body, rust="Simple")
 
+    # Invalid element data: the header is fine (NumPy loads these), the values are not.
+    def bad_data(name, data, error, note):
+        emit("npy/invalid_data", name, data, {"error": error, "note": note})
+    text = "{'descr': '<U2', 'fortran_order': False, 'shape': (2,), }"
+    bad_data("unicode_surrogate", padded(text) + struct.pack("<4I", 0x61, 0, 0xD800, 0x62), "InvalidUnicode",
+             "a lone surrogate (0xD800) in the second '<U2' string")
+    bad_data("unicode_above_max", padded(text) + struct.pack("<4I", 0x110000, 0, 0, 0), "InvalidUnicode",
+             "a code unit above 0x10FFFF")
+    text = "{'descr': '>U1', 'fortran_order': False, 'shape': (1,), }"
+    bad_data("unicode_surrogate_be", padded(text) + struct.pack(">I", 0xDFFF), "InvalidUnicode",
+             "a big-endian lone surrogate")
 
 # ---------------------------------------------------------------------------
 # Group 3: npy/invalid
@@ -769,6 +929,12 @@ def gen_invalid():
     lone = padded(("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), } #").encode() + b"\xed\xa0\x80",
                              version=(3, 0)) + gd
     invalid("v3_surrogate_utf8", lone, "HeaderEncoding", "v3.0 header containing an encoded surrogate (ED A0 80)")
+    invalid("struct_duplicate_names", h("{'descr': [('a', '<f8'), ('a', '<i4')], 'fortran_order': False, "
+                                        "'shape': (1,), }", data=bytes(12)),
+            "BadDescr", "a record with two fields named 'a'")
+    invalid("struct_subarray_overflow", h("{'descr': [('a', '<f8', (2147483647, 2147483647, 4))], "
+                                          "'fortran_order': False, 'shape': (0,), }", data=b""),
+            "BadDescr", "a sub-array field whose byte size overflows 64 bits", also=["LengthOverflow"])
     invalid("v3_L_suffix", h("{'descr': '<f8', 'fortran_order': False, 'shape': (3L,), }", version=(3, 0)),
             "MalformedHeader", "'L' suffix in a v3.0 header: only v1.0/v2.0 allow Python 2 longs")
     invalid("L_suffix_descr_v1", h("{'descr': '<f8'L, 'fortran_order': False, 'shape': (3,), }"),
@@ -1014,8 +1180,11 @@ def gen_npz_invalid():
     npz_invalid("truncated_central_directory", good[:cd + 20] + good[eocd:], "InvalidArchive",
                 "central directory cut to 20 bytes while the end record still claims its full size and offset")
     bad_off = good[:eocd + 16] + struct.pack("<I", len(good) + 1000) + good[eocd + 20:]
+    # NumPy opens it (the directory is found by its size, the offset only
+    # shifts the members) and fails when a member is read.
     npz_invalid("central_directory_offset_past_end", bad_off, "InvalidArchive",
-                "end record's central directory offset points past the end of the file")
+                "end record's central directory offset points past the end of the file",
+                member="x")
 
     # BadCrc: flip a data byte of a stored member.
     data = bytearray(good)
@@ -1084,6 +1253,7 @@ def main():
     FIX.mkdir()
     gen_valid()
     gen_unsupported()
+    gen_elements()
     gen_invalid()
     gen_npz_valid()
     gen_npz_invalid()
@@ -1113,7 +1283,9 @@ Every `<group>/<name>.npy` or `.npz` has a sidecar `<name>.json`.
 | group | contents | sidecar keys |
 |---|---|---|
 | `npy/valid/` | files np.load reads and the crate must read into values: every element type in `<` and `>` order, special floats, int extremes, odd shapes, Fortran order, non-contiguous sources, versions 1.0/2.0/3.0, and hand-made headers in unusual but valid syntax (`hdr_*`) | `descr` (Python repr of the parsed descr), `dtype_str`, `shape`, `fortran_order`, `version`, `element` (Rust type: bool, i8..u64, f16, f32, f64, c64, c128), `values` (flat, logical C order; floats repr-exact with "nan"/"inf"/"-inf" strings; complex as [re, im]), `np_save_identical`, `note`; `bool_nonzero_bytes` also has `raw_bytes` |
-| `npy/unsupported/` | valid files whose dtype parses but has no Rust element type: strings, void, datetime, object, long double, structured (padding, titles, nested, sub-arrays, latin-1 and UTF-8 field names) | `descr` (exactly as spelled in the header), `shape`, `fortran_order`, `version`, `np_save_identical`, `note` |
+| `npy/unsupported/` | valid files whose dtype parses but has no Rust element type: object arrays and long double (also as a record field) | `descr` (exactly as spelled in the header), `shape`, `fortran_order`, `version`, `np_save_identical`, `note` |
+| `npy/elements/` | strings (`U` both orders, `S`, empty, non-BMP, 2-D, Fortran), datetime64/timedelta64 in every unit, with multipliers and NaT, unstructured void, records (packed, aligned, big-endian, reordered, extra fields, explicit offsets, titles, nested, deeply nested, sub-arrays of sub-arrays and of records, 0-d, Fortran, padding-only, mixed kinds, latin-1/UTF-8 names, 5000 fields in version 2.0, descrs without byte-order marks) | as `npy/unsupported`, plus `expect` (what a reader must produce: `kind` str/bytes/datetime/timedelta/void/num/record with `shape` and `values`, `unit`, `hex` (native order, C order) or `fields` (a sample of the columns for wide records), recursively), optional `rust` (the Rust type the tests read it into) and `max_header_len` |
+| `npy/invalid_data/` | valid headers whose data is not (a surrogate or a value above 0x10FFFF in `U` data; NumPy loads them) | `error`, `note` |
 | `npy/invalid/` | files the reader must refuse | `error` (crate `Error` variant name), `note`, `numpy_refuses`, `numpy_result`; optional `also_acceptable` (other variants that are a defensible answer) and `max_header_len` (read option needed to reach `error`; with defaults the answer is in `also_acceptable`) |
 | `npz/valid/` | archives | `compressed`, `members` (archive order; `kind` "array" with `descr`/`element`/`shape`/`fortran_order`/`values`, or "raw" with `bytes_hex`), `comment`, `note` |
 | `npz/invalid/` | archives the reader must refuse | `error` (InvalidArchive, BadCrc, CorruptMember, Encrypted, or a .npy error such as BadMagic/MalformedHeader/TruncatedData), `member`, `note`, `numpy_refuses`, `numpy_result` |

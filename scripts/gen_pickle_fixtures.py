@@ -88,7 +88,6 @@ def cases():
 
 
 PENDING = {
-    "ragged_str": "nested '<U' arrays need the string element model",
     "record_with_object": "records with an object field need RecordArray",
 }
 

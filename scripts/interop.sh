@@ -8,3 +8,5 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/ndnpy-interop.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 cargo run --quiet --release --all-features --example interop_write -- "$dir"
 python3 scripts/interop_check.py "$dir"
+cargo run --quiet --release --all-features --example interop_elements -- "$dir/elements"
+python3 scripts/interop_elements.py "$dir/elements"

@@ -1,20 +1,23 @@
 //! [`AnyArray`]: reading a file whose element type is known only at run time.
 
-use crate::dtype::{DType, Kind};
-use crate::element::Element;
+use crate::dtype::{DType, Kind, Scalar};
+use crate::element::{Element, LayoutElement};
 use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions};
 use crate::read::read_array;
+use crate::record::RecordArray;
 use crate::source::Source;
 use ndarray::{Array, ArrayD, Dimension, IxDyn};
+use num_traits::AsPrimitive;
 use std::io::Read;
 use std::path::Path;
 
 /// An owned array of any supported element type, as found in a file.
 ///
-/// To write one, match on the variant: each holds an [`ArrayD`] that
-/// implements [`crate::WriteNpy`] ([`crate::NpzWriter::add_any`] does this
-/// for archives). The enum itself does not implement it, which would compile
+/// To write one, match on the variant (each numeric or string variant holds
+/// an [`ArrayD`] that implements [`crate::WriteNpy`]), or call
+/// [`AnyArray::to_npy_bytes`]; [`crate::NpzWriter::add_any`] does this for
+/// archives. The enum does not implement `WriteNpy`, which would compile
 /// every write path for every element type into every user's build.
 ///
 /// ```
@@ -63,19 +66,51 @@ pub enum AnyArray {
     /// `<c16`
     #[cfg(feature = "complex")]
     C128(ArrayD<num_complex::Complex<f64>>),
+    /// `<U` strings (trailing NULs stripped, as NumPy does).
+    Str(ArrayD<String>),
+    /// `|S` byte strings (trailing NULs stripped, as NumPy does).
+    Bytes(ArrayD<Vec<u8>>),
+    /// `<M8[unit]`: counts of `unit` since 1970-01-01 (NaT is `i64::MIN`).
+    Datetime64 {
+        /// The counts.
+        array: ArrayD<i64>,
+        /// The unit as NumPy spells it between brackets, multiplier
+        /// included (`ns`, `10ms`); `None` for the generic unit.
+        unit: Option<String>,
+    },
+    /// `<m8[unit]`: durations in counts of `unit` (NaT is `i64::MIN`).
+    Timedelta64 {
+        /// The counts.
+        array: ArrayD<i64>,
+        /// The unit, as for [`AnyArray::Datetime64`].
+        unit: Option<String>,
+    },
+    /// Records (structured dtypes), as native-order bytes with their dtype.
+    Record(RecordArray),
+    /// Unstructured void data (`|V4`): the raw bytes of each item, held as
+    /// a [`RecordArray`] whose dtype is the void type.
+    Void(RecordArray),
     /// `|O`: Python objects, read by the safe pickle reader
     /// ([`crate::pickle`]); write them with [`crate::pickle::write_object_npy`].
     Object(ArrayD<crate::pickle::PyValue>),
 }
 
-/// Evaluates `$body` with `$a` bound to the array inside any variant of
-/// an [`Element`] type; object arrays take the `object` arm (by default
-/// unreachable: callers that can see one must give it).
+/// Evaluates `$body` with `$a` bound to the array inside any variant that
+/// holds an `ArrayD` of an [`Element`]; object arrays take the `object` arm
+/// and the variants without an element type (datetimes, records, void) the
+/// `raw` arm, with `$raw` bound to their [`Raw`] form. An arm left out is
+/// unreachable: callers that can see such a variant must give it.
 macro_rules! each_variant {
     ($value:expr, $a:ident => $body:expr) => {
-        $crate::any::each_variant!($value, $a => $body, object _o => unreachable!("object arrays are handled before each_variant!"))
+        $crate::any::each_variant!($value, $a => $body, object _o => unreachable!("object arrays are handled before each_variant!"), raw _r => unreachable!("raw variants are handled before each_variant!"))
     };
     ($value:expr, $a:ident => $body:expr, object $o:pat => $obj:expr) => {
+        $crate::any::each_variant!($value, $a => $body, object $o => $obj, raw _r => unreachable!("raw variants are handled before each_variant!"))
+    };
+    ($value:expr, $a:ident => $body:expr, raw $raw:ident => $raw_body:expr) => {
+        $crate::any::each_variant!($value, $a => $body, object _o => unreachable!("object arrays are handled before each_variant!"), raw $raw => $raw_body)
+    };
+    ($value:expr, $a:ident => $body:expr, object $o:pat => $obj:expr, raw $raw:ident => $raw_body:expr) => {
         match $value {
             AnyArray::Object($o) => $obj,
             AnyArray::Bool($a) => $body,
@@ -95,6 +130,12 @@ macro_rules! each_variant {
             AnyArray::C64($a) => $body,
             #[cfg(feature = "complex")]
             AnyArray::C128($a) => $body,
+            AnyArray::Str($a) => $body,
+            AnyArray::Bytes($a) => $body,
+            other => {
+                let $raw = other.raw();
+                $raw_body
+            }
         }
     };
 }
@@ -172,30 +213,93 @@ macro_rules! dispatch {
     }};
 }
 
-/// Succeeds if some [`Element`] type can hold `dtype`; otherwise explains
-/// why none can.
+/// Succeeds if some element type (or [`AnyArray`] variant) can hold
+/// `dtype`; otherwise explains why none can.
 pub(crate) fn check_supported(dtype: &DType) -> Result<()> {
-    dispatch!(dtype, T => { let _ = std::marker::PhantomData::<T>; Ok(()) }, Err(unsupported(dtype)))
+    match dtype {
+        DType::Scalar(s) => match s.kind {
+            Kind::Unicode | Kind::Bytes | Kind::Void | Kind::Datetime | Kind::Timedelta => Ok(()),
+            _ => {
+                dispatch!(dtype, T => { let _ = std::marker::PhantomData::<T>; Ok(()) }, Err(unsupported(dtype)))
+            }
+        },
+        DType::Record(fields) => fields
+            .iter()
+            .try_for_each(|f| check_supported(&f.dtype).map_err(|_| unsupported(dtype))),
+        DType::SubArray(inner, _) => check_supported(inner).map_err(|_| unsupported(dtype)),
+    }
 }
 
 fn unsupported(dtype: &DType) -> Error {
     let reason = match dtype {
         DType::Scalar(s) => match s.kind {
             Kind::Object => "object arrays hold pickled Python objects: read them with AnyArray::read_npy (AnyArray::Object) or ndnpy::pickle".to_owned(),
-            Kind::Unicode | Kind::Bytes => "string arrays have no ndarray element type here; view or map the raw bytes instead".to_owned(),
-            Kind::Datetime | Kind::Timedelta => "datetime and timedelta arrays are not supported yet; they are stored as int64 counts of their unit".to_owned(),
-            Kind::Void => "raw void data has no element type".to_owned(),
             Kind::Float if s.size == 2 => "enable the `half` feature to read float16 data".to_owned(),
             Kind::Complex if s.size == 8 || s.size == 16 => "enable the `complex` feature to read complex data".to_owned(),
+            Kind::Float | Kind::Complex if s.size >= 16 => "long double has no Rust type".to_owned(),
             _ => format!("no Rust element type holds {}-byte {:?} values", s.size, s.kind),
         },
-        DType::Record(_) => "record (structured) arrays are not supported; map the file and interpret the bytes instead".to_owned(),
-        DType::SubArray(..) => "sub-array dtypes are not supported".to_owned(),
+        DType::Record(_) => "a field of the record has an unsupported type".to_owned(),
+        DType::SubArray(..) => "the sub-array's element type is unsupported".to_owned(),
     };
     Error::UnsupportedDType {
         dtype: dtype.to_string(),
         reason,
     }
+}
+
+/// A runtime-typed array that has no `ArrayD` of an element type: its
+/// native-order C-order bytes, dtype and shape.
+#[derive(Debug)]
+pub(crate) struct Raw<'a> {
+    pub(crate) dtype: DType,
+    pub(crate) shape: &'a [usize],
+    pub(crate) data: std::borrow::Cow<'a, [u8]>,
+}
+
+impl Raw<'_> {
+    /// The `.npy` header for this data.
+    pub(crate) fn header(&self) -> Header {
+        Header {
+            dtype: self.dtype.clone(),
+            shape: self.shape.to_vec(),
+            fortran_order: false,
+            version: crate::header::Version::V1,
+        }
+    }
+}
+
+/// The default [`crate::LayoutElement::layout_into_any`]: through the
+/// array's bytes, as a file of its dtype would load.
+pub(crate) fn layout_into_any<T: LayoutElement>(array: ArrayD<T>) -> AnyArray {
+    let standard = array.as_standard_layout();
+    let elements = standard.as_slice().expect("standard layout is contiguous");
+    let mut bytes = Vec::new();
+    crate::plan::write_layout(elements, &mut bytes).expect("writing to memory cannot fail");
+    let header = Header {
+        dtype: T::layout_dtype(),
+        shape: array.shape().to_vec(),
+        fortran_order: false,
+        version: crate::header::Version::V1,
+    };
+    AnyArray::read_data(&header, &mut Source::slice(&bytes))
+        .expect("a layout element's own bytes load as its dtype")
+}
+
+/// The default [`crate::LayoutElement::layout_from_any`]: converts the
+/// variant's bytes with a plan, when it has bytes of a compatible dtype.
+#[allow(clippy::result_large_err)] // handed back whole, as `Err`
+pub(crate) fn layout_from_any<T: LayoutElement>(
+    array: AnyArray,
+) -> std::result::Result<ArrayD<T>, AnyArray> {
+    let converted = match array.raw_any() {
+        Some(raw) => {
+            let header = raw.header();
+            read_array::<T, IxDyn>(&header, &mut Source::slice(&raw.data)).ok()
+        }
+        None => None,
+    };
+    converted.ok_or(array)
 }
 
 impl AnyArray {
@@ -225,7 +329,11 @@ impl AnyArray {
     pub fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
         let mut reader = crate::checked_io::CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
-        Self::read_data_with(&header, &mut Source::stream(&mut reader), options)
+        Self::read_data_with(
+            &header,
+            &mut Source::stream_with(&mut reader, options),
+            options,
+        )
     }
 
     /// [`AnyArray::from_npy_bytes`] with explicit limits.
@@ -234,6 +342,8 @@ impl AnyArray {
         Self::read_data_with(&header, &mut Source::slice(&bytes[offset..]), options)
     }
 
+    /// Reads the data that follows `header` from `source`, whatever its
+    /// element type (the entry point for nested and member arrays).
     pub(crate) fn read_data(header: &Header, source: &mut Source<'_>) -> Result<Self> {
         Self::read_data_with(header, source, &ReadOptions::default())
     }
@@ -247,31 +357,250 @@ impl AnyArray {
         if crate::pickle::is_pickled(&header.dtype) {
             return crate::pickle::read_object_data(header, source, options);
         }
-        dispatch!(
-            &header.dtype,
-            T => read_array::<T, IxDyn>(header, source).map(T::into_any),
-            Err(unsupported(&header.dtype))
-        )
+        if let DType::SubArray(inner, sub) = &header.dtype {
+            // As `np.load`: a sub-array dtype becomes trailing dimensions.
+            let mut shape = header.shape.clone();
+            shape.extend_from_slice(sub);
+            let flat = Header {
+                dtype: (**inner).clone(),
+                shape,
+                fortran_order: header.fortran_order && header.shape.len() <= 1,
+                version: header.version,
+            };
+            if header.fortran_order && header.shape.len() > 1 {
+                return Err(Error::UnsupportedDType {
+                    dtype: header.dtype.to_string(),
+                    reason: "a sub-array dtype in a multi-dimensional Fortran-order file (np.save never writes one)".to_owned(),
+                });
+            }
+            return Self::read_data_with(&flat, source, options);
+        }
+        match &header.dtype {
+            DType::Scalar(s) => match s.kind {
+                Kind::Unicode => read_array::<String, IxDyn>(header, source).map(AnyArray::Str),
+                Kind::Bytes => read_array::<Vec<u8>, IxDyn>(header, source).map(AnyArray::Bytes),
+                Kind::Datetime | Kind::Timedelta => {
+                    let mut as_int = header.clone();
+                    as_int.dtype = DType::Scalar(Scalar {
+                        kind: Kind::Int,
+                        unit: None,
+                        ..s.clone()
+                    });
+                    let array = read_array::<i64, IxDyn>(&as_int, source)?;
+                    let unit = s.unit.clone();
+                    Ok(if s.kind == Kind::Datetime {
+                        AnyArray::Datetime64 { array, unit }
+                    } else {
+                        AnyArray::Timedelta64 { array, unit }
+                    })
+                }
+                Kind::Void => RecordArray::read(header, source).map(AnyArray::Void),
+                _ => dispatch!(
+                    &header.dtype,
+                    T => read_array::<T, IxDyn>(header, source).map(T::into_any),
+                    Err(unsupported(&header.dtype))
+                ),
+            },
+            DType::Record(_) => {
+                check_supported(&header.dtype)?;
+                RecordArray::read(header, source).map(AnyArray::Record)
+            }
+            DType::SubArray(..) => unreachable!("flattened above"),
+        }
+    }
+
+    /// The variant's data as native-order bytes, when it is not an array of
+    /// a converted element (strings).
+    #[inline] // codegen only where used: it instantiates every write path
+    pub(crate) fn raw_any(&self) -> Option<Raw<'_>> {
+        fn bytes<T: LayoutElement>(a: &ArrayD<T>) -> Raw<'_> {
+            let data = match a.as_slice() {
+                Some(s) => {
+                    let mut out = Vec::new();
+                    crate::plan::write_layout(s, &mut out).expect("writing to memory cannot fail");
+                    out
+                }
+                None => {
+                    let standard = a.as_standard_layout();
+                    let mut out = Vec::new();
+                    crate::plan::write_layout(standard.as_slice().expect("standard"), &mut out)
+                        .expect("writing to memory cannot fail");
+                    out
+                }
+            };
+            Raw {
+                dtype: T::layout_dtype(),
+                shape: a.shape(),
+                data: std::borrow::Cow::Owned(data),
+            }
+        }
+        Some(match self {
+            AnyArray::Str(_) | AnyArray::Bytes(_) | AnyArray::Object(_) => return None,
+            AnyArray::Datetime64 { array, unit } | AnyArray::Timedelta64 { array, unit } => {
+                let mut raw = bytes(array);
+                raw.dtype = DType::Scalar(Scalar {
+                    order: crate::ByteOrder::NATIVE,
+                    kind: if matches!(self, AnyArray::Datetime64 { .. }) {
+                        Kind::Datetime
+                    } else {
+                        Kind::Timedelta
+                    },
+                    size: 8,
+                    unit: unit.clone(),
+                });
+                raw
+            }
+            AnyArray::Record(r) | AnyArray::Void(r) => Raw {
+                dtype: r.dtype().clone(),
+                shape: r.shape(),
+                data: std::borrow::Cow::Borrowed(r.as_bytes()),
+            },
+            AnyArray::Bool(a) => bytes(a),
+            AnyArray::I8(a) => bytes(a),
+            AnyArray::I16(a) => bytes(a),
+            AnyArray::I32(a) => bytes(a),
+            AnyArray::I64(a) => bytes(a),
+            AnyArray::U8(a) => bytes(a),
+            AnyArray::U16(a) => bytes(a),
+            AnyArray::U32(a) => bytes(a),
+            AnyArray::U64(a) => bytes(a),
+            #[cfg(feature = "half")]
+            AnyArray::F16(a) => bytes(a),
+            AnyArray::F32(a) => bytes(a),
+            AnyArray::F64(a) => bytes(a),
+            #[cfg(feature = "complex")]
+            AnyArray::C64(a) => bytes(a),
+            #[cfg(feature = "complex")]
+            AnyArray::C128(a) => bytes(a),
+        })
+    }
+
+    /// The raw form of a variant that `each_variant!` does not bind as an
+    /// `ArrayD` (datetimes, records, void).
+    #[inline]
+    pub(crate) fn raw(&self) -> Raw<'_> {
+        self.raw_any()
+            .expect("only string variants have no raw form")
+    }
+
+    /// The `.npy` bytes of the array, as `np.save` writes them.
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    ///
+    /// let any = AnyArray::Str(ndarray::arr1(&["a".to_owned(), "bc".to_owned()]).into_dyn());
+    /// let bytes = any.to_npy_bytes()?;
+    /// assert_eq!(AnyArray::from_npy_bytes(&bytes)?, any);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    ///
+    /// (Inline, so that only programs that call it compile the write path of
+    /// every element type.)
+    #[inline]
+    pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
+        use crate::WriteNpy;
+        each_variant!(self, a => a.to_npy_bytes(), object o => crate::pickle::to_object_npy_bytes(o), raw r => {
+            let mut out = r.header().to_bytes()?;
+            out.extend_from_slice(&r.data);
+            Ok(out)
+        })
+    }
+
+    /// Converts a numeric variant to an array of `T` with Rust's `as`
+    /// semantics (floats to integers truncate toward zero and saturate, NaN
+    /// becomes 0; integers wrap or extend; `bool` is 0 or 1). Datetime and
+    /// timedelta variants convert their `i64` counts. Other variants
+    /// (complex, strings, records, void) are a [`Error::DTypeMismatch`].
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    ///
+    /// let any = AnyArray::I16(ndarray::arr1(&[1i16, -2, 300]).into_dyn());
+    /// assert_eq!(any.cast::<f64>()?, ndarray::arr1(&[1.0, -2.0, 300.0]).into_dyn());
+    /// assert_eq!(any.cast::<u8>()?, ndarray::arr1(&[1u8, 254, 44]).into_dyn());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn cast<T>(&self) -> Result<ArrayD<T>>
+    where
+        T: Copy + 'static,
+        u8: AsPrimitive<T>,
+        i8: AsPrimitive<T>,
+        i16: AsPrimitive<T>,
+        i32: AsPrimitive<T>,
+        i64: AsPrimitive<T>,
+        u16: AsPrimitive<T>,
+        u32: AsPrimitive<T>,
+        u64: AsPrimitive<T>,
+        f32: AsPrimitive<T>,
+        f64: AsPrimitive<T>,
+    {
+        Ok(match self {
+            AnyArray::Bool(a) => a.mapv(|x| (x as u8).as_()),
+            AnyArray::I8(a) => a.mapv(|x| x.as_()),
+            AnyArray::I16(a) => a.mapv(|x| x.as_()),
+            AnyArray::I32(a) => a.mapv(|x| x.as_()),
+            AnyArray::I64(a) => a.mapv(|x| x.as_()),
+            AnyArray::U8(a) => a.mapv(|x| x.as_()),
+            AnyArray::U16(a) => a.mapv(|x| x.as_()),
+            AnyArray::U32(a) => a.mapv(|x| x.as_()),
+            AnyArray::U64(a) => a.mapv(|x| x.as_()),
+            #[cfg(feature = "half")]
+            AnyArray::F16(a) => a.mapv(|x| x.to_f32().as_()),
+            AnyArray::F32(a) => a.mapv(|x| x.as_()),
+            AnyArray::F64(a) => a.mapv(|x| x.as_()),
+            AnyArray::Datetime64 { array, .. } | AnyArray::Timedelta64 { array, .. } => {
+                array.mapv(|x| x.as_())
+            }
+            other => {
+                return Err(Error::DTypeMismatch {
+                    expected: format!("a numeric array to cast to {}", std::any::type_name::<T>()),
+                    found: other.dtype().to_string(),
+                })
+            }
+        })
     }
 
     /// The element type, as `np.save` would write it on this machine.
     pub fn dtype(&self) -> DType {
-        fn of<T: Element>(_: &ArrayD<T>) -> DType {
-            T::dtype()
+        fn of<T: Element>(a: &ArrayD<T>) -> DType {
+            T::dtype_of(a.iter())
         }
-        each_variant!(self, a => of(a), object _ => DType::parse("|O").expect("a valid type string"))
+        match self {
+            AnyArray::Datetime64 { unit, .. } | AnyArray::Timedelta64 { unit, .. } => {
+                DType::Scalar(Scalar {
+                    order: crate::ByteOrder::NATIVE,
+                    kind: if matches!(self, AnyArray::Datetime64 { .. }) {
+                        Kind::Datetime
+                    } else {
+                        Kind::Timedelta
+                    },
+                    size: 8,
+                    unit: unit.clone(),
+                })
+            }
+            AnyArray::Record(r) | AnyArray::Void(r) => r.dtype().clone(),
+            AnyArray::Object(_) => DType::parse("|O").expect("a valid type string"),
+            other => each_variant!(other, a => of(a), raw _r => unreachable!("covered above")),
+        }
     }
 
     /// The shape.
     pub fn shape(&self) -> &[usize] {
-        each_variant!(self, a => a.shape(), object a => a.shape())
+        match self {
+            AnyArray::Datetime64 { array, .. } | AnyArray::Timedelta64 { array, .. } => {
+                array.shape()
+            }
+            AnyArray::Record(r) | AnyArray::Void(r) => r.shape(),
+            AnyArray::Object(a) => a.shape(),
+            other => each_variant!(other, a => a.shape(), raw _r => unreachable!("covered above")),
+        }
     }
 
     /// The typed array, if it holds `T` and has the dimensionality of `D`.
     pub fn into_array<T: Element, D: Dimension>(self) -> Result<Array<T, D>> {
         let found = self.dtype();
         let array = T::from_any(self).map_err(|_| Error::DTypeMismatch {
-            expected: format!("{} (`{}`)", T::NAME, T::dtype()),
+            expected: format!("{} (`{}`)", crate::element::type_name::<T>(), T::dtype()),
             found: found.to_string(),
         })?;
         let shape = array.shape().to_vec();

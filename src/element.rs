@@ -1,88 +1,69 @@
-//! The [`Element`] trait: which Rust scalar types hold which NumPy dtypes.
+//! The element traits: which Rust types hold which NumPy dtypes.
+//!
+//! [`Element`] is every type an array can be read into or written from.
+//! [`LayoutElement`] is the subset whose memory a dtype describes exactly
+//! (scalars, fixed-width strings, datetimes, sub-arrays `[T; N]`, records
+//! declared with [`crate::record!`]): only those can be viewed or mapped.
+//! Both kinds read through the same conversion plans ([`crate::plan`]).
 
 use crate::any::AnyArray;
 use crate::dtype::{ByteOrder, DType, Kind, Scalar};
 use crate::error::{Error, Result};
+use crate::plan::Plan;
+use crate::source::Source;
 use ndarray::ArrayD;
+use std::io::Write;
 
-mod sealed {
+pub(crate) mod sealed {
+    /// Keeps [`super::Element`] closed to the crate: layout types join it
+    /// through [`super::LayoutElement`], whose contract is explicit.
     pub trait Sealed {}
 }
 
-/// A Rust scalar type that `.npy` data can be read into and written from.
+/// A Rust type that `.npy` data can be read into and written from.
 ///
-/// Implemented for `bool`, `i8`–`i64`, `u8`–`u64`, `f32`, `f64`,
-/// `num_complex::Complex<f32>` and `Complex<f64>` (feature `complex`, on by
-/// default) and `half::f16` (feature `half`). The trait is sealed: its methods
-/// rely on facts about the memory layout of exactly these types.
+/// Implemented for every [`LayoutElement`] (the numeric scalars, `bool`,
+/// [`crate::FixedBytes`], [`crate::FixedUnicode`], [`crate::Datetime64`],
+/// [`crate::Timedelta64`], arrays `[T; N]` of them and records declared with
+/// [`crate::record!`]), and for the *converted* elements `String` (`<U`) and
+/// `Vec<u8>` (`|S`), which are built value by value and cannot be viewed.
 ///
 /// ```
 /// use ndnpy::{DType, Element};
 ///
 /// assert_eq!(<f64 as Element>::dtype(), DType::parse("<f8").unwrap());
 /// assert_eq!(<bool as Element>::dtype().to_string(), "|b1");
+/// assert_eq!(<[i16; 2] as Element>::dtype().descr(), "('<i2', (2,))");
 /// ```
-pub trait Element: bytemuck::NoUninit + Send + Sync + 'static + sealed::Sealed {
-    /// NumPy's kind of this type.
-    const KIND: Kind;
-    /// Rust's name of the type, for error messages.
-    const NAME: &'static str;
+pub trait Element: Clone + Send + Sync + 'static + sealed::Sealed {
+    /// The descriptor `np.save` writes for this type on this machine (for
+    /// `String` and `Vec<u8>`, whose width follows the data, the one-wide
+    /// type `<U1` / `|S1`).
+    fn dtype() -> DType;
 
-    /// The descriptor `np.save` writes for this type on this machine.
-    fn dtype() -> DType {
-        let size = std::mem::size_of::<Self>();
-        DType::Scalar(Scalar {
-            order: if size == 1 {
-                ByteOrder::NotApplicable
-            } else {
-                ByteOrder::NATIVE
-            },
-            kind: Self::KIND,
-            size,
-            unit: None,
-        })
+    /// The descriptor for an array holding `elements` (the width of a string
+    /// type is that of its longest element).
+    #[doc(hidden)]
+    fn dtype_of<'a, I: Iterator<Item = &'a Self>>(_elements: I) -> DType
+    where
+        Self: 'a,
+    {
+        Self::dtype()
     }
 
-    /// Checks that data of `dtype` can be read as `Self`, returning whether
-    /// its bytes must be swapped to native order.
-    ///
-    /// The error names the Rust type and the file's descriptor, or says that
-    /// the descriptor cannot be read by this crate at all.
-    fn check_dtype(dtype: &DType) -> Result<bool> {
-        match dtype {
-            DType::Scalar(s)
-                if s.kind == Self::KIND
-                    && s.size == std::mem::size_of::<Self>()
-                    && s.unit.is_none() =>
-            {
-                Ok(s.order != ByteOrder::NATIVE && s.order != ByteOrder::NotApplicable)
-            }
-            other => {
-                crate::any::check_supported(other)?;
-                Err(Error::DTypeMismatch {
-                    expected: format!("{} (`{}`)", Self::NAME, Self::dtype()),
-                    found: other.to_string(),
-                })
-            }
-        }
-    }
-
-    /// Swaps the byte order of every element of `data` in place.
+    /// Checks that data of `dtype` can be read as `Self`.
     #[doc(hidden)]
-    fn swap_bytes(data: &mut [Self]);
+    fn check_dtype(dtype: &DType) -> Result<()>;
 
-    /// Makes raw bytes read from a file valid values of `Self` (`bool`: any
-    /// nonzero byte becomes 1, as NumPy reads it). A no-op for every type
-    /// whose bit patterns are all valid.
+    /// Reads `n` elements of file type `dtype` from `source`.
     #[doc(hidden)]
-    fn normalize_bytes(_bytes: &mut [u8]) {}
+    #[allow(private_interfaces)]
+    fn read_vec(dtype: &DType, n: usize, source: &mut Source<'_>) -> Result<Vec<Self>>;
 
-    /// Checks that raw bytes are valid values of `Self` without changing them
-    /// (for views, which cannot fix them).
+    /// Writes `elements` as data of `dtype` (which [`Element::dtype_of`]
+    /// gave for an array holding them).
     #[doc(hidden)]
-    fn validate_bytes(_bytes: &[u8]) -> Result<()> {
-        Ok(())
-    }
+    fn write_slice<W: Write + ?Sized>(elements: &[Self], dtype: &DType, out: &mut W) -> Result<()>;
 
     /// Wraps an array of this type in the runtime-typed enum.
     #[doc(hidden)]
@@ -90,53 +71,150 @@ pub trait Element: bytemuck::NoUninit + Send + Sync + 'static + sealed::Sealed {
 
     /// Takes an array of this type back out of the runtime-typed enum.
     #[doc(hidden)]
+    #[allow(clippy::result_large_err)] // handed back whole, as `Err`
     fn from_any(array: AnyArray) -> std::result::Result<ArrayD<Self>, AnyArray>;
 
     /// Borrows an array of this type from the runtime-typed enum.
     #[doc(hidden)]
-    fn ref_any(array: &AnyArray) -> Option<&ArrayD<Self>>;
-}
+    fn ref_any(_array: &AnyArray) -> Option<&ArrayD<Self>> {
+        None
+    }
 
-/// Swaps each `N`-byte unit of `data` (an element, or half of a complex).
-fn swap_units<T: bytemuck::Pod>(data: &mut [T], unit: usize) {
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(data);
-    match unit {
-        2 => bytemuck::cast_slice_mut::<u8, u16>(bytes)
-            .iter_mut()
-            .for_each(|x| *x = x.swap_bytes()),
-        4 => bytemuck::cast_slice_mut::<u8, u32>(bytes)
-            .iter_mut()
-            .for_each(|x| *x = x.swap_bytes()),
-        8 => bytemuck::cast_slice_mut::<u8, u64>(bytes)
-            .iter_mut()
-            .for_each(|x| *x = x.swap_bytes()),
-        _ => {}
+    /// How to convert an object array's values, for the types a pickled
+    /// (`|O`) file can hold (`String`); `None` for every other type, which
+    /// then never starts the pickle reader.
+    #[doc(hidden)]
+    #[allow(clippy::type_complexity)]
+    fn from_objects() -> Option<fn(ArrayD<crate::pickle::PyValue>) -> Result<ArrayD<Self>>> {
+        None
     }
 }
 
-macro_rules! element {
-    ($t:ty, $kind:expr, $variant:ident, $unit:expr) => {
-        impl sealed::Sealed for $t {}
-        impl Element for $t {
-            const KIND: Kind = $kind;
-            const NAME: &'static str = stringify!($t);
+/// An element whose memory a NumPy dtype describes exactly, so that file
+/// bytes of that dtype *are* values of the type: it can be viewed in place
+/// ([`crate::ViewNpy`], [`crate::MmapNpy`]) and is converted from other
+/// layouts (byte order, field order, padding) by a compiled plan of byte
+/// moves.
+///
+/// Implement it with [`crate::record!`], which derives the dtype from the
+/// struct's own offsets.
+///
+/// # Safety
+///
+/// [`LayoutElement::layout_dtype`] must describe `Self`'s memory exactly, in
+/// native byte order: its item size is `size_of::<Self>()`, every named
+/// field lies at its offset in `Self`, and every byte outside the named
+/// fields (a `('', '|Vn')` padding entry) is padding of `Self`. Every bit
+/// pattern of each scalar field must be a valid value of the Rust field,
+/// except that `|b1` fields are Rust `bool`s (the crate only ever stores 0
+/// or 1 there). `Self` must have no interior mutability.
+pub unsafe trait LayoutElement: Copy + Send + Sync + 'static {
+    /// The dtype describing `Self`'s memory, as `np.save` writes it.
+    fn layout_dtype() -> DType;
 
-            fn swap_bytes(data: &mut [Self]) {
-                swap_units(data, $unit);
+    /// Wraps an array in the runtime-typed enum (by default through its
+    /// bytes, as a record, string, datetime... array).
+    #[doc(hidden)]
+    fn layout_into_any(array: ArrayD<Self>) -> AnyArray {
+        crate::any::layout_into_any(array)
+    }
+
+    /// Takes an array back out of the runtime-typed enum (by default by
+    /// converting its bytes with a plan).
+    #[doc(hidden)]
+    #[allow(clippy::result_large_err)] // handed back whole, as `Err`
+    fn layout_from_any(array: AnyArray) -> std::result::Result<ArrayD<Self>, AnyArray> {
+        crate::any::layout_from_any(array)
+    }
+
+    /// Borrows an array from the runtime-typed enum, when a variant holds
+    /// exactly this type.
+    #[doc(hidden)]
+    fn layout_ref_any(_array: &AnyArray) -> Option<&ArrayD<Self>> {
+        None
+    }
+}
+
+impl<T: LayoutElement> sealed::Sealed for T {}
+
+impl<T: LayoutElement> Element for T {
+    fn dtype() -> DType {
+        T::layout_dtype()
+    }
+
+    fn check_dtype(dtype: &DType) -> Result<()> {
+        Plan::compile(dtype, &T::layout_dtype(), type_name::<T>()).map(|_| ())
+    }
+
+    #[allow(private_interfaces)]
+    fn read_vec(dtype: &DType, n: usize, source: &mut Source<'_>) -> Result<Vec<Self>> {
+        let plan = Plan::compile(dtype, &T::layout_dtype(), type_name::<T>())?;
+        source.read_planned::<T>(n, &plan)
+    }
+
+    fn write_slice<W: Write + ?Sized>(
+        elements: &[Self],
+        _dtype: &DType,
+        out: &mut W,
+    ) -> Result<()> {
+        crate::plan::write_layout(elements, out)
+    }
+
+    fn into_any(array: ArrayD<Self>) -> AnyArray {
+        T::layout_into_any(array)
+    }
+
+    fn from_any(array: AnyArray) -> std::result::Result<ArrayD<Self>, AnyArray> {
+        T::layout_from_any(array)
+    }
+
+    fn ref_any(array: &AnyArray) -> Option<&ArrayD<Self>> {
+        T::layout_ref_any(array)
+    }
+}
+
+/// Rust's name of `T`, for error messages.
+pub(crate) fn type_name<T>() -> &'static str {
+    std::any::type_name::<T>()
+}
+
+/// The scalar dtype of a numeric type of `size` bytes, in native order.
+pub(crate) fn scalar_dtype(kind: Kind, size: usize) -> DType {
+    let order = match kind {
+        Kind::Bool | Kind::Bytes | Kind::Void => ByteOrder::NotApplicable,
+        Kind::Int | Kind::UInt if size == 1 => ByteOrder::NotApplicable,
+        _ => ByteOrder::NATIVE,
+    };
+    DType::Scalar(Scalar {
+        order,
+        kind,
+        size,
+        unit: None,
+    })
+}
+
+macro_rules! scalar_element {
+    ($t:ty, $kind:expr, $variant:ident) => {
+        // SAFETY: a scalar dtype of the type's kind and size describes it
+        // exactly; every bit pattern is valid for these types, and `bool`
+        // is `|b1`, which the contract allows.
+        unsafe impl LayoutElement for $t {
+            fn layout_dtype() -> DType {
+                scalar_dtype($kind, std::mem::size_of::<$t>())
             }
 
-            fn into_any(array: ArrayD<Self>) -> AnyArray {
+            fn layout_into_any(array: ArrayD<Self>) -> AnyArray {
                 AnyArray::$variant(array)
             }
 
-            fn from_any(array: AnyArray) -> std::result::Result<ArrayD<Self>, AnyArray> {
+            fn layout_from_any(array: AnyArray) -> std::result::Result<ArrayD<Self>, AnyArray> {
                 match array {
                     AnyArray::$variant(a) => Ok(a),
                     other => Err(other),
                 }
             }
 
-            fn ref_any(array: &AnyArray) -> Option<&ArrayD<Self>> {
+            fn layout_ref_any(array: &AnyArray) -> Option<&ArrayD<Self>> {
                 match array {
                     AnyArray::$variant(a) => Some(a),
                     _ => None,
@@ -146,96 +224,54 @@ macro_rules! element {
     };
 }
 
-element!(i8, Kind::Int, I8, 1);
-element!(i16, Kind::Int, I16, 2);
-element!(i32, Kind::Int, I32, 4);
-element!(i64, Kind::Int, I64, 8);
-element!(u8, Kind::UInt, U8, 1);
-element!(u16, Kind::UInt, U16, 2);
-element!(u32, Kind::UInt, U32, 4);
-element!(u64, Kind::UInt, U64, 8);
-element!(f32, Kind::Float, F32, 4);
-element!(f64, Kind::Float, F64, 8);
+scalar_element!(bool, Kind::Bool, Bool);
+scalar_element!(i8, Kind::Int, I8);
+scalar_element!(i16, Kind::Int, I16);
+scalar_element!(i32, Kind::Int, I32);
+scalar_element!(i64, Kind::Int, I64);
+scalar_element!(u8, Kind::UInt, U8);
+scalar_element!(u16, Kind::UInt, U16);
+scalar_element!(u32, Kind::UInt, U32);
+scalar_element!(u64, Kind::UInt, U64);
+scalar_element!(f32, Kind::Float, F32);
+scalar_element!(f64, Kind::Float, F64);
 #[cfg(feature = "half")]
-element!(half::f16, Kind::Float, F16, 2);
+scalar_element!(half::f16, Kind::Float, F16);
 #[cfg(feature = "complex")]
-element!(num_complex::Complex<f32>, Kind::Complex, C64, 4);
+scalar_element!(num_complex::Complex<f32>, Kind::Complex, C64);
 #[cfg(feature = "complex")]
-element!(num_complex::Complex<f64>, Kind::Complex, C128, 8);
+scalar_element!(num_complex::Complex<f64>, Kind::Complex, C128);
 
-impl sealed::Sealed for bool {}
-impl Element for bool {
-    const KIND: Kind = Kind::Bool;
-    const NAME: &'static str = "bool";
-
-    fn swap_bytes(_data: &mut [Self]) {}
-
-    fn normalize_bytes(bytes: &mut [u8]) {
-        bytes.iter_mut().for_each(|b| *b = (*b != 0) as u8);
-    }
-
-    fn validate_bytes(bytes: &[u8]) -> Result<()> {
-        // A fast all-valid check first; the position is found only on failure.
-        if bytes.iter().fold(0u8, |acc, &b| acc | b) <= 1 {
-            return Ok(());
-        }
-        let index = bytes.iter().position(|&b| b > 1).unwrap_or(0);
-        Err(Error::InvalidBool {
-            index,
-            value: bytes[index],
-        })
-    }
-
-    fn into_any(array: ArrayD<Self>) -> AnyArray {
-        AnyArray::Bool(array)
-    }
-
-    fn from_any(array: AnyArray) -> std::result::Result<ArrayD<Self>, AnyArray> {
-        match array {
-            AnyArray::Bool(a) => Ok(a),
-            other => Err(other),
-        }
-    }
-
-    fn ref_any(array: &AnyArray) -> Option<&ArrayD<Self>> {
-        match array {
-            AnyArray::Bool(a) => Some(a),
-            _ => None,
+// SAFETY: `[T; N]` is `N` values of `T` back to back with no padding
+// (Rust guarantees array stride == size_of::<T>()), which is exactly the
+// sub-array dtype `(T, (N,))`; validity follows from `T`'s contract.
+unsafe impl<T: LayoutElement, const N: usize> LayoutElement for [T; N] {
+    fn layout_dtype() -> DType {
+        match T::layout_dtype() {
+            // `[[T; N]; M]` is NumPy's `(T, (M, N))`.
+            DType::SubArray(inner, mut shape) => {
+                shape.insert(0, N);
+                DType::SubArray(inner, shape)
+            }
+            inner => DType::SubArray(Box::new(inner), vec![N]),
         }
     }
 }
 
-/// Checks that `bytes` can be reinterpreted as `[T]`: aligned for `T`, a
-/// whole number of elements, and (for `bool`) only 0s and 1s.
-fn check_castable<T: Element>(bytes: &[u8]) -> Result<()> {
-    debug_assert_eq!(bytes.len() % std::mem::size_of::<T>(), 0);
-    let align = std::mem::align_of::<T>();
-    let address = bytes.as_ptr() as usize;
-    if !address.is_multiple_of(align) {
-        return Err(Error::Misaligned {
-            type_name: T::NAME,
-            align,
-            address,
-        });
-    }
-    T::validate_bytes(bytes)
-}
-
-/// Reinterprets `bytes` as a slice of `T` without copying.
-///
-/// Refuses data that is misaligned or (for `bool`) holds bytes other than 0
-/// and 1, before any `&[T]` exists.
-pub(crate) fn cast_slice<T: Element>(bytes: &[u8]) -> Result<&[T]> {
-    if bytes.is_empty() {
+/// Reinterprets `bytes` as a slice of `T` without copying, when the data is
+/// aligned for `T` and holds valid values (`bool` bytes 0 or 1, as `plan`
+/// lists them).
+pub(crate) fn cast_slice<'a, T: LayoutElement>(bytes: &'a [u8], plan: &Plan) -> Result<&'a [T]> {
+    if bytes.is_empty() || std::mem::size_of::<T>() == 0 {
         return Ok(&[]);
     }
-    check_castable::<T>(bytes)?;
-    // SAFETY: the pointer is non-null (from a non-empty slice) and aligned for
-    // `T`, and `bytes.len()` is a multiple of `size_of::<T>()` (both checked by
-    // `check_castable`); `Element` is sealed to types whose every bit pattern
-    // is valid except `bool`, whose bytes were just checked to be 0 or 1; the
-    // result borrows `bytes`, so it cannot outlive it or alias a mutable
-    // borrow of it.
+    check_castable::<T>(bytes, plan)?;
+    // SAFETY: the pointer is non-null (from a non-empty slice) and aligned
+    // for `T`, `bytes.len()` is a multiple of `size_of::<T>()` (checked by
+    // `check_castable`); by `LayoutElement`'s contract the plan's identity
+    // means the bytes are valid `T`s, `bool` bytes having just been checked;
+    // the result borrows `bytes`, so it cannot outlive it or alias a
+    // mutable borrow of it.
     Ok(unsafe {
         std::slice::from_raw_parts(
             bytes.as_ptr().cast::<T>(),
@@ -245,18 +281,41 @@ pub(crate) fn cast_slice<T: Element>(bytes: &[u8]) -> Result<&[T]> {
 }
 
 /// Mutable counterpart of [`cast_slice`].
-pub(crate) fn cast_slice_mut<T: Element>(bytes: &mut [u8]) -> Result<&mut [T]> {
-    if bytes.is_empty() {
+pub(crate) fn cast_slice_mut<'a, T: LayoutElement>(
+    bytes: &'a mut [u8],
+    plan: &Plan,
+) -> Result<&'a mut [T]> {
+    if bytes.is_empty() || std::mem::size_of::<T>() == 0 {
         return Ok(&mut []);
     }
-    check_castable::<T>(bytes)?;
-    // SAFETY: as in `cast_slice`; in addition every value written through the
-    // result is a valid `T`, so the bytes stay valid for any later reader, and
-    // the exclusive borrow of `bytes` moves into the result.
+    check_castable::<T>(bytes, plan)?;
+    // SAFETY: as in `cast_slice`; every value written through the result is
+    // a valid `T`, so the bytes stay valid for any later reader, and the
+    // exclusive borrow of `bytes` moves into the result.
     Ok(unsafe {
         std::slice::from_raw_parts_mut(
             bytes.as_mut_ptr().cast::<T>(),
             bytes.len() / std::mem::size_of::<T>(),
         )
     })
+}
+
+fn check_castable<T: LayoutElement>(bytes: &[u8], plan: &Plan) -> Result<()> {
+    let size = std::mem::size_of::<T>();
+    if !bytes.len().is_multiple_of(size) {
+        return Err(Error::TruncatedData {
+            expected: bytes.len().div_ceil(size) as u64 * size as u64,
+            found: bytes.len() as u64,
+        });
+    }
+    let align = std::mem::align_of::<T>();
+    let address = bytes.as_ptr() as usize;
+    if !address.is_multiple_of(align) {
+        return Err(Error::Misaligned {
+            type_name: type_name::<T>(),
+            align,
+            address,
+        });
+    }
+    plan.validate_bools(bytes)
 }

@@ -254,13 +254,104 @@ pub enum Error {
         name: String,
     },
 
+    /// A stream of unknown length declares more data than
+    /// [`crate::ReadOptions::max_stream_len`] allows.
+    StreamLimit {
+        /// Data bytes the header declares.
+        claimed: u64,
+        /// The limit.
+        max: u64,
+    },
+
+    /// [`crate::NpzWriter::add`] was given a name that NumPy could not give
+    /// back from the archive (a NUL byte, too long for a zip entry, or `n.npy`
+    /// beside `n`).
+    InvalidName {
+        /// The name.
+        name: String,
+        /// Why NumPy could not read it back.
+        reason: String,
+    },
+
     /// An earlier [`crate::NpzWriter::add`] failed, so the archive would be
     /// incomplete; the writer refuses further members and `finish`.
     IncompleteArchive {
         /// The name of the member whose `add` failed.
         name: String,
     },
+    /// A row range reaches past the growth axis of the array.
+    RangeOutOfBounds {
+        /// First row asked for.
+        start: usize,
+        /// One past the last row asked for.
+        end: usize,
+        /// Length of the growth axis.
+        len: usize,
+    },
 
+    /// The array is 0-dimensional, so it has no growth axis to read in
+    /// parts, append to or stream along.
+    NoGrowthAxis,
+
+    /// A block cannot be appended or streamed into the file: its dtype,
+    /// dimensions or shape differ from the file's.
+    AppendMismatch {
+        /// What differs (`"dtype"`, `"number of dimensions"`, `"shape"`).
+        what: &'static str,
+        /// What the file needs.
+        expected: String,
+        /// What the block has.
+        found: String,
+    },
+
+    /// The header has no room to record a longer growth axis in place (the
+    /// file was written by a tool that does not pad headers as NumPy does).
+    NoHeaderRoom {
+        /// Header bytes a growable header needs.
+        needed: usize,
+        /// Header bytes the file has.
+        available: usize,
+    },
+
+    /// Another handle (in this or another process) holds the append lock on
+    /// the file.
+    Locked {
+        /// The file.
+        path: std::path::PathBuf,
+    },
+
+    /// A view was requested of records (or sub-arrays) whose layout in the
+    /// file is not the Rust type's own; reading by copy converts them.
+    LayoutMismatch {
+        /// Name of the element type.
+        type_name: &'static str,
+        /// The descriptor in the file.
+        dtype: String,
+        /// How the layouts differ and what to do instead.
+        reason: String,
+    },
+
+    /// `<U` data holds a code unit that is not a Unicode scalar value (a
+    /// surrogate, or a value above 0x10FFFF).
+    InvalidUnicode {
+        /// Index of the offending string (in file order).
+        index: usize,
+        /// The code unit.
+        value: u32,
+    },
+
+    /// A view of an `.npz` member was requested, but the member's data is
+    /// not aligned for the element type (`np.savez` does not align members).
+    MisalignedMember {
+        /// The member's name.
+        name: String,
+        /// Name of the element type.
+        type_name: &'static str,
+        /// Alignment the type needs.
+        align: usize,
+        /// Address where the data starts.
+        address: usize,
+    },
     /// An object array's pickle uses a global, opcode or feature outside
     /// the closed set the pickle reader accepts (see [`crate::pickle`]).
     /// Nothing named here was imported, called or emulated.
@@ -304,36 +395,47 @@ impl fmt::Display for Error {
             Error::HeaderTooLarge { len, max } => write!(f, "header of {len} bytes exceeds the limit of {max} bytes (raise it with ReadOptions::max_header_len if the file is trusted)"),
             Error::TruncatedHeader { expected, found } => write!(f, "truncated header: expected {expected} bytes, found {found}"),
             Error::HeaderEncoding { major, encoding } => write!(f, "header text of version {major}.0 is not valid {encoding}"),
-            Error::MalformedHeader { pos, expected, found } => write!(f, "malformed header at character {pos}: expected {expected}, found {found}"),
+            Error::MalformedHeader { pos, expected, found } => write!(f, "malformed header at character {pos}: expected {expected}, found {found}", expected = capped(expected), found = capped(found)),
             Error::NestingTooDeep { max } => write!(f, "header nests deeper than {max} levels"),
             Error::MissingKey(v0) => write!(f, "header is missing the key '{v0}'"),
-            Error::UnexpectedKey(v0) => write!(f, "header has an unexpected key {v0}"),
-            Error::BadShape(v0) => write!(f, "invalid shape: {v0}"),
-            Error::BadFortranOrder(v0) => write!(f, "invalid fortran_order: expected True or False, found {v0}"),
-            Error::BadDescr { descr, reason } => write!(f, "invalid descr {descr}: {reason}"),
-            Error::UnsupportedDType { dtype, reason } => write!(f, "unsupported dtype `{dtype}`: {reason}"),
-            Error::DTypeMismatch { expected, found } => write!(f, "dtype mismatch: expected {expected}, found `{found}`"),
+            Error::UnexpectedKey(v0) => write!(f, "header has an unexpected key {v0}", v0 = capped(v0)),
+            Error::BadShape(v0) => write!(f, "invalid shape: {v0}", v0 = capped(v0)),
+            Error::BadFortranOrder(v0) => write!(f, "invalid fortran_order: expected True or False, found {v0}", v0 = capped(v0)),
+            Error::BadDescr { descr, reason } => write!(f, "invalid descr {descr}: {reason}", descr = capped(descr), reason = capped(reason)),
+            Error::UnsupportedDType { dtype, reason } => write!(f, "unsupported dtype `{dtype}`: {reason}", dtype = capped(dtype), reason = capped(reason)),
+            Error::DTypeMismatch { expected, found } => write!(f, "dtype mismatch: expected {expected}, found `{found}`", expected = capped(expected), found = capped(found)),
             Error::NdimMismatch { expected, found, shape } => write!(f, "dimension mismatch: expected {expected} dimensions, found {found} (shape {shape:?})"),
-            Error::LengthOverflow { shape, itemsize } => write!(f, "array size overflows: shape {shape:?} with {itemsize}-byte elements"),
+            Error::LengthOverflow { shape, itemsize } => write!(f, "array too big: shape {:?} with {itemsize}-byte elements exceeds isize::MAX bytes (NumPy's limit, which ignores zero dimensions; ReadOptions::allow_beyond_numpy_limits reads such headers)", &shape[..shape.len().min(70)]),
             Error::TruncatedData { expected, found } => write!(f, "truncated data: the header declares {expected} bytes of data, found {found}"),
             Error::Misaligned { type_name, align, address } => write!(f, "misaligned data: a view of {type_name} needs {align}-byte alignment, but the data starts at address {address:#x}"),
-            Error::NonNativeByteOrder { dtype } => write!(f, "cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)"),
+            Error::NonNativeByteOrder { dtype } => write!(f, "cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)", dtype = capped(dtype)),
             Error::InvalidBool { index, value } => write!(f, "invalid bool data: byte {value} at element {index} is neither 0 nor 1"),
+            Error::LayoutMismatch { type_name, dtype, reason } => write!(f, "cannot view `{dtype}` as {type_name} without copying: {reason}", dtype = capped(dtype), reason = capped(reason)),
+            Error::InvalidUnicode { index, value } => write!(f, "invalid unicode data: code unit {value:#x} in string {index} is not a Unicode scalar value"),
+            Error::MisalignedMember { name, type_name, align, address } => write!(f, "member `{name}` cannot be viewed as {type_name}: its data starts at address {address:#x}, not {align}-byte aligned (np.savez does not align members); use NpzMmap::view_or_copy, which copies when a view is impossible"),
             Error::ReadOnly => write!(f, "the file is mapped read-only; open it with MmapNpy::open_rw or open_cow for a mutable view"),
-            Error::InvalidArchive { reason } => write!(f, "not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)"),
+            Error::InvalidArchive { reason } => write!(f, "not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)", reason = capped(reason)),
             Error::NotNpy { name, found } => write!(
                 f,
-                "archive member '{name}' is not a .npy file (it starts with b\"{}\"); read its bytes with NpzReader::raw",
+                "archive member '{}' is not a .npy file (it starts with b\"{}\"); read its bytes with NpzReader::raw",
+                capped(name),
                 found.escape_ascii()
             ),
-            Error::MemberNotFound { name } => write!(f, "the archive has no array named '{name}' (NpzReader::names lists the ones it has)"),
-            Error::BadCrc { name } => write!(f, "archive member '{name}' is corrupt: its data does not match its CRC-32 checksum"),
-            Error::CorruptMember { name, reason } => write!(f, "archive member '{name}' is corrupt: {reason}"),
-            Error::Encrypted { name } => write!(f, "archive member '{name}' is encrypted; decrypt the archive with a zip tool first"),
-            Error::UnsupportedMember { name, reason } => write!(f, "archive member '{name}' cannot be read: {reason} (NumPy archives use only stored or deflate members; recompress it with np.savez)"),
-            Error::CompressedMember { name } => write!(f, "archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)"),
-            Error::DuplicateMember { name } => write!(f, "the archive already has an array named '{name}'; each name may be added once"),
-            Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)"),
+            Error::MemberNotFound { name } => write!(f, "the archive has no array named '{name}' (NpzReader::names lists the ones it has)", name = capped(name)),
+            Error::BadCrc { name } => write!(f, "archive member '{name}' is corrupt: its data does not match its CRC-32 checksum", name = capped(name)),
+            Error::CorruptMember { name, reason } => write!(f, "archive member '{name}' is corrupt: {reason}", name = capped(name), reason = capped(reason)),
+            Error::Encrypted { name } => write!(f, "archive member '{name}' is encrypted; decrypt the archive with a zip tool first", name = capped(name)),
+            Error::UnsupportedMember { name, reason } => write!(f, "archive member '{name}' cannot be read: {reason} (NumPy archives use only stored or deflate members; recompress it with np.savez)", name = capped(name), reason = capped(reason)),
+            Error::CompressedMember { name } => write!(f, "archive member '{name}' is compressed, so it cannot be viewed without copying; read it with NpzReader::read, or write the archive uncompressed (NpzWriter::create)", name = capped(name)),
+            Error::DuplicateMember { name } => write!(f, "the archive already has an array named '{name}'; each name may be added once", name = capped(name)),
+            Error::StreamLimit { claimed, max } => write!(f, "the header declares {claimed} bytes of data to read from a stream, more than the limit of {max} (raise ReadOptions::max_stream_len if the stream is trusted)"),
+            Error::InvalidName { name, reason } => write!(f, "cannot add an array named '{name}': {reason}", name = capped(&name.escape_debug().to_string()), reason = capped(reason)),
+            Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)", name = capped(name)),
+            Error::RangeOutOfBounds { start, end, len } => write!(f, "row range {start}..{end} is out of bounds for a growth axis of length {len}"),
+            Error::NoGrowthAxis => write!(f, "a 0-dimensional array has no axis to read in parts, append to or stream along"),
+            Error::AppendMismatch { what, expected, found } => write!(f, "cannot append: the {what} differs (the file has {expected}, the block has {found})"),
+            Error::NoHeaderRoom { needed, available } => write!(f, "the header has no room to grow in place ({needed} bytes needed, {available} present); rewrite it once with NpyFile::make_appendable"),
+            Error::Locked { path } => write!(f, "{} is locked by another appender (an open NpyFile::open_append or make_appendable); try again when it is closed", path.display()),
             Error::UnsupportedPickle { what } => write!(f, "object array pickle uses {what}, which the safe pickle reader does not accept (nothing was executed)"),
             Error::MalformedPickle { pos, reason } => write!(f, "malformed object array pickle at byte {pos}: {reason}"),
             Error::PickleLimit { what, limit } => write!(f, "object array pickle exceeds the reader's limit on {what} ({limit})"),
@@ -403,6 +505,34 @@ fn looks_like(found: &[u8]) -> String {
         _ => "expected the magic string \\x93NUMPY",
     };
     format!("{what} (it starts with b\"{start}\")")
+}
+
+/// Error messages quote at most this many bytes of any text that came from
+/// the input (a descr, a name, a value), so that a hostile 20 MB header
+/// cannot make a 20 MB message.
+pub(crate) const QUOTE_LIMIT: usize = 256;
+
+/// Displays `text` cut to [`QUOTE_LIMIT`] bytes (at a character boundary),
+/// saying how long it was when cut.
+pub(crate) fn capped(text: &str) -> Capped<'_> {
+    Capped(text)
+}
+
+/// The display adapter made by [`capped`].
+pub(crate) struct Capped<'a>(&'a str);
+
+impl fmt::Display for Capped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.0;
+        if text.len() <= QUOTE_LIMIT {
+            return f.write_str(text);
+        }
+        let mut end = QUOTE_LIMIT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        write!(f, "{}… ({} bytes in all)", &text[..end], text.len())
+    }
 }
 
 /// Shorthand for results whose error is [`Error`].

@@ -10,9 +10,17 @@
 //!   [`MmapNpy`] to map files of any size in constant time.
 //! - [`Header`], [`inspect`] and [`AnyArray`] for files whose type is known
 //!   only at run time.
+//! - Every NumPy dtype but objects: numeric scalars, strings (`String`,
+//!   `Vec<u8>`, [`FixedUnicode`], [`FixedBytes`]), [`Datetime64`] /
+//!   [`Timedelta64`] with [`unit`](mod@unit) markers, sub-arrays `[T; N]`, and records
+//!   declared with [`record!`] ([`RecordArray`] at run time). See
+//!   [`Element`] and [`LayoutElement`].
 //! - [`NpzReader`] / [`NpzWriter`] for `.npz` archives (stored or deflated,
 //!   zip64, written atomically), and [`NpzMmap`] for zero-copy views of
 //!   stored members.
+//! - [`NpyFile`] to read row ranges and append rows in place, [`NpyWriter`]
+//!   to write arrays of unknown length block by block, and [`NpyReader`] to
+//!   read any stream a block of rows at a time.
 //!
 //! - [`pickle`]: object arrays (`|O`) read by a pickle reader that cannot run
 //!   code, and written so that NumPy loads them with `allow_pickle=True`.
@@ -37,28 +45,47 @@
 mod any;
 mod atomic;
 mod checked_io;
+mod datetime;
 mod dtype;
 mod element;
 mod error;
+mod file;
+mod growth;
 mod header;
 mod mmap;
 mod npz;
+mod options;
 mod order;
 pub mod pickle;
+mod plan;
 mod read;
+mod record;
 mod source;
+mod stream;
+mod strings;
 mod view;
 mod write;
 
 pub use any::AnyArray;
+pub use datetime::{unit, Datetime64, Timedelta64};
 pub use dtype::{ByteOrder, DType, Field, Kind, Scalar};
-pub use element::Element;
+pub use element::{Element, LayoutElement};
 pub use error::{Error, Result};
-pub use header::{inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN};
+pub use file::NpyFile;
+pub use header::{
+    inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN,
+    DEFAULT_MAX_STREAM_LEN, NUMPY_MAX_DIMS,
+};
 pub use mmap::MmapNpy;
-pub use npz::{Compression, MemberInfo, NpzArrays, NpzMmap, NpzReader, NpzWriter};
+pub use npz::{Compression, MemberInfo, NpzArrays, NpzMemberWriter, NpzMmap, NpzReader, NpzWriter};
+pub use options::WriteOptions;
 pub use order::Order;
 pub use read::ReadNpy;
+#[doc(hidden)]
+pub use record::__record_dtype;
+pub use record::RecordArray;
+pub use stream::{NpyReader, NpyWriter};
+pub use strings::{FixedBytes, FixedUnicode};
 pub use view::{ViewMutNpy, ViewNpy};
 pub use write::WriteNpy;
 

@@ -1,13 +1,13 @@
 //! Memory-mapped `.npy` files: open one and view its data in place, or
 //! create one of a given dtype and shape and fill it through a view.
 
-use crate::element::Element;
+use crate::element::LayoutElement;
 use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions, Version};
 use crate::order::Order;
 use crate::view::{view_data, view_data_mut};
 use memmap2::{Mmap, MmapMut, MmapOptions};
-use ndarray::{ArrayView, ArrayViewMut, Dimension};
+use ndarray::{ArrayView, ArrayViewMut, CowArray, Dimension};
 use std::fs::OpenOptions;
 use std::path::Path;
 
@@ -152,13 +152,13 @@ impl MmapNpy {
     ///
     /// As for [`MmapNpy::open`]; in particular no live map or view of the
     /// file at `path` may exist, since it is truncated.
-    pub unsafe fn create<T: Element, P: AsRef<Path>>(
+    pub unsafe fn create<T: LayoutElement, P: AsRef<Path>>(
         path: P,
         shape: &[usize],
         order: Order,
     ) -> Result<Self> {
         let header = Header {
-            dtype: T::dtype(),
+            dtype: T::layout_dtype(),
             shape: shape.to_vec(),
             fortran_order: order.is_fortran(),
             version: Version::V1,
@@ -239,13 +239,34 @@ impl MmapNpy {
 
     /// A view of the data as an array of `T` with dimension `D`, without
     /// copying.
-    pub fn view<T: Element, D: Dimension>(&self) -> Result<ArrayView<'_, T, D>> {
+    pub fn view<T: LayoutElement, D: Dimension>(&self) -> Result<ArrayView<'_, T, D>> {
         view_data(&self.header, self.data())
+    }
+
+    /// The data as an array of `T`: a view when the data is aligned, in
+    /// native byte order and in `T`'s own layout, otherwise an owned copy
+    /// converted as [`crate::ReadNpy`] would (byte order swapped, record
+    /// fields matched by name).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npy");
+    /// use ndnpy::WriteNpy;
+    /// ndarray::array![[1.0f64, 2.0], [3.0, 4.0]].write_npy(&path)?;
+    /// // SAFETY: nothing else writes or truncates this file while it is mapped.
+    /// let map = unsafe { ndnpy::MmapNpy::open(&path)? };
+    /// let a = map.view_or_copy::<f64, ndarray::Ix2>()?;
+    /// assert!(a.is_view());
+    /// assert_eq!(a[[1, 0]], 3.0);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn view_or_copy<T: LayoutElement, D: Dimension>(&self) -> Result<CowArray<'_, T, D>> {
+        crate::view::view_or_copy(&self.header, self.data())
     }
 
     /// A mutable view of the data. Fails with [`Error::ReadOnly`] for a map
     /// made by [`MmapNpy::open`].
-    pub fn view_mut<T: Element, D: Dimension>(&mut self) -> Result<ArrayViewMut<'_, T, D>> {
+    pub fn view_mut<T: LayoutElement, D: Dimension>(&mut self) -> Result<ArrayViewMut<'_, T, D>> {
         match &mut self.map {
             Map::ReadOnly(_) => Err(Error::ReadOnly),
             Map::Writable(m) => view_data_mut(&self.header, &mut m[self.offset..]),

@@ -1,5 +1,6 @@
 //! [`ReadNpy`]: `.npy` data into owned arrays.
 
+use crate::any::AnyArray;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions};
@@ -58,29 +59,33 @@ pub trait ReadNpy: Sized {
 impl<T: Element, D: Dimension> ReadNpy for Array<T, D> {
     fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
         read_path(path.as_ref(), options, |header, source| {
-            read_array(header, source)
+            read_array_with(header, source, options)
         })
     }
 
     fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
         let mut reader = crate::checked_io::CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
-        read_array(&header, &mut Source::stream(&mut reader))
+        read_array_with(
+            &header,
+            &mut Source::stream_with(&mut reader, options),
+            options,
+        )
     }
 
     fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
         let (header, offset) = header::parse_slice(bytes, options)?;
-        read_array(&header, &mut Source::slice(&bytes[offset..]))
+        read_array_with(&header, &mut Source::slice(&bytes[offset..]), options)
     }
 }
 
 /// Checks that `header` describes an array of `T` with the dimensionality of
-/// `D`, returning the dimension and whether bytes need swapping.
-pub(crate) fn check_header<T: Element, D: Dimension>(header: &Header) -> Result<(D, bool)> {
-    let swap = T::check_dtype(&header.dtype)?;
+/// `D`, returning the dimension.
+pub(crate) fn check_header<T: Element, D: Dimension>(header: &Header) -> Result<D> {
+    T::check_dtype(&header.dtype)?;
     let dim = dimension::<D>(&header.shape)?;
     header.data_len()?;
-    Ok((dim, swap))
+    Ok(dim)
 }
 
 /// The shape as a `D`, or the error naming both dimensionalities.
@@ -104,8 +109,38 @@ pub(crate) fn read_array<T: Element, D: Dimension>(
     header: &Header,
     source: &mut Source<'_>,
 ) -> Result<Array<T, D>> {
-    let (dim, swap) = check_header::<T, D>(header)?;
-    let data = source.read_elements::<T>(header.num_elements()?, swap)?;
+    read_array_with(header, source, &ReadOptions::default())
+}
+
+/// [`read_array`] under `options`, which decide whether a pickled (`|O`)
+/// file may be parsed for the element types an object array can hold.
+pub(crate) fn read_array_with<T: Element, D: Dimension>(
+    header: &Header,
+    source: &mut Source<'_>,
+    options: &ReadOptions,
+) -> Result<Array<T, D>> {
+    if let (true, Some(convert)) = (crate::pickle::is_pickled(&header.dtype), T::from_objects()) {
+        let array = match crate::pickle::read_object_data(header, source, options)? {
+            AnyArray::Object(objects) => convert(objects)?,
+            // A record with an object field: not a `T` array.
+            other => {
+                return Err(Error::DTypeMismatch {
+                    expected: format!("an object array for {}", crate::element::type_name::<T>()),
+                    found: other.dtype().descr(),
+                })
+            }
+        };
+        let found = array.ndim();
+        return array
+            .into_dimensionality::<D>()
+            .map_err(|_| Error::NdimMismatch {
+                expected: D::NDIM.unwrap_or(found),
+                found,
+                shape: header.shape.clone(),
+            });
+    }
+    let dim = check_header::<T, D>(header)?;
+    let data = T::read_vec(&header.dtype, header.num_elements()?, source)?;
     Array::from_shape_vec(dim.set_f(header.fortran_order), data).map_err(|_| {
         Error::LengthOverflow {
             shape: header.shape.iter().map(|&d| d as u64).collect(),
@@ -130,7 +165,8 @@ pub(crate) fn read_path<X>(
             let available = meta.len().saturating_sub(offset as u64);
             read(&header, &mut Source::file(&mut file, available))
         } else {
-            read(&header, &mut Source::stream(&mut file))
+            // A FIFO or device: its length is unknown, so the stream limit holds.
+            read(&header, &mut Source::stream_with(&mut file, options))
         }
     };
     inner().map_err(|e| e.at_path(path))

@@ -1,8 +1,9 @@
 //! Where array bytes come from (a file of known length, a slice, a stream),
 //! and how they land in a typed buffer without zeroing it first.
 
-use crate::element::Element;
+use crate::element::LayoutElement;
 use crate::error::{Error, Result};
+use crate::plan::Plan;
 use std::fs::File;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
@@ -27,8 +28,12 @@ pub(crate) enum Source<'a> {
     File { file: &'a mut File, available: u64 },
     /// Bytes in memory.
     Slice(&'a [u8]),
-    /// A reader of unknown length.
-    Stream(&'a mut dyn Read),
+    /// A reader of unknown length, from which at most `max_len` data bytes
+    /// are read ([`crate::ReadOptions::max_stream_len`]).
+    Stream {
+        reader: &'a mut dyn Read,
+        max_len: u64,
+    },
     /// A reader that promises exactly this many bytes (e.g. a zip member
     /// whose size the archive declares). Read in bounded steps unless
     /// `trusted` (the bytes are known to exist, as for a stored zip member
@@ -38,6 +43,16 @@ pub(crate) enum Source<'a> {
         reader: &'a mut dyn Read,
         len: u64,
         trusted: bool,
+    },
+    /// One field of in-memory records: `size` bytes at `offset` of each
+    /// `itemsize`-byte record of `records` (whole records only), read as
+    /// one contiguous column from byte `pos` of it on.
+    Gather {
+        records: &'a [u8],
+        itemsize: usize,
+        offset: usize,
+        size: usize,
+        pos: usize,
     },
 }
 
@@ -50,8 +65,19 @@ impl<'a> Source<'a> {
         Source::Slice(bytes)
     }
 
+    /// A stream read with the default [`crate::ReadOptions::max_stream_len`]
+    /// (for callers that have no options at hand).
+    #[allow(dead_code)]
     pub(crate) fn stream(reader: &'a mut dyn Read) -> Self {
-        Source::Stream(reader)
+        Self::stream_with(reader, &crate::ReadOptions::default())
+    }
+
+    /// A stream read with the limits of `options`.
+    pub(crate) fn stream_with(reader: &'a mut dyn Read, options: &crate::ReadOptions) -> Self {
+        Source::Stream {
+            reader,
+            max_len: options.get_max_stream_len(),
+        }
     }
 
     /// Bytes known to be present, when the source can tell without reading.
@@ -60,7 +86,23 @@ impl<'a> Source<'a> {
             Source::File { available, .. } => Some(*available),
             Source::Slice(bytes) => Some(bytes.len() as u64),
             Source::Sized { len, .. } => Some(*len),
-            Source::Stream(_) => None,
+            Source::Gather {
+                records,
+                itemsize,
+                size,
+                pos,
+                ..
+            } => Some(((records.len() / (*itemsize).max(1)) * size - pos) as u64),
+            Source::Stream { .. } => None,
+        }
+    }
+
+    /// The known length, when it can be trusted to size one allocation.
+    pub(crate) fn trusted_len(&self) -> Option<u64> {
+        if self.trusted() {
+            self.known_len()
+        } else {
+            None
         }
     }
 
@@ -68,7 +110,10 @@ impl<'a> Source<'a> {
     fn trusted(&self) -> bool {
         matches!(
             self,
-            Source::File { .. } | Source::Slice(_) | Source::Sized { trusted: true, .. }
+            Source::File { .. }
+                | Source::Slice(_)
+                | Source::Sized { trusted: true, .. }
+                | Source::Gather { .. }
         )
     }
 
@@ -90,17 +135,30 @@ impl<'a> Source<'a> {
             Source::File { file, .. } => fill_from_fd(file, dst),
             #[cfg(not(unix))]
             Source::File { file, .. } => fill_zeroed(*file, dst),
-            Source::Stream(reader) | Source::Sized { reader, .. } => fill_zeroed(*reader, dst),
+            Source::Stream { reader, .. } | Source::Sized { reader, .. } => {
+                fill_zeroed(*reader, dst)
+            }
+            Source::Gather {
+                records,
+                itemsize,
+                offset,
+                size,
+                pos,
+            } => Ok(gather(records, *itemsize, *offset, *size, pos, dst)),
         }
     }
 
-    /// Reads `n` elements of `T`, swapping their bytes if `swap`.
-    ///
-    /// Never allocates more than the source is known to hold; a stream's
-    /// buffer grows in steps as its bytes arrive.
-    pub(crate) fn read_elements<T: Element>(&mut self, n: usize, swap: bool) -> Result<Vec<T>> {
-        let size = std::mem::size_of::<T>();
-        let nbytes = n as u64 * size as u64;
+    /// Checks that `nbytes` can be present, and that a stream is allowed to
+    /// deliver them, before anything is allocated.
+    fn check_available(&self, nbytes: u64) -> Result<()> {
+        if let Source::Stream { max_len, .. } = *self {
+            if nbytes > max_len {
+                return Err(Error::StreamLimit {
+                    claimed: nbytes,
+                    max: max_len,
+                });
+            }
+        }
         if let Some(available) = self.known_len() {
             if available < nbytes {
                 return Err(Error::TruncatedData {
@@ -109,6 +167,40 @@ impl<'a> Source<'a> {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Reads `len` raw bytes.
+    pub(crate) fn read_bytes(&mut self, len: usize) -> Result<Vec<u8>> {
+        self.read_in_place::<u8>(len, &Plan::identity_bytes())
+    }
+
+    /// Reads `n` items of `plan`'s source dtype as `T`s.
+    ///
+    /// Never allocates more than the source is known to hold; a stream's
+    /// buffer grows in steps as its bytes arrive.
+    pub(crate) fn read_planned<T: LayoutElement>(
+        &mut self,
+        n: usize,
+        plan: &Plan,
+    ) -> Result<Vec<T>> {
+        debug_assert_eq!(plan.dst_size(), std::mem::size_of::<T>());
+        if plan.in_place() {
+            self.read_in_place(n, plan)
+        } else {
+            self.read_converted(n, plan)
+        }
+    }
+
+    /// Reads `n` whole items straight into the destination buffer and runs
+    /// the in-place part of `plan` (swaps, `bool` fixes) over it.
+    fn read_in_place<T: LayoutElement>(&mut self, n: usize, plan: &Plan) -> Result<Vec<T>> {
+        let size = std::mem::size_of::<T>();
+        if size == 0 {
+            return zero_sized(n);
+        }
+        let nbytes = n as u64 * size as u64;
+        self.check_available(nbytes)?;
         let step = if self.trusted() {
             n
         } else {
@@ -118,32 +210,28 @@ impl<'a> Source<'a> {
         while data.len() < n {
             let start = data.len();
             let end = n.min(start + step.max(start));
-            data.try_reserve_exact(end - start).map_err(|_| {
-                io::Error::new(
-                    io::ErrorKind::OutOfMemory,
-                    format!("cannot allocate {} bytes for array data", end * size),
-                )
-            })?;
+            reserve(&mut data, end - start, end * size)?;
             // Advised again after each growth: a reallocation may move the
             // buffer, and the grown part needs the advice too.
             if end * size >= HUGE_PAGE_THRESHOLD {
                 advise_huge_pages(data.as_mut_ptr().cast(), data.capacity() * size);
             }
             let spare = &mut data.spare_capacity_mut()[..end - start];
-            // Data that needs swapping is read and swapped a cache-sized piece
-            // at a time, so the swap finds the bytes still in cache instead of
-            // making a second pass through memory (which cost ~30% over a
+            // Data that needs fixing is read and fixed a cache-sized piece
+            // at a time, so the swap finds the bytes still in cache instead
+            // of making a second pass through memory (which cost ~30% over a
             // native read of a 256 MiB file; see BENCHMARKS.md).
-            let piece_len = if swap {
+            let piece_len = if plan.has_fixups() {
                 (SWAP_PIECE / size).max(1)
             } else {
                 spare.len().max(1)
             };
             let mut done = start * size;
             for piece in spare.chunks_mut(piece_len) {
-                // SAFETY: `MaybeUninit<T>` has the size of `T` and no validity
-                // invariant, and neither has `MaybeUninit<u8>`; the byte slice
-                // covers exactly the memory of `piece`, which it borrows.
+                // SAFETY: `MaybeUninit<T>` has the size of `T` and no
+                // validity invariant, and neither has `MaybeUninit<u8>`; the
+                // byte slice covers exactly the memory of `piece`, which it
+                // borrows.
                 let bytes: &mut [MaybeUninit<u8>] = unsafe {
                     std::slice::from_raw_parts_mut(piece.as_mut_ptr().cast(), piece.len() * size)
                 };
@@ -159,24 +247,208 @@ impl<'a> Source<'a> {
                 let bytes: &mut [u8] = unsafe {
                     std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len())
                 };
-                T::normalize_bytes(bytes);
-                if swap {
-                    // SAFETY: the piece is initialised, and every byte pattern
-                    // is now a valid `T` (`normalize_bytes` made `bool` bytes 0
-                    // or 1; all other element types accept any bits).
-                    let elements: &mut [T] = unsafe {
-                        std::slice::from_raw_parts_mut(piece.as_mut_ptr().cast(), piece.len())
-                    };
-                    T::swap_bytes(elements);
-                }
+                plan.fix_in_place(bytes);
             }
-            // SAFETY: elements `start..end` are initialised, and every byte
-            // pattern is now a valid `T` (`normalize_bytes` made `bool` bytes
-            // 0 or 1; all other element types accept any bits).
+            // SAFETY: elements `start..end` are initialised, and the in-place
+            // plan made every byte pattern a valid `T`: its source has the
+            // destination's offsets and types (`LayoutElement`'s contract
+            // makes any bits valid there), now swapped to native order, and
+            // `bool` bytes are now 0 or 1.
             unsafe { data.set_len(end) };
         }
         Ok(data)
     }
+
+    /// Reads `n` items through a cache-sized scratch buffer and converts
+    /// them item by item into zeroed destination memory.
+    fn read_converted<T: LayoutElement>(&mut self, n: usize, plan: &Plan) -> Result<Vec<T>> {
+        let size = std::mem::size_of::<T>();
+        if size == 0 {
+            // Still consume the source bytes, so a stream stays in step.
+            self.read_chunks(n, plan.src_size(), |_, _| Ok(()))?;
+            return zero_sized(n);
+        }
+        let mut data: Vec<T> = Vec::new();
+        if self.trusted() {
+            self.check_available(n as u64 * plan.src_size() as u64)?;
+            reserve(&mut data, n, n.saturating_mul(size))?;
+        }
+        self.read_chunks(n, plan.src_size(), |chunk, count| {
+            let start = data.len();
+            data.try_reserve(count)
+                .map_err(|_| out_of_memory((start + count).saturating_mul(size)))?;
+            let spare = &mut data.spare_capacity_mut()[..count];
+            // SAFETY: as in `read_in_place`, the bytes cover exactly the
+            // memory of `spare`; zeroing them first makes them initialised.
+            let bytes: &mut [u8] = unsafe {
+                let ptr = spare.as_mut_ptr().cast::<u8>();
+                std::ptr::write_bytes(ptr, 0, count * size);
+                std::slice::from_raw_parts_mut(ptr, count * size)
+            };
+            plan.convert_slice(chunk, bytes);
+            // SAFETY: every destination field was written from a source
+            // field of the same type (the plan matched them), in native
+            // order; `bool` bytes were normalised; the remaining bytes are
+            // the destination's padding (zero). By `LayoutElement`'s
+            // contract these are valid `T`s.
+            unsafe { data.set_len(start + count) };
+            Ok(())
+        })?;
+        Ok(data)
+    }
+
+    /// Reads `n` items of `item` bytes each and hands them to `each` in
+    /// cache-sized chunks of whole items (with the number of items).
+    pub(crate) fn read_chunks(
+        &mut self,
+        n: usize,
+        item: usize,
+        mut each: impl FnMut(&[u8], usize) -> Result<()>,
+    ) -> Result<()> {
+        let nbytes = n as u64 * item as u64;
+        self.check_available(nbytes)?;
+        if item == 0 {
+            return each(&[], n);
+        }
+        let per_chunk = (SWAP_PIECE / item).max(1);
+        let trusted = self.trusted();
+        // Reused across chunks: every chunk overwrites what it uses. From a
+        // source of unknown length the buffer grows only as bytes arrive,
+        // so a header claiming a huge item costs no huge allocation.
+        let mut buffer: Vec<u8> = Vec::new();
+        let mut done = 0usize;
+        while done < n {
+            let count = per_chunk.min(n - done);
+            let need = count * item;
+            let mut filled = 0;
+            while filled < need {
+                let upto = if trusted {
+                    need
+                } else {
+                    need.min(filled + STREAM_STEP.max(filled))
+                };
+                if buffer.len() < upto {
+                    buffer
+                        .try_reserve(upto - buffer.len())
+                        .map_err(|_| out_of_memory(upto))?;
+                    buffer.resize(upto, 0);
+                }
+                let part = &mut buffer[filled..upto];
+                // SAFETY: `MaybeUninit<u8>` has the layout of `u8`; the
+                // slice covers exactly `part`'s initialised bytes, which it
+                // borrows.
+                let raw: &mut [MaybeUninit<u8>] =
+                    unsafe { std::slice::from_raw_parts_mut(part.as_mut_ptr().cast(), part.len()) };
+                let got = self.fill(raw)?;
+                if got < raw.len() {
+                    return Err(Error::TruncatedData {
+                        expected: nbytes,
+                        found: (done * item + filled + got) as u64,
+                    });
+                }
+                filled = upto;
+            }
+            let scratch = &buffer[..need];
+            each(scratch, count)?;
+            done += count;
+        }
+        Ok(())
+    }
+}
+
+/// Copies the field column of `records` from byte `*pos` of the column into
+/// `dst`, as far as both go; returns the count and advances `*pos`.
+fn gather(
+    records: &[u8],
+    itemsize: usize,
+    offset: usize,
+    size: usize,
+    pos: &mut usize,
+    dst: &mut [MaybeUninit<u8>],
+) -> usize {
+    if size == 0 || itemsize == 0 {
+        return 0;
+    }
+    let total = records.len() / itemsize * size;
+    let want = dst.len().min(total - *pos);
+    let mut done = 0;
+    // A partial field first, then whole fields (the common case: the reader
+    // asks for whole items).
+    while done < want && !(*pos).is_multiple_of(size) {
+        let (rec, within) = (*pos / size, *pos % size);
+        let take = (size - within).min(want - done);
+        let at = rec * itemsize + offset + within;
+        for (d, &b) in dst[done..done + take]
+            .iter_mut()
+            .zip(&records[at..at + take])
+        {
+            *d = MaybeUninit::new(b);
+        }
+        done += take;
+        *pos += take;
+    }
+    let whole = (want - done) / size;
+    let first = *pos / size;
+    let column = records[first * itemsize..(first + whole) * itemsize].chunks_exact(itemsize);
+    let out = dst[done..done + whole * size].chunks_exact_mut(size);
+    match size {
+        8 => column.zip(out).for_each(|(r, d)| {
+            let v: [u8; 8] = r[offset..offset + 8].try_into().unwrap_or([0; 8]);
+            d.iter_mut()
+                .zip(v)
+                .for_each(|(d, b)| *d = MaybeUninit::new(b));
+        }),
+        4 => column.zip(out).for_each(|(r, d)| {
+            let v: [u8; 4] = r[offset..offset + 4].try_into().unwrap_or([0; 4]);
+            d.iter_mut()
+                .zip(v)
+                .for_each(|(d, b)| *d = MaybeUninit::new(b));
+        }),
+        _ => column.zip(out).for_each(|(r, d)| {
+            d.iter_mut()
+                .zip(&r[offset..offset + size])
+                .for_each(|(d, &b)| *d = MaybeUninit::new(b));
+        }),
+    }
+    done += whole * size;
+    *pos += whole * size;
+    while done < want {
+        let (rec, within) = (*pos / size, *pos % size);
+        let take = (size - within).min(want - done);
+        let at = rec * itemsize + offset + within;
+        for (d, &b) in dst[done..done + take]
+            .iter_mut()
+            .zip(&records[at..at + take])
+        {
+            *d = MaybeUninit::new(b);
+        }
+        done += take;
+        *pos += take;
+    }
+    done
+}
+
+/// `n` values of a zero-sized type, refusing counts that cannot be held.
+fn zero_sized<T: LayoutElement>(n: usize) -> Result<Vec<T>> {
+    let mut data: Vec<T> = Vec::new();
+    reserve(&mut data, n, 0)?;
+    // SAFETY: `T` is zero-sized, so it has no bytes to be invalid (its
+    // dtype has no fields with bytes, by `LayoutElement`'s contract).
+    unsafe { data.set_len(n) };
+    Ok(data)
+}
+
+/// Reserves room for `more` elements, as an error rather than an abort.
+pub(crate) fn reserve<T>(data: &mut Vec<T>, more: usize, total_bytes: usize) -> Result<()> {
+    data.try_reserve_exact(more)
+        .map_err(|_| out_of_memory(total_bytes))
+}
+
+fn out_of_memory(total_bytes: usize) -> Error {
+    Error::Io(io::Error::new(
+        io::ErrorKind::OutOfMemory,
+        format!("cannot allocate {total_bytes} bytes for array data"),
+    ))
 }
 
 impl Source<'_> {
@@ -189,17 +461,25 @@ impl Source<'_> {
                     shape: vec![len],
                     itemsize: 1,
                 })?;
-                self.read_elements::<u8>(n, false)
+                self.read_bytes(n)
             }
             None => {
                 let mut out = Vec::new();
-                if let Source::Stream(reader) = self {
+                if let Source::Stream { reader, max_len } = self {
                     let mut piece = vec![0u8; STREAM_STEP];
                     loop {
                         let got = crate::header::read_full(*reader, &mut piece)?;
                         out.extend_from_slice(&piece[..got]);
                         if got < piece.len() {
                             break;
+                        }
+                        // A pickle declares no length: the limit is checked
+                        // as the bytes arrive.
+                        if out.len() as u64 > *max_len {
+                            return Err(Error::StreamLimit {
+                                claimed: out.len() as u64,
+                                max: *max_len,
+                            });
                         }
                     }
                 }

@@ -1,10 +1,11 @@
 //! [`ViewNpy`] / [`ViewMutNpy`]: zero-copy array views of `.npy` bytes.
 
-use crate::element::{cast_slice, cast_slice_mut, Element};
+use crate::element::{cast_slice, cast_slice_mut, type_name, LayoutElement};
 use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions};
-use crate::read::check_header;
-use ndarray::{ArrayView, ArrayViewMut, Dimension, ShapeBuilder};
+use crate::plan::Plan;
+use crate::read::dimension;
+use ndarray::{ArrayView, ArrayViewMut, CowArray, Dimension, ShapeBuilder};
 
 /// Borrowing `.npy` bytes (for example a memory-mapped file) as an array
 /// view, without copying the data.
@@ -56,29 +57,29 @@ pub trait ViewMutNpy<'a>: Sized {
     fn view_npy_mut_with(bytes: &'a mut [u8], options: &ReadOptions) -> Result<Self>;
 }
 
-impl<'a, T: Element, D: Dimension> ViewNpy<'a> for ArrayView<'a, T, D> {
+impl<'a, T: LayoutElement, D: Dimension> ViewNpy<'a> for ArrayView<'a, T, D> {
     fn view_npy_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
         let (header, offset) = header::parse_slice(bytes, options)?;
         view_data(&header, &bytes[offset..])
     }
 }
 
-impl<'a, T: Element, D: Dimension> ViewMutNpy<'a> for ArrayViewMut<'a, T, D> {
+impl<'a, T: LayoutElement, D: Dimension> ViewMutNpy<'a> for ArrayViewMut<'a, T, D> {
     fn view_npy_mut_with(bytes: &'a mut [u8], options: &ReadOptions) -> Result<Self> {
         let (header, offset) = header::parse_slice(bytes, options)?;
         view_data_mut(&header, &mut bytes[offset..])
     }
 }
 
-/// Checks `header` against `T` and `D` and returns the shape and the byte
-/// length of the data, refusing non-native data and short buffers.
-fn check_view<T: Element, D: Dimension>(header: &Header, available: usize) -> Result<(D, usize)> {
-    let (dim, swap) = check_header::<T, D>(header)?;
-    if swap {
-        return Err(Error::NonNativeByteOrder {
-            dtype: header.dtype.to_string(),
-        });
-    }
+/// Checks `header` against `T` and `D` and returns the shape, the byte
+/// length of the data and the (identity) plan, refusing layouts that need
+/// converting, non-native data and short buffers.
+fn check_view<T: LayoutElement, D: Dimension>(
+    header: &Header,
+    available: usize,
+) -> Result<(D, usize, Plan)> {
+    let plan = view_plan::<T>(&header.dtype)?;
+    let dim = dimension::<D>(&header.shape)?;
     let len = header.data_len()?;
     if available < len {
         return Err(Error::TruncatedData {
@@ -86,27 +87,56 @@ fn check_view<T: Element, D: Dimension>(header: &Header, available: usize) -> Re
             found: available as u64,
         });
     }
-    Ok((dim, len))
+    Ok((dim, len, plan))
+}
+
+/// The plan from `dtype` to `T`, which must be the identity for a view.
+pub(crate) fn view_plan<T: LayoutElement>(dtype: &crate::DType) -> Result<Plan> {
+    let target = T::layout_dtype();
+    let plan = Plan::compile(dtype, &target, type_name::<T>())?;
+    if plan.is_identity() {
+        return Ok(plan);
+    }
+    if plan.swaps() && plan.in_place() {
+        return Err(Error::NonNativeByteOrder {
+            dtype: dtype.to_string(),
+        });
+    }
+    let packed_hint = if dtype.itemsize() < target.itemsize() {
+        " (the file's records are packed, NumPy's default layout: declare the struct \
+         with #[repr(C, packed)] in ndnpy::record! to view it)"
+    } else {
+        ""
+    };
+    Err(Error::LayoutMismatch {
+        type_name: type_name::<T>(),
+        dtype: dtype.descr(),
+        reason: format!(
+            "the file's layout differs from the type's own (`{}`){packed_hint}; read it by copy \
+             (ReadNpy, or view_or_copy) instead",
+            target.descr()
+        ),
+    })
 }
 
 /// Views `data` (the bytes after the header) as described by `header`.
-pub(crate) fn view_data<'a, T: Element, D: Dimension>(
+pub(crate) fn view_data<'a, T: LayoutElement, D: Dimension>(
     header: &Header,
     data: &'a [u8],
 ) -> Result<ArrayView<'a, T, D>> {
-    let (dim, len) = check_view::<T, D>(header, data.len())?;
-    let elements = cast_slice::<T>(&data[..len])?;
+    let (dim, len, plan) = check_view::<T, D>(header, data.len())?;
+    let elements = cast_slice::<T>(&data[..len], &plan)?;
     ArrayView::from_shape(dim.set_f(header.fortran_order), elements)
         .map_err(|_| overflow::<T>(header))
 }
 
 /// Mutable counterpart of [`view_data`].
-pub(crate) fn view_data_mut<'a, T: Element, D: Dimension>(
+pub(crate) fn view_data_mut<'a, T: LayoutElement, D: Dimension>(
     header: &Header,
     data: &'a mut [u8],
 ) -> Result<ArrayViewMut<'a, T, D>> {
-    let (dim, len) = check_view::<T, D>(header, data.len())?;
-    let elements = cast_slice_mut::<T>(&mut data[..len])?;
+    let (dim, len, plan) = check_view::<T, D>(header, data.len())?;
+    let elements = cast_slice_mut::<T>(&mut data[..len], &plan)?;
     ArrayViewMut::from_shape(dim.set_f(header.fortran_order), elements)
         .map_err(|_| overflow::<T>(header))
 }
@@ -115,5 +145,24 @@ fn overflow<T>(header: &Header) -> Error {
     Error::LengthOverflow {
         shape: header.shape.iter().map(|&d| d as u64).collect(),
         itemsize: std::mem::size_of::<T>(),
+    }
+}
+
+/// A view of `data` when `T` can view it, otherwise an owned copy converted
+/// as a read would.
+pub(crate) fn view_or_copy<'a, T: LayoutElement, D: Dimension>(
+    header: &Header,
+    data: &'a [u8],
+) -> Result<CowArray<'a, T, D>> {
+    match view_data::<T, D>(header, data) {
+        Ok(view) => Ok(view.into()),
+        Err(
+            Error::Misaligned { .. }
+            | Error::NonNativeByteOrder { .. }
+            | Error::LayoutMismatch { .. }
+            | Error::InvalidBool { .. },
+        ) => crate::read::read_array::<T, D>(header, &mut crate::source::Source::slice(data))
+            .map(Into::into),
+        Err(e) => Err(e),
     }
 }

@@ -1,8 +1,10 @@
 //! [`WriteNpy`]: any array, in any memory layout, to `.npy`.
 
+use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
 use crate::header::{Header, Version};
+use crate::options::WriteOptions;
 use ndarray::{ArrayBase, Data, Dimension};
 use std::io::Write;
 use std::path::Path;
@@ -30,11 +32,76 @@ const CHUNK_BYTES: usize = 1 << 20;
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 pub trait WriteNpy {
-    /// Writes the array to `path`, replacing any file there atomically: the
-    /// data goes to a temporary file in the same folder, whose space is
-    /// reserved first, which is then renamed over the target. If anything
-    /// fails, the old file is left as it was.
+    /// Writes the array to `path`, as `np.save` would, without breaking
+    /// what the path is:
+    ///
+    /// - **No file, or a regular file with one name:** replaced atomically.
+    ///   The data goes to a temporary file in the same folder (anonymous,
+    ///   `O_TMPFILE`, where the file system allows; otherwise named
+    ///   `.<name>.<k>.ndnpy-tmp`), whose space is reserved first, and which
+    ///   is then renamed over the target. Other processes see the whole old
+    ///   file or the whole new one; if anything fails (or the process is
+    ///   killed), the old file is left as it was. The new file keeps the old
+    ///   one's permission bits and, where the caller may set them, its owner
+    ///   and group (if not, the set-user-ID/set-group-ID bits are dropped).
+    ///   Extended attributes and ACLs are not copied.
+    /// - **Not writable by the caller** (e.g. mode `0444` for a non-root
+    ///   user): refused with an [`Error::Io`](crate::Error::Io) of kind
+    ///   `PermissionDenied` (`np.save` raises `PermissionError`); the file
+    ///   is left as it was.
+    /// - **A symbolic link:** followed (also when dangling, which creates its
+    ///   target, as `np.save` does); the final file is handled by these
+    ///   rules and the link stays a link.
+    /// - **Anything else is written in place through the path**, as
+    ///   `np.save` does, and never renamed over: character and block
+    ///   devices (`/dev/null`), FIFOs, `/dev/stdout` and other `/proc`
+    ///   links, entries of `/proc`, `/sys` and similar kernel file systems,
+    ///   and regular files with several hard links (every name sees the new
+    ///   data). Such writes are not atomic: the file is truncated (where
+    ///   that means anything) and written from the start, so a failure
+    ///   leaves it partly written. Sockets and directories cannot be opened
+    ///   and give an error. A writable regular file in a folder the caller
+    ///   cannot create files in is also written in place.
+    /// - Temporary files left by a killed writer (only possible for named
+    ///   ones) are removed by the next write to the same target: each
+    ///   writer holds a `flock` on its own, and one nobody holds is stale.
+    ///
+    /// Durability: the default does not wait for the disk. After a power
+    /// loss or crash soon after the call, the path may hold the old file,
+    /// the new one, or (ext4, XFS) a file of the right length reading as
+    /// zeros: the space reservation (`fallocate`, as `np.save` does too)
+    /// leaves no delayed allocation, so ext4's `auto_da_alloc` heuristic,
+    /// which starts writing a file renamed over another, does not fire
+    /// (measured: BENCHMARKS.md, "Steady overwrite"; starting the write-back
+    /// ourselves cost ~100 ms per 256 MiB, so it is not the default). For a
+    /// file that must survive a crash, use [`WriteNpy::write_npy_with`] with
+    /// [`WriteOptions::durable`]: `fsync` of the file before the rename and
+    /// of the folder after it. Files written in place are not flushed
+    /// unless durable.
+    ///
+    /// ```
+    /// use ndnpy::WriteNpy;
+    ///
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npy");
+    /// ndarray::array![1.0, 2.0].write_npy(&path)?;
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()>;
+
+    /// Like [`WriteNpy::write_npy`], with options (such as
+    /// [`WriteOptions::durable`]).
+    ///
+    /// ```
+    /// use ndnpy::{WriteNpy, WriteOptions};
+    ///
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npy");
+    /// let durable = WriteOptions::default().durable(true);
+    /// ndarray::array![1u8, 2].write_npy_with(&path, &durable)?;
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    fn write_npy_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()>;
 
     /// Writes the array to `writer`.
     fn write_npy_to<W: Write>(&self, writer: W) -> Result<()>;
@@ -45,27 +112,41 @@ pub trait WriteNpy {
 
 impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
     fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()> {
-        let (header, data_len) = prepare(self)?;
-        let total = header.len() as u64 + data_len as u64;
-        crate::atomic::write_file(path.as_ref(), total, |file| write_body(self, &header, file))
+        self.write_npy_with(path, &WriteOptions::default())
+    }
+
+    fn write_npy_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()> {
+        let header = npy_header(self);
+        let (bytes, data_len) = header_bytes(&header)?;
+        let total = bytes.len() as u64 + data_len as u64;
+        crate::atomic::write_file_with(path.as_ref(), total, options, |file| {
+            write_body_with(self, &header.dtype, &bytes, file)
+        })
     }
 
     fn write_npy_to<W: Write>(&self, writer: W) -> Result<()> {
-        let (header, _) = prepare(self)?;
-        write_body(self, &header, &mut crate::checked_io::CheckedWrite(writer))
+        let header = npy_header(self);
+        let (bytes, _) = header_bytes(&header)?;
+        write_body_with(
+            self,
+            &header.dtype,
+            &bytes,
+            &mut crate::checked_io::CheckedWrite(writer),
+        )
     }
 
     fn to_npy_bytes(&self) -> Result<Vec<u8>> {
-        let (header, data_len) = prepare(self)?;
+        let header = npy_header(self);
+        let (bytes, data_len) = header_bytes(&header)?;
         let mut out = Vec::new();
-        out.try_reserve_exact(header.len().saturating_add(data_len))
+        out.try_reserve_exact(bytes.len().saturating_add(data_len))
             .map_err(|_| {
                 std::io::Error::new(
                     std::io::ErrorKind::OutOfMemory,
                     "cannot allocate the .npy bytes",
                 )
             })?;
-        write_body(self, &header, &mut out)?;
+        write_body_with(self, &header.dtype, &bytes, &mut out)?;
         Ok(out)
     }
 }
@@ -73,10 +154,14 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
 /// The header bytes and the data length, refusing arrays (such as huge
 /// broadcast views) whose byte count overflows or that no reader could
 /// load.
-fn prepare<T: Element, S: Data<Elem = T>, D: Dimension>(
+#[allow(dead_code)] // kept for callers that only need the bytes
+pub(crate) fn prepare<T: Element, S: Data<Elem = T>, D: Dimension>(
     array: &ArrayBase<S, D>,
 ) -> Result<(Vec<u8>, usize)> {
-    let header = npy_header(array);
+    header_bytes(&npy_header(array))
+}
+
+fn header_bytes(header: &Header) -> Result<(Vec<u8>, usize)> {
     let data_len = header.data_len()?;
     Ok((header.to_bytes()?, data_len))
 }
@@ -106,7 +191,7 @@ pub(crate) fn npy_header<T: Element, S: Data<Elem = T>, D: Dimension>(
     array: &ArrayBase<S, D>,
 ) -> Header {
     Header {
-        dtype: T::dtype(),
+        dtype: T::dtype_of(array.iter()),
         shape: array.shape().to_vec(),
         fortran_order: matches!(layout(array), Layout::F(_)),
         version: Version::V1,
@@ -119,10 +204,20 @@ pub(crate) fn write_body<T: Element, S: Data<Elem = T>, D: Dimension, W: Write +
     header: &[u8],
     writer: &mut W,
 ) -> Result<()> {
+    write_body_with(array, &T::dtype_of(array.iter()), header, writer)
+}
+
+/// [`write_body`] when the data's dtype (the header's) is at hand.
+pub(crate) fn write_body_with<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>(
+    array: &ArrayBase<S, D>,
+    dtype: &DType,
+    header: &[u8],
+    writer: &mut W,
+) -> Result<()> {
     writer.write_all(header)?;
     match layout(array) {
-        Layout::C(slice) | Layout::F(slice) => writer.write_all(bytemuck::cast_slice(slice))?,
-        Layout::Strided => write_strided(array, writer)?,
+        Layout::C(slice) | Layout::F(slice) => T::write_slice(slice, dtype, writer)?,
+        Layout::Strided => write_strided(array, dtype, writer)?,
     }
     writer.flush()?;
     Ok(())
@@ -131,17 +226,18 @@ pub(crate) fn write_body<T: Element, S: Data<Elem = T>, D: Dimension, W: Write +
 /// Gathers the elements in C order into a bounded buffer, one row at a time.
 fn write_strided<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>(
     array: &ArrayBase<S, D>,
+    dtype: &DType,
     writer: &mut W,
-) -> std::io::Result<()> {
-    let capacity = (CHUNK_BYTES / std::mem::size_of::<T>()).max(1);
+) -> Result<()> {
+    let capacity = (CHUNK_BYTES / std::mem::size_of::<T>().max(1)).max(1);
     let mut buffer: Vec<T> = Vec::with_capacity(capacity.min(array.len()));
     for row in array.rows() {
         if let Some(slice) = row.as_slice() {
             // Long contiguous rows skip the buffer.
             if slice.len() >= capacity {
-                writer.write_all(bytemuck::cast_slice(&buffer))?;
+                T::write_slice(&buffer, dtype, writer)?;
                 buffer.clear();
-                writer.write_all(bytemuck::cast_slice(slice))?;
+                T::write_slice(slice, dtype, writer)?;
                 continue;
             }
         }
@@ -149,18 +245,18 @@ fn write_strided<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>
         // in one tight loop, where pushing element by element through the
         // iterator cost twice as much (BENCHMARKS.md, `write_*_strided`).
         let mut rest = row;
-        while let Some(&first) = rest.first() {
+        while let Some(first) = rest.first() {
             if buffer.len() == capacity {
-                writer.write_all(bytemuck::cast_slice(&buffer))?;
+                T::write_slice(&buffer, dtype, writer)?;
                 buffer.clear();
             }
             let start = buffer.len();
             let take = (capacity - start).min(rest.len());
             let (head, tail) = rest.split_at(ndarray::Axis(0), take);
-            buffer.resize(start + take, first);
+            buffer.resize(start + take, first.clone());
             ndarray::ArrayViewMut1::from(&mut buffer[start..]).assign(&head);
             rest = tail;
         }
     }
-    writer.write_all(bytemuck::cast_slice(&buffer))
+    T::write_slice(&buffer, dtype, writer)
 }

@@ -151,7 +151,7 @@ fn check_values<T: Expected>(path: &Path, got: impl IntoIterator<Item = T>, meta
 /// Reads one valid fixture as `T` in every way the crate offers.
 fn check_valid<T>(path: &Path, meta: &Value)
 where
-    T: ndnpy::Element + Expected,
+    T: ndnpy::LayoutElement + Expected,
 {
     let bytes = fs::read(path).unwrap();
     let shape = shape_of(&meta["shape"]);
@@ -402,6 +402,11 @@ fn invalid_fixtures_give_their_error() {
             let name = variant(&err);
             // A typed read may refuse the dtype before it sees the data.
             if how == "typed" && name == "DTypeMismatch" {
+                continue;
+            }
+            // A stream whose header claims more than ReadOptions'
+            // max_stream_len is refused before its missing data is noticed.
+            if how == "read_npy_from" && name == "StreamLimit" && accepted[0] == "TruncatedData" {
                 continue;
             }
             assert!(

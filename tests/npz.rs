@@ -799,3 +799,22 @@ fn zip64_member_over_4_gib() {
     assert_eq!(npz.header("big").unwrap().shape, vec![n]);
     assert_eq!(npz.read::<u8, Ix1>("after").unwrap(), array![3]);
 }
+
+#[test]
+fn writer_refuses_names_numpy_cannot_give_back() {
+    let mut w = NpzWriter::new(Cursor::new(Vec::new()));
+    for bad in ["a\0b", "\0"] {
+        let err = w.add(bad, &ndarray::array![1u8]).unwrap_err();
+        assert!(matches!(err, Error::InvalidName { .. }), "{err:?}");
+    }
+    // A refused name writes nothing, so the writer stays usable.
+    w.add("x", &ndarray::array![1u8]).unwrap();
+    let err = w.add("x.npy", &ndarray::array![2u8]).unwrap_err();
+    assert!(matches!(err, Error::InvalidName { .. }), "{err:?}");
+    let long = "n".repeat(70_000);
+    let err = w.add(&long, &ndarray::array![2u8]).unwrap_err();
+    assert!(matches!(err, Error::InvalidName { .. }), "{err:?}");
+    assert!(err.to_string().len() < 1_000, "{}", err.to_string().len());
+    let bytes = w.finish_into_inner().unwrap().into_inner();
+    assert_eq!(reader_of(bytes).names(), ["x"]);
+}

@@ -19,13 +19,13 @@ use ndarray::{
     ShapeBuilder, Slice,
 };
 use ndnpy::num_complex::Complex;
-use ndnpy::{AnyArray, Element, Header, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
+use ndnpy::{AnyArray, Element, Header, LayoutElement, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
 /// Builds a value of an element type from 64 random bits (every bit pattern
 /// for the numeric types, NaNs and infinities included).
-trait FromBits: Element {
+trait FromBits: LayoutElement + bytemuck::NoUninit {
     fn from_bits(bits: u64) -> Self;
 }
 
@@ -193,11 +193,11 @@ fn layout_view<'a, T>(base: &'a ArrayD<T>, shape: &[usize], layout: &Layout) -> 
 }
 
 /// The bytes of one element (bit-exact comparison, NaNs included).
-fn bits<T: Element>(x: &T) -> &[u8] {
+fn bits<T: FromBits>(x: &T) -> &[u8] {
     bytemuck::cast_slice(std::slice::from_ref(x))
 }
 
-fn same_values<T: Element, D: Dimension, E: Dimension>(
+fn same_values<T: FromBits, D: Dimension, E: Dimension>(
     got: &ArrayView<'_, T, D>,
     want: &ArrayView<'_, T, E>,
 ) -> Result<(), TestCaseError> {

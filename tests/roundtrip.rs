@@ -16,7 +16,7 @@ use ndnpy::{AnyArray, Element, Error, Header, MmapNpy, ReadNpy, ViewMutNpy, View
 use std::fmt::Debug;
 
 /// Element types with deterministic sample values (no NaN, so `==` works).
-trait Gen: Element + Copy + PartialEq + Debug {
+trait Gen: ndnpy::LayoutElement + Copy + PartialEq + Debug {
     fn sample(i: usize) -> Self;
 }
 

@@ -38,7 +38,11 @@ impl Read for Misbehaving<'_> {
                 // Copies honestly but over-reports.
                 buf[..honest].copy_from_slice(&self.data[..honest]);
                 self.data = &self.data[honest..];
-                return Ok(if op & 0x80 != 0 { usize::MAX } else { buf.len() + 1 + op as usize });
+                return Ok(if op & 0x80 != 0 {
+                    usize::MAX
+                } else {
+                    buf.len() + 1 + op as usize
+                });
             }
             _ => {
                 // Claims a whole buffer after writing nothing new.
@@ -57,7 +61,11 @@ fuzz_target!(|data: &[u8]| {
     // `.npy` file remains valid and the fuzzer steers the misbehaviour by
     // mutating its tail.
     let schedule = &data[data.len().saturating_sub(16)..];
-    let reader = || Misbehaving { data, schedule, calls: 0 };
+    let reader = || Misbehaving {
+        data,
+        schedule,
+        calls: 0,
+    };
 
     if let Ok(got) = ArrayD::<u8>::read_npy_from(reader()) {
         let truth = ArrayD::<u8>::from_npy_bytes(data).expect("the reader invented a file");

@@ -347,16 +347,19 @@ pub fn format_values(values: &Values, zero_d: bool) -> Vec<String> {
                 .map(|w| nested(w, shape))
                 .collect()
         }
-        Values::Record(columns) => {
+        Values::Record(columns, n) => {
+            // A 0-d record prints its fields as scalars (`True`, not
+            // ` True`), as NumPy's 0-d repr does.
             let formatted: Vec<Vec<String>> = columns
                 .iter()
-                .map(|(_, c)| format_values(c, false))
+                .map(|(_, c)| format_values(c, zero_d))
                 .collect();
-            let n = formatted.first().map_or(0, Vec::len);
-            (0..n)
+            (0..*n)
                 .map(|i| {
                     let parts: Vec<&str> = formatted.iter().map(|c| c[i].as_str()).collect();
-                    if parts.len() == 1 {
+                    if parts.is_empty() {
+                        "()".to_owned()
+                    } else if parts.len() == 1 {
                         format!("({},)", parts[0])
                     } else {
                         format!("({})", parts.join(", "))
@@ -513,11 +516,11 @@ pub fn dtype_repr(dtype: &DType) -> Option<String> {
         (Kind::Complex, n) => format!("complex{}", n * 8),
         (Kind::Datetime, _) => match &s.unit {
             Some(u) => format!("'datetime64[{u}]'"),
-            None => "'datetime64'".to_owned(),
+            None => "datetime64".to_owned(),
         },
         (Kind::Timedelta, _) => match &s.unit {
             Some(u) => format!("'timedelta64[{u}]'"),
-            None => "'timedelta64'".to_owned(),
+            None => "timedelta64".to_owned(),
         },
         (Kind::Object, _) => "object".to_owned(),
         _ => format!("'{}'", s.type_str()),
@@ -532,6 +535,18 @@ fn short_type(dtype: &DType) -> String {
         DType::Scalar(s) if s.kind == Kind::Bool => "?".to_owned(),
         DType::Scalar(s) => s.type_str().trim_start_matches('|').to_owned(),
         other => record_str(other),
+    }
+}
+
+/// A field's type inside a record's `str(dtype)`: a quoted type string, a
+/// nested record's list, or a nested sub-array's `(type, shape)`.
+fn field_type(dtype: &DType) -> String {
+    match dtype {
+        DType::Scalar(_) => py_str(&short_type(dtype)),
+        DType::Record(_) => record_str(dtype),
+        DType::SubArray(inner, shape) => {
+            format!("({}, {})", field_type(inner), shape_repr(shape))
+        }
     }
 }
 
@@ -568,14 +583,9 @@ fn record_str(dtype: &DType) -> String {
             };
             match &f.dtype {
                 DType::SubArray(inner, shape) => {
-                    format!(
-                        "({name}, {}, {})",
-                        py_str(&short_type(inner)),
-                        shape_repr(shape)
-                    )
+                    format!("({name}, {}, {})", field_type(inner), shape_repr(shape))
                 }
-                DType::Record(_) => format!("({name}, {})", record_str(&f.dtype)),
-                other => format!("({name}, {})", py_str(&short_type(other))),
+                other => format!("({name}, {})", field_type(other)),
             }
         })
         .collect();

@@ -24,8 +24,9 @@ pub enum Values {
     /// Counts of `unit` since 1970-01-01; `i64::MIN` is NaT.
     Datetime(Vec<i64>, String),
     Timedelta(Vec<i64>),
-    /// One column per named field.
-    Record(Vec<(String, Values)>),
+    /// One column per named field, and the element count (a record
+    /// without fields still has elements).
+    Record(Vec<(String, Values)>, usize),
     /// A sub-array field: `count` values per element, flattened, of `shape`.
     SubArray(Box<Values>, Vec<usize>),
     Void(Vec<Vec<u8>>),
@@ -46,16 +47,20 @@ pub fn unsupported(dtype: &DType) -> Option<String> {
             )),
             _ => None,
         },
-        DType::Record(fields) => {
-            fields
-                .iter()
-                .filter(|f| !f.name.is_empty())
-                .find_map(|f| match &f.dtype {
-                    DType::SubArray(inner, _) => unsupported(inner),
-                    other => unsupported(other),
-                })
-        }
+        DType::Record(fields) => fields
+            .iter()
+            .filter(|f| !f.name.is_empty())
+            .find_map(|f| field_unsupported(&f.dtype)),
         DType::SubArray(..) => Some("a top-level sub-array dtype (NumPy never saves one)".into()),
+    }
+}
+
+/// [`unsupported`] for a record field, where sub-arrays (of any depth) are
+/// ordinary.
+fn field_unsupported(dtype: &DType) -> Option<String> {
+    match dtype {
+        DType::SubArray(inner, _) => field_unsupported(inner),
+        other => unsupported(other),
     }
 }
 
@@ -119,7 +124,7 @@ pub fn scalar_i128(s: &Scalar, b: &[u8]) -> Option<i128> {
 
 /// Decodes `elements` (each one item's bytes) of type `dtype`.
 pub fn decode(dtype: &DType, elements: &[&[u8]]) -> Result<Values, String> {
-    if let (Some(why), false) = (unsupported(dtype), matches!(dtype, DType::SubArray(..))) {
+    if let Some(why) = field_unsupported(dtype) {
         return Err(why);
     }
     match dtype {
@@ -136,7 +141,7 @@ pub fn decode(dtype: &DType, elements: &[&[u8]]) -> Result<Values, String> {
                 }
                 offset += size;
             }
-            Ok(Values::Record(columns))
+            Ok(Values::Record(columns, elements.len()))
         }
         DType::SubArray(inner, shape) => {
             let count: usize = shape.iter().product();

@@ -49,6 +49,7 @@ fn expected() -> Value {
 const KNOWN_UNSUPPORTED: &[&str] = &[
     "fixtures/npy/unsupported/clongdouble_c32.npy",
     "fixtures/npy/unsupported/longdouble_f16.npy",
+    "fixtures/npy/unsupported/struct_longdouble_field.npy",
 ];
 
 #[test]
@@ -168,15 +169,15 @@ fn stats_per_record_field() {
     let v = json(&ndnpy(&[
         "--json",
         "stats",
-        "fixtures/npy/unsupported/struct_simple.npy",
+        "fixtures/npy/elements/struct_simple.npy",
     ]));
     let cols = v[0]["columns"].as_array().unwrap();
     let names: Vec<&str> = cols.iter().map(|c| c["field"].as_str().unwrap()).collect();
     assert_eq!(names, ["x", "y", "flag"]);
-    // NumPy: a['x'] = [1.5, -1.0], a['y'] = [2, 7].
+    // NumPy: a['x'] = [1.5, -1.0, inf], a['y'] = [2, 7, -3].
     assert_eq!(cols[0]["min"], -1.0);
-    assert_eq!(cols[0]["max"], 1.5);
-    assert_eq!(cols[1]["mean"], 4.5);
+    assert_eq!(cols[1]["max"], 7);
+    assert_eq!(cols[1]["mean"], 2.0);
 }
 
 #[test]
@@ -206,7 +207,7 @@ fn info_text_and_json() {
     let v = json(&ndnpy(&[
         "--json",
         "info",
-        "fixtures/npy/unsupported/struct_aligned_padding.npy",
+        "fixtures/npy/elements/struct_aligned_padding.npy",
     ]));
     let f = &v[0]["fields"];
     assert_eq!(f[1]["padding"], true);

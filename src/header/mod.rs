@@ -18,6 +18,14 @@ pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
 /// Default limit on the header length, as in NumPy (`max_header_size=10000`).
 pub const DEFAULT_MAX_HEADER_LEN: usize = 10_000;
 
+/// Default of [`ReadOptions::max_stream_len`]: 64 GiB, more than any
+/// array one would pipe between processes, far less than the 10¹⁵ bytes a
+/// hostile header may claim.
+pub const DEFAULT_MAX_STREAM_LEN: u64 = 64 << 30;
+
+/// NumPy's `NPY_MAXDIMS`: arrays have at most 64 dimensions.
+pub const NUMPY_MAX_DIMS: usize = 64;
+
 /// Data of every `.npy` file starts at a multiple of this many bytes.
 pub const ARRAY_ALIGN: usize = 64;
 
@@ -75,6 +83,8 @@ impl Version {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadOptions {
     max_header_len: usize,
+    max_stream_len: u64,
+    beyond_numpy_limits: bool,
     allow_objects: bool,
 }
 
@@ -82,6 +92,8 @@ impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
             max_header_len: DEFAULT_MAX_HEADER_LEN,
+            max_stream_len: DEFAULT_MAX_STREAM_LEN,
+            beyond_numpy_limits: false,
             allow_objects: true,
         }
     }
@@ -99,6 +111,67 @@ impl ReadOptions {
     /// The longest header text accepted, in bytes.
     pub fn get_max_header_len(&self) -> usize {
         self.max_header_len
+    }
+
+    /// Sets the most data bytes read from a stream of unknown length (a
+    /// pipe, a socket, any `Read` given to `read_npy_from`): a header that
+    /// declares more gives [`Error::StreamLimit`] before anything is read,
+    /// so a FIFO fed endless data ends with an error instead of growing
+    /// memory until allocation fails. Files, byte slices and archive
+    /// members have a known length and are not affected. Default
+    /// [`DEFAULT_MAX_STREAM_LEN`] (64 GiB; lower it where memory is smaller
+    /// and the stream is not trusted).
+    ///
+    /// ```
+    /// use ndarray::Array1;
+    /// use ndnpy::{Error, ReadNpy, ReadOptions, WriteNpy};
+    ///
+    /// let bytes = Array1::<f64>::zeros(1000).to_npy_bytes()?;
+    /// let small = ReadOptions::default().max_stream_len(4096);
+    /// let err = Array1::<f64>::read_npy_from_with(&bytes[..], &small).unwrap_err();
+    /// assert!(matches!(err, Error::StreamLimit { claimed: 8000, max: 4096 }));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn max_stream_len(mut self, len: u64) -> Self {
+        self.max_stream_len = len;
+        self
+    }
+
+    /// The most data bytes read from a stream of unknown length.
+    pub fn get_max_stream_len(&self) -> u64 {
+        self.max_stream_len
+    }
+
+    /// Accepts headers beyond NumPy's limits, which `np.load` refuses: more
+    /// than 64 dimensions, or a shape whose size in bytes, ignoring zero
+    /// dimensions, exceeds `isize::MAX` (such as `(0, 2**62)` of `f8`: an
+    /// empty array NumPy cannot create). Off by default, so that what reads
+    /// here also reads in NumPy; the writers always keep to these limits.
+    ///
+    /// ```
+    /// use ndnpy::{AnyArray, Error, ReadOptions};
+    ///
+    /// // A header written by hand: shape (0, 2**62) of f8.
+    /// let text = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': (0, {}), }}", 1u64 << 62);
+    /// let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// npy.extend_from_slice(&(text.len() as u16 + 1).to_le_bytes());
+    /// npy.extend_from_slice(text.as_bytes());
+    /// npy.push(b'\n');
+    ///
+    /// assert!(matches!(AnyArray::from_npy_bytes(&npy), Err(Error::LengthOverflow { .. })));
+    /// let relaxed = ReadOptions::default().allow_beyond_numpy_limits(true);
+    /// let empty = AnyArray::from_npy_bytes_with(&npy, &relaxed)?;
+    /// assert_eq!(empty.shape(), &[0, 1 << 62]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn allow_beyond_numpy_limits(mut self, allow: bool) -> Self {
+        self.beyond_numpy_limits = allow;
+        self
+    }
+
+    /// Whether headers beyond NumPy's limits are accepted.
+    pub fn get_allow_beyond_numpy_limits(&self) -> bool {
+        self.beyond_numpy_limits
     }
 
     /// Whether object arrays (`|O`, and records with an `O` field) are read.
@@ -196,6 +269,30 @@ impl Header {
             .ok_or_else(|| self.overflow())
     }
 
+    /// Refuses what NumPy cannot create (`PyArray_NewFromDescr`): more than
+    /// [`NUMPY_MAX_DIMS`] dimensions, a dimension above `isize::MAX`, or an
+    /// item size times the product of the non-zero dimensions above
+    /// `isize::MAX` bytes (zero dimensions do not make it smaller).
+    pub(crate) fn check_numpy_limits(&self) -> Result<()> {
+        if self.shape.len() > NUMPY_MAX_DIMS {
+            return Err(Error::BadShape(format!(
+                "{} dimensions; NumPy arrays have at most {NUMPY_MAX_DIMS} (ReadOptions::allow_beyond_numpy_limits reads it anyway)",
+                self.shape.len()
+            )));
+        }
+        let itemsize = self.dtype.itemsize().ok_or_else(|| self.overflow())?;
+        let mut bytes = itemsize.max(1) as u128;
+        for &d in &self.shape {
+            if d != 0 {
+                bytes *= d as u128;
+            }
+            if d > isize::MAX as usize || (itemsize > 0 && bytes > isize::MAX as u128) {
+                return Err(self.overflow());
+            }
+        }
+        Ok(())
+    }
+
     fn overflow(&self) -> Error {
         Error::LengthOverflow {
             shape: self.shape.iter().map(|&d| d as u64).collect(),
@@ -205,7 +302,18 @@ impl Header {
 
     /// The header as `np.save` writes it: preamble, dictionary text, padding
     /// and newline, a multiple of 64 bytes long.
+    ///
+    /// Fails with [`Error::BadShape`] (more than 64 dimensions) or
+    /// [`Error::LengthOverflow`] (too big) for a header NumPy could not load
+    /// (see [`ReadOptions::allow_beyond_numpy_limits`]).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        self.check_numpy_limits()?;
+        self.to_bytes_unchecked()
+    }
+
+    /// [`Header::to_bytes`] without NumPy's size limits: the growth code
+    /// sizes a header for the longest axis it could ever record.
+    pub(crate) fn to_bytes_unchecked(&self) -> Result<Vec<u8>> {
         let mut text = format!(
             "{{'descr': {}, 'fortran_order': {}, 'shape': {}, }}",
             self.dtype.descr(),
@@ -403,6 +511,9 @@ pub(crate) fn read_preamble<R: Read + ?Sized>(
         });
     }
     let header = parse_header_text(&text, version)?;
+    if !options.beyond_numpy_limits {
+        header.check_numpy_limits()?;
+    }
     Ok((header, offset))
 }
 

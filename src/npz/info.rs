@@ -1,9 +1,9 @@
 //! [`MemberInfo`]: what an archive's directory says about one member.
 
-use super::{key_of, member_error, NpzReader};
+use super::directory::{DEFLATED, STORED};
+use super::{in_member, NpzReader};
 use crate::error::Result;
 use std::io::{Read, Seek};
-use zip::CompressionMethod;
 
 /// How a member's bytes are stored in the archive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -64,22 +64,23 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn member_info(&mut self, name: &str) -> Result<MemberInfo> {
         let index = self.index(name)?;
-        let key = key_of(&self.member_names()[index]).to_owned();
-        let entry = self
-            .zip
-            .by_index_raw(index)
-            .map_err(|e| member_error(name, e))?;
-        let compression = match entry.compression() {
-            CompressionMethod::Stored => Compression::Stored,
-            CompressionMethod::Deflated => Compression::Deflated,
+        let entry = &self.directory.entries[index];
+        // Reading the local header also checks it against the directory, so
+        // what is reported is what a read would see.
+        let data_start = entry
+            .data_start(&mut self.input, self.archive_len)
+            .map_err(|e| in_member(entry.key(), e))?;
+        let compression = match entry.method {
+            STORED => Compression::Stored,
+            DEFLATED => Compression::Deflated,
             _ => Compression::Other,
         };
         Ok(MemberInfo {
-            name: key,
+            name: entry.key().to_owned(),
             compression,
-            compressed_size: entry.compressed_size(),
-            size: entry.size(),
-            data_start: entry.data_start().unwrap_or(0),
+            compressed_size: entry.compressed_size,
+            size: entry.size,
+            data_start,
             encrypted: entry.encrypted(),
         })
     }

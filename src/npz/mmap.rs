@@ -1,35 +1,24 @@
 //! [`NpzMmap`]: zero-copy views of the stored members of a mapped archive.
 
-use super::{archive_error, in_member, key_of, not_an_archive, NpzReader};
-use crate::element::Element;
+use super::directory::{Directory, Entry, DEFLATED};
+use super::{in_member, not_an_archive, NpzReader};
+use crate::element::LayoutElement;
 use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions};
 use crate::view::view_data;
 use memmap2::Mmap;
 use ndarray::{ArrayView, Dimension};
-use std::collections::HashMap;
 use std::io::Cursor;
 use std::path::Path;
-use zip::{CompressionMethod, ZipArchive};
-
-/// Where one member's bytes lie in the mapped file.
-#[derive(Debug, Clone)]
-struct Member {
-    name: String,
-    stored: bool,
-    encrypted: bool,
-    /// Offset of the member's (possibly compressed) data in the file.
-    start: usize,
-    /// Length of the member's data as stored in the file.
-    len: usize,
-}
 
 /// An `.npz` archive mapped into memory, whose stored members can be viewed
 /// as arrays without copying.
 ///
-/// Opening reads the central directory and each member's local header; a
-/// view then costs the parse of one `.npy` header, whatever the array's
-/// size. A view needs the member to be stored (not compressed), its data in
+/// Opening reads the central directory (as [`NpzReader`] does, with the
+/// same name rules and an O(1) name index); a view then checks that
+/// member's local header and parses its `.npy` header, whatever the array's
+/// size. A damaged member gives its error when it is viewed, so the rest of
+/// the archive stays usable (as in `np.load`). A view needs the member to be stored (not compressed), its data in
 /// native byte order and aligned for the element type. Archives written by
 /// [`crate::NpzWriter::create`] align every stored member to 64 bytes; the
 /// members of NumPy's own archives lie at arbitrary offsets, so views of
@@ -61,8 +50,7 @@ struct Member {
 /// ```
 pub struct NpzMmap {
     map: Mmap,
-    members: Vec<Member>,
-    by_name: HashMap<String, usize>,
+    directory: Directory,
     options: ReadOptions,
 }
 
@@ -88,43 +76,11 @@ impl NpzMmap {
         // SAFETY: memmap2 requires that the file not be modified or truncated
         // by others while mapped, which is this function's own contract.
         let map = unsafe { Mmap::map(&file)? };
-        let mut zip = ZipArchive::new(Cursor::new(&map[..]))
+        let directory = Directory::read(&mut Cursor::new(&map[..]), map.len() as u64)
             .map_err(|e| not_an_archive(&map[..map.len().min(6)], e))?;
-        let mut members = Vec::with_capacity(zip.len());
-        let mut by_name = HashMap::with_capacity(zip.len());
-        for index in 0..zip.len() {
-            let entry = zip.by_index_raw(index).map_err(archive_error)?;
-            let name = entry.name().map_err(archive_error)?.into_owned();
-            let invalid = |what: &str| Error::InvalidArchive {
-                reason: format!("member '{}' {what}", key_of(&name)),
-            };
-            let start = entry
-                .data_start()
-                .ok_or_else(|| invalid("has no local header"))?;
-            let end = start
-                .checked_add(entry.compressed_size())
-                .filter(|&end| end <= map.len() as u64)
-                .ok_or_else(|| invalid("extends past the end of the file"))?;
-            let stored = entry.compression() == CompressionMethod::Stored;
-            // Encrypted members carry a 12-byte header; they are refused
-            // when viewed, not here.
-            if stored && !entry.encrypted() && entry.compressed_size() != entry.size() {
-                return Err(invalid("is stored but its sizes differ"));
-            }
-            by_name.entry(name.clone()).or_insert(members.len());
-            members.push(Member {
-                stored,
-                encrypted: entry.encrypted(),
-                start: start as usize,
-                len: (end - start) as usize,
-                name,
-            });
-        }
-        drop(zip);
         Ok(NpzMmap {
             map,
-            members,
-            by_name,
+            directory,
             options: ReadOptions::default(),
         })
     }
@@ -138,20 +94,21 @@ impl NpzMmap {
     /// The array names in archive order (member names without `.npy`), as
     /// [`NpzReader::names`] gives them.
     pub fn names(&self) -> Vec<String> {
-        self.members
+        self.directory
+            .entries
             .iter()
-            .map(|m| key_of(&m.name).to_owned())
+            .map(|e| e.key().to_owned())
             .collect()
     }
 
     /// Number of members.
     pub fn len(&self) -> usize {
-        self.members.len()
+        self.directory.entries.len()
     }
 
     /// Whether the archive has no members.
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
+        self.directory.entries.is_empty()
     }
 
     /// Whether member `name` is stored uncompressed (and so can be viewed).
@@ -172,7 +129,9 @@ impl NpzMmap {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn is_stored(&self, name: &str) -> Result<bool> {
-        Ok(self.member(name)?.stored)
+        let entry = self.member(name)?;
+        entry.check_supported()?;
+        Ok(entry.method != DEFLATED)
     }
 
     /// The `.npy` header of stored member `name`.
@@ -180,7 +139,7 @@ impl NpzMmap {
         let (member, bytes) = self.stored_bytes(name)?;
         header::parse_slice(bytes, &self.options)
             .map(|(h, _)| h)
-            .map_err(|e| in_member(key_of(&member.name), e))
+            .map_err(|e| in_member(member.key(), e))
     }
 
     /// A view of stored member `name` as an array of `T` with dimension `D`,
@@ -190,12 +149,55 @@ impl NpzMmap {
     /// [`NpzMmap::reader`] or [`NpzReader`] to read it),
     /// [`Error::Misaligned`], [`Error::NonNativeByteOrder`], and the
     /// dtype, shape and truncation errors of a `.npy` view.
-    pub fn view<T: Element, D: Dimension>(&self, name: &str) -> Result<ArrayView<'_, T, D>> {
+    pub fn view<T: LayoutElement, D: Dimension>(&self, name: &str) -> Result<ArrayView<'_, T, D>> {
         let (member, bytes) = self.stored_bytes(name)?;
-        let key = key_of(&member.name);
+        let key = member.key();
         let (header, offset) =
             header::parse_slice(bytes, &self.options).map_err(|e| in_member(key, e))?;
-        view_data(&header, &bytes[offset..]).map_err(|e| in_member(key, e))
+        view_data(&header, &bytes[offset..]).map_err(|e| match e {
+            Error::Misaligned {
+                type_name,
+                align,
+                address,
+            } => Error::MisalignedMember {
+                name: key.to_owned(),
+                type_name,
+                align,
+                address,
+            },
+            e => in_member(key, e),
+        })
+    }
+
+    /// Member `name` as an array of `T`: a view when the member is stored,
+    /// aligned, in native byte order and in `T`'s own layout, otherwise an
+    /// owned copy (decompressed and converted as [`NpzReader::read`] would).
+    ///
+    /// Archives written by `np.savez` do not align their members, so this
+    /// is the way to load them with a view whenever one is possible.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npz");
+    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
+    /// npz.add("z", &ndarray::array![1.5f64, 2.5])?;
+    /// npz.finish()?;
+    /// // SAFETY: nothing else writes or truncates this file while it is mapped.
+    /// let map = unsafe { ndnpy::NpzMmap::open(&path)? };
+    /// let z = map.view_or_copy::<f64, ndarray::Ix1>("z")?;
+    /// assert!(!z.is_view()); // compressed: copied
+    /// assert_eq!(z, ndarray::array![1.5, 2.5]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn view_or_copy<T: LayoutElement, D: Dimension>(
+        &self,
+        name: &str,
+    ) -> Result<ndarray::CowArray<'_, T, D>> {
+        match self.view::<T, D>(name) {
+            Ok(v) => Ok(v.into()),
+            Err(Error::MemberNotFound { name }) => Err(Error::MemberNotFound { name }),
+            Err(_) => self.reader()?.read::<T, D>(name).map(Into::into),
+        }
     }
 
     /// A reader over the same mapping, to read members (compressed ones
@@ -222,27 +224,40 @@ impl NpzMmap {
         &self.map
     }
 
-    fn member(&self, name: &str) -> Result<&Member> {
-        self.by_name
-            .get(name)
-            .or_else(|| self.by_name.get(&format!("{name}.npy")))
-            .map(|&i| &self.members[i])
+    fn member(&self, name: &str) -> Result<&Entry> {
+        self.directory
+            .lookup(name)
+            .map(|i| &self.directory.entries[i])
             .ok_or_else(|| Error::MemberNotFound {
                 name: name.to_owned(),
             })
     }
 
-    /// The bytes of a stored, unencrypted member.
-    fn stored_bytes(&self, name: &str) -> Result<(&Member, &[u8])> {
+    /// The bytes of a stored, unencrypted member whose local header agrees
+    /// with the directory.
+    fn stored_bytes(&self, name: &str) -> Result<(&Entry, &[u8])> {
         let member = self.member(name)?;
-        let key = key_of(&member.name).to_owned();
-        if member.encrypted {
-            return Err(Error::Encrypted { name: key });
+        let key = member.key();
+        let start = member
+            .data_start(&mut Cursor::new(&self.map[..]), self.map.len() as u64)
+            .map_err(|e| in_member(key, e))?;
+        member.check_supported()?;
+        if member.method == DEFLATED {
+            return Err(Error::CompressedMember {
+                name: key.to_owned(),
+            });
         }
-        if !member.stored {
-            return Err(Error::CompressedMember { name: key });
+        if member.compressed_size != member.size {
+            return Err(Error::InvalidArchive {
+                reason: format!(
+                    "member '{}' is stored but its sizes differ",
+                    crate::error::capped(key)
+                ),
+            });
         }
-        Ok((member, &self.map[member.start..member.start + member.len]))
+        // `data_start` checked that the data lies inside the file.
+        let start = start as usize;
+        Ok((member, &self.map[start..start + member.size as usize]))
     }
 }
 
@@ -250,7 +265,7 @@ impl std::fmt::Debug for NpzMmap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NpzMmap")
             .field("len", &self.map.len())
-            .field("members", &self.members)
+            .field("members", &self.directory.entries.len())
             .finish_non_exhaustive()
     }
 }

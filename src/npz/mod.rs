@@ -8,74 +8,46 @@
 //! - [`NpzMmap`] maps an archive and views its stored members without
 //!   copying.
 //!
-//! The zip layer is the `zip` crate; everything inside a member goes
-//! through the same preamble parser and element conversion as a `.npy` file.
+//! Archives are read as Python's `zipfile` reads them (`directory`), so
+//! that every archive means the same thing here and in `np.load`. They are
+//! written by our own zip container (`zipwrite`), so that members can be
+//! deflated in parallel (`sink`, `deflate`) and streamed. Everything inside
+//! a member goes through the same preamble parser and element conversion as
+//! a `.npy` file.
 
+mod deflate;
+mod directory;
 mod info;
 mod mmap;
+mod names;
 mod reader;
+mod sink;
 mod writer;
+mod zipwrite;
 
 pub use info::{Compression, MemberInfo};
 pub use mmap::NpzMmap;
 pub use reader::{NpzArrays, NpzReader};
-pub use writer::NpzWriter;
+pub use writer::{NpzMemberWriter, NpzWriter};
 
 use crate::error::Error;
 use std::io;
-use zip::result::ZipError;
 
 /// NumPy's key for a member: its name without one trailing `.npy`.
 pub(crate) fn key_of(member: &str) -> &str {
     member.strip_suffix(".npy").unwrap_or(member)
 }
 
-/// Maps an error from opening or parsing the archive as a whole.
-pub(crate) fn archive_error(err: ZipError) -> Error {
-    match err {
-        ZipError::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => Error::InvalidArchive {
-            reason: format!("the archive ends early ({e})"),
-        },
-        ZipError::Io(e) => Error::Io(e),
-        ZipError::InvalidArchive(reason) => Error::InvalidArchive {
-            reason: reason.into_owned(),
-        },
-        other => Error::InvalidArchive {
-            reason: other.to_string(),
-        },
-    }
-}
-
 /// The error for data that is not a zip archive (`start` holds its first
 /// bytes), pointing to the right reader when it is a `.npy` file.
-pub(crate) fn not_an_archive(start: &[u8], err: ZipError) -> Error {
+pub(crate) fn not_an_archive(start: &[u8], err: Error) -> Error {
     if start.starts_with(crate::header::MAGIC) {
         return Error::InvalidArchive {
             reason: "this is a .npy file, not an .npz archive (read it with ReadNpy or AnyArray::read_npy)"
                 .into(),
         };
     }
-    archive_error(err)
-}
-
-/// Maps an error from locating or opening member `name`.
-pub(crate) fn member_error(name: &str, err: ZipError) -> Error {
-    let name = name.to_owned();
-    match err {
-        ZipError::UnsupportedArchive(ZipError::PASSWORD_REQUIRED) | ZipError::InvalidPassword => {
-            Error::Encrypted { name }
-        }
-        ZipError::CompressionMethodNotSupported(method) => Error::UnsupportedMember {
-            name,
-            reason: format!("compression method {method} is not supported"),
-        },
-        ZipError::UnsupportedArchive(reason) => Error::UnsupportedMember {
-            name,
-            reason: reason.to_owned(),
-        },
-        ZipError::FileNotFound => Error::MemberNotFound { name },
-        other => archive_error(other),
-    }
+    err
 }
 
 /// Turns an I/O error met while decompressing member `name` into the

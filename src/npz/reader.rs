@@ -1,6 +1,7 @@
 //! [`NpzReader`]: members of an `.npz` archive into owned arrays.
 
-use super::{archive_error, in_member, key_of, member_error, not_an_archive};
+use super::directory::{Directory, Input, MemberReader, STORED};
+use super::{in_member, key_of, not_an_archive};
 use crate::any::AnyArray;
 use crate::checked_io::CheckedRead;
 use crate::element::Element;
@@ -12,12 +13,15 @@ use ndarray::{Array, Dimension};
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
-use zip::{CompressionMethod, ZipArchive};
 
 /// After an array's data, at most this many trailing member bytes are
 /// decompressed so that the member's CRC-32 gets checked; NumPy ignores
 /// such bytes, and a member could hold gigabytes of them.
 const DRAIN_LIMIT: u64 = 1 << 20;
+
+/// The archive is read through a buffer of this size, so that consecutive
+/// small members cost one read of the file, not one per member.
+const INPUT_BUFFER: usize = 32 << 10;
 
 /// Reads the arrays of an `.npz` archive (what `np.savez` and
 /// `np.savez_compressed` write).
@@ -28,6 +32,19 @@ const DRAIN_LIMIT: u64 = 1 << 20;
 /// find it. A member that is not a `.npy` file (NumPy checks the first
 /// bytes, not the name) gives [`Error::NotNpy`] when read as an array;
 /// [`NpzReader::raw`] returns its bytes.
+///
+/// The archive is read as Python's `zipfile` reads it, so its arrays are
+/// the ones `np.load` sees: the central directory is walked by its declared
+/// size (not the end record's entry count); names are UTF-8 under the UTF-8
+/// flag (invalid UTF-8 is refused) and CP437 otherwise; a name is cut at its
+/// first NUL byte (NumPy's key); extra fields other than zip64's, such as
+/// the Info-ZIP Unicode Path field, never rename a member; when a name
+/// occurs twice, the last entry is the one read. A member whose local
+/// header names another file, or whose data overlaps the next member or the
+/// central directory (how overlapping-entry zip bombs work), is refused
+/// with [`Error::InvalidArchive`] when it is read; the other members stay
+/// readable. Members are found by name in O(1) through an index built at
+/// open.
 ///
 /// Hostile archives give errors, not huge allocations: a member's data is
 /// read in bounded steps and never beyond what its `.npy` header declares,
@@ -54,12 +71,13 @@ const DRAIN_LIMIT: u64 = 1 << 20;
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 pub struct NpzReader<R: Read + Seek> {
-    pub(super) zip: ZipArchive<CheckedRead<R>>,
+    pub(super) input: Input<CheckedRead<R>>,
+    pub(super) directory: Directory,
     /// Member names in archive order.
     members: Vec<String>,
     options: ReadOptions,
     /// Length of the archive, which bounds what a stored member can hold.
-    archive_len: u64,
+    pub(super) archive_len: u64,
 }
 
 impl NpzReader<BufReader<File>> {
@@ -75,7 +93,9 @@ impl NpzReader<BufReader<File>> {
     pub fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
         let path = path.as_ref();
         let file = crate::error::open_file(path)?;
-        Self::new(BufReader::with_capacity(64 << 10, file)).map_err(|e| e.at_path(path))
+        // The reader buffers the archive itself (and knows where its buffer
+        // lies in the file, which a `BufReader` forgets on every seek).
+        Self::new(BufReader::with_capacity(0, file)).map_err(|e| e.at_path(path))
     }
 }
 
@@ -101,18 +121,13 @@ impl<R: Read + Seek> NpzReader<R> {
         reader.seek(SeekFrom::Start(0))?;
         let mut start = [0u8; 6];
         let got = header::read_full(&mut reader, &mut start)?;
-        let zip = ZipArchive::new(reader).map_err(|e| not_an_archive(&start[..got], e))?;
-        let members = (0..zip.len())
-            .map(|i| match zip.name_for_index(i) {
-                Some(Ok(name)) => Ok(name.into_owned()),
-                Some(Err(e)) => Err(archive_error(e)),
-                None => Err(Error::InvalidArchive {
-                    reason: format!("central directory entry {i} is missing"),
-                }),
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let mut input = Input::new(reader, INPUT_BUFFER)?;
+        let directory = Directory::read(&mut input, archive_len)
+            .map_err(|e| not_an_archive(&start[..got], e))?;
+        let members = directory.entries.iter().map(|e| e.name.clone()).collect();
         Ok(NpzReader {
-            zip,
+            input,
+            directory,
             members,
             options: ReadOptions::default(),
             archive_len,
@@ -189,7 +204,7 @@ impl<R: Read + Seek> NpzReader<R> {
 
     /// The archive's comment (empty if it has none).
     pub fn comment(&self) -> &[u8] {
-        self.zip.comment()
+        &self.directory.comment
     }
 
     /// The `.npy` header of member `name`: dtype, shape and order, read from
@@ -266,8 +281,8 @@ impl<R: Read + Seek> NpzReader<R> {
     /// The decompressed bytes of member `name`, whatever it holds (NumPy
     /// returns members that are not `.npy` files this way).
     ///
-    /// The member's CRC-32 is checked, and its size may not exceed what the
-    /// archive declares for it.
+    /// The member's CRC-32 is checked; bytes beyond the size the archive
+    /// declares for it are ignored, as Python's `zipfile` does.
     ///
     /// ```
     /// # use std::io::{Cursor, Write};
@@ -289,7 +304,7 @@ impl<R: Read + Seek> NpzReader<R> {
         let index = self.index(name)?;
         self.with_member(index, |member, size, _| {
             // Grows with the bytes that arrive, never to the declared size
-            // up front; the zip reader refuses bytes beyond it.
+            // up front; the member reader stops at the declared size.
             let mut out = Vec::new();
             member.read_to_end(&mut out)?;
             check_size(out.len() as u64, size)?;
@@ -325,15 +340,14 @@ impl<R: Read + Seek> NpzReader<R> {
 
     /// Gives back the underlying reader.
     pub fn into_inner(self) -> R {
-        self.zip.into_inner().0
+        self.input.into_inner().0
     }
 
     /// The index of member `name`, by NumPy's rule: the exact member name
-    /// first, then `name.npy`.
+    /// first, then `name.npy` (and the last entry of a repeated name).
     pub(super) fn index(&self, name: &str) -> Result<usize> {
-        self.zip
-            .index_for_name(name)
-            .or_else(|| self.zip.index_for_name(&format!("{name}.npy")))
+        self.directory
+            .lookup(name)
             .ok_or_else(|| Error::MemberNotFound {
                 name: name.to_owned(),
             })
@@ -359,7 +373,7 @@ impl<R: Read + Seek> NpzReader<R> {
                 },
             )?;
             // Decompress what follows the data (normally nothing), so that
-            // the zip reader reaches the member's end and checks its CRC.
+            // the member reader reaches the member's end and checks its CRC.
             let trailing = io::copy(&mut member.take(DRAIN_LIMIT), &mut io::sink())?;
             // A pickle is read to the member's end, so only fixed-size data
             // can leave trailing bytes to account for.
@@ -381,32 +395,23 @@ impl<R: Read + Seek> NpzReader<R> {
         index: usize,
         f: impl FnOnce(&mut dyn Read, u64, bool) -> Result<A>,
     ) -> Result<A> {
-        let key = key_of(&self.members[index]).to_owned();
-        let encrypted = self
-            .zip
-            .by_index_data(index)
-            .map_err(|e| member_error(&key, e))?
-            .encrypted();
-        if encrypted {
-            return Err(Error::Encrypted { name: key });
-        }
-        let mut member = self
-            .zip
-            .by_index(index)
-            .map_err(|e| member_error(&key, e))?;
-        let size = member.size();
-        let trusted = member.compression() == CompressionMethod::Stored
-            && member.compressed_size() == size
-            && member
-                .data_start()
-                .and_then(|start| start.checked_add(size))
-                .is_some_and(|end| end <= self.archive_len);
-        f(&mut member, size, trusted).map_err(|e| in_member(&key, e))
+        let entry = &self.directory.entries[index];
+        let key = entry.key();
+        let start = entry
+            .data_start(&mut self.input, self.archive_len)
+            .map_err(|e| in_member(key, e))?;
+        entry.check_supported()?;
+        self.input.seek(SeekFrom::Start(start))?;
+        // The directory checked that the data lies inside the archive.
+        let trusted = entry.method == STORED && entry.compressed_size == entry.size;
+        let size = entry.size;
+        let mut member = MemberReader::new(entry, &mut self.input);
+        f(&mut member, size, trusted).map_err(|e| in_member(key, e))
     }
 }
 
-/// A member that ends before its declared size is corrupt (the zip reader
-/// itself refuses bytes beyond it).
+/// A member that ends before its declared size is corrupt (the member
+/// reader itself stops at that size).
 fn check_size(got: u64, declared: u64) -> Result<()> {
     if got < declared {
         return Err(io::Error::new(
@@ -437,9 +442,13 @@ impl<R: Read + Seek> Iterator for NpzArrays<'_, R> {
     type Item = (String, Result<AnyArray>);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let index = self.next;
-        let name = key_of(self.reader.members.get(index)?).to_owned();
+        let name = key_of(self.reader.members.get(self.next)?).to_owned();
         self.next += 1;
+        // The member NumPy's `z[name]` reads (the last of a repeated name).
+        let index = match self.reader.index(&name) {
+            Ok(index) => index,
+            Err(e) => return Some((name, Err(e))),
+        };
         let options = self.reader.options;
         Some((
             name,

@@ -308,7 +308,11 @@ fn array_repr(f: &mut fmt::Formatter<'_>, a: &AnyArray) -> fmt::Result {
         other => {
             // Integers (and f16, shown through f32): `Debug` of the value
             // is its decimal text.
-            crate::any::each_variant!(other, x => nested(f, x.map(|v| format!("{v:?}")).view(), &|v: &String| v.clone())?)
+            crate::any::each_variant!(
+                other,
+                x => nested(f, x.map(|v| format!("{v:?}")).view(), &|v: &String| v.clone())?,
+                raw r => write!(f, "<{} bytes of {}>", r.data.len(), r.dtype)?
+            )
         }
     }
     write!(f, ", dtype={})", python_str_repr(&a.dtype().to_string()))

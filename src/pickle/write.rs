@@ -12,7 +12,6 @@ use crate::any::AnyArray;
 use crate::dtype::{ByteOrder, DType, Kind};
 use crate::error::{Error, Result};
 use crate::header::{Header, Version};
-use crate::WriteNpy;
 use ndarray::{ArrayBase, Data, Dimension};
 
 /// Appends opcodes to a buffer.
@@ -305,7 +304,7 @@ impl Pickler {
                 self.list(x.iter(), depth)?;
             }
             other => {
-                let npy = crate::any::each_variant!(other, x => x.to_npy_bytes(), object _o => unreachable!("matched above"))?;
+                let npy = other.to_npy_bytes()?;
                 let (header, offset) =
                     crate::header::parse_slice(&npy, &crate::header::ReadOptions::default())?;
                 self.shape(&header.shape);

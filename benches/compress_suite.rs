@@ -1,0 +1,80 @@
+//! The compression suite's Rust side: `NpzWriter::create_compressed` on
+//! each `.npy` file of a folder (written by `scripts/bench_compress.py`,
+//! which runs this program and `np.savez_compressed` in the same run and
+//! compares them; see BENCHMARKS.md, "Compression suite").
+//!
+//! ```text
+//! compress_suite DIR THREADS...
+//! ```
+//!
+//! For each `DIR/KIND.npy` and each thread count, writes `DIR/ndnpy_KIND.npz`
+//! (left for the caller to check) with the array as its only member and prints a JSON line
+//! `{"kind", "threads", "seconds", "bytes"}`. The time covers creating the
+//! archive through `finish` (the array is already in memory); the file is
+//! removed and all dirty data flushed before each write, as the Python
+//! side does.
+//!
+//! `<U` arrays (no Rust element type yet) are written as `u32` arrays of
+//! shape `(n, width)`: the same data bytes behind a header of the same
+//! length, so the same work for the compressor.
+
+use ndnpy::{AnyArray, NpzWriter};
+use std::path::Path;
+use std::time::Instant;
+
+fn load(path: &Path) -> AnyArray {
+    if let Ok(any) = AnyArray::read_npy(path) {
+        return any;
+    }
+    let header = ndnpy::inspect(path).expect("a .npy header");
+    let bytes = std::fs::read(path).unwrap();
+    let descr = header.dtype.to_string();
+    let width: usize = descr
+        .trim_start_matches(['<', '|', '=', '\''])
+        .trim_start_matches('U')
+        .trim_end_matches('\'')
+        .parse()
+        .unwrap_or_else(|_| panic!("unsupported dtype {descr}"));
+    let n: usize = header.shape.iter().product();
+    let data = &bytes[bytes.len() - n * width * 4..];
+    let words: Vec<u32> = data
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    AnyArray::U32(ndarray::ArrayD::from_shape_vec(vec![n, width], words).unwrap())
+}
+
+fn sync() {
+    // SAFETY: sync(2) takes no arguments and cannot fail.
+    unsafe { libc::sync() };
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dir = args.next().expect("usage: compress_suite DIR THREADS...");
+    let threads: Vec<usize> = args.map(|a| a.parse().expect("a thread count")).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "npy"))
+        .collect();
+    files.sort();
+    for file in files {
+        let kind = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let out = Path::new(&dir).join(format!("ndnpy_{kind}.npz"));
+        let array = load(&file);
+        for &t in &threads {
+            let _ = std::fs::remove_file(&out);
+            sync();
+            let start = Instant::now();
+            let mut w = NpzWriter::create_compressed(&out).unwrap().threads(t);
+            w.add_any(&kind, &array).unwrap();
+            w.finish().unwrap();
+            let seconds = start.elapsed().as_secs_f64();
+            let bytes = std::fs::metadata(&out).unwrap().len();
+            println!(
+                "{{\"kind\": \"{kind}\", \"threads\": {t}, \"seconds\": {seconds:.6}, \"bytes\": {bytes}}}"
+            );
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Helper of `scripts/interop_parquet.py`:
+//! `parquet_interop roundtrip IN_DIR OUT_DIR` reads every `.parquet` of
+//! IN_DIR and writes it again under OUT_DIR; `parquet_interop write OUT_DIR`
+//! writes frames built here, which the script compares with pandas.
+
+use ndarray::array;
+use ndnpy::AnyArray;
+use ndnpy_parquet::{
+    Categorical, Column, Compression, Frame, Index, RangeIndex, TimeUnit, Values, WriteOptions,
+};
+use std::path::Path;
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn roundtrip(input: &Path, output: &Path) -> Result<()> {
+    std::fs::create_dir_all(output)?;
+    let mut entries: Vec<_> = std::fs::read_dir(input)?.collect::<std::result::Result<_, _>>()?;
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "parquet") {
+            let frame = Frame::read(&p).map_err(|err| format!("{}: {err}", p.display()))?;
+            // A frame we refuse to write is reported; the script then finds
+            // no output for it.
+            if let Err(err) = frame.write(output.join(p.file_name().unwrap())) {
+                eprintln!("not written: {}: {err}", p.display());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn built(output: &Path) -> Result<()> {
+    std::fs::create_dir_all(output)?;
+    let any = |a: AnyArray| Values::Array(a);
+    // Every column family, with missing values and a named RangeIndex.
+    let frame = Frame::with_index(
+        vec![
+            Column::new("i64", any(AnyArray::I64(array![1i64, -2, 3].into_dyn()))),
+            Column::new("u8", any(AnyArray::U8(array![0u8, 255, 7].into_dyn()))),
+            Column::new(
+                "f32",
+                any(AnyArray::F32(array![0.5f32, f32::NAN, -1.0].into_dyn())),
+            ),
+            Column::new(
+                "b",
+                any(AnyArray::Bool(array![true, false, true].into_dyn())),
+            ),
+            Column::new(
+                "nullable",
+                any(AnyArray::I64(array![10i64, 0, 30].into_dyn())),
+            )
+            .with_validity(vec![true, false, true])?
+            .with_pandas_dtype("Int64"),
+            Column::new(
+                "boolean",
+                any(AnyArray::Bool(array![true, false, false].into_dyn())),
+            )
+            .with_validity(vec![true, true, false])?
+            .with_pandas_dtype("boolean"),
+            Column::new(
+                "s",
+                Values::Str(vec!["a".into(), String::new(), "ç".into()]),
+            )
+            .with_validity(vec![true, false, true])?,
+            Column::new(
+                "by",
+                Values::Bytes(vec![b"\x00".to_vec(), b"xy".to_vec(), Vec::new()]),
+            ),
+            Column::new(
+                "cat",
+                Values::Categorical(Categorical::new(
+                    AnyArray::I8(array![0i8, -1, 1].into_dyn()),
+                    Values::Str(vec!["lo".into(), "hi".into()]),
+                    true,
+                )?),
+            ),
+            Column::new(
+                "t",
+                Values::Datetime {
+                    values: vec![0, ndnpy_parquet::NAT, 1_700_000_000_000_000],
+                    unit: TimeUnit::Microsecond,
+                    tz: None,
+                },
+            ),
+            Column::new(
+                "tz",
+                Values::Datetime {
+                    values: vec![0, 1, 2],
+                    unit: TimeUnit::Nanosecond,
+                    tz: Some("Asia/Tokyo".into()),
+                },
+            ),
+            Column::new(
+                "td",
+                Values::Timedelta {
+                    values: vec![1, ndnpy_parquet::NAT, -5],
+                    unit: TimeUnit::Second,
+                },
+            ),
+        ],
+        Index::Range(RangeIndex {
+            start: 100,
+            stop: 130,
+            step: 10,
+            name: Some("row".into()),
+        }),
+    )?;
+    frame.write(output.join("all_types.parquet"))?;
+    // A MultiIndex with an unnamed level and a level named like a column.
+    let frame = Frame::with_index(
+        vec![Column::new(
+            "k",
+            any(AnyArray::F64(array![1.0, 2.0].into_dyn())),
+        )],
+        Index::Columns(vec![
+            Column::new("k", Values::Str(vec!["x".into(), "y".into()])),
+            Column::unnamed(any(AnyArray::I32(array![5, 6].into_dyn()))),
+        ]),
+    )?;
+    frame.write_with(
+        output.join("multiindex_zstd.parquet"),
+        &WriteOptions {
+            compression: Compression::Zstd,
+            row_group_size: 1,
+        },
+    )?;
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("roundtrip") if args.len() == 4 => roundtrip(Path::new(&args[2]), Path::new(&args[3])),
+        Some("write") if args.len() == 3 => built(Path::new(&args[2])),
+        _ => Err("usage: parquet_interop roundtrip IN_DIR OUT_DIR | write OUT_DIR".into()),
+    }
+}

@@ -1,0 +1,271 @@
+//! [`Frame`], its [`Index`], and the options of reading and writing.
+
+use crate::column::Column;
+use crate::error::{Error, Result};
+use serde_json::Value;
+use std::path::Path;
+
+/// A pandas `RangeIndex`: `start, start + step, ...` up to `stop` (excluded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeIndex {
+    /// The first label.
+    pub start: i64,
+    /// The end (excluded).
+    pub stop: i64,
+    /// The step, never 0.
+    pub step: i64,
+    /// The index's name.
+    pub name: Option<String>,
+}
+
+impl RangeIndex {
+    /// `0..len`, unnamed: pandas' default index.
+    pub fn default_for(len: usize) -> Self {
+        RangeIndex {
+            start: 0,
+            stop: len as i64,
+            step: 1,
+            name: None,
+        }
+    }
+
+    /// The number of labels, as Python's `len(range(start, stop, step))`
+    /// (`None` when the step is 0 or the count overflows).
+    ///
+    /// ```
+    /// use ndnpy_parquet::RangeIndex;
+    /// let r = RangeIndex { start: 10, stop: 20, step: 3, name: None };
+    /// assert_eq!(r.len(), Some(4)); // 10, 13, 16, 19
+    /// ```
+    pub fn len(&self) -> Option<u64> {
+        let (start, stop, step) = (self.start as i128, self.stop as i128, self.step as i128);
+        if step == 0 {
+            return None;
+        }
+        let n = if step > 0 {
+            (stop - start + step - 1).div_euclid(step)
+        } else {
+            (start - stop - step - 1).div_euclid(-step)
+        };
+        u64::try_from(n.max(0)).ok()
+    }
+
+    /// Whether the range is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == Some(0)
+    }
+}
+
+/// The row labels of a frame.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Index {
+    /// Stored as metadata only.
+    Range(RangeIndex),
+    /// One column per level (more than one: a MultiIndex); each level's
+    /// name is its column's name.
+    Columns(Vec<Column>),
+}
+
+impl Index {
+    /// The index's levels as columns, if it is not a range.
+    pub fn levels(&self) -> &[Column] {
+        match self {
+            Index::Range(_) => &[],
+            Index::Columns(c) => c,
+        }
+    }
+}
+
+/// How to write a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Compression {
+    /// No compression.
+    None,
+    /// Snappy (pandas' default).
+    Snappy,
+    /// Gzip at the default level.
+    Gzip,
+    /// Zstandard at level 1 (pyarrow's default level).
+    Zstd,
+}
+
+/// Options of [`Frame::write_with`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// The page compression (default: snappy, as pandas).
+    pub compression: Compression,
+    /// Rows per row group at most (default: 1 Mi rows, as pyarrow).
+    pub row_group_size: usize,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            compression: Compression::Snappy,
+            row_group_size: 1 << 20,
+        }
+    }
+}
+
+/// Options of [`Frame::read_with`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReadOptions {
+    /// The most memory the decoded data may take, in bytes. `None` (the
+    /// default) means 256 MiB or 64 times the file's size, whichever is
+    /// larger: a hostile file cannot make a reader allocate much more than
+    /// its own size, while compressed data that legitimately expands more
+    /// than 64-fold needs an explicit limit.
+    pub max_bytes: Option<u64>,
+}
+
+impl ReadOptions {
+    pub(crate) fn limit_for(&self, file_len: u64) -> u64 {
+        self.max_bytes
+            .unwrap_or_else(|| (256u64 << 20).max(file_len.saturating_mul(64)))
+    }
+}
+
+/// A pandas DataFrame: named 1-D columns of equal length and an index.
+///
+/// ```
+/// use ndarray::array;
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::{Column, Frame, Values};
+///
+/// let frame = Frame::new(vec![
+///     Column::new("x", Values::Array(AnyArray::F64(array![1.0, 2.5].into_dyn()))),
+///     Column::new("name", Values::Str(vec!["a".into(), "b".into()])),
+/// ])?;
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.parquet");
+/// frame.write(&path)?;
+/// let back = Frame::read(&path)?;
+/// assert_eq!(back.len(), 2);
+/// assert_eq!(back.column("name").unwrap().values(), frame.column("name").unwrap().values());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub(crate) columns: Vec<Column>,
+    pub(crate) index: Index,
+    pub(crate) len: usize,
+    /// `column_indexes` as read (describes the column labels' type).
+    pub(crate) column_indexes: Option<Value>,
+    /// `df.attrs` as read.
+    pub(crate) attributes: Option<Value>,
+}
+
+impl Frame {
+    /// A frame of `columns` with pandas' default index (`RangeIndex(0, len)`).
+    /// The columns must have equal lengths and distinct names.
+    pub fn new(columns: Vec<Column>) -> Result<Self> {
+        let len = columns.first().map_or(0, Column::len);
+        Frame::with_index(columns, Index::Range(RangeIndex::default_for(len)))
+    }
+
+    /// A frame of `columns` and `index`.
+    pub fn with_index(columns: Vec<Column>, index: Index) -> Result<Self> {
+        let len = match &index {
+            Index::Range(r) => r
+                .len()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| Error::Invalid("RangeIndex with step 0".into()))?,
+            Index::Columns(levels) => {
+                if levels.is_empty() {
+                    return Err(Error::Invalid("an index needs at least one level".into()));
+                }
+                levels[0].len()
+            }
+        };
+        for c in columns.iter().chain(index.levels()) {
+            c.check()?;
+            if c.len() != len {
+                return Err(Error::Invalid(format!(
+                    "column {:?} has {} entries; the frame has {len} rows",
+                    c.name(),
+                    c.len()
+                )));
+            }
+        }
+        for (i, c) in columns.iter().enumerate() {
+            if c.name().is_none() {
+                return Err(Error::Invalid(format!("data column {i} has no name")));
+            }
+            if columns[..i].iter().any(|d| d.name() == c.name()) {
+                return Err(Error::Invalid(format!(
+                    "two columns are named {:?}",
+                    c.name()
+                )));
+            }
+        }
+        Ok(Frame {
+            columns,
+            index,
+            len,
+            column_indexes: None,
+            attributes: None,
+        })
+    }
+
+    /// Reads a Parquet file; see the crate documentation for what is kept.
+    pub fn read<P: AsRef<Path>>(path: P) -> Result<Self> {
+        Self::read_with(path, &ReadOptions::default())
+    }
+
+    /// [`Frame::read`] with explicit options.
+    pub fn read_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
+        crate::read::read_path(path.as_ref(), options)
+    }
+
+    /// Reads a Parquet file held in memory.
+    pub fn from_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
+        crate::read::read_bytes(bytes, options)
+    }
+
+    /// Writes a Parquet file that pandas reads back into an equal DataFrame
+    /// (snappy-compressed, as pandas does).
+    pub fn write<P: AsRef<Path>>(&self, path: P) -> Result<()> {
+        self.write_with(path, &WriteOptions::default())
+    }
+
+    /// [`Frame::write`] with explicit options.
+    pub fn write_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()> {
+        crate::write::write_path(self, path.as_ref(), options)
+    }
+
+    /// Writes the Parquet file into memory.
+    pub fn to_bytes(&self, options: &WriteOptions) -> Result<Vec<u8>> {
+        crate::write::write_to(self, Vec::new(), options)
+    }
+
+    /// The data columns, in order.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// The data column labelled `name`.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name() == Some(name))
+    }
+
+    /// The index.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the frame has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The data columns and the index, taken apart.
+    pub fn into_parts(self) -> (Vec<Column>, Index) {
+        (self.columns, self.index)
+    }
+}

@@ -1,0 +1,80 @@
+//! Read and write pandas DataFrames stored in Parquet, as `ndnpy` arrays.
+//!
+//! pandas (pyarrow engine) stores a DataFrame as plain Parquet columns plus a
+//! `pandas` key in the file's metadata that says how to rebuild it: which
+//! columns form the index (or a RangeIndex kept as numbers only), the
+//! original labels, categoricals, time zones and nullable dtypes. [`Frame`]
+//! follows that key when reading and writes it back, so
+//! `pd.read_parquet(path)` of a frame read and written here equals that of
+//! the original.
+//!
+//! ```
+//! use ndarray::array;
+//! use ndnpy::AnyArray;
+//! use ndnpy_parquet::{Column, Frame, Index, TimeUnit, Values};
+//!
+//! let t = Column::new("t", Values::Datetime {
+//!     values: vec![0, 1_000_000],
+//!     unit: TimeUnit::Microsecond,
+//!     tz: Some("Europe/Paris".into()),
+//! });
+//! let x = Column::new("x", Values::Array(AnyArray::F32(array![0.5f32, 1.5].into_dyn())));
+//! let frame = Frame::new(vec![t, x])?;
+//! let bytes = frame.to_bytes(&Default::default())?;
+//! let back = Frame::from_bytes(&bytes, &Default::default())?;
+//! assert_eq!(back.column("t").unwrap().pandas_type(), "datetimetz");
+//! assert!(matches!(back.index(), Index::Range(r) if r.stop == 2));
+//! # Ok::<(), ndnpy_parquet::Error>(())
+//! ```
+//!
+//! # What is kept
+//! - Index: a RangeIndex (start, stop, step, name) rebuilt without data, or
+//!   index columns (a MultiIndex when several), `__index_level_N__` fields
+//!   becoming unnamed levels; on writing, pyarrow's naming rule.
+//! - Columns in order with their labels; the description of the column
+//!   labels' type (`column_indexes`, e.g. integer labels) and `df.attrs`.
+//! - Categoricals with string or bytes categories (codes with −1 for
+//!   missing, categories, `ordered`), merged across row groups; like
+//!   pyarrow, dictionaries of other types read as plain values.
+//! - Missing values as a validity mask, and each column's pandas dtype
+//!   (`Int64`, `boolean`, `Float64`, `string`, `str`, ...) for writing back.
+//! - Datetimes (s, ms, us, ns) with their time zone, timedeltas.
+//! - Snappy, zstd, gzip and uncompressed files, any number of row groups.
+//!   Files without a `pandas` key read as plain columns with a default
+//!   RangeIndex.
+//!
+//! # Limits
+//! - Not supported (a clear [`Error::Unsupported`]): columns of arbitrary
+//!   Python objects (pickled `object` columns), decimals, intervals,
+//!   periods, sparse arrays, nested types (lists, structs), dates and times
+//!   of day, complex numbers, columns of only `None` (Arrow `null`).
+//! - The Parquet writer (Arrow Rust) re-encodes dictionaries in order of
+//!   first appearance and drops unused entries. An unordered categorical is
+//!   written with its values intact but its categories in that order; an
+//!   ordered one whose categories would change is refused
+//!   ([`Error::Unsupported`]) rather than written with a different order.
+//! - Reading needs at most [`ReadOptions::max_bytes`] of decoded data
+//!   (default: 256 MiB or 64 times the file's size, whichever is larger).
+//! - Strings, bytes, datetimes and timedeltas are this crate's [`Values`]
+//!   variants until `ndnpy::AnyArray` has variants for them; [`convert`] is
+//!   the one module that maps between the two.
+#![deny(missing_docs)]
+
+mod column;
+pub mod convert;
+mod error;
+mod frame;
+mod meta;
+mod read;
+mod write;
+
+pub use column::{Categorical, Column, TimeUnit, Values, NAT};
+pub use error::{Error, Result};
+pub use frame::{Compression, Frame, Index, RangeIndex, ReadOptions, WriteOptions};
+
+/// Entry points for the fuzz targets (`fuzz/fuzz_targets/parquet_*.rs`); not
+/// part of the API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::read::read_with_pandas_json;
+}

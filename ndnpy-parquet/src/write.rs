@@ -1,0 +1,410 @@
+//! [`Frame`] → Parquet: Arrow arrays per row group, the `pandas` key, and
+//! `ArrowWriter` (which adds the `ARROW:schema` key pyarrow takes dictionary
+//! types, time zones and durations from).
+
+use crate::column::{Column, TimeUnit, Values, NAT};
+use crate::error::{Error, Result};
+use crate::frame::{Compression, Frame, Index, WriteOptions};
+use crate::meta;
+use arrow_array::types::*;
+use arrow_array::{
+    ArrayRef, BinaryArray, BooleanArray, DictionaryArray, LargeStringArray, PrimitiveArray,
+    RecordBatch, RecordBatchOptions, StringArray,
+};
+use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowUnit};
+use ndnpy::AnyArray;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{GzipLevel, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Rows per Arrow batch handed to the writer.
+const BATCH_ROWS: usize = 64 * 1024;
+
+pub(crate) fn write_path(frame: &Frame, path: &Path, options: &WriteOptions) -> Result<()> {
+    // Stream to a sibling file and rename, so a failed write never leaves a
+    // truncated file under the target's name.
+    let tmp = path.with_file_name(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("frame"),
+        std::process::id()
+    ));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let file = write_to(
+            frame,
+            std::io::BufWriter::with_capacity(1 << 20, file),
+            options,
+        )?;
+        let file = file.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+pub(crate) fn write_to<W: Write + Send>(
+    frame: &Frame,
+    out: W,
+    options: &WriteOptions,
+) -> Result<W> {
+    let data_names: HashSet<&str> = frame.columns.iter().filter_map(|c| c.name()).collect();
+    let mut stored: Vec<(&Column, String)> = frame
+        .columns
+        .iter()
+        .map(|c| (c, c.name().unwrap_or_default().to_owned()))
+        .collect();
+    let mut index_columns = Vec::new();
+    match &frame.index {
+        Index::Range(r) => index_columns.push(json!({
+            "kind": "range", "name": r.name, "start": r.start, "stop": r.stop, "step": r.step,
+        })),
+        Index::Columns(levels) => {
+            let mut taken = HashSet::new();
+            for (i, level) in levels.iter().enumerate() {
+                // pyarrow's rule: a level keeps its name as field name unless
+                // it is unnamed or collides with a data column.
+                let field = match level.name() {
+                    Some(n) if !data_names.contains(n) && !taken.contains(n) => n.to_owned(),
+                    _ => format!("__index_level_{i}__"),
+                };
+                taken.insert(field.clone());
+                index_columns.push(Value::String(field.clone()));
+                stored.push((level, field));
+            }
+        }
+    }
+    for (c, _) in &stored {
+        check_categories_survive(c)?;
+    }
+    let entries: Vec<Value> = stored
+        .iter()
+        .map(|(c, f)| meta::column_entry(c, f))
+        .collect();
+    let document = meta::document(
+        index_columns,
+        frame
+            .column_indexes
+            .clone()
+            .unwrap_or_else(meta::default_column_indexes),
+        entries,
+        frame.attributes.clone(),
+    );
+    let fields: Vec<Field> = stored
+        .iter()
+        .map(|(c, f)| field(c, f))
+        .collect::<Result<_>>()?;
+    // In the footer's key-value list, where pyarrow and other tools look,
+    // and in ARROW:schema.
+    let kv = vec![KeyValue::new("pandas".to_owned(), document.clone())];
+    let schema = Arc::new(Schema::new_with_metadata(
+        fields,
+        HashMap::from([("pandas".to_owned(), document)]),
+    ));
+    let compression = match options.compression {
+        Compression::None => parquet::basic::Compression::UNCOMPRESSED,
+        Compression::Snappy => parquet::basic::Compression::SNAPPY,
+        Compression::Gzip => parquet::basic::Compression::GZIP(GzipLevel::default()),
+        Compression::Zstd => parquet::basic::Compression::ZSTD(ZstdLevel::try_new(1)?),
+    };
+    let rg = options.row_group_size.max(1);
+    let props = WriterProperties::builder()
+        .set_compression(compression)
+        .set_key_value_metadata(Some(kv))
+        .set_max_row_group_row_count(Some(rg))
+        .build();
+    let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props))?;
+    // Arrow arrays are built for a slice of rows at a time, so the copy
+    // never exceeds one batch; the writer closes row groups at `rg` rows.
+    let batch_rows = rg.min(BATCH_ROWS);
+    let mut start = 0;
+    loop {
+        let end = (start + batch_rows).min(frame.len);
+        let arrays = stored
+            .iter()
+            .map(|(c, _)| array(c, start, end))
+            .collect::<Result<Vec<_>>>()?;
+        let batch = RecordBatch::try_new_with_options(
+            schema.clone(),
+            arrays,
+            &RecordBatchOptions::new().with_row_count(Some(end - start)),
+        )?;
+        writer.write(&batch)?;
+        start = end;
+        if start >= frame.len {
+            break;
+        }
+    }
+    Ok(writer.into_inner()?)
+}
+
+fn arrow_unit(u: TimeUnit) -> ArrowUnit {
+    match u {
+        TimeUnit::Second => ArrowUnit::Second,
+        TimeUnit::Millisecond => ArrowUnit::Millisecond,
+        TimeUnit::Microsecond => ArrowUnit::Microsecond,
+        TimeUnit::Nanosecond => ArrowUnit::Nanosecond,
+    }
+}
+
+fn any_type(a: &AnyArray, column: &Column) -> Result<DataType> {
+    Ok(match a {
+        AnyArray::Bool(_) => DataType::Boolean,
+        AnyArray::I8(_) => DataType::Int8,
+        AnyArray::I16(_) => DataType::Int16,
+        AnyArray::I32(_) => DataType::Int32,
+        AnyArray::I64(_) => DataType::Int64,
+        AnyArray::U8(_) => DataType::UInt8,
+        AnyArray::U16(_) => DataType::UInt16,
+        AnyArray::U32(_) => DataType::UInt32,
+        AnyArray::U64(_) => DataType::UInt64,
+        AnyArray::F16(_) => DataType::Float16,
+        AnyArray::F32(_) => DataType::Float32,
+        AnyArray::F64(_) => DataType::Float64,
+        _ => {
+            return Err(Error::Unsupported {
+                column: column.name().unwrap_or_default().to_owned(),
+                reason: format!("{} has no Parquet type", a.dtype()),
+            })
+        }
+    })
+}
+
+/// pyarrow stores pandas' `str` and `string` dtypes as `large_string` and
+/// object columns of strings as `string`; doing the same keeps the
+/// `ARROW:schema` of a rewritten file identical.
+fn large_strings(column: &Column) -> bool {
+    column.numpy_type() != "object"
+}
+
+fn values_type(values: &Values, column: &Column) -> Result<DataType> {
+    Ok(match values {
+        Values::Array(a) => any_type(a, column)?,
+        Values::Str(_) if large_strings(column) => DataType::LargeUtf8,
+        Values::Str(_) => DataType::Utf8,
+        Values::Bytes(_) => DataType::Binary,
+        Values::Datetime { unit, tz, .. } => {
+            DataType::Timestamp(arrow_unit(*unit), tz.as_deref().map(Arc::from))
+        }
+        Values::Timedelta { unit, .. } => DataType::Duration(arrow_unit(*unit)),
+        Values::Categorical(c) => {
+            let key = any_type(&c.codes, column)?;
+            let value = match c.categories.as_ref() {
+                Values::Str(_) => DataType::Utf8,
+                other => values_type(other, column)?,
+            };
+            DataType::Dictionary(Box::new(key), Box::new(value))
+        }
+    })
+}
+
+fn field(column: &Column, name: &str) -> Result<Field> {
+    let dt = values_type(column.values(), column)?;
+    let mut f = Field::new(name, dt, true);
+    if let Values::Categorical(c) = column.values() {
+        f = f.with_dict_is_ordered(c.ordered);
+    }
+    Ok(f)
+}
+
+fn nulls(validity: Option<&[bool]>, start: usize, end: usize) -> Option<NullBuffer> {
+    validity.map(|v| NullBuffer::from(&v[start..end]))
+}
+
+fn slice<T: Clone>(a: &ndarray::ArrayD<T>, start: usize, end: usize) -> Vec<T> {
+    match a.as_slice() {
+        Some(s) => s[start..end].to_vec(),
+        None => a.iter().skip(start).take(end - start).cloned().collect(),
+    }
+}
+
+fn array(column: &Column, start: usize, end: usize) -> Result<ArrayRef> {
+    values_array(column.values(), column.validity(), column, start, end)
+}
+
+fn values_array(
+    values: &Values,
+    validity: Option<&[bool]>,
+    column: &Column,
+    start: usize,
+    end: usize,
+) -> Result<ArrayRef> {
+    let nulls = nulls(validity, start, end);
+    macro_rules! prim {
+        ($t:ty, $a:expr) => {
+            Arc::new(PrimitiveArray::<$t>::new(
+                slice($a, start, end).into(),
+                nulls,
+            )) as ArrayRef
+        };
+    }
+    Ok(match values {
+        Values::Array(a) => match a {
+            AnyArray::Bool(a) => Arc::new(BooleanArray::new(
+                slice(a, start, end).into_iter().collect(),
+                nulls,
+            )),
+            AnyArray::I8(a) => prim!(Int8Type, a),
+            AnyArray::I16(a) => prim!(Int16Type, a),
+            AnyArray::I32(a) => prim!(Int32Type, a),
+            AnyArray::I64(a) => prim!(Int64Type, a),
+            AnyArray::U8(a) => prim!(UInt8Type, a),
+            AnyArray::U16(a) => prim!(UInt16Type, a),
+            AnyArray::U32(a) => prim!(UInt32Type, a),
+            AnyArray::U64(a) => prim!(UInt64Type, a),
+            AnyArray::F16(a) => prim!(Float16Type, a),
+            AnyArray::F32(a) => prim!(Float32Type, a),
+            AnyArray::F64(a) => prim!(Float64Type, a),
+            _ => return Err(any_type(a, column).unwrap_err()),
+        },
+        Values::Str(v) => {
+            let items = v[start..end]
+                .iter()
+                .enumerate()
+                .map(|(i, s)| validity.is_none_or(|m| m[start + i]).then_some(s.as_str()));
+            if large_strings(column) {
+                Arc::new(items.collect::<LargeStringArray>())
+            } else {
+                Arc::new(items.collect::<StringArray>())
+            }
+        }
+        Values::Bytes(v) => Arc::new(
+            v[start..end]
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    validity
+                        .is_none_or(|m| m[start + i])
+                        .then_some(s.as_slice())
+                })
+                .collect::<BinaryArray>(),
+        ),
+        Values::Datetime { values, unit, tz } => {
+            let v = values[start..end].to_vec();
+            let nulls = nat_nulls(&v, nulls);
+            let tz: Option<Arc<str>> = tz.as_deref().map(Arc::from);
+            match unit {
+                TimeUnit::Second => Arc::new(
+                    PrimitiveArray::<TimestampSecondType>::new(v.into(), nulls)
+                        .with_timezone_opt(tz),
+                ),
+                TimeUnit::Millisecond => Arc::new(
+                    PrimitiveArray::<TimestampMillisecondType>::new(v.into(), nulls)
+                        .with_timezone_opt(tz),
+                ),
+                TimeUnit::Microsecond => Arc::new(
+                    PrimitiveArray::<TimestampMicrosecondType>::new(v.into(), nulls)
+                        .with_timezone_opt(tz),
+                ),
+                TimeUnit::Nanosecond => Arc::new(
+                    PrimitiveArray::<TimestampNanosecondType>::new(v.into(), nulls)
+                        .with_timezone_opt(tz),
+                ),
+            }
+        }
+        Values::Timedelta { values, unit } => {
+            let v = values[start..end].to_vec();
+            let nulls = nat_nulls(&v, nulls);
+            match unit {
+                TimeUnit::Second => {
+                    Arc::new(PrimitiveArray::<DurationSecondType>::new(v.into(), nulls))
+                }
+                TimeUnit::Millisecond => Arc::new(PrimitiveArray::<DurationMillisecondType>::new(
+                    v.into(),
+                    nulls,
+                )),
+                TimeUnit::Microsecond => Arc::new(PrimitiveArray::<DurationMicrosecondType>::new(
+                    v.into(),
+                    nulls,
+                )),
+                TimeUnit::Nanosecond => Arc::new(PrimitiveArray::<DurationNanosecondType>::new(
+                    v.into(),
+                    nulls,
+                )),
+            }
+        }
+        Values::Categorical(c) => {
+            let codes = c.codes_i64()?;
+            let codes = &codes[start..end];
+            let keep: Vec<bool> = codes.iter().map(|&k| k >= 0).collect();
+            let key_nulls = (!keep.iter().all(|&k| k)).then(|| NullBuffer::from(keep));
+            let n = c.categories.len();
+            // Categories of strings are `string` in pyarrow's schema.
+            let plain = Column::new("", Values::Str(Vec::new())).with_pandas_dtype("object");
+            let cat_column = if matches!(*c.categories, Values::Str(_)) {
+                &plain
+            } else {
+                column
+            };
+            let dict = values_array(&c.categories, None, cat_column, 0, n)?;
+            macro_rules! dict {
+                ($t:ty, $native:ty) => {{
+                    let keys: Vec<$native> = codes.iter().map(|&k| k.max(0) as $native).collect();
+                    Arc::new(DictionaryArray::<$t>::try_new(
+                        PrimitiveArray::<$t>::new(keys.into(), key_nulls),
+                        dict,
+                    )?) as ArrayRef
+                }};
+            }
+            match &c.codes {
+                AnyArray::I8(_) => dict!(Int8Type, i8),
+                AnyArray::I16(_) => dict!(Int16Type, i16),
+                AnyArray::I32(_) => dict!(Int32Type, i32),
+                _ => dict!(Int64Type, i64),
+            }
+        }
+    })
+}
+
+/// `NaT` values are missing in Parquet, as pandas writes them.
+fn nat_nulls(values: &[i64], nulls: Option<NullBuffer>) -> Option<NullBuffer> {
+    if !values.contains(&NAT) {
+        return nulls;
+    }
+    let keep = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| v != NAT && nulls.as_ref().is_none_or(|n| n.is_valid(i)));
+    Some(NullBuffer::from_iter(keep))
+}
+
+/// The Arrow writer re-encodes a dictionary in order of first appearance and
+/// drops unused entries, which is what readers then take as the categories.
+/// For an unordered categorical that changes only the dtype's category list;
+/// for an ordered one it would change what `<` means, so it is refused.
+fn check_categories_survive(column: &Column) -> Result<()> {
+    let Values::Categorical(c) = column.values() else {
+        return Ok(());
+    };
+    if !c.ordered {
+        return Ok(());
+    }
+    let mut next = 0i64;
+    for code in c.codes_i64()? {
+        if code == next {
+            next += 1;
+        } else if code > next {
+            break;
+        }
+    }
+    if next as usize == c.categories.len() {
+        return Ok(());
+    }
+    Err(Error::Unsupported {
+        column: column.name().unwrap_or_default().to_owned(),
+        reason: "an ordered categorical whose categories do not all appear, in order of first \
+                 appearance, cannot be written exactly (the Parquet writer re-encodes dictionaries \
+                 in order of appearance, which would change the order)"
+            .into(),
+    })
+}

@@ -1,0 +1,419 @@
+//! [`NpyFile`]: an open `.npy` file, read in row ranges and grown in place.
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::growth::{self, ReadAt, WriteAt};
+use crate::header::{self, Header, ReadOptions};
+use crate::source::Source;
+use ndarray::{Array, ArrayBase, Data, Dimension};
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::ops::{Bound, RangeBounds};
+use std::path::{Path, PathBuf};
+
+/// An open `.npy` file: its header, where its data starts, and positioned
+/// reads of any row range; opened with [`NpyFile::open_append`], it also
+/// grows in place.
+///
+/// Rows lie along the *growth axis*: axis 0 for C-order files, the last axis
+/// for Fortran-order files. Either way a row range is one contiguous run of
+/// bytes, read with one positioned read (`pread`) into memory proportional
+/// to the range; nothing is mapped.
+///
+/// ```
+/// use ndarray::{array, Array2};
+/// use ndnpy::{NpyFile, WriteNpy};
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("a.npy");
+/// array![[1.0f32, 2.0], [3.0, 4.0], [5.0, 6.0]].write_npy(&path)?;
+///
+/// let mut f = NpyFile::open_append(&path)?;
+/// f.append(&array![[7.0f32, 8.0]])?;         // in place: the data does not move
+/// assert_eq!(f.len(), 4);
+/// let rows: Array2<f32> = f.read_range(1..3)?; // reads only those bytes
+/// assert_eq!(rows, array![[3.0, 4.0], [5.0, 6.0]]);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct NpyFile {
+    file: File,
+    path: PathBuf,
+    header: Header,
+    data_offset: u64,
+    /// The growth axis, `None` for a 0-d array.
+    axis: Option<usize>,
+    /// Bytes per row along the growth axis.
+    row_bytes: u64,
+    /// Opened with `open_append` (and holding the append lock).
+    append: bool,
+    /// `fdatasync` after the rows and after the header of each append.
+    durable: bool,
+}
+
+impl NpyFile {
+    /// Opens the `.npy` file at `path` for reading and reads its header.
+    ///
+    /// Reading does not take the append lock, so readers never wait for (or
+    /// block) an appender; a reader sees the rows its header snapshot
+    /// records ([`NpyFile::refresh`] takes a new snapshot).
+    pub fn open<P: AsRef<Path>>(path: P) -> Result<NpyFile> {
+        Self::open_with(path, &ReadOptions::default())
+    }
+
+    /// [`NpyFile::open`] with explicit limits.
+    pub fn open_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<NpyFile> {
+        let path = path.as_ref();
+        let file = File::open(path)?;
+        Self::from_file(file, path, options, false)
+    }
+
+    /// Opens the `.npy` file at `path` for appending rows in place with
+    /// [`NpyFile::append`] (and reading).
+    ///
+    /// Takes an advisory exclusive lock (`flock`) for as long as the handle
+    /// lives, so a second appender, in this process or another, gets
+    /// [`Error::Locked`] instead of interleaving its rows; readers are not
+    /// affected. (On platforms without `flock` nothing is locked.)
+    ///
+    /// The header must have room to record a growth axis of up to 21 digits
+    /// at its present length, which every file written by `np.save` or this
+    /// crate has; a header written by other tools may not, which gives
+    /// [`Error::NoHeaderRoom`] (see [`NpyFile::make_appendable`]).
+    ///
+    /// Bytes after the data (the partial tail of an append that was
+    /// interrupted by a crash) are cut off here, so the file continues from
+    /// the last complete append.
+    pub fn open_append<P: AsRef<Path>>(path: P) -> Result<NpyFile> {
+        let path = path.as_ref();
+        let file = loop {
+            let file = OpenOptions::new().read(true).write(true).open(path)?;
+            growth::lock(&file, path)?;
+            // `make_appendable` may have replaced the file while we opened it.
+            if growth::still_at(&file, path)? {
+                break file;
+            }
+        };
+        let f = Self::from_file(file, path, &ReadOptions::default(), true)?;
+        growth::check_fixed_rows(&f.header)?;
+        let axis = f.axis.ok_or(Error::NoGrowthAxis)?;
+        check_room(&f.header, axis, f.data_offset)?;
+        let end = f.data_end()?;
+        let file_len = f.file.metadata()?.len();
+        if file_len < end {
+            return Err(Error::TruncatedData {
+                expected: end - f.data_offset,
+                found: file_len - f.data_offset,
+            });
+        }
+        if file_len > end {
+            f.file.set_len(end)?;
+        }
+        Ok(f)
+    }
+
+    /// Rewrites the `.npy` file at `path`, once, so that its header has
+    /// NumPy's room to grow: the same dtype, shape and data, with the header
+    /// `np.save` would write. Returns `false` (and changes nothing) when the
+    /// header already has room.
+    ///
+    /// The new file is written beside the old one and renamed over it, so a
+    /// failure leaves the old file as it was. It holds the append lock of
+    /// the old file while copying, so it fails with [`Error::Locked`] while
+    /// an appender is open.
+    ///
+    /// ```
+    /// use ndnpy::NpyFile;
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npy");
+    /// # let mut bytes = b"\x93NUMPY\x01\x00\x36\x00{'descr':'<i4','fortran_order':False,'shape':(1,)}".to_vec();
+    /// # bytes.resize(63, b' '); bytes.push(b'\n'); bytes.extend_from_slice(&7i32.to_le_bytes());
+    /// # std::fs::write(&path, &bytes).unwrap();
+    /// // `path` holds a file whose header has no spare room.
+    /// assert!(matches!(NpyFile::open_append(&path), Err(ndnpy::Error::NoHeaderRoom { .. })));
+    /// assert!(NpyFile::make_appendable(&path)?);
+    /// NpyFile::open_append(&path)?.append(&ndarray::array![8i32])?;
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn make_appendable<P: AsRef<Path>>(path: P) -> Result<bool> {
+        let path = path.as_ref();
+        let file = File::open(path)?;
+        growth::lock(&file, path)?;
+        let f = Self::from_file(file, path, &ReadOptions::default(), false)?;
+        growth::check_fixed_rows(&f.header)?;
+        let axis = f.axis.ok_or(Error::NoGrowthAxis)?;
+        if check_room(&f.header, axis, f.data_offset).is_ok() {
+            return Ok(false);
+        }
+        let data_len = f.data_end()? - f.data_offset;
+        let available = f.file.metadata()?.len().saturating_sub(f.data_offset);
+        if available < data_len {
+            return Err(Error::TruncatedData {
+                expected: data_len,
+                found: available,
+            });
+        }
+        let mut reader = io::Read::take(
+            ReadAt {
+                file: &f.file,
+                pos: f.data_offset,
+            },
+            data_len,
+        );
+        crate::stream::rewrite(path, &f.header, &mut reader, data_len)?;
+        Ok(true)
+    }
+
+    fn from_file(file: File, path: &Path, options: &ReadOptions, append: bool) -> Result<NpyFile> {
+        let (header, offset) = header::read_preamble(
+            &mut ReadAt {
+                file: &file,
+                pos: 0,
+            },
+            options,
+        )?;
+        header.data_len()?;
+        let axis = growth::axis(&header.shape, header.fortran_order).ok();
+        let row_bytes = match axis {
+            Some(axis) => growth::row_bytes(&header, axis)?,
+            None => 0,
+        };
+        Ok(NpyFile {
+            file,
+            path: path.to_path_buf(),
+            header,
+            data_offset: offset as u64,
+            axis,
+            row_bytes,
+            append,
+            durable: false,
+        })
+    }
+
+    /// The header as it stands (after any appends through this handle).
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Where the data starts: the byte length of the preamble and header.
+    pub fn data_offset(&self) -> u64 {
+        self.data_offset
+    }
+
+    /// The length of the growth axis: axis 0 for C order, the last axis for
+    /// Fortran order; 1 for a 0-d array (its single element).
+    pub fn len(&self) -> usize {
+        self.axis.map_or(1, |axis| self.header.shape[axis])
+    }
+
+    /// Whether the growth axis is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Reads the header again, to see rows another process appended since
+    /// this handle was opened.
+    pub fn refresh(&mut self) -> Result<()> {
+        let (header, offset) = header::read_preamble(
+            &mut ReadAt {
+                file: &self.file,
+                pos: 0,
+            },
+            &ReadOptions::default(),
+        )?;
+        header.data_len()?;
+        let axis = growth::axis(&header.shape, header.fortran_order).ok();
+        if offset as u64 != self.data_offset || axis != self.axis {
+            return Err(io::Error::other("the file's header changed its length or order").into());
+        }
+        self.row_bytes = match axis {
+            Some(axis) => growth::row_bytes(&header, axis)?,
+            None => 0,
+        };
+        self.header = header;
+        Ok(())
+    }
+
+    /// Reads the whole array, as [`crate::ReadNpy::read_npy`] does.
+    pub fn read<T: Element, D: Dimension>(&self) -> Result<Array<T, D>> {
+        self.read_at(&self.header, self.data_offset)
+    }
+
+    /// Reads the rows `range` of the growth axis: an array of the file's
+    /// shape with the growth axis cut to the range, in the file's order.
+    ///
+    /// Reads exactly those bytes with positioned reads, into memory
+    /// proportional to the range. A range beyond [`NpyFile::len`] is
+    /// [`Error::RangeOutOfBounds`]; a file shorter than its header says is
+    /// [`Error::TruncatedData`].
+    pub fn read_range<T: Element, D: Dimension>(
+        &self,
+        range: impl RangeBounds<usize>,
+    ) -> Result<Array<T, D>> {
+        let axis = self.axis.ok_or(Error::NoGrowthAxis)?;
+        let len = self.len();
+        let start = match range.start_bound() {
+            Bound::Included(&s) => s,
+            Bound::Excluded(&s) => s.saturating_add(1),
+            Bound::Unbounded => 0,
+        };
+        let end = match range.end_bound() {
+            Bound::Included(&e) => e.saturating_add(1),
+            Bound::Excluded(&e) => e,
+            Bound::Unbounded => len,
+        };
+        if start > end || end > len {
+            return Err(Error::RangeOutOfBounds { start, end, len });
+        }
+        let sub = growth::with_len(&self.header, axis, end - start);
+        // In bounds of a header whose byte length fits, so no overflow.
+        let offset = self.data_offset + start as u64 * self.row_bytes;
+        self.read_at(&sub, offset)
+    }
+
+    /// Reads the data of `header` starting at byte `offset`.
+    fn read_at<T: Element, D: Dimension>(
+        &self,
+        header: &Header,
+        offset: u64,
+    ) -> Result<Array<T, D>> {
+        crate::read::check_header::<T, D>(header)?;
+        let available = self.file.metadata()?.len().saturating_sub(offset);
+        let mut reader = ReadAt {
+            file: &self.file,
+            pos: offset,
+        };
+        let mut source = Source::Sized {
+            reader: &mut reader,
+            len: available,
+            trusted: true,
+        };
+        crate::read::read_array(header, &mut source)
+    }
+
+    /// Appends `block` along the growth axis, in place.
+    ///
+    /// `block` is any array (any memory layout) whose dtype and other
+    /// dimensions match the file's; one with a dimension fewer is a single
+    /// row. Otherwise [`Error::AppendMismatch`] says what differs.
+    ///
+    /// The rows are written after the data first, and only then is the
+    /// header rewritten at its existing length to record them, so a process
+    /// killed in between leaves a file that every reader sees as it was
+    /// before this call (the partial tail is ignored, and cut off by the next
+    /// [`NpyFile::open_append`]). When the file was written by `np.save` or
+    /// this crate, the new header is byte-identical to what `np.save` writes
+    /// for the grown array.
+    ///
+    /// By default nothing is flushed to the storage device, which protects
+    /// against the process dying but not against a power failure (the
+    /// kernel may write the header before the rows); see
+    /// [`NpyFile::set_durable`].
+    pub fn append<T: Element, S: Data<Elem = T>, D: Dimension>(
+        &mut self,
+        block: &ArrayBase<S, D>,
+    ) -> Result<()> {
+        if !self.append {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "the file was opened for reading; use NpyFile::open_append to append",
+            )
+            .into());
+        }
+        let axis = self.axis.ok_or(Error::NoGrowthAxis)?;
+        let rows = growth::check_block(&self.header, axis, block)?;
+        let new_len = rows.shape()[0]
+            .checked_add(self.len())
+            .ok_or_else(|| self.overflow())?;
+        let grown = growth::with_len(&self.header, axis, new_len);
+        grown.data_len()?;
+        // What NumPy could not load is not written (rows of zero size can
+        // grow the axis without growing the file).
+        grown.check_numpy_limits()?;
+        let end = self.data_end()?;
+        let header = growth::header_at_len(&grown, self.data_offset as usize).ok_or_else(|| {
+            Error::NoHeaderRoom {
+                needed: growth::min_header_len(&grown),
+                available: self.data_offset as usize,
+            }
+        })?;
+        let mut data = WriteAt {
+            file: &self.file,
+            pos: end,
+        };
+        growth::write_rows(&rows, &mut crate::checked_io::CheckedWrite(&mut data))?;
+        if self.durable {
+            self.file.sync_data()?;
+        }
+        io::Write::write_all(
+            &mut WriteAt {
+                file: &self.file,
+                pos: 0,
+            },
+            &header,
+        )?;
+        if self.durable {
+            self.file.sync_data()?;
+        }
+        self.header = grown;
+        Ok(())
+    }
+
+    /// Makes every later [`NpyFile::append`] flush the rows to the storage
+    /// device (`fdatasync`) before writing the header, and the header after,
+    /// so that the file survives a power failure as it survives a crash:
+    /// as of the last complete append. Costs two device flushes per append.
+    pub fn set_durable(&mut self, durable: bool) {
+        self.durable = durable;
+    }
+
+    /// Flushes appended rows and the header to the storage device
+    /// (`fdatasync`).
+    pub fn sync(&self) -> Result<()> {
+        self.file.sync_data()?;
+        Ok(())
+    }
+
+    /// The path the file was opened at.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open file (with its append lock), header, data offset and data
+    /// end, for a writer that continues the file.
+    pub(crate) fn into_parts(self) -> (File, Header, u64, u64) {
+        let end = self.data_end().unwrap_or(u64::MAX);
+        (self.file, self.header, self.data_offset, end)
+    }
+
+    /// The byte offset just past the data the header records.
+    fn data_end(&self) -> Result<u64> {
+        let rows = match self.axis {
+            Some(axis) => self.header.shape[axis] as u64,
+            None => 1,
+        };
+        rows.checked_mul(self.row_bytes)
+            .and_then(|n| n.checked_add(self.data_offset))
+            .ok_or_else(|| self.overflow())
+    }
+
+    fn overflow(&self) -> Error {
+        Error::LengthOverflow {
+            shape: self.header.shape.iter().map(|&d| d as u64).collect(),
+            itemsize: self.header.dtype.itemsize().unwrap_or(0),
+        }
+    }
+}
+
+/// Checks that the header can record any growth-axis length (up to 21
+/// digits, as NumPy's padding allows) at its present length.
+fn check_room(header: &Header, axis: usize, data_offset: u64) -> Result<()> {
+    let largest = growth::with_len(header, axis, usize::MAX);
+    match growth::header_at_len(&largest, data_offset as usize) {
+        Some(_) => Ok(()),
+        None => Err(Error::NoHeaderRoom {
+            needed: growth::min_header_len(&largest),
+            available: data_offset as usize,
+        }),
+    }
+}
