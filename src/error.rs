@@ -461,6 +461,24 @@ impl From<io::Error> for Error {
 }
 
 impl Error {
+    /// The operating system's error behind an [`Error::Io`] or
+    /// [`Error::IoPath`] (which adds the path), for checks of its kind.
+    ///
+    /// ```
+    /// use ndnpy::{ReadNpy, WriteNpy};
+    ///
+    /// let err = ndarray::Array1::<f64>::read_npy("no/such/file.npy").unwrap_err();
+    /// assert_eq!(err.io_error().map(|e| e.kind()), Some(std::io::ErrorKind::NotFound));
+    /// let err = ndarray::array![1.0].write_npy("no/such/folder/a.npy").unwrap_err();
+    /// assert_eq!(err.io_error().map(|e| e.kind()), Some(std::io::ErrorKind::NotFound));
+    /// ```
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            Error::Io(error) | Error::IoPath { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
     /// Names `path` in a bare I/O error; other variants pass unchanged.
     pub(crate) fn at_path(self, path: &Path) -> Error {
         match self {
