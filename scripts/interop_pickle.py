@@ -9,9 +9,13 @@
    NumPy loads the result with allow_pickle=True and it must equal the
    original exactly: types, values (NaN-aware), nested array dtypes, shapes,
    bytes and memory order.
-3. The crate writes arrays it built from every kind of PyValue (and an .npz
-   with an object member); NumPy loads them and each element's repr must be
-   what the crate's Display says.
+3. The crate writes arrays it built from every kind of PyValue and
+   Option<String> arrays (WriteNpy), and an .npz with object members
+   (NpzWriter::add); NumPy loads them and each element's repr must be what
+   the crate's Display says.
+4. Files of str and None read as Array<Option<String>> with Python's values
+   (and no other file does); written back from that array, NumPy loads them
+   equal to the original.
 
     python3 scripts/interop_pickle.py          # builds and runs the example
 
@@ -94,6 +98,7 @@ def main():
         with open(os.path.join(d, "read.json"), encoding="utf-8") as f:
             read = json.load(f)
         checked = 0
+        optional_files = 0
         for fname, a in originals.items():
             ours = read[fname]
             for i, (x, r) in enumerate(zip(a.ravel(order="C"), ours)):
@@ -105,8 +110,23 @@ def main():
             back = np.load(os.path.join(d, "roundtrip", fname), allow_pickle=True)
             if not same(a, back):
                 fail(f"roundtrip {fname}: NumPy loaded {back!r}, expected {a!r}")
+            # Option<String>: exactly the files of str and None read, with
+            # their values, and are written back equal.
+            all_str = all(x is None or type(x) is str for x in a.ravel(order="C"))
+            opt = read.get("optional:" + fname)
+            if all_str != (opt is not None):
+                fail(f"{fname}: read as Option<String>: {opt is not None}, all str/None: {all_str}")
+            if opt is not None:
+                optional_files += 1
+                if opt != [repr(x) for x in a.ravel(order="C")]:
+                    fail(f"optional {fname}: ours {opt!r}")
+                back = np.load(os.path.join(d, "optional", fname), allow_pickle=True)
+                if not same(a, back):
+                    fail(f"optional roundtrip {fname}: NumPy loaded {back!r}, expected {a!r}")
+        if optional_files < 4:
+            fail(f"only {optional_files} files read as Option<String>")
         print(f"interop_pickle: NumPy -> ndnpy: {len(originals)} files, {checked} element reprs; "
-              f"ndnpy -> NumPy round trip of each")
+              f"ndnpy -> NumPy round trip of each; {optional_files} as Option<String>")
 
         with open(os.path.join(d, "built.json"), encoding="utf-8") as f:
             built = json.load(f)
@@ -119,6 +139,10 @@ def main():
                         fail(f"{name}: {got!r}")
                     if not same(z["nums"], np.array([1, 2, 3], dtype=np.int64)):
                         fail(f"{name}: nums {z['nums']!r}")
+                    labels = z["labels"]
+                    if labels.dtype != object or labels.shape != (2, 1) or \
+                            [repr(x) for x in labels.ravel()] != info["labels"]:
+                        fail(f"{name}: labels {labels!r}")
                 continue
             a = np.load(os.path.join(d, "built", name + ".npy"), allow_pickle=True)
             if a.dtype != object or list(a.shape) != info["shape"]:

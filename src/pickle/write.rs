@@ -113,13 +113,22 @@ impl Pickler {
         items: impl IntoIterator<Item = &'a PyValue>,
         depth: usize,
     ) -> Result<()> {
+        self.list_with(items, |p, x| p.value(x, depth + 1))
+    }
+
+    /// [`Pickler::list`] of items that `item` pickles.
+    fn list_with<'a, T: 'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a T>,
+        mut item: impl FnMut(&mut Self, &'a T) -> Result<()>,
+    ) -> Result<()> {
         self.out.push(b']');
         let mut in_batch = 0;
         for x in items {
             if in_batch == 0 {
                 self.out.push(b'(');
             }
-            self.value(x, depth + 1)?;
+            item(self, x)?;
             in_batch += 1;
             if in_batch == 1000 {
                 self.out.push(b'e');
@@ -368,6 +377,34 @@ where
     S: Data<Elem = PyValue>,
     D: Dimension,
 {
+    object_npy_bytes_with(array, |p, v| p.value(v, 1))
+}
+
+/// The `.npy` file of an array of optional strings, as an object array of
+/// `str` and `None` (what `np.save(np.array(["a", None]))` writes).
+pub(crate) fn optional_strings_npy_bytes<S, D>(array: &ArrayBase<S, D>) -> Result<Vec<u8>>
+where
+    S: Data<Elem = Option<String>>,
+    D: Dimension,
+{
+    object_npy_bytes_with(array, |p, v| match v {
+        Some(s) => p.str(s),
+        None => {
+            p.out.push(b'N');
+            Ok(())
+        }
+    })
+}
+
+/// The `.npy` file of an object array whose elements `item` pickles.
+fn object_npy_bytes_with<T, S, D>(
+    array: &ArrayBase<S, D>,
+    item: impl FnMut(&mut Pickler, &T) -> Result<()>,
+) -> Result<Vec<u8>>
+where
+    S: Data<Elem = T>,
+    D: Dimension,
+{
     let fortran = array.ndim() > 1 && array.t().is_standard_layout() && !array.is_standard_layout();
     let header = Header {
         dtype: DType::parse("|O").expect("valid"),
@@ -391,7 +428,7 @@ where
     p.shape(array.shape());
     p.dtype(&header.dtype)?;
     p.out.push(if fortran { 0x88 } else { 0x89 });
-    p.list(array.iter(), 0)?;
+    p.list_with(array.iter(), item)?;
     p.out.extend_from_slice(b"tb.");
     Ok(p.out)
 }
