@@ -12,7 +12,8 @@
 //!    that read as `ArrayD<Option<String>>` (all `str` or `None`) also get
 //!    the `repr`s of those values under `optional:<name>`, and are written
 //!    back from the `Option<String>` array with `WriteNpy` to
-//!    `<dir>/optional/<name>`.
+//!    `<dir>/optional/<name>`. Records with object fields give the `repr`s
+//!    of each object field under `record:<name>`.
 //! 2. Writes arrays built here from every kind of `PyValue` to
 //!    `<dir>/built/<name>.npy` with `WriteNpy::write_npy` (plain,
 //!    Fortran-order, 0-d, empty, `Option<String>` arrays, and members of an
@@ -46,8 +47,21 @@ fn read_numpy_files(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Result<_, _>>()?;
     names.sort();
     for name in names {
-        let AnyArray::Object(a) = AnyArray::read_npy(dir.join("numpy").join(&name))? else {
-            return Err(format!("{name}: not an object array").into());
+        let a = match AnyArray::read_npy(dir.join("numpy").join(&name))? {
+            AnyArray::Object(a) => a,
+            AnyArray::Record(r) => {
+                // Records with object fields: the reprs of each object
+                // field (NumPy compares them with a[field]).
+                let mut fields = Map::new();
+                for field in r.names() {
+                    if let AnyArray::Object(column) = r.field(field)? {
+                        fields.insert(field.to_string(), reprs(&column));
+                    }
+                }
+                read.insert(format!("record:{name}"), Value::Object(fields));
+                continue;
+            }
+            _ => return Err(format!("{name}: not an object array").into()),
         };
         let reprs: Vec<Value> = a
             .iter()

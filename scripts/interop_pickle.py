@@ -13,7 +13,9 @@
    Option<String> arrays (WriteNpy), and an .npz with object members
    (NpzWriter::add); NumPy loads them and each element's repr must be what
    the crate's Display says.
-4. Files of str and None read as Array<Option<String>> with Python's values
+4. Records with object fields read as RecordArray; each object field's
+   reprs must be Python's for a[field].
+5. Files of str and None read as Array<Option<String>> with Python's values
    (and no other file does); written back from that array, NumPy loads them
    equal to the original.
 
@@ -99,7 +101,18 @@ def main():
             read = json.load(f)
         checked = 0
         optional_files = 0
+        records = 0
         for fname, a in originals.items():
+            if a.dtype.names is not None:
+                # Records with object fields: each object field's reprs.
+                ours = read.get("record:" + fname)
+                want = {f: [expected_repr(x) if not isinstance(x, np.ndarray) else None
+                            for x in a[f].ravel(order="C")]
+                        for f in a.dtype.names if a.dtype[f] == object}
+                if ours != want:
+                    fail(f"record {fname}: ours {ours!r}, Python {want!r}")
+                records += 1
+                continue
             ours = read[fname]
             for i, (x, r) in enumerate(zip(a.ravel(order="C"), ours)):
                 if isinstance(x, np.ndarray):
@@ -123,10 +136,13 @@ def main():
                 back = np.load(os.path.join(d, "optional", fname), allow_pickle=True)
                 if not same(a, back):
                     fail(f"optional roundtrip {fname}: NumPy loaded {back!r}, expected {a!r}")
+        if records < 2:
+            fail(f"only {records} record files")
         if optional_files < 4:
             fail(f"only {optional_files} files read as Option<String>")
         print(f"interop_pickle: NumPy -> ndnpy: {len(originals)} files, {checked} element reprs; "
-              f"ndnpy -> NumPy round trip of each; {optional_files} as Option<String>")
+              f"ndnpy -> NumPy round trip of each; {optional_files} as Option<String>; "
+              f"{records} records with object fields")
 
         with open(os.path.join(d, "built.json"), encoding="utf-8") as f:
             built = json.load(f)

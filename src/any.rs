@@ -499,6 +499,9 @@ impl AnyArray {
     #[inline]
     pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
         use crate::WriteNpy;
+        if let AnyArray::Record(r) = self {
+            r.check_writable()?;
+        }
         each_variant!(self, a => a.to_npy_bytes(), object o => crate::pickle::to_object_npy_bytes(o), raw r => {
             let mut out = r.header().to_bytes()?;
             out.extend_from_slice(&r.data);

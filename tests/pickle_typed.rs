@@ -48,6 +48,15 @@ fn option_string_reads_every_fixture_of_str_and_none() {
         }
         let path = dir().join(name);
         let bytes = fs::read(&path).unwrap();
+        if info.get("fields").is_some() {
+            // Records with object fields are not arrays of objects.
+            let err = ArrayD::<Option<String>>::from_npy_bytes(&bytes).unwrap_err();
+            assert!(
+                matches!(err, Error::DTypeMismatch { .. }),
+                "{name}: {err:?}"
+            );
+            continue;
+        }
         let items = info["items"].as_array().unwrap();
         let first_other = items
             .iter()
@@ -227,6 +236,14 @@ fn pyvalue_arrays_read_every_object_fixture() {
             continue;
         }
         let path = dir().join(name);
+        if info.get("fields").is_some() {
+            let err = ArrayD::<PyValue>::read_npy(&path).unwrap_err();
+            assert!(
+                matches!(err, Error::DTypeMismatch { .. }),
+                "{name}: {err:?}"
+            );
+            continue;
+        }
         let AnyArray::Object(want) = AnyArray::read_npy(&path).unwrap() else {
             panic!("{name}")
         };

@@ -363,6 +363,10 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn add_any(&mut self, name: &str, array: &AnyArray) -> Result<()> {
+        if let AnyArray::Record(r) = array {
+            self.check_open(name)?;
+            r.check_writable()?;
+        }
         crate::any::each_variant!(
             array,
             a => self.add(name, a),

@@ -59,6 +59,7 @@ mod element;
 mod globals;
 mod machine;
 mod numpy;
+mod records;
 mod value;
 mod write;
 
@@ -134,7 +135,7 @@ pub(crate) fn read_object_data(
             ),
         });
     }
-    if array.dtype() != header.dtype {
+    if crate::record::to_native(&array.dtype()) != crate::record::to_native(&header.dtype) {
         return Err(Error::MalformedPickle {
             pos: 0,
             reason: format!(

@@ -1,0 +1,103 @@
+//! Records with object fields (NumPy pickles the whole record array): they
+//! load as `AnyArray::Record` whose object fields are `AnyArray::Object`
+//! columns; malformed ones fail with their exact error. The values are
+//! checked against NumPy in tests/pickle.rs (every fixture); the bad
+//! pickles come from scripts/gen_pickle_fixtures.py (fixtures/pickle/bad_records/).
+
+use ndarray::Array1;
+use ndnpy::pickle::PyValue;
+use ndnpy::{AnyArray, Error, ReadNpy, ReadOptions};
+use std::path::{Path, PathBuf};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pickle")
+}
+
+#[test]
+fn every_bad_record_pickle_fails_with_its_error() {
+    let bad = dir().join("bad_records");
+    let text = std::fs::read_to_string(bad.join("errors.json")).unwrap();
+    let errors: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
+    assert_eq!(errors.len(), 12);
+    for (name, want) in &errors {
+        let bytes = std::fs::read(bad.join(name)).unwrap();
+        for result in [
+            AnyArray::read_npy(bad.join(name)),
+            AnyArray::from_npy_bytes(&bytes),
+            AnyArray::read_npy_from(&bytes[..]),
+        ] {
+            let err = result.unwrap_err();
+            let got = match &err {
+                Error::MalformedPickle { .. } => "MalformedPickle",
+                Error::UnsupportedDType { .. } => "UnsupportedDType",
+                Error::PickleLimit { .. } => "PickleLimit",
+                _ => "other",
+            };
+            assert_eq!(got, want.as_str().unwrap(), "{name}: {err}");
+        }
+    }
+}
+
+#[test]
+fn bad_record_errors_say_what_is_wrong() {
+    let bad = dir().join("bad_records");
+    let msg = |name: &str| AnyArray::read_npy(bad.join(name)).unwrap_err().to_string();
+    assert!(
+        msg("int_out_of_range.npy").contains("300 is out of range for `|i1`"),
+        "{}",
+        msg("int_out_of_range.npy")
+    );
+    assert!(msg("str_too_long.npy").contains("\"abc\" is longer than `<U2`"));
+    assert!(msg("str_for_a_float.npy").contains("field \"a\": a str cannot be a `<f8` value"));
+    assert!(msg("tuple_too_short.npy").contains("record 0 has 1 values"));
+    assert!(msg("count_disagrees_with_shape.npy").contains("2 items"));
+}
+
+#[test]
+fn record_with_object_api() {
+    let path = dir().join("record_with_object_p4.npy");
+    let AnyArray::Record(r) = AnyArray::read_npy(&path).unwrap() else {
+        panic!()
+    };
+    assert!(r.has_objects());
+    assert_eq!(r.shape(), &[2]);
+    assert_eq!(r.names(), ["a", "b", "c"]);
+    assert_eq!(
+        r.field("c")
+            .unwrap()
+            .cast::<f64>()
+            .unwrap()
+            .into_raw_vec_and_offset()
+            .0,
+        [1.5, -0.5]
+    );
+    let AnyArray::Object(b) = r.field("b").unwrap() else {
+        panic!()
+    };
+    assert_eq!(
+        b.into_raw_vec_and_offset().0,
+        [PyValue::Str("x".into()), PyValue::None]
+    );
+    assert!(matches!(r.field("zz"), Err(Error::DTypeMismatch { .. })));
+    // Not written back as placeholder bytes.
+    assert!(matches!(
+        r.to_npy_bytes(),
+        Err(Error::UnsupportedDType { .. })
+    ));
+    // The opt-out reaches records with objects too.
+    let strict = ReadOptions::default().allow_objects(false);
+    assert!(matches!(
+        AnyArray::read_npy_with(&path, &strict),
+        Err(Error::ObjectsRefused)
+    ));
+    // Typed reads of the whole file are dtype errors, not panics.
+    assert!(matches!(
+        Array1::<PyValue>::read_npy(&path),
+        Err(Error::DTypeMismatch { .. })
+    ));
+    assert!(matches!(
+        Array1::<Option<String>>::read_npy(&path),
+        Err(Error::DTypeMismatch { .. })
+    ));
+    assert!(Array1::<f64>::read_npy(&path).is_err());
+}
