@@ -25,8 +25,11 @@ pub(crate) mod sealed {
 /// Implemented for every [`LayoutElement`] (the numeric scalars, `bool`,
 /// [`crate::FixedBytes`], [`crate::FixedUnicode`], [`crate::Datetime64`],
 /// [`crate::Timedelta64`], arrays `[T; N]` of them and records declared with
-/// [`crate::record!`]), and for the *converted* elements `String` (`<U`) and
-/// `Vec<u8>` (`|S`), which are built value by value and cannot be viewed.
+/// [`crate::record!`]), for the *converted* elements `String` (`<U`, or an
+/// object array of `str`) and `Vec<u8>` (`|S`), which are built value by
+/// value and cannot be viewed, and for the object elements
+/// [`crate::pickle::PyValue`] and `Option<String>` (`|O`), read and written
+/// whole through the safe pickle reader and writer.
 ///
 /// ```
 /// use ndnpy::{DType, Element};

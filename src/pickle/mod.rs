@@ -30,7 +30,11 @@
 //! read object files into arrays of [`PyValue`] (any object), `String`
 //! (every element a `str`) and `Option<String>` (`str` or `None`); the
 //! error for another element names its index and Python type.
-//! [`crate::ReadOptions::allow_objects`] refuses object arrays outright.
+//! A record with object fields loads as [`crate::AnyArray::Record`], whose
+//! object fields are [`crate::AnyArray::Object`] columns
+//! ([`crate::RecordArray::field`]; writing such records is not supported
+//! yet). [`crate::ReadOptions::allow_objects`] refuses object arrays
+//! outright.
 //!
 //! Writing: arrays of [`PyValue`] and of `Option<String>` are written as
 //! object arrays by [`crate::WriteNpy`] and [`crate::NpzWriter::add`]
