@@ -177,11 +177,15 @@ def bad_records():
         "count_disagrees_with_shape": (i4o, (3,), [(1, None), (2, None)], "MalformedPickle"),
         "object_in_nested_record": ([("r", [("x", "O")])], (1,), [((1,),)], "UnsupportedDType"),
         "wide_record_claim": ([("v", "V100000000"), ("o", "O")], (1,), [(b"", None)], "PickleLimit"),
+        # One tuple, memoized, stands for 4 000 records of 1 600 bytes.
+        "shared_record_tuples": ([(f"f{i}", "<i8") for i in range(199)] + [("o", "O")], (4000,),
+                                 [tuple(range(199)) + (None,)] * 4000, "PickleLimit"),
     }
 
 
 def write_bad_records():
-    bad = os.path.join(ROOT, "bad_records")
+    # Beside fixtures/pickle/, whose files all load (the CLI checks them).
+    bad = os.path.join(ROOT, "..", "pickle_bad", "records")
     os.makedirs(bad, exist_ok=True)
     for name in os.listdir(bad):
         os.remove(os.path.join(bad, name))

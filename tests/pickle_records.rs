@@ -2,7 +2,7 @@
 //! load as `AnyArray::Record` whose object fields are `AnyArray::Object`
 //! columns; malformed ones fail with their exact error. The values are
 //! checked against NumPy in tests/pickle.rs (every fixture); the bad
-//! pickles come from scripts/gen_pickle_fixtures.py (fixtures/pickle/bad_records/).
+//! pickles come from scripts/gen_pickle_fixtures.py (fixtures/pickle_bad/records/).
 
 use ndarray::Array1;
 use ndnpy::pickle::PyValue;
@@ -15,10 +15,10 @@ fn dir() -> PathBuf {
 
 #[test]
 fn every_bad_record_pickle_fails_with_its_error() {
-    let bad = dir().join("bad_records");
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pickle_bad/records");
     let text = std::fs::read_to_string(bad.join("errors.json")).unwrap();
     let errors: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
-    assert_eq!(errors.len(), 12);
+    assert_eq!(errors.len(), 13);
     for (name, want) in &errors {
         let bytes = std::fs::read(bad.join(name)).unwrap();
         for result in [
@@ -40,7 +40,7 @@ fn every_bad_record_pickle_fails_with_its_error() {
 
 #[test]
 fn bad_record_errors_say_what_is_wrong() {
-    let bad = dir().join("bad_records");
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pickle_bad/records");
     let msg = |name: &str| AnyArray::read_npy(bad.join(name)).unwrap_err().to_string();
     assert!(
         msg("int_out_of_range.npy").contains("300 is out of range for `|i1`"),

@@ -59,9 +59,9 @@ pub(crate) fn record_array(
     let mut data = vec![0u8; total];
     let layout = offsets(fields);
     let n_objects = layout.iter().filter(|(_, f)| is_object(&f.dtype)).count();
-    let mut columns: Vec<Vec<PyValue>> = (0..n_objects)
-        .map(|_| Vec::with_capacity(items.len()))
-        .collect();
+    // Not reserved: the values are charged as they are materialized, and
+    // fields × records could exceed what the input can pay for.
+    let mut columns: Vec<Vec<PyValue>> = (0..n_objects).map(|_| Vec::new()).collect();
     for (k, &id) in items.iter().enumerate() {
         let record = m.materialize(id)?;
         let PyValue::Tuple(values) = record else {
