@@ -206,7 +206,7 @@ fn record_pickles_claiming_much_stay_within_the_bound() {
     // A 100 MB record type; one tuple memoized for 4 000 wide records.
     for name in ["wide_record_claim.npy", "shared_record_tuples.npy"] {
         let bytes = std::fs::read(dir.join(name)).unwrap();
-        let r = check(name, &bytes, |b| AnyArray::from_npy_bytes(b));
+        let r = check(name, &bytes, AnyArray::from_npy_bytes);
         assert!(matches!(r, Err(Error::PickleLimit { .. })), "{name}: {r:?}");
     }
 }
