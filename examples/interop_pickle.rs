@@ -13,7 +13,8 @@
 //!    the `repr`s of those values under `optional:<name>`, and are written
 //!    back from the `Option<String>` array with `WriteNpy` to
 //!    `<dir>/optional/<name>`. Records with object fields give the `repr`s
-//!    of each object field under `record:<name>`.
+//!    of each object field under `record:<name>` and are written back
+//!    (`AnyArray::to_npy_bytes`) to `<dir>/roundtrip/<name>`.
 //! 2. Writes arrays built here from every kind of `PyValue` to
 //!    `<dir>/built/<name>.npy` with `WriteNpy::write_npy` (plain,
 //!    Fortran-order, 0-d, empty, `Option<String>` arrays, and members of an
@@ -59,6 +60,7 @@ fn read_numpy_files(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
                     }
                 }
                 read.insert(format!("record:{name}"), Value::Object(fields));
+                fs::write(out.join(&name), AnyArray::Record(r).to_npy_bytes()?)?;
                 continue;
             }
             _ => return Err(format!("{name}: not an object array").into()),

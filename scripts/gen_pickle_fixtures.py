@@ -87,6 +87,7 @@ def cases():
                                        dtype=[("a", "<i4"), ("b", "O"), ("c", "<f8")])
     c["repeated"] = obj(["same"] * 50 + [("t",)] * 3)
     c["record_fields"] = record_fields()
+    c["record_titles"] = np.array([(1, "x"), (-2, [3])], dtype=[(("the title", "t"), "<i2"), ("o", "O")])
     return c
 
 

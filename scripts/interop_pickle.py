@@ -14,7 +14,8 @@
    (NpzWriter::add); NumPy loads them and each element's repr must be what
    the crate's Display says.
 4. Records with object fields read as RecordArray; each object field's
-   reprs must be Python's for a[field].
+   reprs must be Python's for a[field]; written back by the crate, NumPy
+   loads every field equal to the original's.
 5. Files of str and None read as Array<Option<String>> with Python's values
    (and no other file does); written back from that array, NumPy loads them
    equal to the original.
@@ -111,6 +112,18 @@ def main():
                         for f in a.dtype.names if a.dtype[f] == object}
                 if ours != want:
                     fail(f"record {fname}: ours {ours!r}, Python {want!r}")
+                # Written back by the crate (C order, native byte order):
+                # every field equal to the original's.
+                back = np.load(os.path.join(d, "roundtrip", fname), allow_pickle=True)
+                if back.shape != a.shape or back.dtype != a.dtype.newbyteorder("="):
+                    fail(f"record roundtrip {fname}: {back.dtype} {back.shape}")
+                else:
+                    for f in a.dtype.names:
+                        x, y = a[f], back[f]
+                        if not x.dtype.hasobject:
+                            x = x.astype(x.dtype.newbyteorder("="))
+                        if x.dtype != y.dtype or not same(np.ascontiguousarray(x), np.ascontiguousarray(y)):
+                            fail(f"record roundtrip {fname}[{f!r}]: NumPy loaded {y!r}, expected {x!r}")
                 records += 1
                 continue
             ours = read[fname]

@@ -503,7 +503,7 @@ impl AnyArray {
     pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
         use crate::WriteNpy;
         if let AnyArray::Record(r) = self {
-            r.check_writable()?;
+            return r.to_npy_bytes();
         }
         each_variant!(self, a => a.to_npy_bytes(), object o => crate::pickle::to_object_npy_bytes(o), raw r => {
             let mut out = r.header().to_bytes()?;

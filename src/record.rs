@@ -371,27 +371,17 @@ impl RecordArray {
         crate::read::read_array(&self.header(), &mut Source::slice(&self.data))
     }
 
-    /// The `.npy` bytes of the records, as `np.save` writes them.
-    ///
-    /// Records with object fields cannot be written yet
-    /// ([`Error::UnsupportedDType`]).
+    /// The `.npy` bytes of the records, as `np.save` writes them; records
+    /// with object fields are pickled as `np.save` does (NumPy loads them
+    /// with `allow_pickle=True`). Objects inside a nested record or a
+    /// sub-array field are [`Error::UnsupportedDType`].
     pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
-        self.check_writable()?;
+        if crate::pickle::is_pickled(&self.dtype) {
+            return crate::pickle::record_npy_bytes(self);
+        }
         let mut out = self.header().to_bytes()?;
         out.extend_from_slice(&self.data);
         Ok(out)
-    }
-
-    /// Refuses to write records whose object fields would be written as
-    /// their placeholder bytes.
-    pub(crate) fn check_writable(&self) -> Result<()> {
-        if crate::pickle::is_pickled(&self.dtype) {
-            return Err(Error::UnsupportedDType {
-                dtype: self.dtype.to_string(),
-                reason: "writing records with object fields is not supported yet".into(),
-            });
-        }
-        Ok(())
     }
 
     fn header(&self) -> Header {

@@ -152,9 +152,9 @@ fn every_numpy_object_fixture_loads_with_its_values() {
             loaded += 1;
         }
     }
-    // 24 arrays × 8 files (protocols 0 to 5 + 2 NumPy-1.x spellings) × 3 readers.
-    assert_eq!(loaded + records + pending, 24 * 8 * 3);
-    assert_eq!(records, 2 * 8 * 3);
+    // 25 arrays × 8 files (protocols 0 to 5 + 2 NumPy-1.x spellings) × 3 readers.
+    assert_eq!(loaded + records + pending, 25 * 8 * 3);
+    assert_eq!(records, 3 * 8 * 3);
 }
 
 #[test]
@@ -255,23 +255,26 @@ fn typed_reads_of_object_files_are_dtype_errors() {
 fn every_fixture_round_trips_through_our_writer() {
     let expected = expected();
     let mut n = 0;
+    let mut records = 0;
     for (name, info) in &expected {
         if !name.ends_with(".npy") || info.get("pending").is_some() {
             continue;
         }
         let a = AnyArray::read_npy(dir().join(name)).unwrap();
         if info.get("fields").is_some() {
-            // Writing records with object fields is not supported yet: a
-            // clean error, never the placeholder bytes.
-            assert!(matches!(
-                a.to_npy_bytes(),
-                Err(Error::UnsupportedDType { .. })
-            ));
+            // Records with object fields are pickled back whole (C order).
+            let bytes = a.to_npy_bytes().unwrap();
+            let header = Header::read_from(&bytes[..]).unwrap();
+            assert_eq!(header.dtype, a.dtype(), "{name}");
+            assert!(!header.fortran_order);
+            let b = AnyArray::from_npy_bytes(&bytes).unwrap();
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{name}");
             let mut w = ndnpy::NpzWriter::new(std::io::Cursor::new(Vec::new()));
-            assert!(matches!(
-                w.add_any("r", &a),
-                Err(Error::UnsupportedDType { .. })
-            ));
+            w.add_any("r", &a).unwrap();
+            let mut r = NpzReader::new(w.finish_into_inner().unwrap()).unwrap();
+            let c = r.read_any("r").unwrap();
+            assert_eq!(format!("{a:?}"), format!("{c:?}"), "{name}");
+            records += 1;
             continue;
         }
         let AnyArray::Object(a) = a else { panic!() };
@@ -297,6 +300,7 @@ fn every_fixture_round_trips_through_our_writer() {
         n += 1;
     }
     assert_eq!(n, 22 * 8);
+    assert_eq!(records, 3 * 8);
 }
 
 #[test]

@@ -79,11 +79,15 @@ fn record_with_object_api() {
         [PyValue::Str("x".into()), PyValue::None]
     );
     assert!(matches!(r.field("zz"), Err(Error::DTypeMismatch { .. })));
-    // Not written back as placeholder bytes.
-    assert!(matches!(
-        r.to_npy_bytes(),
-        Err(Error::UnsupportedDType { .. })
-    ));
+    // Written back pickled (the object values, not placeholder bytes).
+    let bytes = r.to_npy_bytes().unwrap();
+    assert_eq!(
+        AnyArray::from_npy_bytes(&bytes).unwrap(),
+        AnyArray::Record(r.clone())
+    );
+    assert!(bytes
+        .windows(3)
+        .any(|w| w == b"\x01x\x00" || w == b"X\x01\x00"));
     // The opt-out reaches records with objects too.
     let strict = ReadOptions::default().allow_objects(false);
     assert!(matches!(

@@ -364,8 +364,18 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// ```
     pub fn add_any(&mut self, name: &str, array: &AnyArray) -> Result<()> {
         if let AnyArray::Record(r) = array {
-            self.check_open(name)?;
-            r.check_writable()?;
+            if crate::pickle::is_pickled(r.dtype()) {
+                // Pickled whole, as an object array is.
+                self.check_open(name)?;
+                let result = r.to_npy_bytes().and_then(|bytes| {
+                    self.claim(name)?;
+                    self.add_npy(name, &bytes, 0, |w| Ok(w.write_all(&bytes)?))
+                });
+                if result.is_err() {
+                    self.failed.get_or_insert_with(|| name.to_owned());
+                }
+                return result;
+            }
         }
         crate::any::each_variant!(
             array,

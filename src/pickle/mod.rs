@@ -32,8 +32,8 @@
 //! error for another element names its index and Python type.
 //! A record with object fields loads as [`crate::AnyArray::Record`], whose
 //! object fields are [`crate::AnyArray::Object`] columns
-//! ([`crate::RecordArray::field`]; writing such records is not supported
-//! yet). [`crate::ReadOptions::allow_objects`] refuses object arrays
+//! ([`crate::RecordArray::field`]); [`crate::RecordArray::to_npy_bytes`]
+//! and [`crate::NpzWriter::add_any`] write them back pickled. [`crate::ReadOptions::allow_objects`] refuses object arrays
 //! outright.
 //!
 //! Writing: arrays of [`PyValue`] and of `Option<String>` are written as
@@ -69,6 +69,7 @@ mod write;
 
 pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
 pub use value::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
+pub(crate) use write::record_npy_bytes;
 pub use write::{dumps, to_object_npy_bytes, write_object_npy, write_object_npy_to};
 
 use crate::any::AnyArray;

@@ -406,3 +406,133 @@ fn days_from_civil(d: &Date) -> i64 {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
 }
+
+/// The values NumPy pickles for `r`: one row per record (C order), each
+/// named field's `.item()` (ints, floats, `str`, `bytes`, counts for
+/// datetimes, tuples for nested records, ndarrays for sub-arrays) and the
+/// object fields' values.
+pub(crate) fn record_rows(r: &RecordArray) -> Result<Vec<Vec<PyValue>>> {
+    let DType::Record(fields) = r.dtype() else {
+        return Err(unsupported(r.dtype(), "not a record dtype"));
+    };
+    let itemsize = r.dtype().itemsize().unwrap_or(0);
+    let layout = offsets(fields);
+    let n = r.len();
+    let mut rows: Vec<Vec<PyValue>> = (0..n).map(|_| Vec::with_capacity(layout.len())).collect();
+    for (offset, f) in layout {
+        if is_object(&f.dtype) {
+            let AnyArray::Object(column) = r.field(&f.name)? else {
+                unreachable!("object fields are object columns")
+            };
+            for (row, v) in rows.iter_mut().zip(column.iter()) {
+                row.push(v.clone());
+            }
+            continue;
+        }
+        if has_object(&f.dtype) {
+            return Err(unsupported(
+                r.dtype(),
+                "objects inside a nested record or sub-array field",
+            ));
+        }
+        let size = f.dtype.itemsize().unwrap_or(0);
+        for (k, row) in rows.iter_mut().enumerate() {
+            let at = k * itemsize + offset;
+            row.push(load(&r.as_bytes()[at..at + size], &f.dtype)?);
+        }
+    }
+    Ok(rows)
+}
+
+/// The `.item()` of native-order bytes of `dtype`, as NumPy pickles it (a
+/// datetime as its count, which NumPy's `setitem` takes back).
+fn load(bytes: &[u8], dtype: &DType) -> Result<PyValue> {
+    let s = match dtype {
+        DType::Scalar(s) => s,
+        DType::Record(fields) => {
+            return offsets(fields)
+                .into_iter()
+                .map(|(offset, f)| {
+                    let size = f.dtype.itemsize().unwrap_or(0);
+                    load(&bytes[offset..offset + size], &f.dtype)
+                })
+                .collect::<Result<Vec<_>>>()
+                .map(PyValue::Tuple);
+        }
+        DType::SubArray(inner, shape) => {
+            let header = crate::header::Header {
+                dtype: (**inner).clone(),
+                shape: shape.clone(),
+                fortran_order: false,
+                version: crate::header::Version::V1,
+            };
+            let a = AnyArray::read_data(&header, &mut crate::source::Source::slice(bytes))?;
+            return Ok(PyValue::Array(std::sync::Arc::new(a)));
+        }
+    };
+    let int = |b: &[u8]| -> i64 {
+        match b.len() {
+            1 => b[0] as i8 as i64,
+            2 => i16::from_ne_bytes([b[0], b[1]]) as i64,
+            4 => i32::from_ne_bytes(b.try_into().expect("4 bytes")) as i64,
+            _ => i64::from_ne_bytes(b.try_into().expect("8 bytes")),
+        }
+    };
+    let uint = |b: &[u8]| -> u64 {
+        match b.len() {
+            1 => b[0] as u64,
+            2 => u16::from_ne_bytes([b[0], b[1]]) as u64,
+            4 => u32::from_ne_bytes(b.try_into().expect("4 bytes")) as u64,
+            _ => u64::from_ne_bytes(b.try_into().expect("8 bytes")),
+        }
+    };
+    let float = |b: &[u8]| -> Result<f64> {
+        Ok(match b.len() {
+            4 => f32::from_ne_bytes(b.try_into().expect("4 bytes")) as f64,
+            8 => f64::from_ne_bytes(b.try_into().expect("8 bytes")),
+            #[cfg(feature = "half")]
+            2 => half::f16::from_ne_bytes([b[0], b[1]]).to_f64(),
+            _ => return Err(unsupported(dtype, "no Rust type holds this float")),
+        })
+    };
+    Ok(match s.kind {
+        Kind::Bool => PyValue::Bool(bytes[0] != 0),
+        Kind::Int => PyValue::Int(int(bytes)),
+        Kind::UInt => {
+            let n = uint(bytes);
+            match i64::try_from(n) {
+                Ok(n) => PyValue::Int(n),
+                Err(_) => PyValue::BigInt(n.to_string()),
+            }
+        }
+        Kind::Float => PyValue::Float(float(bytes)?),
+        Kind::Complex => {
+            let half = bytes.len() / 2;
+            PyValue::Complex(float(&bytes[..half])?, float(&bytes[half..])?)
+        }
+        Kind::Unicode => {
+            let end = bytes
+                .chunks_exact(4)
+                .rposition(|c| c != [0; 4])
+                .map_or(0, |i| i + 1);
+            let text = bytes[..4 * end]
+                .chunks_exact(4)
+                .map(|c| {
+                    let value = u32::from_ne_bytes(c.try_into().expect("4 bytes"));
+                    char::from_u32(value).ok_or(Error::InvalidUnicode { index: 0, value })
+                })
+                .collect::<Result<String>>()?;
+            PyValue::Str(text)
+        }
+        Kind::Bytes => {
+            let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+            PyValue::Bytes(bytes[..end].to_vec())
+        }
+        Kind::Void => PyValue::Bytes(bytes.to_vec()),
+        Kind::Datetime | Kind::Timedelta => match int(bytes) {
+            i64::MIN => PyValue::None,
+            n => PyValue::Int(n),
+        },
+        Kind::Object => return Err(unsupported(dtype, "objects inside a nested field")),
+    })
+}
