@@ -228,7 +228,22 @@ fn nested_arrays() -> Vec<PyValue> {
             )
             .unwrap(),
         ))),
+        // Records: plain (aligned layout), and with an object field.
+        PyValue::Array(Arc::new(AnyArray::Record(ndnpy::RecordArray::from_array(
+            &ndarray::array![Point { x: 1.5, y: -2 }, Point { x: 0.0, y: 7 }],
+        )))),
+        PyValue::Array(Arc::new(
+            AnyArray::from_npy_bytes(include_bytes!(
+                "../fixtures/pickle/record_with_object_p3.npy"
+            ))
+            .unwrap(),
+        )),
     ]
+}
+
+ndnpy::record! {
+    #[derive(Clone, Copy)]
+    struct Point { x: f64, y: i16 }
 }
 
 fn reprs(a: &ArrayD<PyValue>) -> Value {

@@ -191,7 +191,12 @@ def main():
         want = [np.array([1, -2, 3], dtype=np.int64),
                 np.asfortranarray(np.arange(6, dtype=np.float64).reshape(3, 2).T * 0.5),
                 np.array([], dtype=np.uint8), np.array(True), gen_pickle_fixtures.obj(["in", 1]),
-                np.array([1 - 1j])]
+                np.array([1 - 1j]),
+                np.array([(1.5, -2), (0.0, 7)],
+                         dtype={"names": ["x", "y"], "formats": ["<f8", "<i2"], "offsets": [0, 8], "itemsize": 16}),
+                np.array([(1, "x", 1.5), (2, None, -0.5)], dtype=[("a", "<i4"), ("b", "O"), ("c", "<f8")])]
+        if len(nested) != len(want):
+            fail(f"nested_arrays: {len(nested)} items")
         for i, (x, w) in enumerate(zip(nested, want)):
             if x.dtype != w.dtype or x.shape != w.shape or not same(x.tolist(), w.tolist()):
                 fail(f"nested_arrays[{i}]: {x!r} != {w!r}")

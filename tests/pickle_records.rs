@@ -105,3 +105,30 @@ fn record_with_object_api() {
     ));
     assert!(Array1::<f64>::read_npy(&path).is_err());
 }
+
+/// Record arrays inside object arrays (with and without object fields)
+/// are pickled as nested ndarrays and read back equal.
+#[test]
+fn record_arrays_nested_in_object_arrays_round_trip() {
+    use ndarray::array;
+    use ndnpy::WriteNpy;
+    use std::sync::Arc;
+    let with_objects = AnyArray::read_npy(dir().join("record_fields_p4.npy")).unwrap();
+    ndnpy::record! {
+        #[derive(Clone, Copy)]
+        struct P { x: f64, y: i16 }
+    }
+    let plain = AnyArray::Record(ndnpy::RecordArray::from_array(&array![
+        P { x: 1.5, y: -2 },
+        P { x: 0.0, y: 7 }
+    ]));
+    let a = array![
+        PyValue::Array(Arc::new(with_objects.clone())),
+        PyValue::Array(Arc::new(plain.clone())),
+        PyValue::Int(3)
+    ];
+    let bytes = a.to_npy_bytes().unwrap();
+    let back = Array1::<PyValue>::from_npy_bytes(&bytes).unwrap();
+    // Debug compares NaN-blind (the record fixture holds a NaN).
+    assert_eq!(format!("{back:?}"), format!("{a:?}"));
+}

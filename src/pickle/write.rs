@@ -376,12 +376,18 @@ impl Pickler {
                 self.out.push(if fortran_only(x) { 0x88 } else { 0x89 });
                 self.list(x.iter(), depth)?;
             }
+            AnyArray::Record(r) if super::is_pickled(r.dtype()) => {
+                self.shape(r.shape());
+                self.any_dtype(r.dtype())?;
+                self.out.push(0x89);
+                self.record_rows(r, depth)?;
+            }
             other => {
                 let npy = other.to_npy_bytes()?;
                 let (header, offset) =
                     crate::header::parse_slice(&npy, &crate::header::ReadOptions::default())?;
                 self.shape(&header.shape);
-                self.dtype(&header.dtype)?;
+                self.any_dtype(&header.dtype)?;
                 self.out
                     .push(if header.fortran_order { 0x88 } else { 0x89 });
                 self.bytes(&npy[offset..])?;
@@ -389,6 +395,20 @@ impl Pickler {
         }
         self.out.extend_from_slice(b"tb");
         Ok(())
+    }
+
+    /// The list of one tuple of field values per record, as NumPy pickles
+    /// records with object fields.
+    fn record_rows(&mut self, r: &crate::RecordArray, depth: usize) -> Result<()> {
+        let rows = super::records::record_rows(r)?;
+        self.list_with(rows.iter(), |p, row| {
+            p.out.push(b'(');
+            for v in row {
+                p.value(v, depth + 2)?;
+            }
+            p.out.push(b't');
+            Ok(())
+        })
     }
 
     fn shape(&mut self, shape: &[usize]) {
@@ -440,7 +460,6 @@ fn alignment_of(d: &DType) -> usize {
 /// then the records pickled as `np.save` does (one tuple of field values
 /// per record, C order).
 pub(crate) fn record_npy_bytes(r: &crate::RecordArray) -> Result<Vec<u8>> {
-    let rows = super::records::record_rows(r)?;
     let header = Header {
         dtype: r.dtype().clone(),
         shape: r.shape().to_vec(),
@@ -462,14 +481,7 @@ pub(crate) fn record_npy_bytes(r: &crate::RecordArray) -> Result<Vec<u8>> {
     p.shape(r.shape());
     p.any_dtype(r.dtype())?;
     p.out.push(0x89);
-    p.list_with(rows.iter(), |p, row| {
-        p.out.push(b'(');
-        for v in row {
-            p.value(v, 2)?;
-        }
-        p.out.push(b't');
-        Ok(())
-    })?;
+    p.record_rows(r, 0)?;
     p.out.extend_from_slice(b"tb.");
     Ok(p.out)
 }
