@@ -132,3 +132,22 @@ fn record_arrays_nested_in_object_arrays_round_trip() {
     // Debug compares NaN-blind (the record fixture holds a NaN).
     assert_eq!(format!("{back:?}"), format!("{a:?}"));
 }
+
+/// The plain fields of records with object fields convert to a declared
+/// record type (fields matched by name, the object field left out).
+#[test]
+fn plain_fields_of_object_records_convert_to_declared_types() {
+    ndnpy::record! {
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        struct AC { a: i32, c: f64 }
+    }
+    let AnyArray::Record(r) = AnyArray::read_npy(dir().join("record_with_object_p2.npy")).unwrap()
+    else {
+        panic!()
+    };
+    let got = r.to_array::<AC, ndarray::Ix1>().unwrap();
+    assert_eq!(
+        got,
+        ndarray::array![AC { a: 1, c: 1.5 }, AC { a: 2, c: -0.5 }]
+    );
+}
