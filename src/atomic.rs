@@ -64,9 +64,12 @@ impl TempFile {
     /// target that would be written in place: for callers that read the
     /// old file while writing the new one, where truncating it in place
     /// would destroy the input.
-    #[allow(dead_code)]
-    pub(crate) fn create_replacing(target: &Path, len: u64) -> Result<TempFile> {
-        TempFile::open(target, len, &WriteOptions::default(), false)
+    pub(crate) fn create_replacing(
+        target: &Path,
+        len: u64,
+        options: &WriteOptions,
+    ) -> Result<TempFile> {
+        TempFile::open(target, len, options, false)
     }
 
     /// Opens the destination of a write of `len` bytes to `target`: a

@@ -49,6 +49,8 @@ pub struct NpyFile {
     append: bool,
     /// `fdatasync` after the rows and after the header of each append.
     durable: bool,
+    /// The limits the file was opened with, applied to every read.
+    options: ReadOptions,
 }
 
 impl NpyFile {
@@ -64,8 +66,8 @@ impl NpyFile {
     /// [`NpyFile::open`] with explicit limits.
     pub fn open_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<NpyFile> {
         let path = path.as_ref();
-        let file = File::open(path)?;
-        Self::from_file(file, path, options, false)
+        let file = crate::error::open_file(path)?;
+        Self::from_file(file, path, options, false).map_err(|e| e.at_path(path))
     }
 
     /// Opens the `.npy` file at `path` for appending rows in place with
@@ -86,6 +88,10 @@ impl NpyFile {
     /// the last complete append.
     pub fn open_append<P: AsRef<Path>>(path: P) -> Result<NpyFile> {
         let path = path.as_ref();
+        Self::open_append_at(path).map_err(|e| e.at_path(path))
+    }
+
+    fn open_append_at(path: &Path) -> Result<NpyFile> {
         let file = loop {
             let file = OpenOptions::new().read(true).write(true).open(path)?;
             growth::lock(&file, path)?;
@@ -137,6 +143,10 @@ impl NpyFile {
     /// ```
     pub fn make_appendable<P: AsRef<Path>>(path: P) -> Result<bool> {
         let path = path.as_ref();
+        Self::make_appendable_at(path).map_err(|e| e.at_path(path))
+    }
+
+    fn make_appendable_at(path: &Path) -> Result<bool> {
         let file = File::open(path)?;
         growth::lock(&file, path)?;
         let f = Self::from_file(file, path, &ReadOptions::default(), false)?;
@@ -187,6 +197,7 @@ impl NpyFile {
             row_bytes,
             append,
             durable: false,
+            options: *options,
         })
     }
 
@@ -219,7 +230,7 @@ impl NpyFile {
                 file: &self.file,
                 pos: 0,
             },
-            &ReadOptions::default(),
+            &self.options,
         )?;
         header.data_len()?;
         let axis = growth::axis(&header.shape, header.fortran_order).ok();
@@ -265,6 +276,12 @@ impl NpyFile {
         if start > end || end > len {
             return Err(Error::RangeOutOfBounds { start, end, len });
         }
+        if crate::pickle::is_pickled(&self.header.dtype) {
+            return Err(Error::UnsupportedDType {
+                dtype: self.header.dtype.descr(),
+                reason: "a pickled object array has no rows at fixed offsets: read it whole with NpyFile::read".into(),
+            });
+        }
         let sub = growth::with_len(&self.header, axis, end - start);
         // In bounds of a header whose byte length fits, so no overflow.
         let offset = self.data_offset + start as u64 * self.row_bytes;
@@ -277,7 +294,11 @@ impl NpyFile {
         header: &Header,
         offset: u64,
     ) -> Result<Array<T, D>> {
-        crate::read::check_header::<T, D>(header)?;
+        // A pickle is checked by `read_array_with`, which knows which
+        // element types an object array can be read as.
+        if !crate::pickle::is_pickled(&header.dtype) {
+            crate::read::check_header::<T, D>(header)?;
+        }
         let available = self.file.metadata()?.len().saturating_sub(offset);
         let mut reader = ReadAt {
             file: &self.file,
@@ -288,7 +309,7 @@ impl NpyFile {
             len: available,
             trusted: true,
         };
-        crate::read::read_array(header, &mut source)
+        crate::read::read_array_with(header, &mut source, &self.options)
     }
 
     /// Appends `block` along the growth axis, in place.

@@ -133,7 +133,12 @@ impl MmapNpy {
     /// As for [`MmapNpy::open`]. Several processes may map one file for
     /// writing only if each writes a region no other reads or writes.
     pub unsafe fn open_rw<P: AsRef<Path>>(path: P) -> Result<Self> {
-        let file = OpenOptions::new().read(true).write(true).open(path)?;
+        let path = path.as_ref();
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::Io(e).at_path(path))?;
         // SAFETY: the caller upholds `open`'s contract.
         let map = unsafe { MmapMut::map_mut(&file)? };
         Self::from_map(Map::Writable(map), &ReadOptions::default())
@@ -181,14 +186,17 @@ impl MmapNpy {
                 shape: header.shape.iter().map(|&d| d as u64).collect(),
                 itemsize: header.dtype.itemsize().unwrap_or(0),
             })?;
+        let path = path.as_ref();
+        let at = |e: Error| e.at_path(path);
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(true)
-            .open(path)?;
-        file.set_len(total)?;
-        crate::atomic::reserve(&file, total)?;
+            .open(path)
+            .map_err(|e| at(e.into()))?;
+        file.set_len(total).map_err(|e| at(e.into()))?;
+        crate::atomic::reserve(&file, total).map_err(|e| at(e.into()))?;
         // SAFETY: the caller upholds `open`'s contract; the file was just
         // sized (and its blocks reserved) to hold the mapping.
         let mut map = unsafe { MmapMut::map_mut(&file)? };

@@ -396,6 +396,11 @@ impl RecordArray {
 
 /// Reorders Fortran-order items into C order.
 fn fortran_to_c(data: &[u8], shape: &[usize], size: usize) -> Vec<u8> {
+    // No items, nothing to move (and a zero dimension makes the strides
+    // below zero, which `from_shape` rejects).
+    if shape.contains(&0) || size == 0 {
+        return Vec::new();
+    }
     let mut dims = shape.to_vec();
     dims.push(size);
     let mut strides = Vec::with_capacity(dims.len());

@@ -7,6 +7,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::growth;
 use crate::header::{self, Header, ReadOptions, Version};
+use crate::options::WriteOptions;
 use crate::order::Order;
 use crate::source::Source;
 use ndarray::{Array, ArrayBase, Data, Dimension};
@@ -105,9 +106,9 @@ fn final_header(template: &Header, axis: usize, rows: usize) -> Header {
 /// Creates the temporary file that becomes `path` at the end, with `len`
 /// bytes reserved when known. The one place this module makes temporary
 /// files.
-fn create_temp(path: &Path, len: u64) -> Result<(File, TempFile)> {
+fn create_temp(path: &Path, len: u64, options: &WriteOptions) -> Result<(File, TempFile)> {
     // Never in place: `rewrite` reads the old file while writing.
-    let temp = TempFile::create_replacing(path, len)?;
+    let temp = TempFile::create_replacing(path, len, options)?;
     let file = temp.file().try_clone()?;
     Ok((file, temp))
 }
@@ -121,7 +122,11 @@ pub(crate) fn rewrite(
     data_len: u64,
 ) -> Result<()> {
     let bytes = header.to_bytes()?;
-    let (file, temp) = create_temp(path, bytes.len() as u64 + data_len)?;
+    let (file, temp) = create_temp(
+        path,
+        bytes.len() as u64 + data_len,
+        &WriteOptions::default(),
+    )?;
     let mut out = BufWriter::with_capacity(BUFFER, file);
     out.write_all(&bytes)?;
     let copied = io::copy(data, &mut out)?;
@@ -173,8 +178,35 @@ impl<T: Element> NpyWriter<T, File> {
     /// [`NpyWriter::finish`] renames over `path`: until then (and if the
     /// writer is dropped without `finish`) `path` is untouched.
     pub fn create<P: AsRef<Path>>(path: P, inner_shape: &[usize], order: Order) -> Result<Self> {
-        let (file, temp) = create_temp(path.as_ref(), 0)?;
-        Self::with_temp(file, inner_shape, order, Some(temp))
+        Self::create_with(path, inner_shape, order, &WriteOptions::default())
+    }
+
+    /// [`NpyWriter::create`] with options: [`WriteOptions::durable`] makes
+    /// [`NpyWriter::finish`] `fsync` the file before renaming it over
+    /// `path`, and the folder after, as [`crate::WriteNpy::write_npy_with`]
+    /// does.
+    ///
+    /// ```
+    /// use ndnpy::{NpyWriter, Order, WriteOptions};
+    ///
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("out.npy");
+    /// let durable = WriteOptions::default().durable(true);
+    /// let mut w = NpyWriter::<i64>::create_with(&path, &[], Order::C, &durable)?;
+    /// w.write(&ndarray::array![1, 2, 3])?;
+    /// w.finish()?; // on the disk when this returns
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn create_with<P: AsRef<Path>>(
+        path: P,
+        inner_shape: &[usize],
+        order: Order,
+        options: &WriteOptions,
+    ) -> Result<Self> {
+        let path = path.as_ref();
+        create_temp(path, 0, options)
+            .and_then(|(file, temp)| Self::with_temp(file, inner_shape, order, Some(temp)))
+            .map_err(|e| e.at_path(path))
     }
 }
 
@@ -317,6 +349,8 @@ pub struct NpyReader<R: Read> {
     axis: Option<usize>,
     /// Rows not yet read (for a 0-d array, its one element).
     left: usize,
+    /// The limits the reader was made with, applied to every block.
+    options: ReadOptions,
 }
 
 impl<R: Read> NpyReader<R> {
@@ -325,7 +359,8 @@ impl<R: Read> NpyReader<R> {
         Self::new_with(reader, &ReadOptions::default())
     }
 
-    /// [`NpyReader::new`] with explicit limits.
+    /// [`NpyReader::new`] with explicit limits, which apply to every
+    /// [`NpyReader::read_rows`] (the stream limit to each block).
     pub fn new_with(reader: R, options: &ReadOptions) -> Result<Self> {
         let mut reader = CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
@@ -337,6 +372,7 @@ impl<R: Read> NpyReader<R> {
             header,
             axis,
             left,
+            options: *options,
         })
     }
 
@@ -364,7 +400,8 @@ impl<R: Read> NpyReader<R> {
         }
         let take = n.min(self.left);
         let sub = growth::with_len(&self.header, axis, take);
-        let block = crate::read::read_array(&sub, &mut Source::stream(&mut self.reader))?;
+        let mut source = Source::stream_with(&mut self.reader, &self.options);
+        let block = crate::read::read_array_with(&sub, &mut source, &self.options)?;
         self.left -= take;
         Ok(Some(block))
     }

@@ -130,9 +130,11 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
         let header = npy_header(self);
         let (bytes, data_len) = header_bytes(&header)?;
         let total = bytes.len() as u64 + data_len as u64;
-        crate::atomic::write_file_with(path.as_ref(), total, options, |file| {
+        let path = path.as_ref();
+        crate::atomic::write_file_with(path, total, options, |file| {
             write_body_with(self, &header.dtype, &bytes, file)
         })
+        .map_err(|e| e.at_path(path))
     }
 
     fn write_npy_to<W: Write>(&self, writer: W) -> Result<()> {

@@ -580,3 +580,18 @@ fn a_stream_claiming_a_huge_string_is_truncated_not_allocated() {
     let err = AnyArray::read_npy_from(&bytes[..]).unwrap_err();
     assert!(matches!(err, Error::TruncatedData { .. }), "{err}");
 }
+
+/// Found by the `record_plan` fuzz target: an empty Fortran-order record
+/// array (shape `(0, 3)`, which NumPy loads as an empty array) panicked
+/// while its (absent) items were reordered into C order.
+#[test]
+fn empty_fortran_records_load_empty() {
+    let bytes = std::fs::read("fuzz/regressions/record_plan-empty_fortran_records.npy").unwrap();
+    match ndnpy::AnyArray::from_npy_bytes(&bytes).unwrap() {
+        ndnpy::AnyArray::Record(r) => {
+            assert_eq!(r.shape(), &[0, 3]);
+            assert_eq!(r.names(), ["x", "y", "flag"]);
+        }
+        other => panic!("not records: {}", other.dtype()),
+    }
+}

@@ -33,6 +33,34 @@ fn io_errors_from_paths_name_the_path() {
 }
 
 #[test]
+fn io_errors_from_writing_and_growing_name_the_path() {
+    use ndnpy::{NpyFile, NpyWriter, NpzWriter, Order, WriteNpy};
+    assert_names_path(NpyFile::open(MISSING).unwrap_err());
+    assert_names_path(NpyFile::open_append(MISSING).unwrap_err());
+    assert_names_path(NpyFile::make_appendable(MISSING).unwrap_err());
+    // SAFETY: the file does not exist, so nothing is mapped.
+    assert_names_path(unsafe { MmapNpy::open_rw(MISSING) }.unwrap_err());
+    // Writing into a folder that does not exist.
+    let names = |err: Error| {
+        assert!(
+            matches!(&err, Error::IoPath { path, error }
+                if path == Path::new(MISSING) && error.kind() == ErrorKind::NotFound),
+            "{err:?}"
+        );
+    };
+    names(ndarray::array![1.0f64].write_npy(MISSING).unwrap_err());
+    names(NpzWriter::create(MISSING).unwrap_err());
+    names(NpzWriter::create_compressed(MISSING).unwrap_err());
+    names(
+        NpyWriter::<f32>::create(MISSING, &[2], Order::C)
+            .err()
+            .unwrap(),
+    );
+    // SAFETY: creation fails, so nothing is mapped.
+    names(unsafe { MmapNpy::create::<f64, _>(MISSING, &[2], Order::C) }.unwrap_err());
+}
+
+#[test]
 fn reading_a_folder_names_it() {
     let err = Array1::<f64>::read_npy("fixtures").unwrap_err();
     assert!(

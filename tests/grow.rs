@@ -887,3 +887,47 @@ fn object_arrays_are_not_cut_or_appended() {
     // The pickle, longer than 2 pointers, is left whole.
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
 }
+
+#[test]
+fn read_options_apply_to_every_read() {
+    use ndnpy::ReadOptions;
+    // A stream limit holds for each block of an NpyReader.
+    let bytes = Array::from_elem((100, 10), 1.0f64).to_npy_bytes().unwrap();
+    let small = ReadOptions::default().max_stream_len(1000);
+    let mut r = NpyReader::new_with(Cursor::new(&bytes), &small).unwrap();
+    assert!(r.read_rows::<f64, Ix2>(10).unwrap().is_some()); // 800 bytes
+    let err = r.read_rows::<f64, Ix2>(20).unwrap_err(); // 1600 bytes
+    assert!(
+        matches!(
+            err,
+            Error::StreamLimit {
+                claimed: 1600,
+                max: 1000
+            }
+        ),
+        "{err:?}"
+    );
+
+    // Refused object arrays stay refused through NpyFile.
+    let path = "fixtures/pickle/strings_p4.npy";
+    let all = NpyFile::open(path)
+        .unwrap()
+        .read::<String, IxDyn>()
+        .unwrap();
+    assert!(!all.is_empty());
+    let strict = ReadOptions::default().allow_objects(false);
+    let err = NpyFile::open_with(path, &strict)
+        .unwrap()
+        .read::<String, IxDyn>()
+        .unwrap_err();
+    assert!(matches!(err, Error::ObjectsRefused), "{err:?}");
+}
+
+#[test]
+fn object_arrays_read_whole_not_in_ranges() {
+    let f = NpyFile::open("fixtures/pickle/strings_p4.npy").unwrap();
+    let err = f.read_range::<String, IxDyn>(0..1).unwrap_err();
+    assert!(matches!(err, Error::UnsupportedDType { .. }), "{err:?}");
+    let err = f.read::<f64, IxDyn>().unwrap_err();
+    assert!(matches!(err, Error::UnsupportedDType { .. }), "{err:?}");
+}

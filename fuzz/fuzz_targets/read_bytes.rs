@@ -32,6 +32,15 @@ impl Read for Trickle<'_> {
     }
 }
 
+/// Whether two readers' errors mean the same: the same variant, or a
+/// truncation seen in bytes of known length against the stream limit that
+/// a reader of unknown length meets first for the same oversized header.
+fn same_error(known_len: &ndnpy::Error, stream: &ndnpy::Error) -> bool {
+    use ndnpy::Error::{StreamLimit, TruncatedData};
+    std::mem::discriminant(known_len) == std::mem::discriminant(stream)
+        || matches!((known_len, stream), (TruncatedData { expected, .. }, StreamLimit { claimed, .. }) if expected == claimed)
+}
+
 fn check<T: Element, D: Dimension>(data: &[u8]) {
     let from_bytes = Array::<T, D>::from_npy_bytes(data);
     let from_slice = Array::<T, D>::read_npy_from(data);
@@ -49,16 +58,8 @@ fn check<T: Element, D: Dimension>(data: &[u8]) {
             assert_eq!(a, c.to_npy_bytes().unwrap());
         }
         (Err(a), Err(b), Err(c)) => {
-            assert_eq!(
-                std::mem::discriminant(a),
-                std::mem::discriminant(b),
-                "{a} / {b}"
-            );
-            assert_eq!(
-                std::mem::discriminant(a),
-                std::mem::discriminant(c),
-                "{a} / {c}"
-            );
+            assert!(same_error(a, b), "{a} / {b}");
+            assert!(same_error(a, c), "{a} / {c}");
         }
         _ => panic!(
             "readers disagree: bytes {:?}, slice {:?}, trickle {:?}",

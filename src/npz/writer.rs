@@ -126,9 +126,14 @@ impl NpzWriter<BufWriter<File>> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn create_with<P: AsRef<Path>>(path: P, options: &WriteOptions) -> Result<Self> {
-        let temp = TempFile::create_with(path.as_ref(), 0, options)?;
+        let path = path.as_ref();
+        Self::create_at(path, options).map_err(|e| e.at_path(path))
+    }
+
+    fn create_at(path: &Path, options: &WriteOptions) -> Result<Self> {
+        let temp = TempFile::create_with(path, 0, options)?;
         if temp.in_place() {
-            check_seekable(temp.file(), path.as_ref())?;
+            check_seekable(temp.file(), path)?;
         }
         let file = temp.file().try_clone()?;
         let mut writer = Self::with_writer(BufWriter::with_capacity(1 << 20, file), false)?;
