@@ -120,12 +120,11 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
     fn write_npy_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()> {
         if let Some(bytes) = T::object_npy(self) {
             let bytes = bytes?;
-            return crate::atomic::write_file_with(
-                path.as_ref(),
-                bytes.len() as u64,
-                options,
-                |file| Ok(file.write_all(&bytes)?),
-            );
+            let path = path.as_ref();
+            return crate::atomic::write_file_with(path, bytes.len() as u64, options, |file| {
+                Ok(file.write_all(&bytes)?)
+            })
+            .map_err(|e| e.at_path(path));
         }
         let header = npy_header(self);
         let (bytes, data_len) = header_bytes(&header)?;
