@@ -8,15 +8,22 @@
 //! 1. Reads every `<dir>/numpy/*.npy` (object arrays NumPy wrote), records
 //!    the `Display` (Python `repr`) of each element in C order in
 //!    `<dir>/read.json`, and writes the array back with
-//!    `ndnpy::pickle::write_object_npy` to `<dir>/roundtrip/<name>`.
+//!    `ndnpy::pickle::write_object_npy` to `<dir>/roundtrip/<name>`. Files
+//!    that read as `ArrayD<Option<String>>` (all `str` or `None`) also get
+//!    the `repr`s of those values under `optional:<name>`, and are written
+//!    back from the `Option<String>` array with `WriteNpy` to
+//!    `<dir>/optional/<name>`. Records with object fields give the `repr`s
+//!    of each object field under `record:<name>` and are written back
+//!    (`AnyArray::to_npy_bytes`) to `<dir>/roundtrip/<name>`.
 //! 2. Writes arrays built here from every kind of `PyValue` to
-//!    `<dir>/built/<name>.npy` (plain, Fortran-order, 0-d, empty, and inside
-//!    an `.npz`), with the `repr` each element must have in NumPy in
-//!    `<dir>/built.json`.
+//!    `<dir>/built/<name>.npy` with `WriteNpy::write_npy` (plain,
+//!    Fortran-order, 0-d, empty, `Option<String>` arrays, and members of an
+//!    `.npz` added with `NpzWriter::add`), with the `repr` each element must
+//!    have in NumPy in `<dir>/built.json`.
 
 use ndarray::{arr0, Array, ArrayD, IxDyn, ShapeBuilder};
 use ndnpy::pickle::{self, Date, DateTime, NumpyScalar, PyValue, TimeDelta};
-use ndnpy::{AnyArray, DType, NpzWriter};
+use ndnpy::{AnyArray, DType, NpzWriter, ReadNpy, WriteNpy};
 use serde_json::{json, Map, Value};
 use std::fs;
 use std::path::Path;
@@ -41,8 +48,22 @@ fn read_numpy_files(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Result<_, _>>()?;
     names.sort();
     for name in names {
-        let AnyArray::Object(a) = AnyArray::read_npy(dir.join("numpy").join(&name))? else {
-            return Err(format!("{name}: not an object array").into());
+        let a = match AnyArray::read_npy(dir.join("numpy").join(&name))? {
+            AnyArray::Object(a) => a,
+            AnyArray::Record(r) => {
+                // Records with object fields: the reprs of each object
+                // field (NumPy compares them with a[field]).
+                let mut fields = Map::new();
+                for field in r.names() {
+                    if let AnyArray::Object(column) = r.field(field)? {
+                        fields.insert(field.to_string(), reprs(&column));
+                    }
+                }
+                read.insert(format!("record:{name}"), Value::Object(fields));
+                fs::write(out.join(&name), AnyArray::Record(r).to_npy_bytes()?)?;
+                continue;
+            }
+            _ => return Err(format!("{name}: not an object array").into()),
         };
         let reprs: Vec<Value> = a
             .iter()
@@ -53,9 +74,25 @@ fn read_numpy_files(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         read.insert(name.clone(), Value::Array(reprs));
         pickle::write_object_npy(&a, out.join(&name))?;
+        if let Ok(o) = ArrayD::<Option<String>>::read_npy(dir.join("numpy").join(&name)) {
+            read.insert(format!("optional:{name}"), optional_reprs(&o));
+            fs::create_dir_all(dir.join("optional"))?;
+            o.write_npy(dir.join("optional").join(&name))?;
+        }
     }
     fs::write(dir.join("read.json"), serde_json::to_string_pretty(&read)?)?;
     Ok(())
+}
+
+fn optional_reprs(a: &ArrayD<Option<String>>) -> Value {
+    Value::Array(
+        a.iter()
+            .map(|v| match v {
+                Some(x) => Value::String(s(x).to_string()),
+                None => Value::String("None".into()),
+            })
+            .collect(),
+    )
 }
 
 fn s(x: &str) -> PyValue {
@@ -191,7 +228,22 @@ fn nested_arrays() -> Vec<PyValue> {
             )
             .unwrap(),
         ))),
+        // Records: plain (aligned layout), and with an object field.
+        PyValue::Array(Arc::new(AnyArray::Record(ndnpy::RecordArray::from_array(
+            &ndarray::array![Point { x: 1.5, y: -2 }, Point { x: 0.0, y: 7 }],
+        )))),
+        PyValue::Array(Arc::new(
+            AnyArray::from_npy_bytes(include_bytes!(
+                "../fixtures/pickle/record_with_object_p3.npy"
+            ))
+            .unwrap(),
+        )),
     ]
+}
+
+ndnpy::record! {
+    #[derive(Clone, Copy)]
+    struct Point { x: f64, y: i16 }
 }
 
 fn reprs(a: &ArrayD<PyValue>) -> Value {
@@ -210,7 +262,7 @@ fn write_built(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     fs::create_dir_all(&out)?;
     let mut manifest = Map::new();
     let mut put = |name: &str, a: ArrayD<PyValue>, fortran: bool| -> ndnpy::Result<()> {
-        pickle::write_object_npy(&a, out.join(format!("{name}.npy")))?;
+        a.write_npy(out.join(format!("{name}.npy")))?;
         manifest.insert(
             name.to_string(),
             json!({"shape": a.shape(), "fortran": fortran, "reprs": reprs(&a)}),
@@ -248,15 +300,40 @@ fn write_built(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let deep = (0..100).fold(PyValue::Int(0), |acc, _| PyValue::List(vec![acc]));
     put("deep_100", arr0(deep).into_dyn(), false)?;
-    // An object member next to a numeric one in an archive.
+    // Strings with missing values, written from `Option<String>` arrays.
+    let texts = [
+        Some("a"),
+        None,
+        Some("héllo 🎉"),
+        Some(""),
+        None,
+        Some("'\""),
+    ];
+    let opt = |i: usize| texts[i % texts.len()].map(str::to_owned);
+    let optional: Vec<ArrayD<Option<String>>> = vec![
+        Array::from_shape_fn(6, opt).into_dyn(),
+        Array::from_shape_fn((2, 3).f(), |(i, j)| opt(i * 3 + j)).into_dyn(),
+        arr0(None).into_dyn(),
+        ArrayD::from_shape_vec(IxDyn(&[0]), vec![])?,
+    ];
+    for (i, a) in optional.iter().enumerate() {
+        a.write_npy(out.join(format!("optional_{i}.npy")))?;
+        manifest.insert(
+            format!("optional_{i}"),
+            json!({"shape": a.shape(), "fortran": i == 1, "reprs": optional_reprs(a)}),
+        );
+    }
+    // Object members next to a numeric one in an archive, through `add`.
     let mut npz = NpzWriter::create(out.join("archive.npz"))?;
     let names = ndarray::array![s("alpha"), PyValue::None, s("gamma")];
-    npz.add_object("names", &names)?;
+    npz.add("names", &names)?;
     npz.add("nums", &ndarray::array![1i64, 2, 3])?;
+    let labels = ndarray::array![[Some("x".to_string())], [None]];
+    npz.add("labels", &labels)?;
     npz.finish()?;
     manifest.insert(
         "archive.npz".into(),
-        json!({"names": reprs(&names.into_dyn())}),
+        json!({"names": reprs(&names.into_dyn()), "labels": optional_reprs(&labels.into_dyn())}),
     );
     fs::write(
         dir.join("built.json"),

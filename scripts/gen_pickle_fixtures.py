@@ -11,7 +11,9 @@ crafted by rewriting the module name in the pickle bytes.
 shape, the Fortran flag, and each element in C order as
 ``{"repr": repr(x), "type": type(x).__name__}`` or, for a nested ndarray,
 ``{"ndarray": {"dtype": a.dtype.str, "shape": [...], "hex": C-order bytes}}``
-(``"items"`` instead of ``"hex"`` for object arrays). Entries with
+(``"items"`` instead of ``"hex"`` for object arrays). Record arrays (with
+object fields) list ``"fields"``: each field ``a[name]`` encoded so, in
+native byte order. Entries with
 ``"pending"`` are files the crate cannot load yet (the reason says why); the
 test requires them to fail with ``UnsupportedDType`` until it can.
 
@@ -84,12 +86,33 @@ def cases():
     c["record_with_object"] = np.array([(1, "x", 1.5), (2, None, -0.5)],
                                        dtype=[("a", "<i4"), ("b", "O"), ("c", "<f8")])
     c["repeated"] = obj(["same"] * 50 + [("t",)] * 3)
+    c["record_fields"] = record_fields()
+    c["record_titles"] = np.array([(1, "x"), (-2, [3])], dtype=[(("the title", "t"), "<i2"), ("o", "O")])
     return c
 
 
-PENDING = {
-    "record_with_object": "records with an object field need RecordArray",
-}
+def record_fields():
+    """Records with two object fields beside every other kind of field
+    (big-endian, datetimes of several units, sub-array, nested record),
+    2-D in Fortran order."""
+    dt = [("b", "?"), ("i", ">i2"), ("u", "<u8"), ("f", "<f4"), ("c", "<c16"), ("s", "S3"),
+          ("U", "<U2"), ("v", "V2"), ("D", "<M8[D]"), ("ns", "<M8[ns]"), ("us", "<M8[us]"),
+          ("Y", "<M8[Y]"), ("td", "<m8[s]"), ("tdns", "<m8[ns]"), ("sub", "<i4", (2,)),
+          ("rec", [("x", "<f8"), ("y", "|S1")]), ("o", "O"), ("o2", "O")]
+    r = np.zeros(4, dtype=dt)
+    r[0] = (True, -3, 2**64 - 1, 1.5, 1 + 2j, b"ab", "é", b"xy", "2024-01-02",
+            "2024-01-02T00:00:00.000000001", "2024-01-02T03:04:05.000006", "2024", "NaT", 5,
+            [1, 2], (2.5, b"z"), {"k": 1}, None)
+    r[1] = (False, 32767, 0, -np.inf, complex(0, -1), b"", "", b"\0\0", "NaT",
+            "1969-12-31T23:59:59.999999999", "1900-03-01T00:00:00", "1969", 86400 * 3 + 7, -1,
+            [-1, 2**31 - 1], (np.nan, b""), [1, (2,)], "s")
+    r[2] = (True, -32768, 2**63, 1e-3, complex(np.inf, 0), b"abc", "日本", b"\xff\x00",
+            "1600-02-29", "2262-04-11T23:47:16.854775807", "0001-01-01T00:00:00", "2400", -5,
+            2**63 - 1, [0, -2**31], (-0.0, b"q"), obj([1, None]), 2.5)
+    return np.asfortranarray(r.reshape(2, 2))
+
+
+PENDING = {}
 
 
 def encode(x):
@@ -127,8 +150,63 @@ def save(path, a, data):
     assert back.shape == a.shape and back.dtype == a.dtype, path
 
 
+class _Crafted:
+    """Pickles as ndarray.__reduce__ would, with a state of our choosing."""
+
+    def __init__(self, state):
+        self.state = state
+
+    def __reduce__(self):
+        return (np._core.multiarray._reconstruct, (np.ndarray, (0,), b"b"), self.state)
+
+
+def bad_records():
+    """Record pickles NumPy-style but wrong, each with the error the crate
+    must give: {name: (dtype, shape, records, error variant)}."""
+    i4o = [("a", "<i4"), ("o", "O")]
+    return {
+        "tuple_too_short": (i4o, (1,), [(1,)], "MalformedPickle"),
+        "record_not_a_tuple": (i4o, (1,), [[1, "x"]], "MalformedPickle"),
+        "int_out_of_range": ([("a", "i1"), ("o", "O")], (1,), [(300, None)], "MalformedPickle"),
+        "negative_unsigned": ([("a", "<u4"), ("o", "O")], (1,), [(-1, None)], "MalformedPickle"),
+        "str_too_long": ([("a", "<U2"), ("o", "O")], (1,), [("abc", None)], "MalformedPickle"),
+        "str_for_a_float": ([("a", "<f8"), ("o", "O")], (1,), [("1.5", None)], "MalformedPickle"),
+        "void_wrong_length": ([("a", "V2"), ("o", "O")], (1,), [(b"x", None)], "MalformedPickle"),
+        "subarray_wrong_shape": ([("a", "<i4", (2,)), ("o", "O")], (1,),
+                                 [(np.arange(3, dtype="<i4"), None)], "MalformedPickle"),
+        "str_for_a_date": ([("d", "<M8[D]"), ("o", "O")], (1,), [("2024", None)], "MalformedPickle"),
+        "count_disagrees_with_shape": (i4o, (3,), [(1, None), (2, None)], "MalformedPickle"),
+        "object_in_nested_record": ([("r", [("x", "O")])], (1,), [((1,),)], "UnsupportedDType"),
+        "wide_record_claim": ([("v", "V100000000"), ("o", "O")], (1,), [(b"", None)], "PickleLimit"),
+        # One tuple, memoized, stands for 4 000 records of 1 600 bytes.
+        "shared_record_tuples": ([(f"f{i}", "<i8") for i in range(199)] + [("o", "O")], (4000,),
+                                 [tuple(range(199)) + (None,)] * 4000, "PickleLimit"),
+    }
+
+
+def write_bad_records():
+    # Beside fixtures/pickle/, whose files all load (the CLI checks them).
+    bad = os.path.join(ROOT, "..", "pickle_bad", "records")
+    os.makedirs(bad, exist_ok=True)
+    for name in os.listdir(bad):
+        os.remove(os.path.join(bad, name))
+    manifest = {}
+    for name, (dt, shape, records, error) in bad_records().items():
+        dt = np.dtype(dt)
+        state = (1, shape, dt, False, records)
+        with open(os.path.join(bad, name + ".npy"), "wb") as f:
+            np.lib.format.write_array_header_1_0(
+                f, {"descr": np.lib.format.dtype_to_descr(dt), "fortran_order": False, "shape": shape})
+            f.write(pickle.dumps(_Crafted(state), protocol=3))
+        manifest[name + ".npy"] = error
+    with open(os.path.join(bad, "errors.json"), "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 def main():
     os.makedirs(ROOT, exist_ok=True)
+    write_bad_records()
     for name in os.listdir(ROOT):
         if name.endswith((".npy", ".npz", ".json")):
             os.remove(os.path.join(ROOT, name))
@@ -143,6 +221,14 @@ def main():
             info["pending"] = PENDING[name]
         if a.dtype.names is None:
             info["items"] = [encode(v) for v in a.ravel(order="C")]
+        else:
+            # Each field as NumPy gives it (a[name]), in native byte order.
+            info["fields"] = {}
+            for field in a.dtype.names:
+                v = a[field]
+                if not v.dtype.hasobject:
+                    v = v.astype(v.dtype.newbyteorder("="))
+                info["fields"][field] = encode(v)
         for p in PROTOCOLS:
             data = pickle.dumps(a, protocol=p)
             fname = f"{name}_p{p}.npy"

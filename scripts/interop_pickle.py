@@ -9,9 +9,16 @@
    NumPy loads the result with allow_pickle=True and it must equal the
    original exactly: types, values (NaN-aware), nested array dtypes, shapes,
    bytes and memory order.
-3. The crate writes arrays it built from every kind of PyValue (and an .npz
-   with an object member); NumPy loads them and each element's repr must be
-   what the crate's Display says.
+3. The crate writes arrays it built from every kind of PyValue and
+   Option<String> arrays (WriteNpy), and an .npz with object members
+   (NpzWriter::add); NumPy loads them and each element's repr must be what
+   the crate's Display says.
+4. Records with object fields read as RecordArray; each object field's
+   reprs must be Python's for a[field]; written back by the crate, NumPy
+   loads every field equal to the original's.
+5. Files of str and None read as Array<Option<String>> with Python's values
+   (and no other file does); written back from that array, NumPy loads them
+   equal to the original.
 
     python3 scripts/interop_pickle.py          # builds and runs the example
 
@@ -94,7 +101,31 @@ def main():
         with open(os.path.join(d, "read.json"), encoding="utf-8") as f:
             read = json.load(f)
         checked = 0
+        optional_files = 0
+        records = 0
         for fname, a in originals.items():
+            if a.dtype.names is not None:
+                # Records with object fields: each object field's reprs.
+                ours = read.get("record:" + fname)
+                want = {f: [expected_repr(x) if not isinstance(x, np.ndarray) else None
+                            for x in a[f].ravel(order="C")]
+                        for f in a.dtype.names if a.dtype[f] == object}
+                if ours != want:
+                    fail(f"record {fname}: ours {ours!r}, Python {want!r}")
+                # Written back by the crate (C order, native byte order):
+                # every field equal to the original's.
+                back = np.load(os.path.join(d, "roundtrip", fname), allow_pickle=True)
+                if back.shape != a.shape or back.dtype != a.dtype.newbyteorder("="):
+                    fail(f"record roundtrip {fname}: {back.dtype} {back.shape}")
+                else:
+                    for f in a.dtype.names:
+                        x, y = a[f], back[f]
+                        if not x.dtype.hasobject:
+                            x = x.astype(x.dtype.newbyteorder("="))
+                        if x.dtype != y.dtype or not same(np.ascontiguousarray(x), np.ascontiguousarray(y)):
+                            fail(f"record roundtrip {fname}[{f!r}]: NumPy loaded {y!r}, expected {x!r}")
+                records += 1
+                continue
             ours = read[fname]
             for i, (x, r) in enumerate(zip(a.ravel(order="C"), ours)):
                 if isinstance(x, np.ndarray):
@@ -105,8 +136,26 @@ def main():
             back = np.load(os.path.join(d, "roundtrip", fname), allow_pickle=True)
             if not same(a, back):
                 fail(f"roundtrip {fname}: NumPy loaded {back!r}, expected {a!r}")
+            # Option<String>: exactly the files of str and None read, with
+            # their values, and are written back equal.
+            all_str = all(x is None or type(x) is str for x in a.ravel(order="C"))
+            opt = read.get("optional:" + fname)
+            if all_str != (opt is not None):
+                fail(f"{fname}: read as Option<String>: {opt is not None}, all str/None: {all_str}")
+            if opt is not None:
+                optional_files += 1
+                if opt != [repr(x) for x in a.ravel(order="C")]:
+                    fail(f"optional {fname}: ours {opt!r}")
+                back = np.load(os.path.join(d, "optional", fname), allow_pickle=True)
+                if not same(a, back):
+                    fail(f"optional roundtrip {fname}: NumPy loaded {back!r}, expected {a!r}")
+        if records < 2:
+            fail(f"only {records} record files")
+        if optional_files < 4:
+            fail(f"only {optional_files} files read as Option<String>")
         print(f"interop_pickle: NumPy -> ndnpy: {len(originals)} files, {checked} element reprs; "
-              f"ndnpy -> NumPy round trip of each")
+              f"ndnpy -> NumPy round trip of each; {optional_files} as Option<String>; "
+              f"{records} records with object fields")
 
         with open(os.path.join(d, "built.json"), encoding="utf-8") as f:
             built = json.load(f)
@@ -119,6 +168,10 @@ def main():
                         fail(f"{name}: {got!r}")
                     if not same(z["nums"], np.array([1, 2, 3], dtype=np.int64)):
                         fail(f"{name}: nums {z['nums']!r}")
+                    labels = z["labels"]
+                    if labels.dtype != object or labels.shape != (2, 1) or \
+                            [repr(x) for x in labels.ravel()] != info["labels"]:
+                        fail(f"{name}: labels {labels!r}")
                 continue
             a = np.load(os.path.join(d, "built", name + ".npy"), allow_pickle=True)
             if a.dtype != object or list(a.shape) != info["shape"]:
@@ -138,7 +191,12 @@ def main():
         want = [np.array([1, -2, 3], dtype=np.int64),
                 np.asfortranarray(np.arange(6, dtype=np.float64).reshape(3, 2).T * 0.5),
                 np.array([], dtype=np.uint8), np.array(True), gen_pickle_fixtures.obj(["in", 1]),
-                np.array([1 - 1j])]
+                np.array([1 - 1j]),
+                np.array([(1.5, -2), (0.0, 7)],
+                         dtype={"names": ["x", "y"], "formats": ["<f8", "<i2"], "offsets": [0, 8], "itemsize": 16}),
+                np.array([(1, "x", 1.5), (2, None, -0.5)], dtype=[("a", "<i4"), ("b", "O"), ("c", "<f8")])]
+        if len(nested) != len(want):
+            fail(f"nested_arrays: {len(nested)} items")
         for i, (x, w) in enumerate(zip(nested, want)):
             if x.dtype != w.dtype or x.shape != w.shape or not same(x.tolist(), w.tolist()):
                 fail(f"nested_arrays[{i}]: {x!r} != {w!r}")

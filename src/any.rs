@@ -85,13 +85,16 @@ pub enum AnyArray {
         /// The unit, as for [`AnyArray::Datetime64`].
         unit: Option<String>,
     },
-    /// Records (structured dtypes), as native-order bytes with their dtype.
+    /// Records (structured dtypes), as native-order bytes with their dtype;
+    /// the values of object (`O`) fields, which NumPy pickles, are
+    /// [`AnyArray::Object`] columns of [`RecordArray::field`].
     Record(RecordArray),
     /// Unstructured void data (`|V4`): the raw bytes of each item, held as
     /// a [`RecordArray`] whose dtype is the void type.
     Void(RecordArray),
     /// `|O`: Python objects, read by the safe pickle reader
-    /// ([`crate::pickle`]); write them with [`crate::pickle::write_object_npy`].
+    /// ([`crate::pickle`]); an `ArrayD<PyValue>` writes them back with
+    /// [`crate::WriteNpy`] (or [`AnyArray::to_npy_bytes`]).
     Object(ArrayD<crate::pickle::PyValue>),
 }
 
@@ -499,6 +502,9 @@ impl AnyArray {
     #[inline]
     pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
         use crate::WriteNpy;
+        if let AnyArray::Record(r) = self {
+            return r.to_npy_bytes();
+        }
         each_variant!(self, a => a.to_npy_bytes(), object o => crate::pickle::to_object_npy_bytes(o), raw r => {
             let mut out = r.header().to_bytes()?;
             out.extend_from_slice(&r.data);

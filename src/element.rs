@@ -11,7 +11,7 @@ use crate::dtype::{ByteOrder, DType, Kind, Scalar};
 use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::source::Source;
-use ndarray::ArrayD;
+use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 use std::io::Write;
 
 pub(crate) mod sealed {
@@ -25,8 +25,11 @@ pub(crate) mod sealed {
 /// Implemented for every [`LayoutElement`] (the numeric scalars, `bool`,
 /// [`crate::FixedBytes`], [`crate::FixedUnicode`], [`crate::Datetime64`],
 /// [`crate::Timedelta64`], arrays `[T; N]` of them and records declared with
-/// [`crate::record!`]), and for the *converted* elements `String` (`<U`) and
-/// `Vec<u8>` (`|S`), which are built value by value and cannot be viewed.
+/// [`crate::record!`]), for the *converted* elements `String` (`<U`, or an
+/// object array of `str`) and `Vec<u8>` (`|S`), which are built value by
+/// value and cannot be viewed, and for the object elements
+/// [`crate::pickle::PyValue`] and `Option<String>` (`|O`), read and written
+/// whole through the safe pickle reader and writer.
 ///
 /// ```
 /// use ndnpy::{DType, Element};
@@ -88,6 +91,34 @@ pub trait Element: Clone + Send + Sync + 'static + sealed::Sealed {
     fn from_objects() -> Option<fn(ArrayD<crate::pickle::PyValue>) -> Result<ArrayD<Self>>> {
         None
     }
+
+    /// The whole `.npy` file of `array`, for the types NumPy stores as a
+    /// pickled object array ([`crate::pickle::PyValue`], `Option<String>`):
+    /// a pickle lists the elements in C order after the shape, so it cannot
+    /// be written slice by slice. `None` for every other type, whose data
+    /// [`Element::write_slice`] writes.
+    #[doc(hidden)]
+    fn object_npy<S: Data<Elem = Self>, D: Dimension>(
+        _array: &ArrayBase<S, D>,
+    ) -> Option<Result<Vec<u8>>> {
+        None
+    }
+}
+
+/// Refuses to write `T` in blocks (growing files, streamed members) when it
+/// is stored as a pickled object array, which is written whole.
+pub(crate) fn check_blockwise<T: Element>() -> Result<()> {
+    if crate::pickle::is_pickled(&T::dtype()) {
+        return Err(Error::UnsupportedDType {
+            dtype: T::dtype().to_string(),
+            reason: format!(
+                "{} arrays are pickled whole (write them with WriteNpy or NpzWriter::add), \
+                 not in blocks",
+                type_name::<T>()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// An element whose memory a NumPy dtype describes exactly, so that file

@@ -153,6 +153,7 @@ pub(crate) fn check_block<'a, T: Element, S: Data<Elem = T>, D: Dimension>(
     axis: usize,
     block: &'a ArrayBase<S, D>,
 ) -> Result<ArrayViewD<'a, T>> {
+    crate::element::check_blockwise::<T>()?;
     let dtype = crate::write::npy_header(block).dtype;
     if dtype != header.dtype {
         return Err(Error::AppendMismatch {

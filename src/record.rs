@@ -184,6 +184,9 @@ pub struct RecordArray {
     dtype: DType,
     shape: Vec<usize>,
     data: Vec<u8>,
+    /// The values of the object (`O`) fields, by field name, C order (a
+    /// record read from a pickle); their bytes in `data` are zeros.
+    objects: Vec<(String, ndarray::ArrayD<crate::pickle::PyValue>)>,
 }
 
 impl RecordArray {
@@ -202,6 +205,7 @@ impl RecordArray {
             dtype: native,
             shape: header.shape.clone(),
             data,
+            objects: Vec::new(),
         })
     }
 
@@ -217,7 +221,31 @@ impl RecordArray {
             dtype: T::layout_dtype(),
             shape: array.shape().to_vec(),
             data,
+            objects: Vec::new(),
         }
+    }
+
+    /// Records whose object fields' values are `objects` (by field name),
+    /// the other fields' native-order bytes `data`.
+    pub(crate) fn with_objects(
+        dtype: DType,
+        shape: Vec<usize>,
+        data: Vec<u8>,
+        objects: Vec<(String, ndarray::ArrayD<crate::pickle::PyValue>)>,
+    ) -> Self {
+        RecordArray {
+            dtype,
+            shape,
+            data,
+            objects,
+        }
+    }
+
+    /// Whether some field holds Python objects (a record array read from a
+    /// pickled `.npy` file, such as `np.save` writes for
+    /// `dtype=[('i', '<i4'), ('o', 'O')]`).
+    pub fn has_objects(&self) -> bool {
+        !self.objects.is_empty()
     }
 
     /// The records' dtype (native byte order).
@@ -230,7 +258,8 @@ impl RecordArray {
         &self.shape
     }
 
-    /// The records' bytes, C order, native byte order.
+    /// The records' bytes, C order, native byte order (the bytes of an
+    /// object field are zeros: its values are in [`RecordArray::field`]).
     pub fn as_bytes(&self) -> &[u8] {
         &self.data
     }
@@ -249,7 +278,21 @@ impl RecordArray {
 
     /// A copy of field `name` (or of the field with that title) for every
     /// record. A sub-array field adds its dimensions after the records'; a
-    /// nested record field is an [`AnyArray::Record`].
+    /// nested record field is an [`AnyArray::Record`]; an object (`O`) field
+    /// is an [`AnyArray::Object`].
+    ///
+    /// ```
+    /// use ndnpy::{pickle::PyValue, AnyArray};
+    ///
+    /// // np.save("r.npy", np.array([(1, "a"), (2, None)], dtype=[("i", "<i4"), ("o", "O")]))
+    /// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/pickle/record_with_object_p3.npy")).unwrap();
+    /// let AnyArray::Record(r) = AnyArray::from_npy_bytes(&bytes)? else { panic!() };
+    /// assert_eq!(r.names(), ["a", "b", "c"]);
+    /// assert_eq!(r.field("a")?.cast::<i64>()?.into_raw_vec_and_offset().0, [1, 2]);
+    /// let AnyArray::Object(b) = r.field("b")? else { panic!() };
+    /// assert_eq!(b.into_raw_vec_and_offset().0, [PyValue::Str("x".into()), PyValue::None]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn field(&self, name: &str) -> Result<AnyArray> {
         let DType::Record(fields) = &self.dtype else {
             return Err(self.no_field(name));
@@ -259,12 +302,21 @@ impl RecordArray {
         for f in fields {
             let size = f.dtype.itemsize().unwrap_or(0);
             if !f.name.is_empty() && (f.name == name || f.title.as_deref() == Some(name)) {
-                found = Some((offset, size, &f.dtype));
+                found = Some((offset, size, &f.dtype, f.name.as_str()));
                 break;
             }
             offset += size;
         }
-        let (offset, size, dtype) = found.ok_or_else(|| self.no_field(name))?;
+        let (offset, size, dtype, name) = found.ok_or_else(|| self.no_field(name))?;
+        if crate::pickle::is_pickled(dtype) {
+            return match self.objects.iter().find(|(n, _)| n == name) {
+                Some((_, column)) => Ok(AnyArray::Object(column.clone())),
+                None => Err(Error::UnsupportedDType {
+                    dtype: dtype.to_string(),
+                    reason: format!("field {name:?} holds objects that were not read"),
+                }),
+            };
+        }
         let itemsize = self.dtype.itemsize().unwrap_or(0);
         let (dtype, shape) = match dtype {
             DType::SubArray(inner, sub) => {
@@ -319,8 +371,14 @@ impl RecordArray {
         crate::read::read_array(&self.header(), &mut Source::slice(&self.data))
     }
 
-    /// The `.npy` bytes of the records, as `np.save` writes them.
+    /// The `.npy` bytes of the records, as `np.save` writes them; records
+    /// with object fields are pickled as `np.save` does (NumPy loads them
+    /// with `allow_pickle=True`). Objects inside a nested record or a
+    /// sub-array field are [`Error::UnsupportedDType`].
     pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
+        if crate::pickle::is_pickled(&self.dtype) {
+            return crate::pickle::record_npy_bytes(self);
+        }
         let mut out = self.header().to_bytes()?;
         out.extend_from_slice(&self.data);
         Ok(out)

@@ -237,6 +237,7 @@ impl<T: Element> NpyWriter<T, File> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn append<P: AsRef<Path>>(path: P) -> Result<Self> {
+        crate::element::check_blockwise::<T>()?;
         let (file, header, data_offset, data_end) =
             crate::file::NpyFile::open_append(path)?.into_parts();
         if header.dtype != T::dtype() {
@@ -266,6 +267,7 @@ impl<T: Element, W: Write + Seek> NpyWriter<T, W> {
         order: Order,
         temp: Option<TempFile>,
     ) -> Result<Self> {
+        crate::element::check_blockwise::<T>()?;
         let mut shape = inner_shape.to_vec();
         if order.is_fortran() {
             shape.push(0);

@@ -17,6 +17,8 @@ const CHUNK_BYTES: usize = 1 << 20;
 ///
 /// Implemented for every [`ArrayBase`] whose elements are an [`Element`]:
 /// owned arrays, views, slices with steps, reversed or broadcast axes.
+/// Arrays of [`crate::pickle::PyValue`] and `Option<String>` are written as
+/// object arrays (`|O`, pickled as `np.save` does); `String` arrays as `<U`.
 /// C-contiguous arrays are written in C order and Fortran-contiguous ones in
 /// Fortran order, each with a single write of their memory; any other layout
 /// is written in C order in bounded chunks, never copying the whole array.
@@ -116,6 +118,14 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
     }
 
     fn write_npy_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()> {
+        if let Some(bytes) = T::object_npy(self) {
+            let bytes = bytes?;
+            let path = path.as_ref();
+            return crate::atomic::write_file_with(path, bytes.len() as u64, options, |file| {
+                Ok(file.write_all(&bytes)?)
+            })
+            .map_err(|e| e.at_path(path));
+        }
         let header = npy_header(self);
         let (bytes, data_len) = header_bytes(&header)?;
         let total = bytes.len() as u64 + data_len as u64;
@@ -127,6 +137,12 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
     }
 
     fn write_npy_to<W: Write>(&self, writer: W) -> Result<()> {
+        if let Some(bytes) = T::object_npy(self) {
+            let mut writer = crate::checked_io::CheckedWrite(writer);
+            writer.write_all(&bytes?)?;
+            writer.flush()?;
+            return Ok(());
+        }
         let header = npy_header(self);
         let (bytes, _) = header_bytes(&header)?;
         write_body_with(
@@ -138,6 +154,9 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
     }
 
     fn to_npy_bytes(&self) -> Result<Vec<u8>> {
+        if let Some(bytes) = T::object_npy(self) {
+            return bytes;
+        }
         let header = npy_header(self);
         let (bytes, data_len) = header_bytes(&header)?;
         let mut out = Vec::new();

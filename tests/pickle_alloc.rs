@@ -114,6 +114,8 @@ fn numpy_fixtures_stay_proportional() {
         "ragged_float_p5.npy",
         "repeated_p3.npy",
         "dates_np1_p4.npy",
+        "record_fields_p2.npy",
+        "record_with_object_p5.npy",
     ] {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         check(name, &bytes, |b| AnyArray::from_npy_bytes(b).unwrap());
@@ -195,4 +197,16 @@ fn hostile_pickles_stay_within_the_bound() {
     p.push(b'.');
     let r = check("nested lists", &p, pickle::loads);
     assert!(matches!(r, Err(Error::PickleLimit { .. })));
+}
+
+#[test]
+fn record_pickles_claiming_much_stay_within_the_bound() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pickle_bad/records");
+    // A 100 MB record type; one tuple memoized for 4 000 wide records.
+    for name in ["wide_record_claim.npy", "shared_record_tuples.npy"] {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let r = check(name, &bytes, AnyArray::from_npy_bytes);
+        assert!(matches!(r, Err(Error::PickleLimit { .. })), "{name}: {r:?}");
+    }
 }

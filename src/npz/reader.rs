@@ -7,7 +7,7 @@ use crate::checked_io::CheckedRead;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::header::{self, Header, ReadOptions};
-use crate::read::read_array;
+use crate::read::read_array_with;
 use crate::source::Source;
 use ndarray::{Array, Dimension};
 use std::fs::File;
@@ -252,7 +252,8 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn read<T: Element, D: Dimension>(&mut self, name: &str) -> Result<Array<T, D>> {
         let index = self.index(name)?;
-        self.read_index(index, read_array::<T, D>)
+        let options = self.options;
+        self.read_index(index, |h, s| read_array_with::<T, D>(h, s, &options))
     }
 
     /// Reads member `name` whatever its element type.

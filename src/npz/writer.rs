@@ -368,6 +368,20 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn add_any(&mut self, name: &str, array: &AnyArray) -> Result<()> {
+        if let AnyArray::Record(r) = array {
+            if crate::pickle::is_pickled(r.dtype()) {
+                // Pickled whole, as an object array is.
+                self.check_open(name)?;
+                let result = r.to_npy_bytes().and_then(|bytes| {
+                    self.claim(name)?;
+                    self.add_npy(name, &bytes, 0, |w| Ok(w.write_all(&bytes)?))
+                });
+                if result.is_err() {
+                    self.failed.get_or_insert_with(|| name.to_owned());
+                }
+                return result;
+            }
+        }
         crate::any::each_variant!(
             array,
             a => self.add(name, a),
@@ -413,6 +427,7 @@ impl<W: Write + Seek> NpzWriter<W> {
         order: Order,
     ) -> Result<NpzMemberWriter<'_, W, T>> {
         self.check_open(name)?;
+        crate::element::check_blockwise::<T>()?;
         self.write_queued()?;
         NpzMemberWriter::start(self, name, inner_shape, order)
     }
@@ -458,7 +473,8 @@ impl<W: Write + Seek> NpzWriter<W> {
     }
 
     /// Adds an object array (`|O`), pickled as `np.save` does (see
-    /// [`crate::pickle::to_object_npy_bytes`]).
+    /// [`crate::pickle::to_object_npy_bytes`]); the same as
+    /// [`NpzWriter::add`] of a [`crate::pickle::PyValue`] array.
     ///
     /// ```
     /// # use std::io::Cursor;
@@ -477,15 +493,7 @@ impl<W: Write + Seek> NpzWriter<W> {
         name: &str,
         array: &ArrayBase<S, D>,
     ) -> Result<()> {
-        self.check_open(name)?;
-        let result = crate::pickle::to_object_npy_bytes(array).and_then(|bytes| {
-            self.claim(name)?;
-            self.add_npy(name, &bytes, 0, |w| Ok(w.write_all(&bytes)?))
-        });
-        if result.is_err() {
-            self.failed.get_or_insert_with(|| name.to_owned());
-        }
-        result
+        self.add(name, array)
     }
 
     fn method(&self) -> Method {
@@ -505,6 +513,11 @@ impl<W: Write + Seek> NpzWriter<W> {
         name: &str,
         array: &ArrayBase<S, D>,
     ) -> Result<()> {
+        if let Some(bytes) = T::object_npy(array) {
+            let bytes = bytes?;
+            self.claim(name)?;
+            return self.add_npy(name, &bytes, 0, |w| Ok(w.write_all(&bytes)?));
+        }
         self.claim(name)?;
         let header = npy_header(array);
         let data_len = header.data_len()?;

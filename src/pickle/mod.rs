@@ -26,10 +26,21 @@
 //!
 //! Reading goes through the ordinary entry points: [`crate::AnyArray`]
 //! returns [`crate::AnyArray::Object`] for `|O` files (in `.npy` files and
-//! `.npz` members alike); [`read_str_npy`] and [`strings_from_objects`] give
-//! `String` arrays from object arrays of `str`. [`crate::ReadOptions::allow_objects`]
-//! refuses object arrays outright. Writing: [`write_object_npy`],
-//! [`to_object_npy_bytes`], [`write_object_npy_to`].
+//! `.npz` members alike), and [`crate::ReadNpy`] / [`crate::NpzReader::read`]
+//! read object files into arrays of [`PyValue`] (any object), `String`
+//! (every element a `str`) and `Option<String>` (`str` or `None`); the
+//! error for another element names its index and Python type.
+//! A record with object fields loads as [`crate::AnyArray::Record`], whose
+//! object fields are [`crate::AnyArray::Object`] columns
+//! ([`crate::RecordArray::field`]); [`crate::RecordArray::to_npy_bytes`]
+//! and [`crate::NpzWriter::add_any`] write them back pickled. [`crate::ReadOptions::allow_objects`] refuses object arrays
+//! outright.
+//!
+//! Writing: arrays of [`PyValue`] and of `Option<String>` are written as
+//! object arrays by [`crate::WriteNpy`] and [`crate::NpzWriter::add`]
+//! (also [`write_object_npy`], [`to_object_npy_bytes`],
+//! [`write_object_npy_to`]); `String` arrays stay `<U`, as `np.save` of a
+//! list of `str` writes them.
 //!
 //! ```
 //! use ndarray::array;
@@ -48,14 +59,17 @@
 //! ```
 
 mod bigint;
+mod element;
 mod globals;
 mod machine;
 mod numpy;
+mod records;
 mod value;
 mod write;
 
 pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
 pub use value::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
+pub(crate) use write::record_npy_bytes;
 pub use write::{dumps, to_object_npy_bytes, write_object_npy, write_object_npy_to};
 
 use crate::any::AnyArray;
@@ -126,7 +140,7 @@ pub(crate) fn read_object_data(
             ),
         });
     }
-    if array.dtype() != header.dtype {
+    if crate::record::to_native(&array.dtype()) != crate::record::to_native(&header.dtype) {
         return Err(Error::MalformedPickle {
             pos: 0,
             reason: format!(
@@ -159,7 +173,7 @@ pub(crate) fn is_pickled(dtype: &crate::DType) -> bool {
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 pub fn strings_from_objects<D: Dimension>(array: ArrayD<PyValue>) -> Result<Array<String, D>> {
-    convert(array, "String", |v| match v {
+    convert(array, "String", "str", |v| match v {
         PyValue::Str(s) => Ok(s),
         other => Err(other),
     })
@@ -170,7 +184,7 @@ pub fn strings_from_objects<D: Dimension>(array: ArrayD<PyValue>) -> Result<Arra
 pub fn optional_strings_from_objects<D: Dimension>(
     array: ArrayD<PyValue>,
 ) -> Result<Array<Option<String>, D>> {
-    convert(array, "Option<String>", |v| match v {
+    convert(array, "Option<String>", "str or None", |v| match v {
         PyValue::Str(s) => Ok(Some(s)),
         PyValue::None => Ok(None),
         other => Err(other),
@@ -180,6 +194,7 @@ pub fn optional_strings_from_objects<D: Dimension>(
 fn convert<T, D: Dimension>(
     array: ArrayD<PyValue>,
     name: &str,
+    holds: &str,
     f: impl Fn(PyValue) -> std::result::Result<T, PyValue>,
 ) -> Result<Array<T, D>> {
     let shape = array.shape().to_vec();
@@ -199,11 +214,11 @@ fn convert<T, D: Dimension>(
             Ok(x) => out.push(x),
             Err(other) => {
                 return Err(Error::DTypeMismatch {
-                    expected: format!("{name} (an object array of str)"),
+                    expected: format!("{name} (an object array of {holds})"),
                     found: format!(
                         "an object array whose element {:?} is {}",
                         index.slice(),
-                        machine::value_type_name(&other)
+                        python_type_name(&other)
                     ),
                 })
             }
@@ -216,6 +231,33 @@ fn convert<T, D: Dimension>(
             found: ndim,
             shape,
         })
+}
+
+/// Python's name for the type of `v` (`numpy.float64` for a NumPy
+/// scalar, as `type(x)` prints it), for error messages.
+fn python_type_name(v: &PyValue) -> String {
+    let PyValue::Scalar(s) = v else {
+        return machine::value_type_name(v).to_owned();
+    };
+    let (kind, size) = match &s.dtype {
+        crate::DType::Scalar(x) => (x.kind, x.size),
+        _ => return "numpy.void".to_owned(),
+    };
+    use crate::dtype::Kind;
+    let name = match kind {
+        Kind::Bool => "bool".to_owned(),
+        Kind::Int => format!("int{}", 8 * size),
+        Kind::UInt => format!("uint{}", 8 * size),
+        Kind::Float => format!("float{}", 8 * size),
+        Kind::Complex => format!("complex{}", 8 * size),
+        Kind::Datetime => "datetime64".to_owned(),
+        Kind::Timedelta => "timedelta64".to_owned(),
+        Kind::Bytes => "bytes_".to_owned(),
+        Kind::Unicode => "str_".to_owned(),
+        Kind::Void => "void".to_owned(),
+        Kind::Object => "object_".to_owned(),
+    };
+    format!("numpy.{name}")
 }
 
 /// Reads an object-of-`str` `.npy` file as a `String` array (the error

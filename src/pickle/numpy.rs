@@ -365,7 +365,7 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
         Node::Int(n) => *n != 0,
         _ => return Err(m.malformed("the ndarray order flag is not a bool")),
     };
-    let array = if dtype == object_dtype() {
+    let array = if has_object(&dtype) {
         let items = match &m.arena[data] {
             Node::List(items) => items.clone(),
             _ => return Err(m.malformed("the data of an object ndarray is not a list")),
@@ -380,16 +380,17 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
                 items.len()
             )));
         }
-        let mut values = Vec::with_capacity(n);
-        for id in items {
-            values.push(m.materialize(id)?);
+        if dtype != object_dtype() {
+            // Records with object fields: one tuple per record, C order
+            // (kept: `RecordArray` holds C order whatever the file's).
+            super::records::record_array(m, &dtype, &shape, &items)?
+        } else {
+            let mut values = Vec::with_capacity(n);
+            for id in items {
+                values.push(m.materialize(id)?);
+            }
+            AnyArray::Object(object_array(&shape, fortran, values))
         }
-        AnyArray::Object(object_array(&shape, fortran, values))
-    } else if has_object(&dtype) {
-        return Err(Error::UnsupportedDType {
-            dtype: dtype.to_string(),
-            reason: "records and sub-arrays with object fields are not supported yet".into(),
-        });
     } else {
         let pos = m.op_pos();
         let bytes = data_bytes(m, data)?;

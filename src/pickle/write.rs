@@ -113,13 +113,22 @@ impl Pickler {
         items: impl IntoIterator<Item = &'a PyValue>,
         depth: usize,
     ) -> Result<()> {
+        self.list_with(items, |p, x| p.value(x, depth + 1))
+    }
+
+    /// [`Pickler::list`] of items that `item` pickles.
+    fn list_with<'a, T: 'a>(
+        &mut self,
+        items: impl IntoIterator<Item = &'a T>,
+        mut item: impl FnMut(&mut Self, &'a T) -> Result<()>,
+    ) -> Result<()> {
         self.out.push(b']');
         let mut in_batch = 0;
         for x in items {
             if in_batch == 0 {
                 self.out.push(b'(');
             }
-            self.value(x, depth + 1)?;
+            item(self, x)?;
             in_batch += 1;
             if in_batch == 1000 {
                 self.out.push(b'e');
@@ -286,6 +295,70 @@ impl Pickler {
         Ok(())
     }
 
+    /// `numpy.dtype(...)` and its state for any dtype: records (`V<size>`
+    /// with names, fields and offsets) and sub-arrays (`V<size>` with
+    /// `(base, shape)`) as NumPy pickles them, scalars by [`Pickler::dtype`].
+    fn any_dtype(&mut self, d: &DType) -> Result<()> {
+        let size = d
+            .itemsize()
+            .ok_or_else(|| unsupported(format!("the dtype {d} is too large")))?;
+        let (names, subarray) = match d {
+            DType::Scalar(_) => return self.dtype(d),
+            DType::Record(fields) => (Some(fields), None),
+            DType::SubArray(inner, shape) => (None, Some((inner, shape))),
+        };
+        self.global("numpy", "dtype");
+        self.str(&format!("V{size}"))?;
+        self.out.extend_from_slice(&[0x89, 0x88, 0x87, b'R']);
+        self.out.push(b'(');
+        self.int(3);
+        self.str("|")?;
+        match subarray {
+            Some((inner, shape)) => {
+                self.out.push(b'(');
+                self.any_dtype(inner)?;
+                self.shape(shape);
+                self.out.push(b't');
+            }
+            None => self.out.push(b'N'),
+        }
+        match names {
+            Some(fields) => {
+                self.out.push(b'(');
+                for f in fields.iter().filter(|f| !f.name.is_empty()) {
+                    self.str(&f.name)?;
+                }
+                self.out.push(b't');
+                // name (and title) → (dtype, offset[, title])
+                self.out.extend_from_slice(b"}(");
+                let mut offset = 0;
+                for f in fields {
+                    if !f.name.is_empty() {
+                        let keys = std::iter::once(&f.name).chain(f.title.as_ref());
+                        for key in keys {
+                            self.str(key)?;
+                            self.out.push(b'(');
+                            self.any_dtype(&f.dtype)?;
+                            self.int(offset as i64);
+                            if let Some(title) = &f.title {
+                                self.str(title)?;
+                            }
+                            self.out.push(b't');
+                        }
+                    }
+                    offset += f.dtype.itemsize().unwrap_or(0);
+                }
+                self.out.push(b'u');
+            }
+            None => self.out.extend_from_slice(b"NN"),
+        }
+        self.int(size as i64);
+        self.int(alignment_of(d) as i64);
+        self.int(flags_of(d));
+        self.out.extend_from_slice(b"tb");
+        Ok(())
+    }
+
     /// `_reconstruct(ndarray, (0,), b'b')` and its `BUILD` state.
     fn array(&mut self, a: &AnyArray, depth: usize) -> Result<()> {
         self.global("numpy.core.multiarray", "_reconstruct");
@@ -303,12 +376,18 @@ impl Pickler {
                 self.out.push(if fortran_only(x) { 0x88 } else { 0x89 });
                 self.list(x.iter(), depth)?;
             }
+            AnyArray::Record(r) if super::is_pickled(r.dtype()) => {
+                self.shape(r.shape());
+                self.any_dtype(r.dtype())?;
+                self.out.push(0x89);
+                self.record_rows(r, depth)?;
+            }
             other => {
                 let npy = other.to_npy_bytes()?;
                 let (header, offset) =
                     crate::header::parse_slice(&npy, &crate::header::ReadOptions::default())?;
                 self.shape(&header.shape);
-                self.dtype(&header.dtype)?;
+                self.any_dtype(&header.dtype)?;
                 self.out
                     .push(if header.fortran_order { 0x88 } else { 0x89 });
                 self.bytes(&npy[offset..])?;
@@ -318,6 +397,20 @@ impl Pickler {
         Ok(())
     }
 
+    /// The list of one tuple of field values per record, as NumPy pickles
+    /// records with object fields.
+    fn record_rows(&mut self, r: &crate::RecordArray, depth: usize) -> Result<()> {
+        let rows = super::records::record_rows(r)?;
+        self.list_with(rows.iter(), |p, row| {
+            p.out.push(b'(');
+            for v in row {
+                p.value(v, depth + 2)?;
+            }
+            p.out.push(b't');
+            Ok(())
+        })
+    }
+
     fn shape(&mut self, shape: &[usize]) {
         self.out.push(b'(');
         for &d in shape {
@@ -325,6 +418,72 @@ impl Pickler {
         }
         self.out.push(b't');
     }
+}
+
+/// NumPy's `dtype.flags` for `d` (what its pickled state carries):
+/// `NPY_OBJECT_DTYPE_FLAGS` for objects, `NPY_NEEDS_INIT` for str, and for a
+/// record `NPY_NEEDS_PYAPI` plus its fields' flags within
+/// `NPY_FROM_FIELDS`.
+fn flags_of(d: &DType) -> i64 {
+    const NEEDS_PYAPI: i64 = 0x10;
+    const FROM_FIELDS: i64 = 0x08 | 0x02 | 0x01 | 0x10;
+    match d {
+        DType::Scalar(s) => match s.kind {
+            Kind::Object => 63,
+            Kind::Unicode => 8,
+            _ => 0,
+        },
+        DType::Record(fields) => fields.iter().fold(NEEDS_PYAPI, |acc, f| {
+            acc | (flags_of(&f.dtype) & FROM_FIELDS)
+        }),
+        DType::SubArray(inner, _) => flags_of(inner),
+    }
+}
+
+/// NumPy's `dtype.alignment` (records as packed, which is how they are
+/// pickled unless built with `align=True`).
+fn alignment_of(d: &DType) -> usize {
+    match d {
+        DType::Scalar(s) => match s.kind {
+            Kind::Bool | Kind::Bytes | Kind::Void => 1,
+            Kind::Complex => s.size / 2,
+            Kind::Unicode => 4,
+            Kind::Object | Kind::Datetime | Kind::Timedelta => 8,
+            _ => s.size.max(1),
+        },
+        DType::Record(_) => 1,
+        DType::SubArray(inner, _) => alignment_of(inner),
+    }
+}
+
+/// The `.npy` file of records with object fields: their dtype's header,
+/// then the records pickled as `np.save` does (one tuple of field values
+/// per record, C order).
+pub(crate) fn record_npy_bytes(r: &crate::RecordArray) -> Result<Vec<u8>> {
+    let header = Header {
+        dtype: r.dtype().clone(),
+        shape: r.shape().to_vec(),
+        fortran_order: false,
+        version: Version::V1,
+    };
+    let mut p = Pickler {
+        out: header.to_bytes()?,
+    };
+    p.out.extend_from_slice(&[0x80, 3]);
+    p.global("numpy.core.multiarray", "_reconstruct");
+    p.global("numpy", "ndarray");
+    p.int(0);
+    p.out.push(0x85);
+    p.bytes(b"b")?;
+    p.out.extend_from_slice(&[0x87, b'R']);
+    p.out.push(b'(');
+    p.int(1);
+    p.shape(r.shape());
+    p.any_dtype(r.dtype())?;
+    p.out.push(0x89);
+    p.record_rows(r, 0)?;
+    p.out.extend_from_slice(b"tb.");
+    Ok(p.out)
 }
 
 /// NumPy's rule for `fortran_order`: Fortran-contiguous and not C-contiguous.
@@ -368,6 +527,34 @@ where
     S: Data<Elem = PyValue>,
     D: Dimension,
 {
+    object_npy_bytes_with(array, |p, v| p.value(v, 1))
+}
+
+/// The `.npy` file of an array of optional strings, as an object array of
+/// `str` and `None` (what `np.save(np.array(["a", None]))` writes).
+pub(crate) fn optional_strings_npy_bytes<S, D>(array: &ArrayBase<S, D>) -> Result<Vec<u8>>
+where
+    S: Data<Elem = Option<String>>,
+    D: Dimension,
+{
+    object_npy_bytes_with(array, |p, v| match v {
+        Some(s) => p.str(s),
+        None => {
+            p.out.push(b'N');
+            Ok(())
+        }
+    })
+}
+
+/// The `.npy` file of an object array whose elements `item` pickles.
+fn object_npy_bytes_with<T, S, D>(
+    array: &ArrayBase<S, D>,
+    item: impl FnMut(&mut Pickler, &T) -> Result<()>,
+) -> Result<Vec<u8>>
+where
+    S: Data<Elem = T>,
+    D: Dimension,
+{
     let fortran = array.ndim() > 1 && array.t().is_standard_layout() && !array.is_standard_layout();
     let header = Header {
         dtype: DType::parse("|O").expect("valid"),
@@ -391,7 +578,7 @@ where
     p.shape(array.shape());
     p.dtype(&header.dtype)?;
     p.out.push(if fortran { 0x88 } else { 0x89 });
-    p.list(array.iter(), 0)?;
+    p.list_with(array.iter(), item)?;
     p.out.extend_from_slice(b"tb.");
     Ok(p.out)
 }
