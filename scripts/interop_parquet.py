@@ -45,6 +45,9 @@ def expected_built():
         "t": pd.to_datetime([0, None, 1_700_000_000_000_000], unit="us").as_unit("us"),
         "tz": pd.to_datetime([0, 1, 2], unit="ns", utc=True).tz_convert("Asia/Tokyo"),
         "td": pd.to_timedelta([1, None, -5], unit="s").as_unit("s"),
+        # NumPy days are written in milliseconds, as pyarrow writes
+        # datetime64[s]; pandas reads datetime64[ms] (NumPy's own cast).
+        "days": np.array([0, 1, "NaT"], dtype="datetime64[D]").astype("datetime64[ms]"),
     }, index=pd.RangeIndex(100, 130, 10, name="row"))
     multi = pd.DataFrame({"k": [1.0, 2.0]}, index=pd.MultiIndex.from_arrays(
         [pd.Index(["x", "y"], dtype="str"), np.array([5, 6], dtype=np.int32)], names=["k", None]))

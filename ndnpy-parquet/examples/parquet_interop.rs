@@ -6,7 +6,7 @@
 use ndarray::array;
 use ndnpy::AnyArray;
 use ndnpy_parquet::{
-    Categorical, Column, Compression, Frame, Index, RangeIndex, TimeUnit, Values, WriteOptions,
+    Categorical, Column, Compression, Frame, Index, RangeIndex, TimeUnit, Values, WriteOptions, NAT,
 };
 use std::path::Path;
 
@@ -58,44 +58,39 @@ fn built(output: &Path) -> Result<()> {
             )
             .with_validity(vec![true, true, false])?
             .with_pandas_dtype("boolean"),
-            Column::new(
-                "s",
-                Values::Str(vec!["a".into(), String::new(), "ç".into()]),
-            )
-            .with_validity(vec![true, false, true])?,
+            Column::new("s", Values::strings(["a", "", "ç"]))
+                .with_validity(vec![true, false, true])?,
             Column::new(
                 "by",
-                Values::Bytes(vec![b"\x00".to_vec(), b"xy".to_vec(), Vec::new()]),
+                Values::bytes([b"\x00".to_vec(), b"xy".to_vec(), Vec::new()]),
             ),
             Column::new(
                 "cat",
-                Values::Categorical(Categorical::new(
+                Categorical::new(
                     AnyArray::I8(array![0i8, -1, 1].into_dyn()),
-                    Values::Str(vec!["lo".into(), "hi".into()]),
+                    AnyArray::Str(array!["lo".to_string(), "hi".to_string()].into_dyn()),
                     true,
-                )?),
+                )?,
             ),
             Column::new(
                 "t",
-                Values::Datetime {
-                    values: vec![0, ndnpy_parquet::NAT, 1_700_000_000_000_000],
-                    unit: TimeUnit::Microsecond,
-                    tz: None,
-                },
+                Values::datetime64(vec![0, NAT, 1_700_000_000_000_000], TimeUnit::Microsecond),
             ),
             Column::new(
                 "tz",
-                Values::Datetime {
-                    values: vec![0, 1, 2],
-                    unit: TimeUnit::Nanosecond,
-                    tz: Some("Asia/Tokyo".into()),
-                },
-            ),
+                Values::datetime64(vec![0, 1, 2], TimeUnit::Nanosecond),
+            )
+            .with_timezone("Asia/Tokyo")?,
             Column::new(
                 "td",
-                Values::Timedelta {
-                    values: vec![1, ndnpy_parquet::NAT, -5],
-                    unit: TimeUnit::Second,
+                Values::timedelta64(vec![1, NAT, -5], TimeUnit::Second),
+            ),
+            // NumPy days: written as seconds (datetime64[s] in pandas).
+            Column::new(
+                "days",
+                AnyArray::Datetime64 {
+                    array: array![0i64, 1, NAT].into_dyn(),
+                    unit: Some("D".into()),
                 },
             ),
         ],
@@ -114,7 +109,7 @@ fn built(output: &Path) -> Result<()> {
             any(AnyArray::F64(array![1.0, 2.0].into_dyn())),
         )],
         Index::Columns(vec![
-            Column::new("k", Values::Str(vec!["x".into(), "y".into()])),
+            Column::new("k", Values::strings(["x", "y"])),
             Column::unnamed(any(AnyArray::I32(array![5, 6].into_dyn()))),
         ]),
     )?;

@@ -8,6 +8,7 @@
 //! bound, fails with [`Error::TooLarge`] instead of exhausting memory.
 
 use crate::column::{Categorical, Column, TimeUnit, Values, NAT};
+
 use crate::error::{Error, Result};
 use crate::frame::{Frame, Index, RangeIndex, ReadOptions};
 use crate::meta::{self, ColumnMeta, IndexSpec};
@@ -601,38 +602,62 @@ impl Acc {
     }
 
     fn finish(self) -> Result<Column> {
-        let values = match self.buf {
-            Buf::Bool(v) => Values::Array(AnyArray::Bool(Array1::from(v).into_dyn())),
-            Buf::I8(v) => Values::Array(AnyArray::I8(Array1::from(v).into_dyn())),
-            Buf::I16(v) => Values::Array(AnyArray::I16(Array1::from(v).into_dyn())),
-            Buf::I32(v) => Values::Array(AnyArray::I32(Array1::from(v).into_dyn())),
-            Buf::I64(v) => Values::Array(AnyArray::I64(Array1::from(v).into_dyn())),
-            Buf::U8(v) => Values::Array(AnyArray::U8(Array1::from(v).into_dyn())),
-            Buf::U16(v) => Values::Array(AnyArray::U16(Array1::from(v).into_dyn())),
-            Buf::U32(v) => Values::Array(AnyArray::U32(Array1::from(v).into_dyn())),
-            Buf::U64(v) => Values::Array(AnyArray::U64(Array1::from(v).into_dyn())),
-            Buf::F16(v) => Values::Array(AnyArray::F16(Array1::from(v).into_dyn())),
-            Buf::F32(v) => Values::Array(AnyArray::F32(Array1::from(v).into_dyn())),
-            Buf::F64(v) => Values::Array(AnyArray::F64(Array1::from(v).into_dyn())),
-            Buf::Str(v) => Values::Str(v),
-            Buf::Bytes(v) => Values::Bytes(v),
-            Buf::Datetime(values, unit, tz) => Values::Datetime { values, unit, tz },
-            Buf::Timedelta(values, unit) => Values::Timedelta { values, unit },
+        fn any<T>(v: Vec<T>) -> ndarray::ArrayD<T> {
+            Array1::from(v).into_dyn()
+        }
+        let mut tz = None;
+        let values = Values::Array(match self.buf {
+            Buf::Bool(v) => AnyArray::Bool(any(v)),
+            Buf::I8(v) => AnyArray::I8(any(v)),
+            Buf::I16(v) => AnyArray::I16(any(v)),
+            Buf::I32(v) => AnyArray::I32(any(v)),
+            Buf::I64(v) => AnyArray::I64(any(v)),
+            Buf::U8(v) => AnyArray::U8(any(v)),
+            Buf::U16(v) => AnyArray::U16(any(v)),
+            Buf::U32(v) => AnyArray::U32(any(v)),
+            Buf::U64(v) => AnyArray::U64(any(v)),
+            Buf::F16(v) => AnyArray::F16(any(v)),
+            Buf::F32(v) => AnyArray::F32(any(v)),
+            Buf::F64(v) => AnyArray::F64(any(v)),
+            Buf::Str(v) => AnyArray::Str(any(v)),
+            Buf::Bytes(v) => AnyArray::Bytes(any(v)),
+            Buf::Datetime(v, unit, zone) => {
+                tz = zone;
+                AnyArray::Datetime64 {
+                    array: any(v),
+                    unit: Some(unit.as_str().to_owned()),
+                }
+            }
+            Buf::Timedelta(v, unit) => AnyArray::Timedelta64 {
+                array: any(v),
+                unit: Some(unit.as_str().to_owned()),
+            },
             Buf::Categorical(c) => {
                 let k = c.categories.len;
-                let categories = c.categories.finish()?.into_parts().1;
-                Values::Categorical(Categorical {
+                let Values::Array(categories) = c.categories.finish()?.into_parts().1 else {
+                    unreachable!("categories are never categorical (checked in buf_for)")
+                };
+                let values = Values::Categorical(Categorical {
                     codes: crate::convert::narrow_codes(c.codes, k),
-                    categories: Box::new(categories),
+                    categories,
                     ordered: c.ordered,
-                })
+                });
+                let meta = self.meta.filter(|m| meta_fits(m, &values));
+                return Ok(Column::from_parts(
+                    Some(self.name),
+                    values,
+                    None,
+                    None,
+                    meta,
+                ));
             }
-        };
+        });
         let meta = self.meta.filter(|m| meta_fits(m, &values));
         Ok(Column::from_parts(
             Some(self.name),
             values,
             self.valid,
+            tz,
             meta,
         ))
     }
@@ -679,14 +704,13 @@ fn meta_fits(m: &ColumnMeta, values: &Values) -> bool {
     let t = m.pandas_type.as_str();
     match values {
         Values::Categorical(_) => t == "categorical",
-        Values::Datetime { .. } => t == "datetime" || t == "datetimetz",
-        Values::Array(a) => {
-            let name = meta::array_type_name(a);
-            t == name || (t == "bool" && name == "bool")
-        }
-        Values::Str(_) => matches!(t, "unicode" | "string" | "object" | "mixed"),
-        Values::Bytes(_) => matches!(t, "bytes" | "object" | "mixed"),
-        Values::Timedelta { .. } => matches!(t, "timedelta" | "object"),
+        Values::Array(a) => match a {
+            AnyArray::Datetime64 { .. } => t == "datetime" || t == "datetimetz",
+            AnyArray::Str(_) => matches!(t, "unicode" | "string" | "object" | "mixed"),
+            AnyArray::Bytes(_) => matches!(t, "bytes" | "object" | "mixed"),
+            AnyArray::Timedelta64 { .. } => matches!(t, "timedelta" | "object"),
+            a => t == meta::array_type_name(a),
+        },
     }
 }
 

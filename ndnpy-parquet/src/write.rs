@@ -2,7 +2,7 @@
 //! `ArrowWriter` (which adds the `ARROW:schema` key pyarrow takes dictionary
 //! types, time zones and durations from).
 
-use crate::column::{Column, TimeUnit, Values, NAT};
+use crate::column::{parquet_unit, Column, TimeUnit, Values, NAT};
 use crate::error::{Error, Result};
 use crate::frame::{Compression, Frame, Index, WriteOptions};
 use crate::meta;
@@ -157,7 +157,36 @@ fn arrow_unit(u: TimeUnit) -> ArrowUnit {
     }
 }
 
-fn any_type(a: &AnyArray, column: &Column) -> Result<DataType> {
+fn unsupported(column: &Column, reason: String) -> Error {
+    Error::Unsupported {
+        column: column.name().unwrap_or_default().to_owned(),
+        reason,
+    }
+}
+
+/// The Parquet unit of a datetime or timedelta column and the factor from
+/// its NumPy unit (see [`parquet_unit`]).
+fn time_unit(unit: &Option<String>, column: &Column, datetime: bool) -> Result<(TimeUnit, i64)> {
+    parquet_unit(unit.as_deref(), datetime).ok_or_else(|| {
+        unsupported(
+            column,
+            format!(
+                "the time unit {:?} has no Parquet counterpart (ms, us, ns; seconds, minutes, \
+                 hours, days and weeks are converted)",
+                unit.as_deref().unwrap_or("generic")
+            ),
+        )
+    })
+}
+
+/// pyarrow stores pandas' `str` and `string` dtypes as `large_string` and
+/// object columns of strings as `string`; doing the same keeps the
+/// `ARROW:schema` of a rewritten file identical.
+fn large_strings(column: &Column) -> bool {
+    column.numpy_type() != "object"
+}
+
+fn any_type(a: &AnyArray, column: &Column, tz: Option<&str>) -> Result<DataType> {
     Ok(match a {
         AnyArray::Bool(_) => DataType::Boolean,
         AnyArray::I8(_) => DataType::Int8,
@@ -171,37 +200,34 @@ fn any_type(a: &AnyArray, column: &Column) -> Result<DataType> {
         AnyArray::F16(_) => DataType::Float16,
         AnyArray::F32(_) => DataType::Float32,
         AnyArray::F64(_) => DataType::Float64,
+        AnyArray::Str(_) if large_strings(column) => DataType::LargeUtf8,
+        AnyArray::Str(_) => DataType::Utf8,
+        AnyArray::Bytes(_) => DataType::Binary,
+        AnyArray::Datetime64 { unit, .. } => DataType::Timestamp(
+            arrow_unit(time_unit(unit, column, true)?.0),
+            tz.map(Arc::from),
+        ),
+        AnyArray::Timedelta64 { unit, .. } => {
+            DataType::Duration(arrow_unit(time_unit(unit, column, false)?.0))
+        }
         _ => {
-            return Err(Error::Unsupported {
-                column: column.name().unwrap_or_default().to_owned(),
-                reason: format!("{} has no Parquet type", a.dtype()),
-            })
+            return Err(unsupported(
+                column,
+                format!("{} has no Parquet type", a.dtype()),
+            ))
         }
     })
 }
 
-/// pyarrow stores pandas' `str` and `string` dtypes as `large_string` and
-/// object columns of strings as `string`; doing the same keeps the
-/// `ARROW:schema` of a rewritten file identical.
-fn large_strings(column: &Column) -> bool {
-    column.numpy_type() != "object"
-}
-
 fn values_type(values: &Values, column: &Column) -> Result<DataType> {
     Ok(match values {
-        Values::Array(a) => any_type(a, column)?,
-        Values::Str(_) if large_strings(column) => DataType::LargeUtf8,
-        Values::Str(_) => DataType::Utf8,
-        Values::Bytes(_) => DataType::Binary,
-        Values::Datetime { unit, tz, .. } => {
-            DataType::Timestamp(arrow_unit(*unit), tz.as_deref().map(Arc::from))
-        }
-        Values::Timedelta { unit, .. } => DataType::Duration(arrow_unit(*unit)),
+        Values::Array(a) => any_type(a, column, column.timezone())?,
         Values::Categorical(c) => {
-            let key = any_type(&c.codes, column)?;
-            let value = match c.categories.as_ref() {
-                Values::Str(_) => DataType::Utf8,
-                other => values_type(other, column)?,
+            let key = any_type(&c.codes, column, None)?;
+            let value = match &c.categories {
+                // Categories of strings are `string` in pyarrow's schema.
+                AnyArray::Str(_) => DataType::Utf8,
+                other => any_type(other, column, None)?,
             };
             DataType::Dictionary(Box::new(key), Box::new(value))
         }
@@ -228,18 +254,89 @@ fn slice<T: Clone>(a: &ndarray::ArrayD<T>, start: usize, end: usize) -> Vec<T> {
     }
 }
 
-fn array(column: &Column, start: usize, end: usize) -> Result<ArrayRef> {
-    values_array(column.values(), column.validity(), column, start, end)
+/// Entries `start..end` of a 1-D array, by reference.
+fn items<T>(a: &ndarray::ArrayD<T>, start: usize, end: usize) -> Box<dyn Iterator<Item = &T> + '_> {
+    match a.as_slice() {
+        Some(s) => Box::new(s[start..end].iter()),
+        None => Box::new(a.iter().skip(start).take(end - start)),
+    }
 }
 
-fn values_array(
-    values: &Values,
+/// Counts in `unit` converted to the Parquet unit (NaT stays NaT); a value
+/// that overflows is an error, never a wrapped instant.
+fn times(
+    a: &ndarray::ArrayD<i64>,
+    (unit, datetime): (&Option<String>, bool),
+    column: &Column,
+    start: usize,
+    end: usize,
+) -> Result<(TimeUnit, Vec<i64>)> {
+    let (target, factor) = time_unit(unit, column, datetime)?;
+    let mut v = slice(a, start, end);
+    if factor != 1 {
+        for x in v.iter_mut().filter(|x| **x != NAT) {
+            *x = x.checked_mul(factor).filter(|y| *y != NAT).ok_or_else(|| {
+                unsupported(
+                    column,
+                    format!(
+                        "{x} {} does not fit in 64-bit {}",
+                        unit.as_deref().unwrap_or(""),
+                        target.as_str()
+                    ),
+                )
+            })?;
+        }
+    }
+    Ok((target, v))
+}
+
+fn array(column: &Column, start: usize, end: usize) -> Result<ArrayRef> {
+    match column.values() {
+        Values::Array(a) => any_array(a, column.validity(), column, column.timezone(), start, end),
+        Values::Categorical(c) => {
+            let codes = c.codes_i64()?;
+            let codes = &codes[start..end];
+            let keep: Vec<bool> = codes.iter().map(|&k| k >= 0).collect();
+            let key_nulls = (!keep.iter().all(|&k| k)).then(|| NullBuffer::from(keep));
+            let n = c.num_categories();
+            // Categories of strings are `string` in pyarrow's schema.
+            let plain =
+                Column::new("", Values::strings(Vec::<String>::new())).with_pandas_dtype("object");
+            let cat_column = if matches!(c.categories, AnyArray::Str(_)) {
+                &plain
+            } else {
+                column
+            };
+            let dict = any_array(&c.categories, None, cat_column, None, 0, n)?;
+            macro_rules! dict {
+                ($t:ty, $native:ty) => {{
+                    let keys: Vec<$native> = codes.iter().map(|&k| k.max(0) as $native).collect();
+                    Arc::new(DictionaryArray::<$t>::try_new(
+                        PrimitiveArray::<$t>::new(keys.into(), key_nulls),
+                        dict,
+                    )?) as ArrayRef
+                }};
+            }
+            Ok(match &c.codes {
+                AnyArray::I8(_) => dict!(Int8Type, i8),
+                AnyArray::I16(_) => dict!(Int16Type, i16),
+                AnyArray::I32(_) => dict!(Int32Type, i32),
+                _ => dict!(Int64Type, i64),
+            })
+        }
+    }
+}
+
+fn any_array(
+    a: &AnyArray,
     validity: Option<&[bool]>,
     column: &Column,
+    tz: Option<&str>,
     start: usize,
     end: usize,
 ) -> Result<ArrayRef> {
     let nulls = nulls(validity, start, end);
+    let valid = |i: usize| validity.is_none_or(|m| m[start + i]);
     macro_rules! prim {
         ($t:ty, $a:expr) => {
             Arc::new(PrimitiveArray::<$t>::new(
@@ -248,51 +345,42 @@ fn values_array(
             )) as ArrayRef
         };
     }
-    Ok(match values {
-        Values::Array(a) => match a {
-            AnyArray::Bool(a) => Arc::new(BooleanArray::new(
-                slice(a, start, end).into_iter().collect(),
-                nulls,
-            )),
-            AnyArray::I8(a) => prim!(Int8Type, a),
-            AnyArray::I16(a) => prim!(Int16Type, a),
-            AnyArray::I32(a) => prim!(Int32Type, a),
-            AnyArray::I64(a) => prim!(Int64Type, a),
-            AnyArray::U8(a) => prim!(UInt8Type, a),
-            AnyArray::U16(a) => prim!(UInt16Type, a),
-            AnyArray::U32(a) => prim!(UInt32Type, a),
-            AnyArray::U64(a) => prim!(UInt64Type, a),
-            AnyArray::F16(a) => prim!(Float16Type, a),
-            AnyArray::F32(a) => prim!(Float32Type, a),
-            AnyArray::F64(a) => prim!(Float64Type, a),
-            _ => return Err(any_type(a, column).unwrap_err()),
-        },
-        Values::Str(v) => {
-            let items = v[start..end]
-                .iter()
+    Ok(match a {
+        AnyArray::Bool(a) => Arc::new(BooleanArray::new(
+            slice(a, start, end).into_iter().collect(),
+            nulls,
+        )),
+        AnyArray::I8(a) => prim!(Int8Type, a),
+        AnyArray::I16(a) => prim!(Int16Type, a),
+        AnyArray::I32(a) => prim!(Int32Type, a),
+        AnyArray::I64(a) => prim!(Int64Type, a),
+        AnyArray::U8(a) => prim!(UInt8Type, a),
+        AnyArray::U16(a) => prim!(UInt16Type, a),
+        AnyArray::U32(a) => prim!(UInt32Type, a),
+        AnyArray::U64(a) => prim!(UInt64Type, a),
+        AnyArray::F16(a) => prim!(Float16Type, a),
+        AnyArray::F32(a) => prim!(Float32Type, a),
+        AnyArray::F64(a) => prim!(Float64Type, a),
+        AnyArray::Str(v) => {
+            let items = items(v, start, end)
                 .enumerate()
-                .map(|(i, s)| validity.is_none_or(|m| m[start + i]).then_some(s.as_str()));
+                .map(|(i, s)| valid(i).then_some(s.as_str()));
             if large_strings(column) {
                 Arc::new(items.collect::<LargeStringArray>())
             } else {
                 Arc::new(items.collect::<StringArray>())
             }
         }
-        Values::Bytes(v) => Arc::new(
-            v[start..end]
-                .iter()
+        AnyArray::Bytes(v) => Arc::new(
+            items(v, start, end)
                 .enumerate()
-                .map(|(i, s)| {
-                    validity
-                        .is_none_or(|m| m[start + i])
-                        .then_some(s.as_slice())
-                })
+                .map(|(i, s)| valid(i).then_some(s.as_slice()))
                 .collect::<BinaryArray>(),
         ),
-        Values::Datetime { values, unit, tz } => {
-            let v = values[start..end].to_vec();
+        AnyArray::Datetime64 { array, unit } => {
+            let (unit, v) = times(array, (unit, true), column, start, end)?;
             let nulls = nat_nulls(&v, nulls);
-            let tz: Option<Arc<str>> = tz.as_deref().map(Arc::from);
+            let tz: Option<Arc<str>> = tz.map(Arc::from);
             match unit {
                 TimeUnit::Second => Arc::new(
                     PrimitiveArray::<TimestampSecondType>::new(v.into(), nulls)
@@ -312,8 +400,8 @@ fn values_array(
                 ),
             }
         }
-        Values::Timedelta { values, unit } => {
-            let v = values[start..end].to_vec();
+        AnyArray::Timedelta64 { array, unit } => {
+            let (unit, v) = times(array, (unit, false), column, start, end)?;
             let nulls = nat_nulls(&v, nulls);
             match unit {
                 TimeUnit::Second => {
@@ -333,36 +421,7 @@ fn values_array(
                 )),
             }
         }
-        Values::Categorical(c) => {
-            let codes = c.codes_i64()?;
-            let codes = &codes[start..end];
-            let keep: Vec<bool> = codes.iter().map(|&k| k >= 0).collect();
-            let key_nulls = (!keep.iter().all(|&k| k)).then(|| NullBuffer::from(keep));
-            let n = c.categories.len();
-            // Categories of strings are `string` in pyarrow's schema.
-            let plain = Column::new("", Values::Str(Vec::new())).with_pandas_dtype("object");
-            let cat_column = if matches!(*c.categories, Values::Str(_)) {
-                &plain
-            } else {
-                column
-            };
-            let dict = values_array(&c.categories, None, cat_column, 0, n)?;
-            macro_rules! dict {
-                ($t:ty, $native:ty) => {{
-                    let keys: Vec<$native> = codes.iter().map(|&k| k.max(0) as $native).collect();
-                    Arc::new(DictionaryArray::<$t>::try_new(
-                        PrimitiveArray::<$t>::new(keys.into(), key_nulls),
-                        dict,
-                    )?) as ArrayRef
-                }};
-            }
-            match &c.codes {
-                AnyArray::I8(_) => dict!(Int8Type, i8),
-                AnyArray::I16(_) => dict!(Int16Type, i16),
-                AnyArray::I32(_) => dict!(Int32Type, i32),
-                _ => dict!(Int64Type, i64),
-            }
-        }
+        _ => return Err(any_type(a, column, tz).unwrap_err()),
     })
 }
 
@@ -397,7 +456,7 @@ fn check_categories_survive(column: &Column) -> Result<()> {
             break;
         }
     }
-    if next as usize == c.categories.len() {
+    if next as usize == c.num_categories() {
         return Ok(());
     }
     Err(Error::Unsupported {

@@ -38,7 +38,7 @@ fn huge_num_categories_is_ignored_not_allocated() {
     let Values::Categorical(c) = f.column("cat").unwrap().values() else {
         panic!()
     };
-    assert_eq!(c.categories.len(), 4);
+    assert_eq!(c.num_categories(), 4);
 }
 
 #[test]
@@ -139,7 +139,10 @@ fn ordered_categorical_that_would_reorder_is_refused() {
     let cat = |codes: ndarray::Array1<i8>, ordered| {
         let c = Categorical::new(
             AnyArray::I8(codes.into_dyn()),
-            Values::Str(vec!["lo".into(), "mid".into(), "hi".into()]),
+            Values::strings(["lo", "mid", "hi"])
+                .as_array()
+                .unwrap()
+                .clone(),
             ordered,
         )
         .unwrap();
