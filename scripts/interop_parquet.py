@@ -6,6 +6,11 @@
    (pd.testing.assert_frame_equal) to what it reads from the original.
 2. Frames built in Rust (examples/parquet_interop.rs) must read in pandas as
    the frames built here.
+3. The .npz mapping (ndnpy_parquet::convert): every fixture written as .npz
+   loads in np.load (allow_pickle=False) with the expected member dtypes
+   (<U, |S, <M8[unit], <m8[unit], numbers) and the values pandas reads;
+   .npz files written by np.savez become Parquet files pandas reads as the
+   expected frames.
 
 Set NDNPY_CARGO_ARGS (e.g. --release) to pass options to cargo.
 """
@@ -54,6 +59,102 @@ def expected_built():
     return {"all_types.parquet": all_types, "multiindex_zstd.parquet": multi}
 
 
+def check_npz(df, z):
+    """Members of `z` (ndnpy's .npz of a frame) against the frame pandas reads."""
+    files = set(z.files)
+    for col in df.columns:
+        key = str(col)
+        s = df[col]
+        dt = s.dtype
+        if isinstance(dt, pd.CategoricalDtype):
+            codes = z[key + ".codes"]
+            assert codes.dtype.kind == "i", (key, codes.dtype)
+            np.testing.assert_array_equal(codes, s.cat.codes.to_numpy(), err_msg=key)
+            assert list(z[key + ".categories"]) == list(s.cat.categories), key
+            assert (key + ".ordered" in files) == dt.ordered, key
+            continue
+        a = z[key]
+        missing = s.isna().to_numpy()
+        if isinstance(dt, pd.DatetimeTZDtype):
+            assert a.dtype == np.dtype(f"M8[{dt.unit}]"), (key, a.dtype)
+            assert str(z[key + ".tz"]) == str(dt.tz), key
+            want = s.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
+            np.testing.assert_array_equal(a.view("i8"), want.view("i8"), err_msg=key)
+            assert key + ".valid" not in files, key
+        elif dt.kind in "mM":
+            assert a.dtype == dt, (key, a.dtype, dt)
+            np.testing.assert_array_equal(a.view("i8"), s.to_numpy().view("i8"), err_msg=key)
+            assert key + ".valid" not in files, key
+        else:
+            if dt == "str" or isinstance(dt, pd.StringDtype):
+                assert a.dtype.kind == "U", (key, a.dtype)
+                want = [x for x in s[~missing]]
+            elif dt == object:
+                assert a.dtype.kind == "S", (key, a.dtype)
+                # NumPy strips trailing NULs from |S items.
+                want = [x.rstrip(b"\0") for x in s[~missing]]
+            elif isinstance(dt, pd.api.extensions.ExtensionDtype):
+                assert a.dtype == dt.numpy_dtype, (key, a.dtype, dt)
+                want = list(s[~missing].to_numpy(dtype=dt.numpy_dtype))
+            elif key + ".valid" in files:
+                # Numbers with missing values (Parquet nulls); pandas widens NumPy ints and bools
+                # them (float64, object); the member keeps the file's type.
+                assert a.dtype.kind in "iubf", (key, a.dtype)
+                want = list(s[~missing].astype(a.dtype))
+            else:
+                assert a.dtype == dt, (key, a.dtype, dt)
+                np.testing.assert_array_equal(a, s.to_numpy(), err_msg=key)
+                continue
+            assert list(a[~missing]) == want, key
+            if missing.any():
+                np.testing.assert_array_equal(z[key + ".valid"], ~missing, err_msg=key)
+            else:
+                assert key + ".valid" not in files, key
+    idx = df.index
+    if isinstance(idx, pd.RangeIndex):
+        ranges = [f for f in files if f.startswith("__range_index__")]
+        if (idx.start, idx.step, idx.name) == (0, 1, None):
+            assert not ranges
+        else:
+            assert len(ranges) == 1
+            np.testing.assert_array_equal(z[ranges[0]], [idx.start, idx.stop, idx.step])
+    else:
+        levels = [f for f in z.files if f.startswith("__index__.") and "." not in f[len("__index__."):]]
+        assert len(levels) == idx.nlevels, (levels, idx.names)
+
+
+def numpy_npz(path):
+    """An .npz written by NumPy, and the frame pandas should read from its Parquet."""
+    members = {
+        "x": np.array([1.5, np.nan, 3.0]),
+        "n": np.array([1, 0, 3], dtype=np.int16),
+        "n.valid": np.array([True, False, True]),
+        "s": np.array(["a", "", "ç€"]),
+        "s.valid": np.array([True, False, True]),
+        "by": np.array([b"x", b"yz", b""]),
+        "t": np.array(["2020-01-01T00:00", "NaT", "1969-12-31T23:59:59.5"], dtype="M8[ns]"),
+        "tz": np.array([0, 1_600_000_000_000, "NaT"], dtype="M8[ms]"),
+        "tz.tz": np.array("Europe/Paris"),
+        "td": np.array([1, "NaT", -7], dtype="m8[ms]"),
+        "g.codes": np.array([0, -1, 1], dtype=np.int8),
+        "g.categories": np.array(["lo", "hi"]),
+        "g.ordered": np.array(True),
+        "__index__.id": np.array([10, 20, 30], dtype=np.uint32),
+    }
+    np.savez(path, **members)
+    want = pd.DataFrame({
+        "x": [1.5, np.nan, 3.0],
+        "n": np.array([1, np.nan, 3]),  # int16 with missing values: pandas widens
+        "s": pd.array(["a", None, "ç€"], dtype="str"),
+        "by": np.array([b"x", b"yz", b""], dtype=object),
+        "t": members["t"],
+        "tz": pd.Series(members["tz"]).dt.tz_localize("UTC").dt.tz_convert("Europe/Paris").array,
+        "td": members["td"],
+        "g": pd.Categorical.from_codes([0, -1, 1], ["lo", "hi"], ordered=True),
+    }, index=pd.Index(np.array([10, 20, 30], dtype=np.uint32), name="id"))
+    return want
+
+
 def main():
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,6 +186,30 @@ def main():
             except Exception as e:
                 failed += 1
                 print(f"FAIL built {name}: {e}")
+        npz = os.path.join(tmp, "npz")
+        cargo("to-npz", VALID, npz)
+        for name in sorted(os.listdir(VALID)):
+            stem = name[: -len(".parquet")]
+            try:
+                theirs = pd.read_parquet(os.path.join(VALID, name))
+                with np.load(os.path.join(npz, stem + ".npz"), allow_pickle=False) as z:
+                    check_npz(theirs, z)
+                passed += 1
+            except Exception as e:
+                failed += 1
+                print(f"FAIL npz {name}: {e!r}")
+        from_numpy = os.path.join(tmp, "from_numpy")
+        os.makedirs(from_numpy)
+        want = numpy_npz(os.path.join(from_numpy, "numpy.npz"))
+        out = os.path.join(tmp, "from_numpy_out")
+        cargo("from-npz", from_numpy, out)
+        try:
+            got = pd.read_parquet(os.path.join(out, "numpy.parquet"))
+            pd.testing.assert_frame_equal(got, want, check_exact=True)
+            passed += 1
+        except Exception as e:
+            failed += 1
+            print(f"FAIL npz from NumPy: {e!r}")
     print(f"interop_parquet: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -1,7 +1,10 @@
 //! Helper of `scripts/interop_parquet.py`:
 //! `parquet_interop roundtrip IN_DIR OUT_DIR` reads every `.parquet` of
 //! IN_DIR and writes it again under OUT_DIR; `parquet_interop write OUT_DIR`
-//! writes frames built here, which the script compares with pandas.
+//! writes frames built here, which the script compares with pandas;
+//! `parquet_interop to-npz IN_DIR OUT_DIR` writes every `.parquet` of IN_DIR
+//! as `.npz` (the script loads them with NumPy) and `parquet_interop
+//! from-npz IN_DIR OUT_DIR` every `.npz` of IN_DIR as `.parquet`.
 
 use ndarray::array;
 use ndnpy::AnyArray;
@@ -23,6 +26,29 @@ fn roundtrip(input: &Path, output: &Path) -> Result<()> {
             // A frame we refuse to write is reported; the script then finds
             // no output for it.
             if let Err(err) = frame.write(output.join(p.file_name().unwrap())) {
+                eprintln!("not written: {}: {err}", p.display());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Converts every file of `input` with extension `from` by `convert`.
+fn each(
+    input: &Path,
+    output: &Path,
+    from: &str,
+    to: &str,
+    convert: fn(&Path, &Path) -> ndnpy_parquet::Result<()>,
+) -> Result<()> {
+    std::fs::create_dir_all(output)?;
+    let mut entries: Vec<_> = std::fs::read_dir(input)?.collect::<std::result::Result<_, _>>()?;
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == from) {
+            let out = output.join(p.with_extension(to).file_name().unwrap());
+            if let Err(err) = convert(&p, &out) {
                 eprintln!("not written: {}: {err}", p.display());
             }
         }
@@ -128,6 +154,16 @@ fn main() -> Result<()> {
     match args.get(1).map(String::as_str) {
         Some("roundtrip") if args.len() == 4 => roundtrip(Path::new(&args[2]), Path::new(&args[3])),
         Some("write") if args.len() == 3 => built(Path::new(&args[2])),
-        _ => Err("usage: parquet_interop roundtrip IN_DIR OUT_DIR | write OUT_DIR".into()),
+        Some("to-npz") if args.len() == 4 => {
+            each(Path::new(&args[2]), Path::new(&args[3]), "parquet", "npz", |i, o| {
+                ndnpy_parquet::convert::write_npz(&Frame::read(i)?, o)
+            })
+        }
+        Some("from-npz") if args.len() == 4 => {
+            each(Path::new(&args[2]), Path::new(&args[3]), "npz", "parquet", |i, o| {
+                ndnpy_parquet::convert::read_npz(i)?.write(o)
+            })
+        }
+        _ => Err("usage: parquet_interop roundtrip IN_DIR OUT_DIR | write OUT_DIR | to-npz IN_DIR OUT_DIR | from-npz IN_DIR OUT_DIR".into()),
     }
 }
