@@ -394,7 +394,8 @@ impl Column {
         &self.values
     }
 
-    /// The values, the validity mask and the name.
+    /// The name, the values and the validity mask (read a datetime
+    /// column's [`Column::timezone`] first).
     pub fn into_parts(self) -> (Option<String>, Values, Option<Vec<bool>>) {
         (self.name, self.values, self.validity)
     }
