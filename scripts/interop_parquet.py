@@ -24,10 +24,8 @@ import pandas as pd
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 VALID = os.path.join(ROOT, "fixtures", "parquet", "valid")
-# Known differences, with the reason. The Arrow Rust writer re-encodes
-# dictionaries in order of first appearance, so categories that are unused
-# or not in appearance order change (see ndnpy-parquet's documentation).
-XFAIL = {"categoricals.parquet": "an ordered categorical not in order of first appearance: refused on write"}
+# Known differences, with the reason (none at present).
+XFAIL = {}
 
 
 def cargo(*args):
@@ -46,7 +44,8 @@ def expected_built():
         "boolean": pd.array([True, False, None], dtype="boolean"),
         "s": pd.array(["a", None, "ç"], dtype="str"),
         "by": [b"\x00", b"xy", b""],
-        "cat": pd.Categorical(["lo", None, "hi"], categories=["lo", "hi"], ordered=True),
+        "cat": pd.Categorical(["hi", None, "lo"], categories=["lo", "mid", "hi"], ordered=True),
+        "bcat": pd.Categorical([b"y", b"y", None], categories=[b"x", b"y"]),
         "t": pd.to_datetime([0, None, 1_700_000_000_000_000], unit="us").as_unit("us"),
         "tz": pd.to_datetime([0, 1, 2], unit="ns", utc=True).tz_convert("Asia/Tokyo"),
         "td": pd.to_timedelta([1, None, -5], unit="s").as_unit("s"),
@@ -56,7 +55,9 @@ def expected_built():
     }, index=pd.RangeIndex(100, 130, 10, name="row"))
     multi = pd.DataFrame({"k": [1.0, 2.0]}, index=pd.MultiIndex.from_arrays(
         [pd.Index(["x", "y"], dtype="str"), np.array([5, 6], dtype=np.int32)], names=["k", None]))
-    return {"all_types.parquet": all_types, "multiindex_zstd.parquet": multi}
+    cats = pd.DataFrame({"c": pd.Categorical.from_codes([2, -1, 0, 2], ["a", "b", "c"], ordered=True)})
+    return {"all_types.parquet": all_types, "multiindex_zstd.parquet": multi,
+            "categorical_row_groups.parquet": cats}
 
 
 def check_npz(df, z):
@@ -136,8 +137,8 @@ def numpy_npz(path):
         "tz": np.array([0, 1_600_000_000_000, "NaT"], dtype="M8[ms]"),
         "tz.tz": np.array("Europe/Paris"),
         "td": np.array([1, "NaT", -7], dtype="m8[ms]"),
-        "g.codes": np.array([0, -1, 1], dtype=np.int8),
-        "g.categories": np.array(["lo", "hi"]),
+        "g.codes": np.array([2, -1, 0], dtype=np.int8),
+        "g.categories": np.array(["lo", "mid", "hi"]),
         "g.ordered": np.array(True),
         "__index__.id": np.array([10, 20, 30], dtype=np.uint32),
     }
@@ -150,7 +151,7 @@ def numpy_npz(path):
         "t": members["t"],
         "tz": pd.Series(members["tz"]).dt.tz_localize("UTC").dt.tz_convert("Europe/Paris").array,
         "td": members["td"],
-        "g": pd.Categorical.from_codes([0, -1, 1], ["lo", "hi"], ordered=True),
+        "g": pd.Categorical.from_codes([2, -1, 0], ["lo", "mid", "hi"], ordered=True),
     }, index=pd.Index(np.array([10, 20, 30], dtype=np.uint32), name="id"))
     return want
 

@@ -178,6 +178,7 @@ fn parquet_to_npz_and_back() {
         "multiindex",
         "range_index",
         "numeric",
+        "categoricals",
         "categoricals_appearance_order",
     ] {
         let npz = dir.path().join(format!("{name}.npz"));

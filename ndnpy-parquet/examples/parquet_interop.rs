@@ -93,9 +93,20 @@ fn built(output: &Path) -> Result<()> {
             Column::new(
                 "cat",
                 Categorical::new(
-                    AnyArray::I8(array![0i8, -1, 1].into_dyn()),
-                    AnyArray::Str(array!["lo".to_string(), "hi".to_string()].into_dyn()),
+                    AnyArray::I8(array![2i8, -1, 0].into_dyn()),
+                    AnyArray::Str(
+                        array!["lo".to_string(), "mid".to_string(), "hi".to_string()].into_dyn(),
+                    ),
                     true,
+                )?,
+            ),
+            // Bytes categories, the first unused.
+            Column::new(
+                "bcat",
+                Categorical::new(
+                    AnyArray::I8(array![1i8, 1, -1].into_dyn()),
+                    AnyArray::Bytes(array![b"x".to_vec(), b"y".to_vec()].into_dyn()),
+                    false,
                 )?,
             ),
             Column::new(
@@ -139,7 +150,25 @@ fn built(output: &Path) -> Result<()> {
             Column::unnamed(any(AnyArray::I32(array![5, 6].into_dyn()))),
         ]),
     )?;
+    let multi = frame;
+    // Categories out of order and unused, one row per row group (one group
+    // of only missing values).
+    let frame = Frame::new(vec![Column::new(
+        "c",
+        Categorical::new(
+            AnyArray::I8(array![2i8, -1, 0, 2].into_dyn()),
+            AnyArray::Str(array!["a".to_string(), "b".to_string(), "c".to_string()].into_dyn()),
+            true,
+        )?,
+    )])?;
     frame.write_with(
+        output.join("categorical_row_groups.parquet"),
+        &WriteOptions {
+            compression: Compression::Gzip,
+            row_group_size: 1,
+        },
+    )?;
+    multi.write_with(
         output.join("multiindex_zstd.parquet"),
         &WriteOptions {
             compression: Compression::Zstd,

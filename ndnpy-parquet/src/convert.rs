@@ -27,12 +27,13 @@
 //! What `.npz` cannot carry: the pandas dtype of a column beyond its NumPy
 //! dtype (`Int64` vs `int64` with a mask, `str` vs `object` strings),
 //! `df.attrs`, and, as NumPy strips them, trailing NUL characters of
-//! strings and bytes. Categories that are unused or not in order of first
-//! appearance are renumbered when the frame is written to Parquet (see the
-//! crate documentation), so an `.npz` → Parquet → `.npz` round trip gives
-//! the same arrays when the categories appear in order, all of them used. Datetime and timedelta units change when a frame is
-//! written to Parquet where Parquet lacks them (see the crate documentation:
-//! `datetime64[s]` and `[D]` become `[ms]`, `timedelta64[D]` becomes `[s]`).
+//! strings and bytes. An `.npz` → Parquet → `.npz` round trip gives the
+//! same arrays, with these exceptions where Parquet or pandas lack the type
+//! (see the crate documentation): datetime and timedelta units Parquet does
+//! not have (`datetime64[s]` and `[D]` become `[ms]`, `timedelta64[D]`
+//! becomes `[s]`), categoricals whose categories are not strings or bytes
+//! (renumbered in order of appearance), and empty categoricals (their
+//! categories are lost).
 
 use crate::column::{Categorical, Column, Values};
 use crate::error::{Error, Result};

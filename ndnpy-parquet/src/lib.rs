@@ -54,11 +54,14 @@
 //!   Python objects (pickled `object` columns), decimals, intervals,
 //!   periods, sparse arrays, nested types (lists, structs), dates and times
 //!   of day, complex numbers, columns of only `None` (Arrow `null`).
-//! - The Parquet writer (Arrow Rust) re-encodes dictionaries in order of
-//!   first appearance and drops unused entries. An unordered categorical is
-//!   written with its values intact but its categories in that order; an
-//!   ordered one whose categories would change is refused
-//!   ([`Error::Unsupported`]) rather than written with a different order.
+//! - Categoricals of strings or bytes keep their categories exactly (order,
+//!   unused ones, `ordered`): their column chunks are written page by page,
+//!   since the Arrow Rust writer re-encodes dictionaries in order of first
+//!   appearance. Categoricals of other types are written through that
+//!   writer (pyarrow reads them back as plain values anyway); an ordered one
+//!   whose categories would be renumbered is refused
+//!   ([`Error::Unsupported`]). A frame without rows has no row group, so an
+//!   empty categorical reads back without categories.
 //! - Reading needs at most [`ReadOptions::max_bytes`] of decoded data
 //!   (default: 256 MiB or 64 times the file's size, whichever is larger).
 //! - Datetimes are written in ms, us or ns (Parquet's units); NumPy's
@@ -70,6 +73,7 @@
 
 mod column;
 pub mod convert;
+mod dictionary;
 mod error;
 mod frame;
 mod meta;

@@ -18,7 +18,7 @@ use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field, TimeUnit as ArrowUnit};
 use ndarray::Array1;
 use ndnpy::AnyArray;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use parquet::file::reader::ChunkReader;
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,15 +31,12 @@ const BATCH_ROWS: usize = 4096;
 pub(crate) fn read_path(path: &Path, options: &ReadOptions) -> Result<Frame> {
     let file = std::fs::File::open(path)?;
     let len = file.metadata()?.len();
-    read_source(file, len, options)
+    read_source(|| Ok(file.try_clone()?), len, options)
 }
 
 pub(crate) fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Frame> {
-    read_source(
-        bytes::Bytes::copy_from_slice(bytes),
-        bytes.len() as u64,
-        options,
-    )
+    let bytes = bytes::Bytes::copy_from_slice(bytes);
+    read_source(|| Ok(bytes.clone()), bytes.len() as u64, options)
 }
 
 /// Decodes `source`, turning a panic of the Parquet/Arrow decoder into an
@@ -47,7 +44,7 @@ pub(crate) fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Frame> {
 /// panic (e.g. "offset + len out of bounds" in `arrow-buffer`) instead of
 /// returning an error. Builds with `panic = "abort"` still abort there.
 fn read_source<T: ChunkReader + 'static>(
-    source: T,
+    source: impl Fn() -> Result<T>,
     file_len: u64,
     options: &ReadOptions,
 ) -> Result<Frame> {
@@ -66,15 +63,19 @@ fn read_source<T: ChunkReader + 'static>(
     })
 }
 
+/// `source` gives a reader of the file each time it is called: one per row
+/// group, since a batch that spans row groups with different dictionaries
+/// comes out of the Arrow reader re-encoded (in order of appearance, with
+/// entries for missing values), which would change categories.
 fn decode<T: ChunkReader + 'static>(
-    source: T,
+    source: impl Fn() -> Result<T>,
     file_len: u64,
     options: &ReadOptions,
 ) -> Result<Frame> {
     let limit = options.limit_for(file_len);
-    let builder = ParquetRecordBatchReaderBuilder::try_new(source)?;
-    let metadata = builder.metadata().clone();
-    let schema = builder.schema().clone();
+    let arrow_meta = ArrowReaderMetadata::load(&source()?, Default::default())?;
+    let metadata = arrow_meta.metadata().clone();
+    let schema = arrow_meta.schema().clone();
     // The footer's key-value list, or else the metadata inside ARROW:schema.
     let pandas = metadata
         .file_metadata()
@@ -113,9 +114,19 @@ fn decode<T: ChunkReader + 'static>(
     if let Ok(r) = usize::try_from(rows) {
         accs.iter_mut().for_each(|a| a.reserve(r));
     }
-    let reader = builder.with_batch_size(BATCH_ROWS).build()?;
     let mut read_rows: u64 = 0;
-    for batch in reader {
+    let batches = (0..metadata.num_row_groups()).map(|rg| {
+        ParquetRecordBatchReaderBuilder::new_with_metadata(source()?, arrow_meta.clone())
+            .with_row_groups(vec![rg])
+            .with_batch_size(BATCH_ROWS)
+            .build()
+            .map_err(Error::from)
+    });
+    for batch in batches.flat_map(|reader| match reader {
+        Ok(r) => Box::new(r.map(|b| b.map_err(Error::from)))
+            as Box<dyn Iterator<Item = Result<arrow_array::RecordBatch>>>,
+        Err(e) => Box::new(std::iter::once(Err(e))),
+    }) {
         let batch = batch?;
         read_rows += batch.num_rows() as u64;
         let mut used = 0u64;

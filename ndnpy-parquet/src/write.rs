@@ -1,6 +1,7 @@
-//! [`Frame`] → Parquet: Arrow arrays per row group, the `pandas` key, and
-//! `ArrowWriter` (which adds the `ARROW:schema` key pyarrow takes dictionary
-//! types, time zones and durations from).
+//! [`Frame`] → Parquet: Arrow arrays per row group and column through the
+//! Arrow column writers (categoricals of strings and bytes page by page, see
+//! `dictionary.rs`), the `pandas` key, and the `ARROW:schema` key pyarrow
+//! takes dictionary types, time zones and durations from.
 
 use crate::column::{parquet_unit, Column, TimeUnit, Values, NAT};
 use crate::error::{Error, Result};
@@ -9,15 +10,17 @@ use crate::meta;
 use arrow_array::types::*;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, DictionaryArray, LargeStringArray, PrimitiveArray,
-    RecordBatch, RecordBatchOptions, StringArray,
+    StringArray,
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowUnit};
 use ndnpy::AnyArray;
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::{compute_leaves, ArrowRowGroupWriterFactory};
+use parquet::arrow::{add_encoded_arrow_schema_to_metadata, ArrowSchemaConverter};
 use parquet::basic::{GzipLevel, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -123,27 +126,50 @@ pub(crate) fn write_to<W: Write + Send>(
         .set_key_value_metadata(Some(kv))
         .set_max_row_group_row_count(Some(rg))
         .build();
-    let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props))?;
-    // Arrow arrays are built for a slice of rows at a time, so the copy
-    // never exceeds one batch; the writer closes row groups at `rg` rows.
-    let batch_rows = rg.min(BATCH_ROWS);
-    let mut start = 0;
-    loop {
-        let end = (start + batch_rows).min(frame.len);
-        let arrays = stored
-            .iter()
-            .map(|(c, _)| array(c, start, end))
-            .collect::<Result<Vec<_>>>()?;
-        let batch = RecordBatch::try_new_with_options(
-            schema.clone(),
-            arrays,
-            &RecordBatchOptions::new().with_row_count(Some(end - start)),
-        )?;
-        writer.write(&batch)?;
-        start = end;
-        if start >= frame.len {
-            break;
+    let mut props = props;
+    add_encoded_arrow_schema_to_metadata(&schema, &mut props);
+    let props = Arc::new(props);
+    let parquet_schema = ArrowSchemaConverter::new()
+        .with_coerce_types(props.coerce_types())
+        .convert(&schema)?;
+    let mut writer =
+        SerializedFileWriter::new(out, parquet_schema.root_schema_ptr(), props.clone())?;
+    let factory = ArrowRowGroupWriterFactory::new(&writer, schema.clone());
+    // One row group at a time, one column at a time; Arrow arrays are built
+    // for a slice of rows at a time, so the copy never exceeds one batch.
+    // Categoricals of strings or bytes get hand-made chunks (dictionary.rs);
+    // the rest goes through the Arrow column writers.
+    let mut rg_start = 0;
+    let mut rg_index = 0;
+    while rg_start < frame.len {
+        let rg_end = (rg_start + rg).min(frame.len);
+        let column_writers = factory.create_column_writers(rg_index)?;
+        let mut rg_writer = writer.next_row_group()?;
+        for (i, ((c, _), cw)) in stored.iter().zip(column_writers).enumerate() {
+            let mut cw = cw;
+            if let Values::Categorical(cat) = c.values() {
+                if crate::dictionary::handles(cat) {
+                    let (bytes, close) =
+                        crate::dictionary::chunk(parquet_schema.column(i), cat, rg_start, rg_end)?;
+                    rg_writer.append_column(&bytes, close)?;
+                    continue;
+                }
+            }
+            let field = schema.field(i);
+            let mut start = rg_start;
+            while start < rg_end {
+                let end = (start + BATCH_ROWS).min(rg_end);
+                let array = array(c, start, end)?;
+                for leaf in compute_leaves(field, &array)? {
+                    cw.write(&leaf)?;
+                }
+                start = end;
+            }
+            cw.close()?.append_to_row_group(&mut rg_writer)?;
         }
+        rg_writer.close()?;
+        rg_start = rg_end;
+        rg_index += 1;
     }
     Ok(writer.into_inner()?)
 }
@@ -438,14 +464,15 @@ fn nat_nulls(values: &[i64], nulls: Option<NullBuffer>) -> Option<NullBuffer> {
 }
 
 /// The Arrow writer re-encodes a dictionary in order of first appearance and
-/// drops unused entries, which is what readers then take as the categories.
-/// For an unordered categorical that changes only the dtype's category list;
-/// for an ordered one it would change what `<` means, so it is refused.
+/// drops unused entries. Categories of strings and bytes do not go through
+/// it (dictionary.rs); pyarrow reads other categoricals as plain values, so
+/// for an unordered one nothing is lost, and an ordered one whose order
+/// would change is refused.
 fn check_categories_survive(column: &Column) -> Result<()> {
     let Values::Categorical(c) = column.values() else {
         return Ok(());
     };
-    if !c.ordered {
+    if !c.ordered || crate::dictionary::handles(c) {
         return Ok(());
     }
     let mut next = 0i64;

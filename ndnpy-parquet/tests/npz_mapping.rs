@@ -71,11 +71,13 @@ fn npz_parquet_npz_round_trip() {
         unit: Some("s".into()),
     };
     w.add_any("td", &td).unwrap();
-    // Categories in order of first appearance: see
-    // categories_out_of_appearance_order_are_renumbered.
-    w.add("grade.codes", &array![0i8, -1, 1]).unwrap();
-    w.add_any("grade.categories", &AnyArray::Str(strings(&["lo", "hi"])))
-        .unwrap();
+    // Categories out of order of appearance, one unused.
+    w.add("grade.codes", &array![2i8, -1, 0]).unwrap();
+    w.add_any(
+        "grade.categories",
+        &AnyArray::Str(strings(&["lo", "mid", "hi"])),
+    )
+    .unwrap();
     w.add("__index__.id", &array![7u32, 8, 9]).unwrap();
     w.add("__index__.__level_1__", &array![0.5f32, 1.5, 2.5])
         .unwrap();
@@ -113,7 +115,7 @@ fn npz_parquet_npz_round_trip() {
         dtypes,
         [
             "<f8", "<i8", "|b1", "|b1", "<U4", "|b1", "|S2", "<M8[ns]", "<M8[ms]", "<U16",
-            "<m8[s]", "|i1", "<U2", "<u4", "<f4"
+            "<m8[s]", "|i1", "<U3", "<u4", "<f4"
         ]
     );
 }
@@ -299,11 +301,8 @@ fn numpy_units_without_a_parquet_unit() {
 }
 
 #[test]
-fn categories_out_of_appearance_order_are_renumbered() {
-    // The Parquet writer re-encodes dictionaries in order of first
-    // appearance and drops unused entries: the values survive, the category
-    // list does not (a documented limit; ordered ones are refused).
-    let f = from_arrays(vec![
+fn categories_keep_their_order_and_unused_entries() {
+    let arrays = vec![
         (
             "g.codes".to_owned(),
             AnyArray::I8(array![2i8, -1, 0].into_dyn()),
@@ -312,14 +311,16 @@ fn categories_out_of_appearance_order_are_renumbered() {
             "g.categories".to_owned(),
             AnyArray::Str(strings(&["lo", "mid", "hi"])),
         ),
-    ])
-    .unwrap();
+        (
+            "g.ordered".to_owned(),
+            AnyArray::Bool(arr0(true).into_dyn()),
+        ),
+    ];
+    let f = from_arrays(arrays.clone()).unwrap();
     let back = Frame::from_bytes(
         &f.to_bytes(&Default::default()).unwrap(),
         &Default::default(),
     )
     .unwrap();
-    let arrays = to_arrays(&back).unwrap();
-    assert_eq!(arrays[0].1, AnyArray::I8(array![0i8, -1, 1].into_dyn()));
-    assert_eq!(arrays[1].1, AnyArray::Str(strings(&["hi", "lo"])));
+    assert_eq!(to_arrays(&back).unwrap(), arrays);
 }
