@@ -114,6 +114,7 @@ fn decode<T: ChunkReader + 'static>(
     if let Ok(r) = usize::try_from(rows) {
         accs.iter_mut().for_each(|a| a.reserve(r));
     }
+    check_dictionaries(source()?, limit)?;
     let mut read_rows: u64 = 0;
     let batches = (0..metadata.num_row_groups()).map(|rg| {
         ParquetRecordBatchReaderBuilder::new_with_metadata(source()?, arrow_meta.clone())
@@ -231,6 +232,63 @@ fn decode<T: ChunkReader + 'static>(
         column_indexes: pandas.column_indexes,
         attributes: pandas.attributes,
     })
+}
+
+/// Refuses dictionary pages whose count of values their bytes cannot hold.
+///
+/// The Parquet decoder sizes a dictionary from its page header's count
+/// before decoding it (`parquet` 60, `DictDecoder::set_dict`), so a page of
+/// a few bytes claiming 10⁹ entries would make it allocate gigabytes (found
+/// by fuzzing, `fixtures/parquet/hostile/fuzz_dictionary_count.parquet`).
+/// The first page of every column chunk is read here, decompressed (what the
+/// decoder would do next anyway); a dictionary page must hold at least the
+/// bytes its count needs in PLAIN encoding, and all dictionaries together
+/// stay under the memory limit.
+fn check_dictionaries<T: ChunkReader + 'static>(source: T, limit: u64) -> Result<()> {
+    use parquet::basic::Type as Physical;
+    use parquet::column::page::Page;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let reader = SerializedFileReader::new(source)?;
+    let mut total: u64 = 0;
+    for rg in 0..reader.num_row_groups() {
+        let row_group = reader.get_row_group(rg)?;
+        for col in 0..row_group.num_columns() {
+            let descr = row_group.metadata().column(col).column_descr_ptr();
+            let mut pages = row_group.get_column_page_reader(col)?;
+            let Some(Page::DictionaryPage {
+                buf, num_values, ..
+            }) = pages.get_next_page()?
+            else {
+                continue;
+            };
+            // Bits per entry at the least, in PLAIN encoding.
+            let bits: u64 = match descr.physical_type() {
+                Physical::BOOLEAN => 1,
+                Physical::INT32 | Physical::FLOAT => 32,
+                Physical::INT64 | Physical::DOUBLE => 64,
+                Physical::INT96 => 96,
+                Physical::BYTE_ARRAY => 32,
+                Physical::FIXED_LEN_BYTE_ARRAY => 8 * descr.type_length().max(0) as u64,
+            };
+            let needed = (num_values as u64 * bits).div_ceil(8);
+            if needed > buf.len() as u64 {
+                return Err(Error::Parquet(format!(
+                    "column {:?}: a dictionary page claims {num_values} entries in {} bytes",
+                    descr.path().string(),
+                    buf.len()
+                )));
+            }
+            // Decoded, an entry takes at least 8 bytes (an offset or a value).
+            total = total.saturating_add((num_values as u64).saturating_mul(8));
+            if total > limit {
+                return Err(Error::TooLarge {
+                    needed: total,
+                    limit,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `__index_level_N__`: the field name pyarrow gives an unnamed index level.

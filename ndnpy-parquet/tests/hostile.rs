@@ -205,3 +205,16 @@ fn decoder_panic_found_by_fuzzing_is_an_error() {
         other => panic!("expected Error::Parquet, got {other:?}"),
     }
 }
+
+#[test]
+fn dictionary_page_claiming_a_billion_entries_is_refused() {
+    // Found by fuzzing (parquet_bytes): 40 bytes of dictionary page claiming
+    // 1389363199 int64 entries made the Parquet decoder allocate 11 GB.
+    match Frame::read(fixture("hostile", "fuzz_dictionary_count")) {
+        Err(Error::Parquet(msg)) => assert!(
+            msg.contains("a dictionary page claims 1389363199 entries in 40 bytes"),
+            "{msg}"
+        ),
+        other => panic!("expected Error::Parquet, got {other:?}"),
+    }
+}
