@@ -18,6 +18,8 @@ pub enum Format {
     Npy,
     Npz,
     Csv,
+    /// A pandas DataFrame in Parquet (from an `.npz`, one member per column).
+    Parquet,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -302,8 +304,9 @@ fn out_format(out: &Path, opts: &Options) -> CliResult<Format> {
         Some("npy") => Ok(Format::Npy),
         Some("npz") => Ok(Format::Npz),
         Some("csv") => Ok(Format::Csv),
+        Some("parquet" | "pq") => Ok(Format::Parquet),
         _ => Err(CliError::usage(format!(
-            "{}: cannot tell the output format from the name; use --to npy|npz|csv",
+            "{}: cannot tell the output format from the name; use --to npy|npz|csv|parquet",
             out.display()
         ))),
     }
@@ -369,8 +372,12 @@ fn safe_name(name: &str) -> CliResult<&str> {
 
 pub fn convert(inputs: &[PathBuf], out: &Path, opts: &Options) -> CliResult<Vec<String>> {
     let format = out_format(out, opts)?;
+    if format == Format::Parquet || inputs.iter().any(|p| crate::parquet::is_parquet(p)) {
+        return crate::parquet::convert(inputs, out, format, opts);
+    }
     let mut written = Vec::new();
     match format {
+        Format::Parquet => unreachable!("handled above"),
         Format::Npz => {
             let (atomic, file) = Atomic::new(out)?;
             let mut zip = zip::ZipWriter::new(BufWriter::with_capacity(1 << 20, file));

@@ -104,6 +104,9 @@ fn header_json(header: &Header, data_offset: u64, available: u64) -> Value {
 }
 
 pub fn info(path: &Path) -> CliResult<Value> {
+    if crate::parquet::is_parquet(path) {
+        return crate::parquet::info(path);
+    }
     match crate::input::container_of(path)? {
         crate::input::Container::Npy => {
             let opened = open_npy(path)?;
@@ -210,6 +213,9 @@ fn fields_text(fields: &Value, out: &mut String) {
 }
 
 pub fn render(v: &Value) -> String {
+    if v["format"] == json!("parquet") {
+        return crate::parquet::render(v);
+    }
     let mut out = format!("{}\n", v["path"].as_str().unwrap_or(""));
     if v["format"] == json!("npz") {
         let members = v["members"].as_array().cloned().unwrap_or_default();

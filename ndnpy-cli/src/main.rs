@@ -8,6 +8,7 @@ mod diff;
 mod error;
 mod info;
 mod input;
+mod parquet;
 mod repr;
 mod show;
 mod slice;
@@ -40,7 +41,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Header facts: version, dtype (records as a tree), shape, order, data offset and
-    /// alignment, room to grow in place, pickled or not; for .npz one row per member.
+    /// alignment, room to grow in place, pickled or not; for .npz one row per member;
+    /// for a Parquet file (pandas DataFrame) its columns with pandas types and the index.
     #[command(after_help = EXIT_CODES)]
     Info {
         #[arg(required = true)]
@@ -75,8 +77,9 @@ enum Command {
         key: Option<String>,
     },
     /// Convert: .npy <-> .npz (stored, or --compress), several .npy into one .npz and
-    /// back (--split), C <-> Fortran order, byte order, CSV for 1-D/2-D numbers.
-    /// The last argument is the output.
+    /// back (--split), C <-> Fortran order, byte order, CSV for 1-D/2-D numbers,
+    /// Parquet (pandas DataFrame) <-> .npz (one member per column; see
+    /// ndnpy_parquet::convert for the mapping). The last argument is the output.
     #[command(after_help = EXIT_CODES)]
     Convert {
         /// Inputs, then the output (a file, or a folder with --split).

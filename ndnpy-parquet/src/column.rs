@@ -51,45 +51,59 @@ impl TimeUnit {
     }
 }
 
+/// The Parquet unit a NumPy unit (`"ns"`, `"10ms"`, `"D"`, ...) is written
+/// in, and the factor from one to the other: ms/us/ns (with a multiplier)
+/// keep their base unit; seconds, minutes, hours, days and weeks become
+/// seconds for timedeltas and milliseconds for datetimes (Parquet has no
+/// timestamp in seconds: pyarrow writes pandas' `datetime64[s]` in
+/// milliseconds too, and pandas reads it back as `datetime64[ms]`). Years,
+/// months, units finer than ns and the generic unit have no exact Parquet
+/// counterpart (`None`).
+pub(crate) fn parquet_unit(unit: Option<&str>, datetime: bool) -> Option<(TimeUnit, i64)> {
+    let unit = unit?;
+    let digits = unit.bytes().take_while(u8::is_ascii_digit).count();
+    let mult: i64 = if digits == 0 {
+        1
+    } else {
+        unit[..digits].parse().ok().filter(|&m| m > 0)?
+    };
+    let (base, factor) = match &unit[digits..] {
+        "s" => (TimeUnit::Second, 1),
+        "ms" => (TimeUnit::Millisecond, 1),
+        "us" | "μs" => (TimeUnit::Microsecond, 1),
+        "ns" => (TimeUnit::Nanosecond, 1),
+        "m" => (TimeUnit::Second, 60),
+        "h" => (TimeUnit::Second, 3_600),
+        "D" => (TimeUnit::Second, 86_400),
+        "W" => (TimeUnit::Second, 604_800),
+        _ => return None,
+    };
+    let factor = mult.checked_mul(factor)?;
+    Some(match base {
+        TimeUnit::Second if datetime => (TimeUnit::Millisecond, factor.checked_mul(1000)?),
+        _ => (base, factor),
+    })
+}
+
 /// NumPy's value for a missing datetime or timedelta (`NaT`).
 pub const NAT: i64 = i64::MIN;
 
-/// The data of a column.
+/// The data of a column: a 1-D [`AnyArray`] or a categorical.
 ///
-/// Numbers and bools are [`AnyArray`]s. Strings, bytes, datetimes and
-/// timedeltas are carried by small types of this crate until `ndnpy`'s
-/// `AnyArray` has variants for them; [`crate::convert`] is the one place that
-/// maps between the two. Missing entries are marked by the column's validity
-/// mask (see [`Column::validity`]); the value stored in a missing slot is
-/// NaN for floats, [`NAT`] for datetimes and timedeltas, and zero or empty
-/// otherwise.
+/// An array column holds numbers, bools, [`AnyArray::Str`],
+/// [`AnyArray::Bytes`], or [`AnyArray::Datetime64`] /
+/// [`AnyArray::Timedelta64`] with their unit (`"s"`, `"ms"`, `"us"` or
+/// `"ns"` as Parquet stores them; other NumPy units are converted when
+/// written, see [`crate::write`]). A datetime column's time zone is kept
+/// beside it ([`Column::timezone`]). Missing entries are marked by the
+/// column's validity mask (see [`Column::validity`]); the value stored in a
+/// missing slot is NaN for floats, [`NAT`] for datetimes and timedeltas, and
+/// zero or empty otherwise.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Values {
-    /// A 1-D array of numbers or bools.
+    /// A 1-D array.
     Array(AnyArray),
-    /// UTF-8 strings.
-    Str(Vec<String>),
-    /// Byte strings.
-    Bytes(Vec<Vec<u8>>),
-    /// Instants as counts of `unit` since 1970-01-01T00:00 UTC; `tz` is the
-    /// time zone pandas shows them in (`None`: a naive datetime).
-    Datetime {
-        /// Counts of `unit` since the epoch, [`NAT`] when missing.
-        values: Vec<i64>,
-        /// The resolution.
-        unit: TimeUnit,
-        /// An IANA zone name such as `"America/New_York"`, `"UTC"`, or a
-        /// fixed offset such as `"+01:00"`.
-        tz: Option<String>,
-    },
-    /// Durations as counts of `unit`.
-    Timedelta {
-        /// Counts of `unit`, [`NAT`] when missing.
-        values: Vec<i64>,
-        /// The resolution.
-        unit: TimeUnit,
-    },
     /// A pandas categorical: integer codes into a list of categories.
     Categorical(Categorical),
 }
@@ -101,8 +115,8 @@ pub struct Categorical {
     /// A 1-D array of a signed integer type (pandas uses the smallest that
     /// fits: `int8` for up to 127 categories).
     pub codes: AnyArray,
-    /// The categories, in order; never categorical themselves.
-    pub categories: Box<Values>,
+    /// The categories, in order: a 1-D array (strings, bytes, numbers, ...).
+    pub categories: AnyArray,
     /// Whether the order of the categories is meaningful (`ordered=True`).
     pub ordered: bool,
 }
@@ -113,20 +127,20 @@ impl Categorical {
     /// ```
     /// use ndarray::array;
     /// use ndnpy::AnyArray;
-    /// use ndnpy_parquet::{Categorical, Values};
+    /// use ndnpy_parquet::Categorical;
     ///
     /// let c = Categorical::new(
     ///     AnyArray::I8(array![0i8, -1, 1].into_dyn()),
-    ///     Values::Str(vec!["low".into(), "high".into()]),
+    ///     AnyArray::Str(array!["low".to_string(), "high".to_string()].into_dyn()),
     ///     true,
     /// )?;
     /// assert_eq!(c.codes_i64()?, vec![0, -1, 1]);
     /// # Ok::<(), ndnpy_parquet::Error>(())
     /// ```
-    pub fn new(codes: AnyArray, categories: Values, ordered: bool) -> Result<Self> {
+    pub fn new(codes: AnyArray, categories: AnyArray, ordered: bool) -> Result<Self> {
         let c = Categorical {
             codes,
-            categories: Box::new(categories),
+            categories,
             ordered,
         };
         c.check()?;
@@ -139,11 +153,19 @@ impl Categorical {
         crate::convert::signed_codes(&self.codes)
     }
 
+    /// The number of categories.
+    pub fn num_categories(&self) -> usize {
+        self.categories.shape().iter().product()
+    }
+
     pub(crate) fn check(&self) -> Result<()> {
-        if matches!(*self.categories, Values::Categorical(_)) {
-            return Err(Error::Invalid("categories cannot be categorical".into()));
+        if self.categories.shape().len() != 1 {
+            return Err(Error::Invalid(format!(
+                "categories of shape {:?}; they must be 1-D",
+                self.categories.shape()
+            )));
         }
-        let k = self.categories.len() as i64;
+        let k = self.num_categories() as i64;
         for c in self.codes_i64()? {
             if c < -1 || c >= k {
                 return Err(Error::Invalid(format!(
@@ -159,15 +181,15 @@ impl Values {
     /// The number of entries.
     ///
     /// ```
+    /// use ndarray::array;
+    /// use ndnpy::AnyArray;
     /// use ndnpy_parquet::Values;
-    /// assert_eq!(Values::Str(vec!["a".into(), "b".into()]).len(), 2);
+    /// let v = Values::Array(AnyArray::Str(array!["a".to_string(), "b".to_string()].into_dyn()));
+    /// assert_eq!(v.len(), 2);
     /// ```
     pub fn len(&self) -> usize {
         match self {
             Values::Array(a) => a.shape().iter().product(),
-            Values::Str(v) => v.len(),
-            Values::Bytes(v) => v.len(),
-            Values::Datetime { values, .. } | Values::Timedelta { values, .. } => values.len(),
             Values::Categorical(c) => c.codes.shape().iter().product(),
         }
     }
@@ -175,6 +197,54 @@ impl Values {
     /// Whether there are no entries.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The array, unless the values are categorical.
+    pub fn as_array(&self) -> Option<&AnyArray> {
+        match self {
+            Values::Array(a) => Some(a),
+            Values::Categorical(_) => None,
+        }
+    }
+
+    /// Strings (`<U`), from anything that gives `String`s.
+    ///
+    /// ```
+    /// use ndnpy_parquet::Values;
+    /// assert_eq!(Values::strings(["a", "b"]).len(), 2);
+    /// ```
+    pub fn strings<S: Into<String>>(items: impl IntoIterator<Item = S>) -> Self {
+        let v: Vec<String> = items.into_iter().map(Into::into).collect();
+        Values::Array(AnyArray::Str(ndarray::Array1::from(v).into_dyn()))
+    }
+
+    /// Byte strings (`|S`).
+    pub fn bytes<B: Into<Vec<u8>>>(items: impl IntoIterator<Item = B>) -> Self {
+        let v: Vec<Vec<u8>> = items.into_iter().map(Into::into).collect();
+        Values::Array(AnyArray::Bytes(ndarray::Array1::from(v).into_dyn()))
+    }
+
+    /// Datetimes (`<M8[unit]`): counts of `unit` since 1970-01-01T00:00 UTC,
+    /// [`NAT`] when missing.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{TimeUnit, Values, NAT};
+    /// let t = Values::datetime64(vec![0, NAT], TimeUnit::Microsecond);
+    /// assert_eq!(t.as_array().unwrap().dtype().to_string(), "<M8[us]");
+    /// ```
+    pub fn datetime64(values: Vec<i64>, unit: TimeUnit) -> Self {
+        Values::Array(AnyArray::Datetime64 {
+            array: ndarray::Array1::from(values).into_dyn(),
+            unit: Some(unit.as_str().to_owned()),
+        })
+    }
+
+    /// Durations (`<m8[unit]`): counts of `unit`, [`NAT`] when missing.
+    pub fn timedelta64(values: Vec<i64>, unit: TimeUnit) -> Self {
+        Values::Array(AnyArray::Timedelta64 {
+            array: ndarray::Array1::from(values).into_dyn(),
+            unit: Some(unit.as_str().to_owned()),
+        })
     }
 }
 
@@ -187,7 +257,7 @@ impl Values {
 /// use ndnpy_parquet::{Column, Values};
 ///
 /// // A pandas `Int64` (nullable) column [1, <NA>, 3].
-/// let c = Column::new("n", Values::Array(AnyArray::I64(array![1i64, 0, 3].into_dyn())))
+/// let c = Column::new("n", AnyArray::I64(array![1i64, 0, 3].into_dyn()))
 ///     .with_validity(vec![true, false, true])?
 ///     .with_pandas_dtype("Int64");
 /// assert_eq!(c.len(), 3);
@@ -200,28 +270,32 @@ pub struct Column {
     name: Option<String>,
     values: Values,
     validity: Option<Vec<bool>>,
+    tz: Option<String>,
     pandas_dtype: Option<String>,
     pub(crate) meta: Option<ColumnMeta>,
 }
 
 impl Column {
-    /// A column without missing values.
-    pub fn new(name: impl Into<String>, values: Values) -> Self {
+    /// A column without missing values, from an [`AnyArray`] or a
+    /// [`Categorical`] (or [`Values`]).
+    pub fn new(name: impl Into<String>, values: impl Into<Values>) -> Self {
         Column {
             name: Some(name.into()),
-            values,
+            values: values.into(),
             validity: None,
+            tz: None,
             pandas_dtype: None,
             meta: None,
         }
     }
 
     /// An unnamed column (for unnamed index levels).
-    pub fn unnamed(values: Values) -> Self {
+    pub fn unnamed(values: impl Into<Values>) -> Self {
         Column {
             name: None,
-            values,
+            values: values.into(),
             validity: None,
+            tz: None,
             pandas_dtype: None,
             meta: None,
         }
@@ -231,15 +305,48 @@ impl Column {
         name: Option<String>,
         values: Values,
         validity: Option<Vec<bool>>,
+        tz: Option<String>,
         meta: Option<ColumnMeta>,
     ) -> Self {
         Column {
             name,
             values,
             validity,
+            tz,
             pandas_dtype: None,
             meta,
         }
+    }
+
+    /// Sets the time zone of a datetime column: its values stay instants
+    /// counted from 1970-01-01T00:00 UTC, and pandas shows them in `tz` (an
+    /// IANA name such as `"America/New_York"`, `"UTC"`, or a fixed offset
+    /// such as `"+01:00"`). Other columns refuse a zone.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, TimeUnit, Values};
+    /// let t = Column::new("t", Values::datetime64(vec![0], TimeUnit::Second))
+    ///     .with_timezone("Europe/Paris")?;
+    /// assert_eq!(t.timezone(), Some("Europe/Paris"));
+    /// assert_eq!(t.pandas_type(), "datetimetz");
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
+    pub fn with_timezone(mut self, tz: impl Into<String>) -> Result<Self> {
+        if !matches!(self.values, Values::Array(AnyArray::Datetime64 { .. })) {
+            return Err(Error::Invalid(format!(
+                "column {:?}: only datetime columns have a time zone",
+                self.name
+            )));
+        }
+        self.tz = Some(tz.into());
+        self.meta = None;
+        Ok(self)
+    }
+
+    /// The time zone of a datetime column (`None`: naive datetimes, or not a
+    /// datetime column).
+    pub fn timezone(&self) -> Option<&str> {
+        self.tz.as_deref()
     }
 
     /// Marks entries missing where `validity` is `false`.
@@ -287,7 +394,8 @@ impl Column {
         &self.values
     }
 
-    /// The values, the validity mask and the name.
+    /// The name, the values and the validity mask (read a datetime
+    /// column's [`Column::timezone`] first).
     pub fn into_parts(self) -> (Option<String>, Values, Option<Vec<bool>>) {
         (self.name, self.values, self.validity)
     }
@@ -327,7 +435,7 @@ impl Column {
     pub fn pandas_type(&self) -> String {
         match &self.meta {
             Some(m) => m.pandas_type.clone(),
-            None => crate::meta::default_types(&self.values, self.pandas_dtype.as_deref()).0,
+            None => crate::meta::default_types(self).0,
         }
     }
 
@@ -336,8 +444,12 @@ impl Column {
     pub fn numpy_type(&self) -> String {
         match &self.meta {
             Some(m) => m.numpy_type.clone(),
-            None => crate::meta::default_types(&self.values, self.pandas_dtype.as_deref()).1,
+            None => crate::meta::default_types(self).1,
         }
+    }
+
+    pub(crate) fn pandas_dtype(&self) -> Option<&str> {
+        self.pandas_dtype.as_deref()
     }
 
     pub(crate) fn rename(&mut self, name: Option<String>) {
@@ -354,12 +466,22 @@ impl Column {
                     a.shape()
                 )));
             }
-            if matches!(a.dtype(), ndnpy::DType::Scalar(s) if s.kind == ndnpy::Kind::Complex) {
+            if matches!(
+                a,
+                AnyArray::Record(_) | AnyArray::Void(_) | AnyArray::Object(_)
+            ) || matches!(a.dtype(), ndnpy::DType::Scalar(s) if s.kind == ndnpy::Kind::Complex)
+            {
                 return Err(Error::Unsupported {
                     column: self.name.clone().unwrap_or_default(),
-                    reason: "complex numbers have no Parquet type".into(),
+                    reason: format!("{} arrays have no Parquet column type", a.dtype()),
                 });
             }
+        }
+        if self.tz.is_some() && !matches!(self.values, Values::Array(AnyArray::Datetime64 { .. })) {
+            return Err(Error::Invalid(format!(
+                "column {:?}: only datetime columns have a time zone",
+                self.name
+            )));
         }
         if let Values::Categorical(c) = &self.values {
             c.check()?;
@@ -375,5 +497,17 @@ impl Column {
             }
         }
         Ok(())
+    }
+}
+
+impl From<AnyArray> for Values {
+    fn from(a: AnyArray) -> Self {
+        Values::Array(a)
+    }
+}
+
+impl From<Categorical> for Values {
+    fn from(c: Categorical) -> Self {
+        Values::Categorical(c)
     }
 }

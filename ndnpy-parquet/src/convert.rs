@@ -1,57 +1,46 @@
-//! Between this crate's columns and `ndnpy` arrays: the one place that knows
-//! which column types `ndnpy::AnyArray` can hold.
-//!
-//! Until `AnyArray` has variants for strings, bytes, datetimes and
-//! timedeltas, [`NpArray`] stands in for them; when it has, `NpArray` becomes
-//! `AnyArray` and only this module changes.
+//! Between frames and named `ndnpy` arrays: the `.npz` mapping.
 //!
 //! # The `.npz` mapping
-//! [`to_arrays`] turns a [`Frame`] into named arrays, one `.npz` member each,
-//! and [`from_arrays`] turns them back:
-//! - a data column `NAME` is the member `NAME`;
+//! [`to_arrays`] turns a [`Frame`] into named [`AnyArray`]s, one `.npz`
+//! member each, and [`from_arrays`] turns them back:
+//! - a data column `NAME` is the member `NAME`, of the column's NumPy dtype:
+//!   numbers and bools as they are, strings `<U` (the longest string's
+//!   width), bytes `|S`, datetimes `<M8[unit]` and timedeltas `<m8[unit]`
+//!   (`NaT` where missing);
+//! - a datetime column with a time zone has `NAME.tz` beside it (a 0-d `<U`
+//!   string such as `'America/New_York'`); the datetimes themselves are UTC
+//!   instants, as NumPy's datetimes are;
 //! - a categorical is `NAME.codes` (signed integers, −1 for missing) plus
-//!   `NAME.categories`, and `NAME.ordered` (a 0-d bool `True`) when ordered;
+//!   `NAME.categories` (1-D, any of the types above), and `NAME.ordered` (a
+//!   0-d bool `True`) when ordered;
 //! - a column with missing values has `NAME.valid` (bool, `False` where
-//!   missing) beside it; the missing slots hold NaN, `NaT`, 0 or "";
+//!   missing) beside it; the missing slots hold NaN, 0 or "". Datetimes and
+//!   timedeltas need no `.valid`: `NaT` marks their missing values (a
+//!   `.valid` member is written only when the mask says more than the
+//!   `NaT`s do);
 //! - index levels are `__index__.NAME` (`__index__.__level_N__` when
 //!   unnamed), in level order, after the data columns;
 //! - a RangeIndex other than the default `0..len` is the int64 member
 //!   `__range_index__` (`[start, stop, step]`), `__range_index__.NAME` when
 //!   named.
+//!
+//! What `.npz` cannot carry: the pandas dtype of a column beyond its NumPy
+//! dtype (`Int64` vs `int64` with a mask, `str` vs `object` strings),
+//! `df.attrs`, and, as NumPy strips them, trailing NUL characters of
+//! strings and bytes. An `.npz` → Parquet → `.npz` round trip gives the
+//! same arrays, with these exceptions where Parquet or pandas lack the type
+//! (see the crate documentation): datetime and timedelta units Parquet does
+//! not have (`datetime64[s]` and `[D]` become `[ms]`, `timedelta64[D]`
+//! becomes `[s]`), categoricals whose categories are not strings or bytes
+//! (renumbered in order of appearance), and empty categoricals (their
+//! categories are lost).
 
-use crate::column::{Categorical, Column, TimeUnit, Values};
+use crate::column::{Categorical, Column, Values};
 use crate::error::{Error, Result};
 use crate::frame::{Frame, Index, RangeIndex};
 use ndarray::{arr0, Array1};
 use ndnpy::AnyArray;
 use std::path::Path;
-
-/// An array as a NumPy user sees it: an [`AnyArray`], or one of the dtypes
-/// `AnyArray` does not hold yet.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum NpArray {
-    /// Numbers and bools.
-    Any(AnyArray),
-    /// `<U..` strings.
-    Str(Vec<String>),
-    /// `|S..` byte strings.
-    Bytes(Vec<Vec<u8>>),
-    /// `<M8[unit]`.
-    Datetime64 {
-        /// Counts of `unit` since the epoch (UTC), `NaT` as `i64::MIN`.
-        values: Vec<i64>,
-        /// The resolution.
-        unit: TimeUnit,
-    },
-    /// `<m8[unit]`.
-    Timedelta64 {
-        /// Counts of `unit`, `NaT` as `i64::MIN`.
-        values: Vec<i64>,
-        /// The resolution.
-        unit: TimeUnit,
-    },
-}
 
 /// The prefix of index members.
 pub const INDEX_PREFIX: &str = "__index__.";
@@ -89,78 +78,47 @@ pub(crate) fn narrow_codes(codes: Vec<i64>, k: usize) -> AnyArray {
     }
 }
 
-/// The values of a non-categorical column as a NumPy array (the time zone
-/// of a datetime is dropped: NumPy datetimes are UTC).
-pub fn values_to_array(values: &Values) -> Result<NpArray> {
-    Ok(match values {
-        Values::Array(a) => NpArray::Any(a.clone()),
-        Values::Str(v) => NpArray::Str(v.clone()),
-        Values::Bytes(v) => NpArray::Bytes(v.clone()),
-        Values::Datetime { values, unit, .. } => NpArray::Datetime64 {
-            values: values.clone(),
-            unit: *unit,
-        },
-        Values::Timedelta { values, unit } => NpArray::Timedelta64 {
-            values: values.clone(),
-            unit: *unit,
-        },
-        Values::Categorical(_) => {
-            return Err(Error::Invalid(
-                "a categorical is two arrays: use to_arrays".into(),
-            ))
-        }
-    })
-}
-
-/// A column's values from a NumPy array.
-pub fn array_to_values(array: NpArray) -> Result<Values> {
-    Ok(match array {
-        NpArray::Any(a) => {
-            if a.shape().len() != 1 {
-                return Err(Error::Invalid(format!(
-                    "arrays of shape {:?} are not columns",
-                    a.shape()
-                )));
-            }
-            Values::Array(a)
-        }
-        NpArray::Str(v) => Values::Str(v),
-        NpArray::Bytes(v) => Values::Bytes(v),
-        NpArray::Datetime64 { values, unit } => Values::Datetime {
-            values,
-            unit,
-            tz: None,
-        },
-        NpArray::Timedelta64 { values, unit } => Values::Timedelta { values, unit },
-    })
-}
-
-fn push_column(out: &mut Vec<(String, NpArray)>, name: String, column: &Column) -> Result<()> {
+fn push_column(out: &mut Vec<(String, AnyArray)>, name: String, column: &Column) {
     match column.values() {
         Values::Categorical(c) => {
-            out.push((format!("{name}.codes"), NpArray::Any(c.codes.clone())));
-            out.push((
-                format!("{name}.categories"),
-                values_to_array(&c.categories)?,
-            ));
+            out.push((format!("{name}.codes"), c.codes.clone()));
+            out.push((format!("{name}.categories"), c.categories.clone()));
             if c.ordered {
                 out.push((
                     format!("{name}.ordered"),
-                    NpArray::Any(AnyArray::Bool(arr0(true).into_dyn())),
+                    AnyArray::Bool(arr0(true).into_dyn()),
                 ));
             }
         }
-        v => {
-            out.push((name.clone(), values_to_array(v)?));
-            if let Some(valid) = column.validity() {
+        Values::Array(a) => {
+            out.push((name.clone(), a.clone()));
+            if let Some(tz) = column.timezone() {
                 out.push((
-                    format!("{name}.valid"),
-                    NpArray::Any(AnyArray::Bool(Array1::from(valid.to_vec()).into_dyn())),
+                    format!("{name}.tz"),
+                    AnyArray::Str(arr0(tz.to_owned()).into_dyn()),
                 ));
+            }
+            if let Some(valid) = column.validity() {
+                if nat_mask(a).as_deref() != Some(valid) {
+                    out.push((
+                        format!("{name}.valid"),
+                        AnyArray::Bool(Array1::from(valid.to_vec()).into_dyn()),
+                    ));
+                }
             }
         }
     }
-    Ok(())
+}
+
+/// For a datetime or timedelta array, `false` where it holds NaT: the
+/// validity NumPy users read from the values themselves.
+fn nat_mask(a: &AnyArray) -> Option<Vec<bool>> {
+    match a {
+        AnyArray::Datetime64 { array, .. } | AnyArray::Timedelta64 { array, .. } => {
+            Some(array.iter().map(|&v| v != crate::NAT).collect())
+        }
+        _ => None,
+    }
 }
 
 /// A frame as named NumPy arrays (the mapping of the module documentation).
@@ -169,18 +127,23 @@ fn push_column(out: &mut Vec<(String, NpArray)>, name: String, column: &Column) 
 /// use ndarray::array;
 /// use ndnpy::AnyArray;
 /// use ndnpy_parquet::convert::{from_arrays, to_arrays};
-/// use ndnpy_parquet::{Column, Frame, Values};
+/// use ndnpy_parquet::{Column, Frame, TimeUnit, Values};
 ///
-/// let f = Frame::new(vec![Column::new("x", Values::Array(AnyArray::I32(array![1, 2].into_dyn())))])?;
+/// let f = Frame::new(vec![
+///     Column::new("x", AnyArray::I32(array![1, 2].into_dyn())),
+///     Column::new("t", Values::datetime64(vec![0, 60], TimeUnit::Second)).with_timezone("UTC")?,
+/// ])?;
 /// let arrays = to_arrays(&f)?;
-/// assert_eq!(arrays[0].0, "x");
-/// assert_eq!(from_arrays(arrays)?.column("x"), f.column("x"));
+/// let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
+/// assert_eq!(names, ["x", "t", "t.tz"]);
+/// assert_eq!(arrays[1].1.dtype().to_string(), "<M8[s]");
+/// assert_eq!(from_arrays(arrays)?, f);
 /// # Ok::<(), ndnpy_parquet::Error>(())
 /// ```
-pub fn to_arrays(frame: &Frame) -> Result<Vec<(String, NpArray)>> {
+pub fn to_arrays(frame: &Frame) -> Result<Vec<(String, AnyArray)>> {
     let mut out = Vec::new();
     for c in frame.columns() {
-        push_column(&mut out, c.name().unwrap_or_default().to_owned(), c)?;
+        push_column(&mut out, c.name().unwrap_or_default().to_owned(), c);
     }
     match frame.index() {
         Index::Range(r) => {
@@ -190,7 +153,7 @@ pub fn to_arrays(frame: &Frame) -> Result<Vec<(String, NpArray)>> {
                     None => RANGE_MEMBER.to_owned(),
                 };
                 let a = Array1::from(vec![r.start, r.stop, r.step]).into_dyn();
-                out.push((name, NpArray::Any(AnyArray::I64(a))));
+                out.push((name, AnyArray::I64(a)));
             }
         }
         Index::Columns(levels) => {
@@ -199,7 +162,7 @@ pub fn to_arrays(frame: &Frame) -> Result<Vec<(String, NpArray)>> {
                     Some(n) => format!("{INDEX_PREFIX}{n}"),
                     None => format!("{INDEX_PREFIX}__level_{i}__"),
                 };
-                push_column(&mut out, name, level)?;
+                push_column(&mut out, name, level);
             }
         }
     }
@@ -207,11 +170,11 @@ pub fn to_arrays(frame: &Frame) -> Result<Vec<(String, NpArray)>> {
 }
 
 /// A frame from named NumPy arrays (the inverse of [`to_arrays`]).
-pub fn from_arrays(arrays: Vec<(String, NpArray)>) -> Result<Frame> {
+pub fn from_arrays(arrays: Vec<(String, AnyArray)>) -> Result<Frame> {
     let names: Vec<String> = arrays.iter().map(|(n, _)| n.clone()).collect();
     let has = |n: &str| names.iter().any(|m| m == n);
-    let mut slots: Vec<Option<NpArray>> = arrays.into_iter().map(|(_, a)| Some(a)).collect();
-    let mut take = |n: &str| -> Option<NpArray> {
+    let mut slots: Vec<Option<AnyArray>> = arrays.into_iter().map(|(_, a)| Some(a)).collect();
+    let mut take = |n: &str| -> Option<AnyArray> {
         let i = names.iter().position(|m| m == n)?;
         slots[i].take()
     };
@@ -221,7 +184,7 @@ pub fn from_arrays(arrays: Vec<(String, NpArray)>) -> Result<Frame> {
     for name in &names {
         if let Some(rest) = name.strip_prefix(RANGE_MEMBER) {
             if rest.is_empty() || rest.starts_with('.') {
-                let Some(NpArray::Any(AnyArray::I64(a))) = take(name) else {
+                let Some(AnyArray::I64(a)) = take(name) else {
                     return Err(Error::Invalid(format!("{name} must be 3 int64 values")));
                 };
                 let [start, stop, step] = a.as_slice().unwrap_or(&[]) else {
@@ -241,32 +204,36 @@ pub fn from_arrays(arrays: Vec<(String, NpArray)>) -> Result<Frame> {
             _ => (name.as_str(), false),
         };
         if !categorical {
-            let companion = [".categories", ".ordered", ".valid"].iter().any(|s| {
-                name.strip_suffix(s)
-                    .is_some_and(|b| has(b) || has(&format!("{b}.codes")))
-            });
+            let companion = [".categories", ".ordered", ".valid", ".tz"]
+                .iter()
+                .any(|s| {
+                    name.strip_suffix(s)
+                        .is_some_and(|b| has(b) || has(&format!("{b}.codes")))
+                });
             if companion {
                 continue;
             }
         }
         let values = if categorical {
-            let Some(NpArray::Any(codes)) = take(name) else {
+            let Some(codes) = take(name) else {
                 return Err(Error::Invalid(format!("{name} must be integers")));
             };
             let categories = take(&format!("{base}.categories"))
                 .ok_or_else(|| Error::Invalid(format!("{base}.categories is missing")))?;
             let ordered = match take(&format!("{base}.ordered")) {
-                Some(NpArray::Any(AnyArray::Bool(b))) => b.iter().all(|&x| x),
+                Some(AnyArray::Bool(b)) => b.iter().all(|&x| x),
                 _ => false,
             };
-            Values::Categorical(Categorical::new(
-                codes,
-                array_to_values(categories)?,
-                ordered,
-            )?)
+            Values::Categorical(Categorical::new(codes, categories, ordered)?)
         } else {
             let Some(a) = take(name) else { continue };
-            array_to_values(a)?
+            if a.shape().len() != 1 {
+                return Err(Error::Invalid(format!(
+                    "{name} has shape {:?}; columns are 1-D",
+                    a.shape()
+                )));
+            }
+            Values::Array(a)
         };
         let (label, level) = match base.strip_prefix(INDEX_PREFIX) {
             Some(l) if l.starts_with("__level_") && l.ends_with("__") => (None, true),
@@ -278,10 +245,22 @@ pub fn from_arrays(arrays: Vec<(String, NpArray)>) -> Result<Frame> {
             None => Column::unnamed(values),
         };
         if let Some(valid) = take(&format!("{base}.valid")) {
-            let NpArray::Any(AnyArray::Bool(v)) = valid else {
+            let AnyArray::Bool(v) = valid else {
                 return Err(Error::Invalid(format!("{base}.valid must be bool")));
             };
             column = column.with_validity(v.iter().copied().collect())?;
+        } else if let Some(mask) = column.values().as_array().and_then(nat_mask) {
+            column = column.with_validity(mask)?;
+        }
+        if let Some(tz) = take(&format!("{base}.tz")) {
+            let zone = match &tz {
+                AnyArray::Str(t) if t.len() == 1 => t.iter().next().cloned(),
+                _ => None,
+            };
+            let Some(zone) = zone else {
+                return Err(Error::Invalid(format!("{base}.tz must be one string")));
+            };
+            column = column.with_timezone(zone)?;
         }
         if level {
             levels.push(column);
@@ -303,25 +282,36 @@ pub fn from_arrays(arrays: Vec<(String, NpArray)>) -> Result<Frame> {
     Frame::with_index(columns, index)
 }
 
-/// Writes a frame as `.npz` (see the module documentation for the mapping).
+/// Writes a frame as `.npz`, members stored (see the module documentation
+/// for the mapping).
 ///
-/// Only members `AnyArray` holds can be written today: a frame with string,
-/// bytes, datetime or timedelta columns gives [`Error::Unsupported`] until
-/// `ndnpy` gains those dtypes.
+/// ```
+/// use ndnpy_parquet::convert::{read_npz, write_npz};
+/// use ndnpy_parquet::{Column, Frame, Values};
+///
+/// let f = Frame::new(vec![Column::new("s", Values::strings(["a", "bc"]))])?;
+/// let dir = tempfile::tempdir()?;
+/// write_npz(&f, dir.path().join("f.npz"))?;
+/// let member = ndnpy::NpzReader::open(dir.path().join("f.npz"))?.read_any("s")?;
+/// assert_eq!(member.dtype().to_string(), "<U2");
+/// assert_eq!(read_npz(dir.path().join("f.npz"))?, f);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_npz<P: AsRef<Path>>(frame: &Frame, path: P) -> Result<()> {
+    write_npz_with(frame, path, false)
+}
+
+/// [`write_npz`], with the members deflated when `compressed` (as
+/// `np.savez_compressed`).
+pub fn write_npz_with<P: AsRef<Path>>(frame: &Frame, path: P, compressed: bool) -> Result<()> {
     let arrays = to_arrays(frame)?;
-    let mut w = ndnpy::NpzWriter::create(path)?;
+    let mut w = if compressed {
+        ndnpy::NpzWriter::create_compressed(path)?
+    } else {
+        ndnpy::NpzWriter::create(path)?
+    };
     for (name, a) in &arrays {
-        match a {
-            NpArray::Any(a) => w.add_any(name, a)?,
-            _ => {
-                return Err(Error::Unsupported {
-                    column: name.clone(),
-                    reason: "ndnpy cannot write string, bytes, datetime or timedelta arrays yet"
-                        .into(),
-                })
-            }
-        }
+        w.add_any(name, a)?;
     }
     w.finish()?;
     Ok(())
@@ -333,7 +323,7 @@ pub fn read_npz<P: AsRef<Path>>(path: P) -> Result<Frame> {
     let mut arrays = Vec::new();
     for name in r.names() {
         let a = r.read_any(&name)?;
-        arrays.push((name, NpArray::Any(a)));
+        arrays.push((name, a));
     }
     from_arrays(arrays)
 }

@@ -134,8 +134,8 @@ impl ReadOptions {
 /// use ndnpy_parquet::{Column, Frame, Values};
 ///
 /// let frame = Frame::new(vec![
-///     Column::new("x", Values::Array(AnyArray::F64(array![1.0, 2.5].into_dyn()))),
-///     Column::new("name", Values::Str(vec!["a".into(), "b".into()])),
+///     Column::new("x", AnyArray::F64(array![1.0, 2.5].into_dyn())),
+///     Column::new("name", Values::strings(["a", "b"])),
 /// ])?;
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("f.parquet");

@@ -13,19 +13,25 @@
 //! use ndnpy::AnyArray;
 //! use ndnpy_parquet::{Column, Frame, Index, TimeUnit, Values};
 //!
-//! let t = Column::new("t", Values::Datetime {
-//!     values: vec![0, 1_000_000],
-//!     unit: TimeUnit::Microsecond,
-//!     tz: Some("Europe/Paris".into()),
-//! });
-//! let x = Column::new("x", Values::Array(AnyArray::F32(array![0.5f32, 1.5].into_dyn())));
-//! let frame = Frame::new(vec![t, x])?;
+//! let t = Column::new("t", Values::datetime64(vec![0, 1_000_000], TimeUnit::Microsecond))
+//!     .with_timezone("Europe/Paris")?;
+//! let x = Column::new("x", AnyArray::F32(array![0.5f32, 1.5].into_dyn()));
+//! let s = Column::new("s", Values::strings(["a", ""])).with_validity(vec![true, false])?;
+//! let frame = Frame::new(vec![t, x, s])?;
 //! let bytes = frame.to_bytes(&Default::default())?;
 //! let back = Frame::from_bytes(&bytes, &Default::default())?;
 //! assert_eq!(back.column("t").unwrap().pandas_type(), "datetimetz");
+//! assert_eq!(back.column("t").unwrap().timezone(), Some("Europe/Paris"));
+//! assert_eq!(back.column("s").unwrap().validity(), Some(&[true, false][..]));
 //! assert!(matches!(back.index(), Index::Range(r) if r.stop == 2));
 //! # Ok::<(), ndnpy_parquet::Error>(())
 //! ```
+//!
+//! # Columns
+//! Each column is a 1-D [`ndnpy::AnyArray`] (numbers, bools, `Str`, `Bytes`,
+//! `Datetime64`/`Timedelta64` with their unit) or a [`Categorical`], with an
+//! optional validity mask; a datetime column's time zone is kept beside it
+//! ([`Column::timezone`]). [`convert`] maps a frame to and from `.npz`.
 //!
 //! # What is kept
 //! - Index: a RangeIndex (start, stop, step, name) rebuilt without data, or
@@ -48,20 +54,26 @@
 //!   Python objects (pickled `object` columns), decimals, intervals,
 //!   periods, sparse arrays, nested types (lists, structs), dates and times
 //!   of day, complex numbers, columns of only `None` (Arrow `null`).
-//! - The Parquet writer (Arrow Rust) re-encodes dictionaries in order of
-//!   first appearance and drops unused entries. An unordered categorical is
-//!   written with its values intact but its categories in that order; an
-//!   ordered one whose categories would change is refused
-//!   ([`Error::Unsupported`]) rather than written with a different order.
+//! - Categoricals of strings or bytes keep their categories exactly (order,
+//!   unused ones, `ordered`): their column chunks are written page by page,
+//!   since the Arrow Rust writer re-encodes dictionaries in order of first
+//!   appearance. Categoricals of other types are written through that
+//!   writer (pyarrow reads them back as plain values anyway); an ordered one
+//!   whose categories would be renumbered is refused
+//!   ([`Error::Unsupported`]). A frame without rows has no row group, so an
+//!   empty categorical reads back without categories.
 //! - Reading needs at most [`ReadOptions::max_bytes`] of decoded data
 //!   (default: 256 MiB or 64 times the file's size, whichever is larger).
-//! - Strings, bytes, datetimes and timedeltas are this crate's [`Values`]
-//!   variants until `ndnpy::AnyArray` has variants for them; [`convert`] is
-//!   the one module that maps between the two.
+//! - Datetimes are written in ms, us or ns (Parquet's units); NumPy's
+//!   seconds, minutes, hours, days and weeks become milliseconds (as pyarrow
+//!   writes pandas' `datetime64[s]`). Timedeltas keep s, ms, us, ns and
+//!   turn minutes to weeks into seconds. Other units (years, months, ps, fs,
+//!   as, generic) are refused.
 #![deny(missing_docs)]
 
 mod column;
 pub mod convert;
+mod dictionary;
 mod error;
 mod frame;
 mod meta;

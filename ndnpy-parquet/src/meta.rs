@@ -209,40 +209,46 @@ fn parse_column(i: usize, item: &Value) -> Result<ColumnMeta> {
     })
 }
 
-/// `(pandas_type, numpy_type)` pandas 3 writes for a column of these values
-/// (`dtype`: a pandas dtype name chosen by the user, e.g. `Int64`).
-pub(crate) fn default_types(values: &Values, dtype: Option<&str>) -> (String, String) {
-    let (pt, nt) = match values {
-        Values::Array(a) => {
-            let name = array_type_name(a);
-            (name.to_owned(), name.to_owned())
-        }
-        Values::Str(_) => ("object".to_owned(), "str".to_owned()),
-        Values::Bytes(_) => ("bytes".to_owned(), "object".to_owned()),
-        Values::Datetime { unit, tz, .. } => (
-            if tz.is_some() {
+/// `(pandas_type, numpy_type)` pandas 3 writes for `column` (whose pandas
+/// dtype, e.g. `Int64`, may have been chosen by the user).
+pub(crate) fn default_types(column: &Column) -> (String, String) {
+    let dtype = column.pandas_dtype();
+    let time = |unit: &Option<String>, datetime: bool| {
+        crate::column::parquet_unit(unit.as_deref(), datetime)
+            .map(|(u, _)| u.as_str().to_owned())
+            .or_else(|| unit.clone())
+            .unwrap_or_default()
+    };
+    let (pt, nt) = match column.values() {
+        Values::Array(AnyArray::Str(_)) => match dtype {
+            Some("object") => ("unicode".to_owned(), "object".to_owned()),
+            Some(d) => ("object".to_owned(), d.to_owned()),
+            None => ("object".to_owned(), "str".to_owned()),
+        },
+        Values::Array(AnyArray::Bytes(_)) => ("bytes".to_owned(), "object".to_owned()),
+        Values::Array(AnyArray::Datetime64 { unit, .. }) => (
+            if column.timezone().is_some() {
                 "datetimetz"
             } else {
                 "datetime"
             }
             .to_owned(),
-            format!("datetime64[{}]", unit.as_str()),
+            format!("datetime64[{}]", time(unit, true)),
         ),
-        Values::Timedelta { unit, .. } => (
+        Values::Array(AnyArray::Timedelta64 { unit, .. }) => (
             "object".to_owned(),
-            format!("timedelta64[{}]", unit.as_str()),
+            format!("timedelta64[{}]", time(unit, false)),
         ),
+        Values::Array(a) => {
+            let name = array_type_name(a);
+            (name.to_owned(), dtype.unwrap_or(name).to_owned())
+        }
         Values::Categorical(c) => (
             "categorical".to_owned(),
             array_type_name(&c.codes).to_owned(),
         ),
     };
-    match (values, dtype) {
-        (Values::Str(_), Some("object")) => ("unicode".to_owned(), "object".to_owned()),
-        (Values::Str(_), Some(d)) => ("object".to_owned(), d.to_owned()),
-        (Values::Array(_), Some(d)) => (pt, d.to_owned()),
-        _ => (pt, nt),
-    }
+    (pt, nt)
 }
 
 pub(crate) fn array_type_name(a: &AnyArray) -> &'static str {
@@ -264,11 +270,13 @@ pub(crate) fn array_type_name(a: &AnyArray) -> &'static str {
 }
 
 /// The `metadata` value of a column entry.
-fn column_metadata(values: &Values) -> Value {
-    match values {
-        Values::Datetime { tz: Some(tz), .. } => json!({ "timezone": tz }),
+fn column_metadata(column: &Column) -> Value {
+    if let Some(tz) = column.timezone() {
+        return json!({ "timezone": tz });
+    }
+    match column.values() {
         Values::Categorical(c) => json!({
-            "num_categories": c.categories.len(),
+            "num_categories": c.num_categories(),
             "ordered": c.ordered,
         }),
         _ => Value::Null,
@@ -286,7 +294,7 @@ pub(crate) fn column_entry(column: &Column, field_name: &str) -> Value {
         None => (
             column.pandas_type(),
             column.numpy_type(),
-            column_metadata(column.values()),
+            column_metadata(column),
         ),
     };
     json!({

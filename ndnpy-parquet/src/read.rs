@@ -8,6 +8,7 @@
 //! bound, fails with [`Error::TooLarge`] instead of exhausting memory.
 
 use crate::column::{Categorical, Column, TimeUnit, Values, NAT};
+
 use crate::error::{Error, Result};
 use crate::frame::{Frame, Index, RangeIndex, ReadOptions};
 use crate::meta::{self, ColumnMeta, IndexSpec};
@@ -17,7 +18,7 @@ use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field, TimeUnit as ArrowUnit};
 use ndarray::Array1;
 use ndnpy::AnyArray;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use parquet::file::reader::ChunkReader;
 use std::collections::HashMap;
 use std::path::Path;
@@ -30,15 +31,12 @@ const BATCH_ROWS: usize = 4096;
 pub(crate) fn read_path(path: &Path, options: &ReadOptions) -> Result<Frame> {
     let file = std::fs::File::open(path)?;
     let len = file.metadata()?.len();
-    read_source(file, len, options)
+    read_source(|| Ok(file.try_clone()?), len, options)
 }
 
 pub(crate) fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Frame> {
-    read_source(
-        bytes::Bytes::copy_from_slice(bytes),
-        bytes.len() as u64,
-        options,
-    )
+    let bytes = bytes::Bytes::copy_from_slice(bytes);
+    read_source(|| Ok(bytes.clone()), bytes.len() as u64, options)
 }
 
 /// Decodes `source`, turning a panic of the Parquet/Arrow decoder into an
@@ -46,7 +44,7 @@ pub(crate) fn read_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Frame> {
 /// panic (e.g. "offset + len out of bounds" in `arrow-buffer`) instead of
 /// returning an error. Builds with `panic = "abort"` still abort there.
 fn read_source<T: ChunkReader + 'static>(
-    source: T,
+    source: impl Fn() -> Result<T>,
     file_len: u64,
     options: &ReadOptions,
 ) -> Result<Frame> {
@@ -65,15 +63,19 @@ fn read_source<T: ChunkReader + 'static>(
     })
 }
 
+/// `source` gives a reader of the file each time it is called: one per row
+/// group, since a batch that spans row groups with different dictionaries
+/// comes out of the Arrow reader re-encoded (in order of appearance, with
+/// entries for missing values), which would change categories.
 fn decode<T: ChunkReader + 'static>(
-    source: T,
+    source: impl Fn() -> Result<T>,
     file_len: u64,
     options: &ReadOptions,
 ) -> Result<Frame> {
     let limit = options.limit_for(file_len);
-    let builder = ParquetRecordBatchReaderBuilder::try_new(source)?;
-    let metadata = builder.metadata().clone();
-    let schema = builder.schema().clone();
+    let arrow_meta = ArrowReaderMetadata::load(&source()?, Default::default())?;
+    let metadata = arrow_meta.metadata().clone();
+    let schema = arrow_meta.schema().clone();
     // The footer's key-value list, or else the metadata inside ARROW:schema.
     let pandas = metadata
         .file_metadata()
@@ -112,9 +114,20 @@ fn decode<T: ChunkReader + 'static>(
     if let Ok(r) = usize::try_from(rows) {
         accs.iter_mut().for_each(|a| a.reserve(r));
     }
-    let reader = builder.with_batch_size(BATCH_ROWS).build()?;
+    check_dictionaries(source()?, limit)?;
     let mut read_rows: u64 = 0;
-    for batch in reader {
+    let batches = (0..metadata.num_row_groups()).map(|rg| {
+        ParquetRecordBatchReaderBuilder::new_with_metadata(source()?, arrow_meta.clone())
+            .with_row_groups(vec![rg])
+            .with_batch_size(BATCH_ROWS)
+            .build()
+            .map_err(Error::from)
+    });
+    for batch in batches.flat_map(|reader| match reader {
+        Ok(r) => Box::new(r.map(|b| b.map_err(Error::from)))
+            as Box<dyn Iterator<Item = Result<arrow_array::RecordBatch>>>,
+        Err(e) => Box::new(std::iter::once(Err(e))),
+    }) {
         let batch = batch?;
         read_rows += batch.num_rows() as u64;
         let mut used = 0u64;
@@ -219,6 +232,63 @@ fn decode<T: ChunkReader + 'static>(
         column_indexes: pandas.column_indexes,
         attributes: pandas.attributes,
     })
+}
+
+/// Refuses dictionary pages whose count of values their bytes cannot hold.
+///
+/// The Parquet decoder sizes a dictionary from its page header's count
+/// before decoding it (`parquet` 60, `DictDecoder::set_dict`), so a page of
+/// a few bytes claiming 10⁹ entries would make it allocate gigabytes (found
+/// by fuzzing, `fixtures/parquet/hostile/fuzz_dictionary_count.parquet`).
+/// The first page of every column chunk is read here, decompressed (what the
+/// decoder would do next anyway); a dictionary page must hold at least the
+/// bytes its count needs in PLAIN encoding, and all dictionaries together
+/// stay under the memory limit.
+fn check_dictionaries<T: ChunkReader + 'static>(source: T, limit: u64) -> Result<()> {
+    use parquet::basic::Type as Physical;
+    use parquet::column::page::Page;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let reader = SerializedFileReader::new(source)?;
+    let mut total: u64 = 0;
+    for rg in 0..reader.num_row_groups() {
+        let row_group = reader.get_row_group(rg)?;
+        for col in 0..row_group.num_columns() {
+            let descr = row_group.metadata().column(col).column_descr_ptr();
+            let mut pages = row_group.get_column_page_reader(col)?;
+            let Some(Page::DictionaryPage {
+                buf, num_values, ..
+            }) = pages.get_next_page()?
+            else {
+                continue;
+            };
+            // Bits per entry at the least, in PLAIN encoding.
+            let bits: u64 = match descr.physical_type() {
+                Physical::BOOLEAN => 1,
+                Physical::INT32 | Physical::FLOAT => 32,
+                Physical::INT64 | Physical::DOUBLE => 64,
+                Physical::INT96 => 96,
+                Physical::BYTE_ARRAY => 32,
+                Physical::FIXED_LEN_BYTE_ARRAY => 8 * descr.type_length().max(0) as u64,
+            };
+            let needed = (num_values as u64 * bits).div_ceil(8);
+            if needed > buf.len() as u64 {
+                return Err(Error::Parquet(format!(
+                    "column {:?}: a dictionary page claims {num_values} entries in {} bytes",
+                    descr.path().string(),
+                    buf.len()
+                )));
+            }
+            // Decoded, an entry takes at least 8 bytes (an offset or a value).
+            total = total.saturating_add((num_values as u64).saturating_mul(8));
+            if total > limit {
+                return Err(Error::TooLarge {
+                    needed: total,
+                    limit,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `__index_level_N__`: the field name pyarrow gives an unnamed index level.
@@ -601,38 +671,62 @@ impl Acc {
     }
 
     fn finish(self) -> Result<Column> {
-        let values = match self.buf {
-            Buf::Bool(v) => Values::Array(AnyArray::Bool(Array1::from(v).into_dyn())),
-            Buf::I8(v) => Values::Array(AnyArray::I8(Array1::from(v).into_dyn())),
-            Buf::I16(v) => Values::Array(AnyArray::I16(Array1::from(v).into_dyn())),
-            Buf::I32(v) => Values::Array(AnyArray::I32(Array1::from(v).into_dyn())),
-            Buf::I64(v) => Values::Array(AnyArray::I64(Array1::from(v).into_dyn())),
-            Buf::U8(v) => Values::Array(AnyArray::U8(Array1::from(v).into_dyn())),
-            Buf::U16(v) => Values::Array(AnyArray::U16(Array1::from(v).into_dyn())),
-            Buf::U32(v) => Values::Array(AnyArray::U32(Array1::from(v).into_dyn())),
-            Buf::U64(v) => Values::Array(AnyArray::U64(Array1::from(v).into_dyn())),
-            Buf::F16(v) => Values::Array(AnyArray::F16(Array1::from(v).into_dyn())),
-            Buf::F32(v) => Values::Array(AnyArray::F32(Array1::from(v).into_dyn())),
-            Buf::F64(v) => Values::Array(AnyArray::F64(Array1::from(v).into_dyn())),
-            Buf::Str(v) => Values::Str(v),
-            Buf::Bytes(v) => Values::Bytes(v),
-            Buf::Datetime(values, unit, tz) => Values::Datetime { values, unit, tz },
-            Buf::Timedelta(values, unit) => Values::Timedelta { values, unit },
+        fn any<T>(v: Vec<T>) -> ndarray::ArrayD<T> {
+            Array1::from(v).into_dyn()
+        }
+        let mut tz = None;
+        let values = Values::Array(match self.buf {
+            Buf::Bool(v) => AnyArray::Bool(any(v)),
+            Buf::I8(v) => AnyArray::I8(any(v)),
+            Buf::I16(v) => AnyArray::I16(any(v)),
+            Buf::I32(v) => AnyArray::I32(any(v)),
+            Buf::I64(v) => AnyArray::I64(any(v)),
+            Buf::U8(v) => AnyArray::U8(any(v)),
+            Buf::U16(v) => AnyArray::U16(any(v)),
+            Buf::U32(v) => AnyArray::U32(any(v)),
+            Buf::U64(v) => AnyArray::U64(any(v)),
+            Buf::F16(v) => AnyArray::F16(any(v)),
+            Buf::F32(v) => AnyArray::F32(any(v)),
+            Buf::F64(v) => AnyArray::F64(any(v)),
+            Buf::Str(v) => AnyArray::Str(any(v)),
+            Buf::Bytes(v) => AnyArray::Bytes(any(v)),
+            Buf::Datetime(v, unit, zone) => {
+                tz = zone;
+                AnyArray::Datetime64 {
+                    array: any(v),
+                    unit: Some(unit.as_str().to_owned()),
+                }
+            }
+            Buf::Timedelta(v, unit) => AnyArray::Timedelta64 {
+                array: any(v),
+                unit: Some(unit.as_str().to_owned()),
+            },
             Buf::Categorical(c) => {
                 let k = c.categories.len;
-                let categories = c.categories.finish()?.into_parts().1;
-                Values::Categorical(Categorical {
+                let Values::Array(categories) = c.categories.finish()?.into_parts().1 else {
+                    unreachable!("categories are never categorical (checked in buf_for)")
+                };
+                let values = Values::Categorical(Categorical {
                     codes: crate::convert::narrow_codes(c.codes, k),
-                    categories: Box::new(categories),
+                    categories,
                     ordered: c.ordered,
-                })
+                });
+                let meta = self.meta.filter(|m| meta_fits(m, &values));
+                return Ok(Column::from_parts(
+                    Some(self.name),
+                    values,
+                    None,
+                    None,
+                    meta,
+                ));
             }
-        };
+        });
         let meta = self.meta.filter(|m| meta_fits(m, &values));
         Ok(Column::from_parts(
             Some(self.name),
             values,
             self.valid,
+            tz,
             meta,
         ))
     }
@@ -679,14 +773,13 @@ fn meta_fits(m: &ColumnMeta, values: &Values) -> bool {
     let t = m.pandas_type.as_str();
     match values {
         Values::Categorical(_) => t == "categorical",
-        Values::Datetime { .. } => t == "datetime" || t == "datetimetz",
-        Values::Array(a) => {
-            let name = meta::array_type_name(a);
-            t == name || (t == "bool" && name == "bool")
-        }
-        Values::Str(_) => matches!(t, "unicode" | "string" | "object" | "mixed"),
-        Values::Bytes(_) => matches!(t, "bytes" | "object" | "mixed"),
-        Values::Timedelta { .. } => matches!(t, "timedelta" | "object"),
+        Values::Array(a) => match a {
+            AnyArray::Datetime64 { .. } => t == "datetime" || t == "datetimetz",
+            AnyArray::Str(_) => matches!(t, "unicode" | "string" | "object" | "mixed"),
+            AnyArray::Bytes(_) => matches!(t, "bytes" | "object" | "mixed"),
+            AnyArray::Timedelta64 { .. } => matches!(t, "timedelta" | "object"),
+            a => t == meta::array_type_name(a),
+        },
     }
 }
 

@@ -1,23 +1,26 @@
-//! [`Frame`] → Parquet: Arrow arrays per row group, the `pandas` key, and
-//! `ArrowWriter` (which adds the `ARROW:schema` key pyarrow takes dictionary
-//! types, time zones and durations from).
+//! [`Frame`] → Parquet: Arrow arrays per row group and column through the
+//! Arrow column writers (categoricals of strings and bytes page by page, see
+//! `dictionary.rs`), the `pandas` key, and the `ARROW:schema` key pyarrow
+//! takes dictionary types, time zones and durations from.
 
-use crate::column::{Column, TimeUnit, Values, NAT};
+use crate::column::{parquet_unit, Column, TimeUnit, Values, NAT};
 use crate::error::{Error, Result};
 use crate::frame::{Compression, Frame, Index, WriteOptions};
 use crate::meta;
 use arrow_array::types::*;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, DictionaryArray, LargeStringArray, PrimitiveArray,
-    RecordBatch, RecordBatchOptions, StringArray,
+    StringArray,
 };
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowUnit};
 use ndnpy::AnyArray;
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::{compute_leaves, ArrowRowGroupWriterFactory};
+use parquet::arrow::{add_encoded_arrow_schema_to_metadata, ArrowSchemaConverter};
 use parquet::basic::{GzipLevel, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -123,27 +126,50 @@ pub(crate) fn write_to<W: Write + Send>(
         .set_key_value_metadata(Some(kv))
         .set_max_row_group_row_count(Some(rg))
         .build();
-    let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props))?;
-    // Arrow arrays are built for a slice of rows at a time, so the copy
-    // never exceeds one batch; the writer closes row groups at `rg` rows.
-    let batch_rows = rg.min(BATCH_ROWS);
-    let mut start = 0;
-    loop {
-        let end = (start + batch_rows).min(frame.len);
-        let arrays = stored
-            .iter()
-            .map(|(c, _)| array(c, start, end))
-            .collect::<Result<Vec<_>>>()?;
-        let batch = RecordBatch::try_new_with_options(
-            schema.clone(),
-            arrays,
-            &RecordBatchOptions::new().with_row_count(Some(end - start)),
-        )?;
-        writer.write(&batch)?;
-        start = end;
-        if start >= frame.len {
-            break;
+    let mut props = props;
+    add_encoded_arrow_schema_to_metadata(&schema, &mut props);
+    let props = Arc::new(props);
+    let parquet_schema = ArrowSchemaConverter::new()
+        .with_coerce_types(props.coerce_types())
+        .convert(&schema)?;
+    let mut writer =
+        SerializedFileWriter::new(out, parquet_schema.root_schema_ptr(), props.clone())?;
+    let factory = ArrowRowGroupWriterFactory::new(&writer, schema.clone());
+    // One row group at a time, one column at a time; Arrow arrays are built
+    // for a slice of rows at a time, so the copy never exceeds one batch.
+    // Categoricals of strings or bytes get hand-made chunks (dictionary.rs);
+    // the rest goes through the Arrow column writers.
+    let mut rg_start = 0;
+    let mut rg_index = 0;
+    while rg_start < frame.len {
+        let rg_end = (rg_start + rg).min(frame.len);
+        let column_writers = factory.create_column_writers(rg_index)?;
+        let mut rg_writer = writer.next_row_group()?;
+        for (i, ((c, _), cw)) in stored.iter().zip(column_writers).enumerate() {
+            let mut cw = cw;
+            if let Values::Categorical(cat) = c.values() {
+                if crate::dictionary::handles(cat) {
+                    let (bytes, close) =
+                        crate::dictionary::chunk(parquet_schema.column(i), cat, rg_start, rg_end)?;
+                    rg_writer.append_column(&bytes, close)?;
+                    continue;
+                }
+            }
+            let field = schema.field(i);
+            let mut start = rg_start;
+            while start < rg_end {
+                let end = (start + BATCH_ROWS).min(rg_end);
+                let array = array(c, start, end)?;
+                for leaf in compute_leaves(field, &array)? {
+                    cw.write(&leaf)?;
+                }
+                start = end;
+            }
+            cw.close()?.append_to_row_group(&mut rg_writer)?;
         }
+        rg_writer.close()?;
+        rg_start = rg_end;
+        rg_index += 1;
     }
     Ok(writer.into_inner()?)
 }
@@ -157,7 +183,36 @@ fn arrow_unit(u: TimeUnit) -> ArrowUnit {
     }
 }
 
-fn any_type(a: &AnyArray, column: &Column) -> Result<DataType> {
+fn unsupported(column: &Column, reason: String) -> Error {
+    Error::Unsupported {
+        column: column.name().unwrap_or_default().to_owned(),
+        reason,
+    }
+}
+
+/// The Parquet unit of a datetime or timedelta column and the factor from
+/// its NumPy unit (see [`parquet_unit`]).
+fn time_unit(unit: &Option<String>, column: &Column, datetime: bool) -> Result<(TimeUnit, i64)> {
+    parquet_unit(unit.as_deref(), datetime).ok_or_else(|| {
+        unsupported(
+            column,
+            format!(
+                "the time unit {:?} has no Parquet counterpart (ms, us, ns; seconds, minutes, \
+                 hours, days and weeks are converted)",
+                unit.as_deref().unwrap_or("generic")
+            ),
+        )
+    })
+}
+
+/// pyarrow stores pandas' `str` and `string` dtypes as `large_string` and
+/// object columns of strings as `string`; doing the same keeps the
+/// `ARROW:schema` of a rewritten file identical.
+fn large_strings(column: &Column) -> bool {
+    column.numpy_type() != "object"
+}
+
+fn any_type(a: &AnyArray, column: &Column, tz: Option<&str>) -> Result<DataType> {
     Ok(match a {
         AnyArray::Bool(_) => DataType::Boolean,
         AnyArray::I8(_) => DataType::Int8,
@@ -171,37 +226,34 @@ fn any_type(a: &AnyArray, column: &Column) -> Result<DataType> {
         AnyArray::F16(_) => DataType::Float16,
         AnyArray::F32(_) => DataType::Float32,
         AnyArray::F64(_) => DataType::Float64,
+        AnyArray::Str(_) if large_strings(column) => DataType::LargeUtf8,
+        AnyArray::Str(_) => DataType::Utf8,
+        AnyArray::Bytes(_) => DataType::Binary,
+        AnyArray::Datetime64 { unit, .. } => DataType::Timestamp(
+            arrow_unit(time_unit(unit, column, true)?.0),
+            tz.map(Arc::from),
+        ),
+        AnyArray::Timedelta64 { unit, .. } => {
+            DataType::Duration(arrow_unit(time_unit(unit, column, false)?.0))
+        }
         _ => {
-            return Err(Error::Unsupported {
-                column: column.name().unwrap_or_default().to_owned(),
-                reason: format!("{} has no Parquet type", a.dtype()),
-            })
+            return Err(unsupported(
+                column,
+                format!("{} has no Parquet type", a.dtype()),
+            ))
         }
     })
 }
 
-/// pyarrow stores pandas' `str` and `string` dtypes as `large_string` and
-/// object columns of strings as `string`; doing the same keeps the
-/// `ARROW:schema` of a rewritten file identical.
-fn large_strings(column: &Column) -> bool {
-    column.numpy_type() != "object"
-}
-
 fn values_type(values: &Values, column: &Column) -> Result<DataType> {
     Ok(match values {
-        Values::Array(a) => any_type(a, column)?,
-        Values::Str(_) if large_strings(column) => DataType::LargeUtf8,
-        Values::Str(_) => DataType::Utf8,
-        Values::Bytes(_) => DataType::Binary,
-        Values::Datetime { unit, tz, .. } => {
-            DataType::Timestamp(arrow_unit(*unit), tz.as_deref().map(Arc::from))
-        }
-        Values::Timedelta { unit, .. } => DataType::Duration(arrow_unit(*unit)),
+        Values::Array(a) => any_type(a, column, column.timezone())?,
         Values::Categorical(c) => {
-            let key = any_type(&c.codes, column)?;
-            let value = match c.categories.as_ref() {
-                Values::Str(_) => DataType::Utf8,
-                other => values_type(other, column)?,
+            let key = any_type(&c.codes, column, None)?;
+            let value = match &c.categories {
+                // Categories of strings are `string` in pyarrow's schema.
+                AnyArray::Str(_) => DataType::Utf8,
+                other => any_type(other, column, None)?,
             };
             DataType::Dictionary(Box::new(key), Box::new(value))
         }
@@ -228,18 +280,89 @@ fn slice<T: Clone>(a: &ndarray::ArrayD<T>, start: usize, end: usize) -> Vec<T> {
     }
 }
 
-fn array(column: &Column, start: usize, end: usize) -> Result<ArrayRef> {
-    values_array(column.values(), column.validity(), column, start, end)
+/// Entries `start..end` of a 1-D array, by reference.
+fn items<T>(a: &ndarray::ArrayD<T>, start: usize, end: usize) -> Box<dyn Iterator<Item = &T> + '_> {
+    match a.as_slice() {
+        Some(s) => Box::new(s[start..end].iter()),
+        None => Box::new(a.iter().skip(start).take(end - start)),
+    }
 }
 
-fn values_array(
-    values: &Values,
+/// Counts in `unit` converted to the Parquet unit (NaT stays NaT); a value
+/// that overflows is an error, never a wrapped instant.
+fn times(
+    a: &ndarray::ArrayD<i64>,
+    (unit, datetime): (&Option<String>, bool),
+    column: &Column,
+    start: usize,
+    end: usize,
+) -> Result<(TimeUnit, Vec<i64>)> {
+    let (target, factor) = time_unit(unit, column, datetime)?;
+    let mut v = slice(a, start, end);
+    if factor != 1 {
+        for x in v.iter_mut().filter(|x| **x != NAT) {
+            *x = x.checked_mul(factor).filter(|y| *y != NAT).ok_or_else(|| {
+                unsupported(
+                    column,
+                    format!(
+                        "{x} {} does not fit in 64-bit {}",
+                        unit.as_deref().unwrap_or(""),
+                        target.as_str()
+                    ),
+                )
+            })?;
+        }
+    }
+    Ok((target, v))
+}
+
+fn array(column: &Column, start: usize, end: usize) -> Result<ArrayRef> {
+    match column.values() {
+        Values::Array(a) => any_array(a, column.validity(), column, column.timezone(), start, end),
+        Values::Categorical(c) => {
+            let codes = c.codes_i64()?;
+            let codes = &codes[start..end];
+            let keep: Vec<bool> = codes.iter().map(|&k| k >= 0).collect();
+            let key_nulls = (!keep.iter().all(|&k| k)).then(|| NullBuffer::from(keep));
+            let n = c.num_categories();
+            // Categories of strings are `string` in pyarrow's schema.
+            let plain =
+                Column::new("", Values::strings(Vec::<String>::new())).with_pandas_dtype("object");
+            let cat_column = if matches!(c.categories, AnyArray::Str(_)) {
+                &plain
+            } else {
+                column
+            };
+            let dict = any_array(&c.categories, None, cat_column, None, 0, n)?;
+            macro_rules! dict {
+                ($t:ty, $native:ty) => {{
+                    let keys: Vec<$native> = codes.iter().map(|&k| k.max(0) as $native).collect();
+                    Arc::new(DictionaryArray::<$t>::try_new(
+                        PrimitiveArray::<$t>::new(keys.into(), key_nulls),
+                        dict,
+                    )?) as ArrayRef
+                }};
+            }
+            Ok(match &c.codes {
+                AnyArray::I8(_) => dict!(Int8Type, i8),
+                AnyArray::I16(_) => dict!(Int16Type, i16),
+                AnyArray::I32(_) => dict!(Int32Type, i32),
+                _ => dict!(Int64Type, i64),
+            })
+        }
+    }
+}
+
+fn any_array(
+    a: &AnyArray,
     validity: Option<&[bool]>,
     column: &Column,
+    tz: Option<&str>,
     start: usize,
     end: usize,
 ) -> Result<ArrayRef> {
     let nulls = nulls(validity, start, end);
+    let valid = |i: usize| validity.is_none_or(|m| m[start + i]);
     macro_rules! prim {
         ($t:ty, $a:expr) => {
             Arc::new(PrimitiveArray::<$t>::new(
@@ -248,51 +371,42 @@ fn values_array(
             )) as ArrayRef
         };
     }
-    Ok(match values {
-        Values::Array(a) => match a {
-            AnyArray::Bool(a) => Arc::new(BooleanArray::new(
-                slice(a, start, end).into_iter().collect(),
-                nulls,
-            )),
-            AnyArray::I8(a) => prim!(Int8Type, a),
-            AnyArray::I16(a) => prim!(Int16Type, a),
-            AnyArray::I32(a) => prim!(Int32Type, a),
-            AnyArray::I64(a) => prim!(Int64Type, a),
-            AnyArray::U8(a) => prim!(UInt8Type, a),
-            AnyArray::U16(a) => prim!(UInt16Type, a),
-            AnyArray::U32(a) => prim!(UInt32Type, a),
-            AnyArray::U64(a) => prim!(UInt64Type, a),
-            AnyArray::F16(a) => prim!(Float16Type, a),
-            AnyArray::F32(a) => prim!(Float32Type, a),
-            AnyArray::F64(a) => prim!(Float64Type, a),
-            _ => return Err(any_type(a, column).unwrap_err()),
-        },
-        Values::Str(v) => {
-            let items = v[start..end]
-                .iter()
+    Ok(match a {
+        AnyArray::Bool(a) => Arc::new(BooleanArray::new(
+            slice(a, start, end).into_iter().collect(),
+            nulls,
+        )),
+        AnyArray::I8(a) => prim!(Int8Type, a),
+        AnyArray::I16(a) => prim!(Int16Type, a),
+        AnyArray::I32(a) => prim!(Int32Type, a),
+        AnyArray::I64(a) => prim!(Int64Type, a),
+        AnyArray::U8(a) => prim!(UInt8Type, a),
+        AnyArray::U16(a) => prim!(UInt16Type, a),
+        AnyArray::U32(a) => prim!(UInt32Type, a),
+        AnyArray::U64(a) => prim!(UInt64Type, a),
+        AnyArray::F16(a) => prim!(Float16Type, a),
+        AnyArray::F32(a) => prim!(Float32Type, a),
+        AnyArray::F64(a) => prim!(Float64Type, a),
+        AnyArray::Str(v) => {
+            let items = items(v, start, end)
                 .enumerate()
-                .map(|(i, s)| validity.is_none_or(|m| m[start + i]).then_some(s.as_str()));
+                .map(|(i, s)| valid(i).then_some(s.as_str()));
             if large_strings(column) {
                 Arc::new(items.collect::<LargeStringArray>())
             } else {
                 Arc::new(items.collect::<StringArray>())
             }
         }
-        Values::Bytes(v) => Arc::new(
-            v[start..end]
-                .iter()
+        AnyArray::Bytes(v) => Arc::new(
+            items(v, start, end)
                 .enumerate()
-                .map(|(i, s)| {
-                    validity
-                        .is_none_or(|m| m[start + i])
-                        .then_some(s.as_slice())
-                })
+                .map(|(i, s)| valid(i).then_some(s.as_slice()))
                 .collect::<BinaryArray>(),
         ),
-        Values::Datetime { values, unit, tz } => {
-            let v = values[start..end].to_vec();
+        AnyArray::Datetime64 { array, unit } => {
+            let (unit, v) = times(array, (unit, true), column, start, end)?;
             let nulls = nat_nulls(&v, nulls);
-            let tz: Option<Arc<str>> = tz.as_deref().map(Arc::from);
+            let tz: Option<Arc<str>> = tz.map(Arc::from);
             match unit {
                 TimeUnit::Second => Arc::new(
                     PrimitiveArray::<TimestampSecondType>::new(v.into(), nulls)
@@ -312,8 +426,8 @@ fn values_array(
                 ),
             }
         }
-        Values::Timedelta { values, unit } => {
-            let v = values[start..end].to_vec();
+        AnyArray::Timedelta64 { array, unit } => {
+            let (unit, v) = times(array, (unit, false), column, start, end)?;
             let nulls = nat_nulls(&v, nulls);
             match unit {
                 TimeUnit::Second => {
@@ -333,36 +447,7 @@ fn values_array(
                 )),
             }
         }
-        Values::Categorical(c) => {
-            let codes = c.codes_i64()?;
-            let codes = &codes[start..end];
-            let keep: Vec<bool> = codes.iter().map(|&k| k >= 0).collect();
-            let key_nulls = (!keep.iter().all(|&k| k)).then(|| NullBuffer::from(keep));
-            let n = c.categories.len();
-            // Categories of strings are `string` in pyarrow's schema.
-            let plain = Column::new("", Values::Str(Vec::new())).with_pandas_dtype("object");
-            let cat_column = if matches!(*c.categories, Values::Str(_)) {
-                &plain
-            } else {
-                column
-            };
-            let dict = values_array(&c.categories, None, cat_column, 0, n)?;
-            macro_rules! dict {
-                ($t:ty, $native:ty) => {{
-                    let keys: Vec<$native> = codes.iter().map(|&k| k.max(0) as $native).collect();
-                    Arc::new(DictionaryArray::<$t>::try_new(
-                        PrimitiveArray::<$t>::new(keys.into(), key_nulls),
-                        dict,
-                    )?) as ArrayRef
-                }};
-            }
-            match &c.codes {
-                AnyArray::I8(_) => dict!(Int8Type, i8),
-                AnyArray::I16(_) => dict!(Int16Type, i16),
-                AnyArray::I32(_) => dict!(Int32Type, i32),
-                _ => dict!(Int64Type, i64),
-            }
-        }
+        _ => return Err(any_type(a, column, tz).unwrap_err()),
     })
 }
 
@@ -379,14 +464,15 @@ fn nat_nulls(values: &[i64], nulls: Option<NullBuffer>) -> Option<NullBuffer> {
 }
 
 /// The Arrow writer re-encodes a dictionary in order of first appearance and
-/// drops unused entries, which is what readers then take as the categories.
-/// For an unordered categorical that changes only the dtype's category list;
-/// for an ordered one it would change what `<` means, so it is refused.
+/// drops unused entries. Categories of strings and bytes do not go through
+/// it (dictionary.rs); pyarrow reads other categoricals as plain values, so
+/// for an unordered one nothing is lost, and an ordered one whose order
+/// would change is refused.
 fn check_categories_survive(column: &Column) -> Result<()> {
     let Values::Categorical(c) = column.values() else {
         return Ok(());
     };
-    if !c.ordered {
+    if !c.ordered || crate::dictionary::handles(c) {
         return Ok(());
     }
     let mut next = 0i64;
@@ -397,7 +483,7 @@ fn check_categories_survive(column: &Column) -> Result<()> {
             break;
         }
     }
-    if next as usize == c.categories.len() {
+    if next as usize == c.num_categories() {
         return Ok(());
     }
     Err(Error::Unsupported {

@@ -38,7 +38,7 @@ fn huge_num_categories_is_ignored_not_allocated() {
     let Values::Categorical(c) = f.column("cat").unwrap().values() else {
         panic!()
     };
-    assert_eq!(c.categories.len(), 4);
+    assert_eq!(c.num_categories(), 4);
 }
 
 #[test]
@@ -132,33 +132,68 @@ fn pandas_json_fuzz_hook_reads_a_matching_key() {
 }
 
 #[test]
-fn ordered_categorical_that_would_reorder_is_refused() {
+fn categories_are_written_exactly() {
     use ndarray::array;
     use ndnpy::AnyArray;
     use ndnpy_parquet::{Categorical, Column, WriteOptions};
-    let cat = |codes: ndarray::Array1<i8>, ordered| {
-        let c = Categorical::new(
-            AnyArray::I8(codes.into_dyn()),
-            Values::Str(vec!["lo".into(), "mid".into(), "hi".into()]),
-            ordered,
-        )
-        .unwrap();
+    let cat = |codes: ndarray::Array1<i8>, categories: AnyArray, ordered| {
+        let c = Categorical::new(AnyArray::I8(codes.into_dyn()), categories, ordered).unwrap();
         Frame::new(vec![Column::new("c", Values::Categorical(c))]).unwrap()
     };
-    let opts = WriteOptions::default();
-    // In order of first appearance, all used: exact.
-    let ok = cat(array![0, -1, 1, 0, 2], true);
-    let back = Frame::from_bytes(&ok.to_bytes(&opts).unwrap(), &Default::default()).unwrap();
-    assert_eq!(back.columns()[0].values(), ok.columns()[0].values());
-    // "hi" before "mid", or "hi" unused: refused when ordered...
-    for codes in [array![0, 2, 1], array![0, 1, 1]] {
-        assert!(matches!(
-            cat(codes.clone(), true).to_bytes(&opts),
-            Err(Error::Unsupported { .. })
-        ));
-        // ...written (categories in appearance order) when not.
-        assert!(cat(codes, false).to_bytes(&opts).is_ok());
+    let words = || {
+        Values::strings(["lo", "mid", "hi"])
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let bytes = || {
+        Values::bytes([b"x".to_vec(), Vec::new()])
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    // Categories out of order of appearance, unused, all missing, several
+    // row groups: the same categorical comes back, ordered or not.
+    for rows in [1, 2, 1 << 20] {
+        let opts = WriteOptions {
+            row_group_size: rows,
+            ..Default::default()
+        };
+        for f in [
+            cat(array![0, -1, 1, 0, 2], words(), true),
+            cat(array![0, 2, 1], words(), true),
+            cat(array![1, 1, -1], words(), false),
+            cat(array![-1, -1], words(), true),
+            cat(array![1, -1, 0], bytes(), true),
+        ] {
+            let back = Frame::from_bytes(&f.to_bytes(&opts).unwrap(), &Default::default()).unwrap();
+            assert_eq!(back.columns()[0].values(), f.columns()[0].values(), "{f:?}");
+        }
     }
+    // Without rows there is no row group, hence no dictionary: the
+    // categories of an empty categorical are lost (documented).
+    let empty = cat(array![], words(), true);
+    let back = Frame::from_bytes(
+        &empty.to_bytes(&Default::default()).unwrap(),
+        &Default::default(),
+    )
+    .unwrap();
+    let Values::Categorical(c) = back.columns()[0].values() else {
+        panic!()
+    };
+    assert_eq!((c.num_categories(), c.ordered), (0, true));
+    // Integer categories go through the Arrow writer, which renumbers them:
+    // refused when ordered and the order would change.
+    let ints = AnyArray::I64(array![30i64, 10, 20].into_dyn());
+    let opts = WriteOptions::default();
+    assert!(matches!(
+        cat(array![0, 2, 1], ints.clone(), true).to_bytes(&opts),
+        Err(Error::Unsupported { .. })
+    ));
+    assert!(cat(array![0, 2, 1], ints.clone(), false)
+        .to_bytes(&opts)
+        .is_ok());
+    assert!(cat(array![0, 1, 2], ints, true).to_bytes(&opts).is_ok());
 }
 
 #[test]
@@ -167,6 +202,19 @@ fn decoder_panic_found_by_fuzzing_is_an_error() {
     // be negative"); Frame turns the panic into Error::Parquet.
     match Frame::read(fixture("hostile", "fuzz_negative_column_start")) {
         Err(Error::Parquet(msg)) => assert!(msg.contains("negative"), "{msg}"),
+        other => panic!("expected Error::Parquet, got {other:?}"),
+    }
+}
+
+#[test]
+fn dictionary_page_claiming_a_billion_entries_is_refused() {
+    // Found by fuzzing (parquet_bytes): 40 bytes of dictionary page claiming
+    // 1389363199 int64 entries made the Parquet decoder allocate 11 GB.
+    match Frame::read(fixture("hostile", "fuzz_dictionary_count")) {
+        Err(Error::Parquet(msg)) => assert!(
+            msg.contains("a dictionary page claims 1389363199 entries in 40 bytes"),
+            "{msg}"
+        ),
         other => panic!("expected Error::Parquet, got {other:?}"),
     }
 }

@@ -1,0 +1,313 @@
+//! `ndnpy info` and `ndnpy convert` on pandas Parquet files (cargo feature
+//! `parquet`): what `info` shows is checked against what pandas read from
+//! the fixtures (`fixtures/parquet/expected.json`, written by
+//! `scripts/gen_parquet_fixtures.py`); conversions against the library.
+#![cfg(feature = "parquet")]
+
+use ndnpy::NpzReader;
+use ndnpy_parquet::Frame;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    root().join(format!("fixtures/parquet/valid/{name}.parquet"))
+}
+
+fn ndnpy<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_ndnpy"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run ndnpy");
+    assert_ne!(
+        out.status.code(),
+        Some(101),
+        "panic: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("exit code")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// A column of `info --json` against the pandas dtype pandas reads.
+fn check_column(what: &str, got: &Value, want: &Value) {
+    assert_eq!(got["name"], want["name"], "{what}: name");
+    let dtype = want["dtype"].as_str().unwrap();
+    let npz = got["npz_dtype"].as_str().unwrap();
+    if let Some(rest) = dtype.strip_prefix("datetime64[") {
+        let rest = rest.trim_end_matches(']');
+        let (unit, tz) = match rest.split_once(", ") {
+            Some((u, tz)) => (u, Some(tz)),
+            None => (rest, None),
+        };
+        assert_eq!(npz, format!("<M8[{unit}]"), "{what}: npz dtype");
+        assert_eq!(got["timezone"].as_str(), tz, "{what}: time zone");
+        let pt = if tz.is_some() {
+            "datetimetz"
+        } else {
+            "datetime"
+        };
+        // Files without pandas metadata have no pandas_type: the default.
+        assert_eq!(got["pandas_type"], pt, "{what}: pandas_type");
+    } else if let Some(unit) = dtype.strip_prefix("timedelta64[") {
+        assert_eq!(npz, format!("<m8[{unit}"), "{what}: npz dtype");
+    } else if dtype == "category" {
+        assert_eq!(got["pandas_type"], "categorical", "{what}");
+        assert!(got["categories"].as_u64().unwrap() > 0, "{what}");
+        assert!(npz.starts_with("|i1"), "{what}: codes {npz}");
+    } else if dtype == "str" || dtype == "string" {
+        // numpy_type: str, string, or object for object columns of strings.
+        assert!(npz.starts_with("<U"), "{what}: {npz}");
+    } else if dtype == "object" {
+        assert!(npz.starts_with("|S"), "{what}: {npz}");
+        assert_eq!(got["pandas_type"], "bytes", "{what}");
+    } else {
+        // Numbers: pandas' dtype is the numpy_type (Int64, boolean, ...
+        // for the nullable ones), or float64 for NumPy ints with missing
+        // values when the file has no pandas metadata.
+        let nt = got["numpy_type"].as_str().unwrap();
+        assert!(
+            nt == dtype || (dtype == "float64" && got["missing"].as_u64().unwrap() > 0),
+            "{what}: numpy_type {nt} for pandas dtype {dtype}"
+        );
+    }
+    let missing = want["values"]
+        .as_array()
+        .map(|v| v.iter().filter(|x| x.is_null()).count());
+    if let (Some(m), false) = (missing, dtype.starts_with("float")) {
+        assert_eq!(got["missing"].as_u64(), Some(m as u64), "{what}: missing");
+    }
+}
+
+#[test]
+fn info_shows_columns_pandas_types_and_index() {
+    let text = std::fs::read_to_string(root().join("fixtures/parquet/expected.json")).unwrap();
+    let exp: Value = serde_json::from_str(&text).unwrap();
+    let files = exp["files"].as_object().unwrap();
+    let paths: Vec<PathBuf> = files.keys().map(|n| fixture(n)).collect();
+    let mut args = vec!["--json".into(), "info".into()];
+    args.extend(paths.iter().map(|p| p.clone().into_os_string()));
+    let out = ndnpy(&args);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let got = json(&out);
+    let got = got.as_array().unwrap();
+    assert_eq!(got.len(), files.len());
+    for ((name, want), g) in files.iter().zip(got) {
+        assert_eq!(g["format"], "parquet", "{name}");
+        assert_eq!(g["rows"], want["len"], "{name}: rows");
+        let cols = g["columns"].as_array().unwrap();
+        let want_cols = want["columns"].as_array().unwrap();
+        assert_eq!(cols.len(), want_cols.len(), "{name}: columns");
+        for (c, w) in cols.iter().zip(want_cols) {
+            check_column(name, c, w);
+        }
+        let (gi, wi) = (&g["index"], &want["index"]);
+        assert_eq!(gi["kind"], wi["kind"], "{name}: index kind");
+        if wi["kind"] == "range" {
+            for k in ["start", "stop", "step", "name"] {
+                assert_eq!(gi[k], wi[k], "{name}: index {k}");
+            }
+        } else {
+            let levels = gi["levels"].as_array().unwrap();
+            let want_levels = wi["levels"].as_array().unwrap();
+            assert_eq!(levels.len(), want_levels.len(), "{name}: levels");
+            for (l, w) in levels.iter().zip(want_levels) {
+                check_column(name, l, w);
+            }
+        }
+    }
+    // The text form names the same things.
+    let out = ndnpy(&["info", fixture("datetimes").to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Parquet (pandas DataFrame), 7 rows, 6 columns"),
+        "{text}"
+    );
+    assert!(text.contains("tz=America/New_York"), "{text}");
+    assert!(
+        text.contains("index: RangeIndex(start=0, stop=7, step=1)"),
+        "{text}"
+    );
+    let out = ndnpy(&["info", fixture("multiindex").to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("index: MultiIndex, 2 level(s)"), "{text}");
+}
+
+/// Columns and index levels as comparable text.
+fn parts(f: &Frame) -> Vec<String> {
+    f.columns()
+        .iter()
+        .chain(f.index().levels())
+        .map(|c| {
+            format!(
+                "{:?} {:?} {:?} {:?}",
+                c.name(),
+                c.values(),
+                c.validity(),
+                c.timezone()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn parquet_to_npz_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "strings",
+        "datetimes",
+        "nullable",
+        "row_groups",
+        "multiindex",
+        "range_index",
+        "numeric",
+        "categoricals",
+        "categoricals_appearance_order",
+    ] {
+        let npz = dir.path().join(format!("{name}.npz"));
+        let pq = dir.path().join(format!("{name}.parquet"));
+        let out = ndnpy(&[
+            "convert".as_ref(),
+            fixture(name).as_os_str(),
+            npz.as_os_str(),
+        ]);
+        assert_eq!(code(&out), 0, "{name}: {}", stderr(&out));
+        let out = ndnpy(&["convert".as_ref(), npz.as_os_str(), pq.as_os_str()]);
+        assert_eq!(code(&out), 0, "{name}: {}", stderr(&out));
+        let original = Frame::read(fixture(name)).unwrap();
+        let back = Frame::read(&pq).unwrap();
+        assert_eq!(parts(&back), parts(&original), "{name}");
+        assert_eq!(back.index(), original.index(), "{name}: index");
+    }
+    // The members NumPy users get (widths: the longest value, as pandas
+    // counts them: 40, 1 and 3).
+    let mut z = NpzReader::open(dir.path().join("strings.npz")).unwrap();
+    let dtypes: Vec<String> = z
+        .names()
+        .iter()
+        .map(|n| format!("{n} {}", z.read_any(n).unwrap().dtype()))
+        .collect();
+    assert_eq!(
+        dtypes,
+        [
+            "s <U40",
+            "s.valid |b1",
+            "so <U1",
+            "so.valid |b1",
+            "by |S3",
+            "by.valid |b1"
+        ]
+    );
+}
+
+#[test]
+fn compress_deflates_members_and_parquet_rewrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let npz = dir.path().join("c.npz");
+    let out = ndnpy(&[
+        "convert".as_ref(),
+        "--compress".as_ref(),
+        fixture("row_groups").as_os_str(),
+        npz.as_os_str(),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let info = json(&ndnpy(&[
+        "--json".as_ref(),
+        "info".as_ref(),
+        npz.as_os_str(),
+    ]));
+    for m in info[0]["members"].as_array().unwrap() {
+        assert_eq!(m["compression"], "deflate", "{m}");
+    }
+    // Parquet to Parquet: read and written again, the same frame.
+    let pq = dir.path().join("again.pq");
+    let out = ndnpy(&[
+        "convert".as_ref(),
+        fixture("categoricals_appearance_order").as_os_str(),
+        pq.as_os_str(),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        parts(&Frame::read(&pq).unwrap()),
+        parts(&Frame::read(fixture("categoricals_appearance_order")).unwrap())
+    );
+}
+
+#[test]
+fn bad_parquet_input_and_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let npz = dir.path().join("x.npz");
+    let bad = root().join("fixtures/parquet/hostile/range_length_mismatch.parquet");
+    // Lying metadata: a problem found (1), named.
+    let out = ndnpy(&["info".as_ref(), bad.as_os_str()]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("invalid pandas metadata"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ndnpy(&["convert".as_ref(), bad.as_os_str(), npz.as_os_str()]);
+    assert_eq!(code(&out), 1);
+    assert!(!npz.exists());
+    // Truncated: an invalid Parquet file (1).
+    let bytes = std::fs::read(fixture("strings")).unwrap();
+    let cut = dir.path().join("cut.parquet");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let out = ndnpy(&["info".as_ref(), cut.as_os_str()]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("invalid Parquet file"),
+        "{}",
+        stderr(&out)
+    );
+    // A missing file: 2.
+    let out = ndnpy(&["info", "no/such/file.parquet"]);
+    assert_eq!(code(&out), 2);
+    // Usage: one input, no .npy output, no --split, .npy cannot become Parquet.
+    let f = fixture("strings");
+    let npy_out = dir.path().join("x.npy");
+    for args in [
+        vec![f.as_os_str(), f.as_os_str(), npz.as_os_str()],
+        vec![f.as_os_str(), npy_out.as_os_str()],
+        vec!["--split".as_ref(), f.as_os_str(), npz.as_os_str()],
+    ] {
+        let mut a = vec!["convert".as_ref()];
+        a.extend(args);
+        let out = ndnpy(&a);
+        assert_eq!(code(&out), 2, "{a:?}: {}", stderr(&out));
+    }
+    let npy = root().join("fixtures/npy/valid");
+    let one = std::fs::read_dir(&npy)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "npy"))
+        .unwrap();
+    let out = ndnpy(&[
+        "convert".as_ref(),
+        one.as_os_str(),
+        dir.path().join("y.parquet").as_os_str(),
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("made from an .npz archive"),
+        "{}",
+        stderr(&out)
+    );
+}
