@@ -80,6 +80,7 @@ pub use mmap::MmapNpy;
 pub use npz::{Compression, MemberInfo, NpzArrays, NpzMemberWriter, NpzMmap, NpzReader, NpzWriter};
 pub use options::WriteOptions;
 pub use order::Order;
+pub use pickle::PyValue;
 pub use read::ReadNpy;
 #[doc(hidden)]
 pub use record::__record_dtype;
