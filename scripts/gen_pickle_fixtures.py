@@ -199,6 +199,23 @@ def write_bad_records():
                 f, {"descr": np.lib.format.dtype_to_descr(dt), "fortran_order": False, "shape": shape})
             f.write(pickle.dumps(_Crafted(state), protocol=3))
         manifest[name + ".npy"] = error
+    # A record array inside an object array whose title repeats another
+    # field's name (NumPy cannot build such a dtype; the pickle is edited):
+    # a lookup by name would find the wrong field. In this dict order the
+    # title's entry shadows the name's and the field seems to overlap; the
+    # reader also refuses repeated titles whatever the order.
+    inner = np.array([(1, None)], dtype=[(("t", "a"), "<i4"), ("x", "O")])
+    outer = np.empty(1, dtype=object)
+    outer[0] = inner
+    data = pickle.dumps(outer, protocol=3)
+    title = b"X\x01\x00\x00\x00t"
+    assert data.count(title) == 1
+    data = data.replace(title, b"X\x01\x00\x00\x00x")
+    with open(os.path.join(bad, "title_repeats_name.npy"), "wb") as f:
+        np.lib.format.write_array_header_1_0(
+            f, {"descr": "|O", "fortran_order": False, "shape": (1,)})
+        f.write(data)
+    manifest["title_repeats_name.npy"] = "UnsupportedPickle"
     with open(os.path.join(bad, "errors.json"), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -470,9 +470,6 @@ impl Source<'_> {
                     loop {
                         let got = crate::header::read_full(*reader, &mut piece)?;
                         out.extend_from_slice(&piece[..got]);
-                        if got < piece.len() {
-                            break;
-                        }
                         // A pickle declares no length: the limit is checked
                         // as the bytes arrive.
                         if out.len() as u64 > *max_len {
@@ -480,6 +477,9 @@ impl Source<'_> {
                                 claimed: out.len() as u64,
                                 max: *max_len,
                             });
+                        }
+                        if got < piece.len() {
+                            break;
                         }
                     }
                 }

@@ -302,7 +302,11 @@ impl<T: Element, W: Write + Seek> NpyWriter<T, W> {
                 shape: raw.template.shape.iter().map(|&d| d as u64).collect(),
                 itemsize: raw.template.dtype.itemsize().unwrap_or(0),
             })?;
-        growth::with_len(&raw.template, raw.axis, total).data_len()?;
+        let grown = growth::with_len(&raw.template, raw.axis, total);
+        grown.data_len()?;
+        // What NumPy could not load is not written (zero-size rows grow the
+        // axis without growing the file).
+        grown.check_numpy_limits()?;
         growth::write_rows(&rows, &mut raw.out)?;
         raw.rows = total;
         Ok(())

@@ -223,3 +223,31 @@ fn a_fifo_fed_endless_data_ends_with_an_error() {
     assert!(matches!(err, Error::StreamLimit { .. }), "{err:?}");
     writer.join().unwrap();
 }
+
+/// Zero-size items: NumPy loads `np.empty((0, 2**62, 2**62, 2**62), 'V0')`,
+/// and the size rule's product (which ignores zero dimensions but not the
+/// others) must not overflow on the way.
+#[test]
+fn zero_size_items_with_huge_dimensions_read_as_numpy_does() {
+    let big = 1u64 << 62;
+    let npy = npy_v1(&header_text("'|V0'", &[0, big, big, big]), b"");
+    let any = AnyArray::from_npy_bytes(&npy).unwrap();
+    assert_eq!(any.shape(), &[0, 1 << 62, 1 << 62, 1 << 62]);
+}
+
+/// Rows of zero size grow the growth axis without growing the file: the
+/// streaming writers still refuse a length NumPy could not load.
+#[test]
+fn streaming_writers_keep_to_numpy_limits() {
+    use ndnpy::{NpyWriter, NpzWriter, Order};
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ndarray::Array2::<f64>::zeros((1 << 62, 0));
+    let mut w = NpyWriter::<f64>::create(dir.path().join("a.npy"), &[0], Order::C).unwrap();
+    let err = w.write(&rows).unwrap_err();
+    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+
+    let mut npz = NpzWriter::new(std::io::Cursor::new(Vec::new()));
+    let mut m = npz.add_streaming::<f64>("a", &[0], Order::C).unwrap();
+    let err = m.write(&rows).unwrap_err();
+    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+}

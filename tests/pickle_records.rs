@@ -18,7 +18,7 @@ fn every_bad_record_pickle_fails_with_its_error() {
     let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pickle_bad/records");
     let text = std::fs::read_to_string(bad.join("errors.json")).unwrap();
     let errors: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
-    assert_eq!(errors.len(), 13);
+    assert_eq!(errors.len(), 14);
     for (name, want) in &errors {
         let bytes = std::fs::read(bad.join(name)).unwrap();
         for result in [
@@ -31,6 +31,7 @@ fn every_bad_record_pickle_fails_with_its_error() {
                 Error::MalformedPickle { .. } => "MalformedPickle",
                 Error::UnsupportedDType { .. } => "UnsupportedDType",
                 Error::PickleLimit { .. } => "PickleLimit",
+                Error::UnsupportedPickle { .. } => "UnsupportedPickle",
                 _ => "other",
             };
             assert_eq!(got, want.as_str().unwrap(), "{name}: {err}");

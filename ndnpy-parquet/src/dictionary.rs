@@ -123,6 +123,15 @@ pub(crate) fn chunk(
     bit_packed(&indices, bit_width, &mut data);
 
     let too_many = || Error::Invalid("more than 2**32 categories or rows in a row group".into());
+    // A page header records its sizes as i32: a larger page would be
+    // written with a wrapped size, a corrupt file.
+    for (what, len) in [("categories", dictionary.len()), ("codes", data.len())] {
+        if len > i32::MAX as usize {
+            return Err(Error::Invalid(format!(
+                "the {what} of a categorical take {len} bytes in one row group, more than a Parquet page holds (2**31 - 1); write smaller row groups"
+            )));
+        }
+    }
     let mut sink = TrackedWrite::new(Vec::new());
     let dictionary_len = {
         let mut pages = SerializedPageWriter::new(&mut sink);

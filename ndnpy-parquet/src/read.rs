@@ -240,8 +240,9 @@ fn decode<T: ChunkReader + 'static>(
 /// before decoding it (`parquet` 60, `DictDecoder::set_dict`), so a page of
 /// a few bytes claiming 10⁹ entries would make it allocate gigabytes (found
 /// by fuzzing, `fixtures/parquet/hostile/fuzz_dictionary_count.parquet`).
-/// The first page of every column chunk is read here, decompressed (what the
-/// decoder would do next anyway); a dictionary page must hold at least the
+/// The dictionary page of every column chunk is read here, decompressed
+/// (what the decoder would do next anyway), and one anywhere but first in
+/// its chunk is refused; a dictionary page must hold at least the
 /// bytes its count needs in PLAIN encoding, and all dictionaries together
 /// stay under the memory limit.
 fn check_dictionaries<T: ChunkReader + 'static>(source: T, limit: u64) -> Result<()> {
@@ -255,36 +256,55 @@ fn check_dictionaries<T: ChunkReader + 'static>(source: T, limit: u64) -> Result
         for col in 0..row_group.num_columns() {
             let descr = row_group.metadata().column(col).column_descr_ptr();
             let mut pages = row_group.get_column_page_reader(col)?;
-            let Some(Page::DictionaryPage {
-                buf, num_values, ..
-            }) = pages.get_next_page()?
-            else {
-                continue;
-            };
-            // Bits per entry at the least, in PLAIN encoding.
-            let bits: u64 = match descr.physical_type() {
-                Physical::BOOLEAN => 1,
-                Physical::INT32 | Physical::FLOAT => 32,
-                Physical::INT64 | Physical::DOUBLE => 64,
-                Physical::INT96 => 96,
-                Physical::BYTE_ARRAY => 32,
-                Physical::FIXED_LEN_BYTE_ARRAY => 8 * descr.type_length().max(0) as u64,
-            };
-            let needed = (num_values as u64 * bits).div_ceil(8);
-            if needed > buf.len() as u64 {
-                return Err(Error::Parquet(format!(
-                    "column {:?}: a dictionary page claims {num_values} entries in {} bytes",
-                    descr.path().string(),
-                    buf.len()
-                )));
-            }
-            // Decoded, an entry takes at least 8 bytes (an offset or a value).
-            total = total.saturating_add((num_values as u64).saturating_mul(8));
-            if total > limit {
-                return Err(Error::TooLarge {
-                    needed: total,
-                    limit,
-                });
+            // Every page header is looked at (data pages are skipped, not
+            // decompressed): the decoder takes a dictionary page wherever
+            // it appears in the chunk, so one hidden after a data page or
+            // a second one would escape a check of the first page alone.
+            let mut first = true;
+            while let Some(meta) = pages.peek_next_page()? {
+                if !meta.is_dict {
+                    pages.skip_next_page()?;
+                    first = false;
+                    continue;
+                }
+                if !first {
+                    return Err(Error::Parquet(format!(
+                        "column {:?}: a dictionary page that is not the chunk's first page",
+                        descr.path().string()
+                    )));
+                }
+                first = false;
+                let Some(Page::DictionaryPage {
+                    buf, num_values, ..
+                }) = pages.get_next_page()?
+                else {
+                    continue;
+                };
+                // Bits per entry at the least, in PLAIN encoding.
+                let bits: u64 = match descr.physical_type() {
+                    Physical::BOOLEAN => 1,
+                    Physical::INT32 | Physical::FLOAT => 32,
+                    Physical::INT64 | Physical::DOUBLE => 64,
+                    Physical::INT96 => 96,
+                    Physical::BYTE_ARRAY => 32,
+                    Physical::FIXED_LEN_BYTE_ARRAY => 8 * descr.type_length().max(0) as u64,
+                };
+                let needed = (num_values as u64 * bits).div_ceil(8);
+                if needed > buf.len() as u64 {
+                    return Err(Error::Parquet(format!(
+                        "column {:?}: a dictionary page claims {num_values} entries in {} bytes",
+                        descr.path().string(),
+                        buf.len()
+                    )));
+                }
+                // Decoded, an entry takes at least 8 bytes (an offset or a value).
+                total = total.saturating_add((num_values as u64).saturating_mul(8));
+                if total > limit {
+                    return Err(Error::TooLarge {
+                        needed: total,
+                        limit,
+                    });
+                }
             }
         }
     }

@@ -141,8 +141,16 @@ pub(crate) fn write_to<W: Write + Send>(
     // the rest goes through the Arrow column writers.
     let mut rg_start = 0;
     let mut rg_index = 0;
+    // A frame without stored columns has rows only in its (metadata) index:
+    // one (empty) row group, however many rows it claims, so a hostile
+    // length cannot make the loop below spin.
+    let step = if stored.is_empty() {
+        frame.len.max(1)
+    } else {
+        rg
+    };
     while rg_start < frame.len {
-        let rg_end = (rg_start + rg).min(frame.len);
+        let rg_end = rg_start.saturating_add(step).min(frame.len);
         let column_writers = factory.create_column_writers(rg_index)?;
         let mut rg_writer = writer.next_row_group()?;
         for (i, ((c, _), cw)) in stored.iter().zip(column_writers).enumerate() {

@@ -218,3 +218,22 @@ fn dictionary_page_claiming_a_billion_entries_is_refused() {
         other => panic!("expected Error::Parquet, got {other:?}"),
     }
 }
+
+/// An `.npz` of only a RangeIndex claiming 2**62 rows (a review finding):
+/// converting it once looped over 2**42 empty row groups while their
+/// metadata grew; now a frame without columns is one row group.
+#[test]
+fn a_huge_range_index_without_columns_converts_at_once() {
+    use ndnpy_parquet::convert;
+    let arrays = vec![(
+        "__range_index__".to_owned(),
+        ndnpy::AnyArray::I64(ndarray::arr1(&[0i64, 1 << 62, 1]).into_dyn()),
+    )];
+    let frame = match convert::from_arrays(arrays) {
+        Ok(frame) => frame,
+        // Refusing such a frame outright is as good as converting it.
+        Err(_) => return,
+    };
+    assert_eq!(frame.len(), 1 << 62);
+    let _ = frame.to_bytes(&Default::default());
+}

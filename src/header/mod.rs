@@ -284,7 +284,8 @@ impl Header {
         let mut bytes = itemsize.max(1) as u128;
         for &d in &self.shape {
             if d != 0 {
-                bytes *= d as u128;
+                // Saturates: with zero-size items nothing bounds the product.
+                bytes = bytes.saturating_mul(d as u128);
             }
             if d > isize::MAX as usize || (itemsize > 0 && bytes > isize::MAX as u128) {
                 return Err(self.overflow());

@@ -787,7 +787,10 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
         let rows = crate::growth::check_block(&self.m.header, self.m.axis, block)?;
         let total = self.m.rows.checked_add(rows.shape()[0]);
         let grown = total.map(|t| self.with_rows(t));
-        let fits = grown.as_ref().map(|h| h.data_len());
+        // Within NumPy's limits too (zero-size rows grow the axis alone).
+        let fits = grown
+            .as_ref()
+            .map(|h| h.data_len().and_then(|_| h.check_numpy_limits()));
         let Some(Ok(_)) = fits else {
             return Err(Error::LengthOverflow {
                 shape: self.m.header.shape.iter().map(|&d| d as u64).collect(),

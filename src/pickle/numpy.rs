@@ -325,6 +325,18 @@ fn record(m: &mut Machine<'_>, names: usize, fields: usize, elsize: i64) -> Resu
     if elsize > cur {
         out.push(padding(elsize - cur));
     }
+    // NumPy refuses a title that repeats a name or another title ("title
+    // already used as a name or title"); field lookups by name would
+    // otherwise find the wrong field.
+    let mut titles = std::collections::HashSet::new();
+    for title in out.iter().filter_map(|f| f.title.as_deref()) {
+        if seen.contains(title) || !titles.insert(title) {
+            return Err(bad(
+                m,
+                format!("title {title:?} already used as a name or title"),
+            ));
+        }
+    }
     Ok(DType::Record(out))
 }
 

@@ -421,8 +421,13 @@ pub(crate) fn record_rows(r: &RecordArray) -> Result<Vec<Vec<PyValue>>> {
     let mut rows: Vec<Vec<PyValue>> = (0..n).map(|_| Vec::with_capacity(layout.len())).collect();
     for (offset, f) in layout {
         if is_object(&f.dtype) {
+            // Titles never repeat names (the dtype parsers refuse it), so
+            // the lookup finds this field; an error, not a panic, if not.
             let AnyArray::Object(column) = r.field(&f.name)? else {
-                unreachable!("object fields are object columns")
+                return Err(unsupported(
+                    r.dtype(),
+                    "a title repeats an object field's name",
+                ));
             };
             for (row, v) in rows.iter_mut().zip(column.iter()) {
                 row.push(v.clone());
