@@ -26,7 +26,8 @@ use std::time::Instant;
 
 fn load(path: &Path) -> AnyArray {
     let header = ndnpy::inspect(path).expect("a .npy header");
-    let unicode = matches!(&header.dtype, ndnpy::DType::Scalar(s) if s.kind == ndnpy::Kind::Unicode);
+    let unicode =
+        matches!(&header.dtype, ndnpy::DType::Scalar(s) if s.kind == ndnpy::Kind::Unicode);
     if !unicode {
         return AnyArray::read_npy(path).expect("a readable .npy file");
     }
