@@ -110,16 +110,24 @@ fn main() {
             t
         })
         .collect();
+    let spread = |v: &[f64]| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(0.0, f64::max);
+        format!("{lo:.3}–{hi:.3}")
+    };
+    let (base_spread, ours_spread) = (spread(&base), spread(&ours));
     let (b, o) = (median(base), median(ours));
     println!(
         "stats_1gib: {ELEMENTS} <f8 values ({} MiB), median of {RUNS} runs",
         (ELEMENTS * 8) >> 20
     );
-    println!("| what | time (s) | ratio | peak RSS |");
-    println!("|---|---|---|---|");
-    println!("| mmap + plain sum loop (floor) | {b:.3} | 1.00 | (maps the 1 GiB file) |");
+    println!("| what | median (s) | min–max (s) | ratio | peak RSS |");
+    println!("|---|---|---|---|---|");
     println!(
-        "| `ndnpy stats` (whole process) | {o:.3} | {:.2} | {:.1} MiB |",
+        "| mmap + plain sum loop (floor) | {b:.3} | {base_spread} | 1.00 | (maps the 1 GiB file) |"
+    );
+    println!(
+        "| `ndnpy stats` (whole process) | {o:.3} | {ours_spread} | {:.2} | {:.1} MiB |",
         o / b,
         rss as f64 / 1024.0
     );

@@ -46,6 +46,12 @@ pub fn container_of(path: &Path) -> CliResult<Container> {
 /// non-overlapping ranges.
 pub trait DataSource {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+
+    /// The file and the offset of the first data byte, when the data is
+    /// read by positioned reads (which other threads can then issue).
+    fn positioned(&self) -> Option<(&File, u64)> {
+        None
+    }
 }
 
 /// Positioned reads of a file: each read says where, so nothing is mapped
@@ -58,6 +64,10 @@ pub struct Positioned {
 impl DataSource for Positioned {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         self.file.read_exact_at(buf, self.base + offset)
+    }
+
+    fn positioned(&self) -> Option<(&File, u64)> {
+        Some((&self.file, self.base))
     }
 }
 
@@ -333,9 +343,7 @@ pub fn for_each_chunk(
     mut f: impl FnMut(&[u8]),
 ) -> ndnpy::Result<()> {
     opened.check_complete()?;
-    let total = opened.header.data_len()? as u64;
-    let itemsize = opened.header.dtype.itemsize().unwrap_or(1).max(1) as u64;
-    let chunk = ((1u64 << 18) / itemsize).max(1) * itemsize;
+    let (total, chunk) = chunking(opened)?;
     let mut buf = vec![0u8; chunk.min(total) as usize];
     let mut pos = 0;
     while pos < total {
@@ -346,4 +354,93 @@ pub fn for_each_chunk(
         progress(n as u64);
     }
     Ok(())
+}
+
+/// The data's length and the chunk size: whole elements, about 256 KiB
+/// (or about `NDNPY_CHUNK_BYTES`, which the tests set small so that their
+/// small fixtures span many chunks, stripes and threads).
+fn chunking(opened: &Opened<'_>) -> ndnpy::Result<(u64, u64)> {
+    let total = opened.header.data_len()? as u64;
+    let itemsize = opened.header.dtype.itemsize().unwrap_or(1).max(1) as u64;
+    let target = std::env::var("NDNPY_CHUNK_BYTES")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(1 << 18);
+    Ok((total, (target / itemsize).max(1) * itemsize))
+}
+
+/// Chunk `c` goes into state `c % STRIPES`, whatever the number of threads,
+/// so that results folded from the states in order do not depend on the
+/// machine.
+const STRIPES: usize = 8;
+
+/// Folds the data's chunks into [`STRIPES`] states, chunk `c` into state
+/// `c % STRIPES` in ascending order, and returns the states in order (the
+/// caller merges them). A file is read on up to `STRIPES` threads, each
+/// issuing its own positioned reads so that each chunk is worked on by the
+/// core that copied it out of the page cache (handing chunks from a reader
+/// thread to a worker measured no faster than one thread). A stream is
+/// read on this thread.
+pub fn fold_chunks<S: Send>(
+    opened: &mut Opened<'_>,
+    progress: &(impl Fn(u64) + Sync),
+    init: impl Fn() -> S,
+    f: &(impl Fn(&mut S, &[u8]) + Sync),
+) -> ndnpy::Result<Vec<S>> {
+    opened.check_complete()?;
+    let (total, chunk) = chunking(opened)?;
+    let mut states: Vec<S> = (0..STRIPES).map(|_| init()).collect();
+    let Some((file, base)) = opened.data.positioned() else {
+        let mut c = 0;
+        for_each_chunk(opened, progress, |bytes| {
+            f(&mut states[c % STRIPES], bytes);
+            c += 1;
+        })?;
+        return Ok(states);
+    };
+    let chunks = total.div_ceil(chunk.max(1)) as usize;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(STRIPES)
+        .min(chunks)
+        .max(1);
+    // Thread `t` owns the stripes `t, t + threads, …`; each thread goes
+    // through the file in ascending order, so the threads advance together
+    // and the kernel still sees sequential reads.
+    let mut owned: Vec<Vec<(usize, S)>> = (0..threads).map(|_| Vec::new()).collect();
+    for (stripe, state) in states.into_iter().enumerate() {
+        owned[stripe % threads].push((stripe, state));
+    }
+    let results: Vec<io::Result<Vec<(usize, S)>>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = owned
+            .into_iter()
+            .enumerate()
+            .map(|(t, mut mine)| {
+                scope.spawn(move || {
+                    let mut buf = vec![0u8; chunk.min(total) as usize];
+                    for c in (0..chunks).filter(|c| c % STRIPES % threads == t) {
+                        let pos = c as u64 * chunk;
+                        let n = chunk.min(total - pos) as usize;
+                        file.read_exact_at(&mut buf[..n], base + pos)?;
+                        f(&mut mine[c % STRIPES / threads].1, &buf[..n]);
+                        progress(n as u64);
+                    }
+                    Ok(mine)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut states: Vec<(usize, S)> = Vec::with_capacity(STRIPES);
+    for result in results {
+        states.extend(result?);
+    }
+    states.sort_by_key(|(s, _)| *s);
+    Ok(states.into_iter().map(|(_, state)| state).collect())
 }

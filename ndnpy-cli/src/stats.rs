@@ -5,7 +5,7 @@
 //! Min and max ignore NaN (as `np.nanmin`/`np.nanmax`); mean and standard
 //! deviation (population, `ddof=0`) are over the finite values.
 
-use crate::input::{for_each_chunk, Opened};
+use crate::input::{fold_chunks, Opened};
 use crate::values::{datetime_str, scalar_f64, scalar_i128};
 use ndnpy::{ByteOrder, DType, Kind, Scalar};
 use serde_json::{json, Value};
@@ -88,12 +88,11 @@ impl Leaf {
                     && itemsize == 8
                     && self.offsets == [0]
                 {
-                    let get = |i: usize| {
-                        f64::from_ne_bytes(chunk[i * 8..i * 8 + 8].try_into().expect("8 bytes"))
-                    };
-                    if !add_finite(&mut self.acc, chunk.len() / 8, get) {
+                    let (items, _) = chunk.as_chunks::<8>();
+                    if !add_finite(&mut self.acc, items, f64::from_ne_bytes) {
                         self.scratch.clear();
-                        self.scratch.extend((0..chunk.len() / 8).map(get));
+                        self.scratch
+                            .extend(items.iter().map(|&b| f64::from_ne_bytes(b)));
                         add_floats(&mut self.acc, &self.scratch);
                     }
                     return;
@@ -248,6 +247,31 @@ fn int_json(v: i128) -> Value {
     }
 }
 
+impl Acc {
+    /// Adds the statistics of other data (another stripe of chunks).
+    fn absorb(&mut self, other: &Acc) {
+        self.count += other.count;
+        self.nan += other.nan;
+        self.pos_inf += other.pos_inf;
+        self.neg_inf += other.neg_inf;
+        if other.finite > 0 {
+            merge(self, other.finite, other.mean, other.m2);
+        }
+        let pick = |a: Option<f64>, b: Option<f64>, f: fn(f64, f64) -> f64| match (a, b) {
+            (Some(x), Some(y)) => Some(f(x, y)),
+            (x, y) => x.or(y),
+        };
+        self.min = pick(self.min, other.min, f64::min);
+        self.max = pick(self.max, other.max, f64::max);
+        let pick = |a: Option<i128>, b: Option<i128>, f: fn(i128, i128) -> i128| match (a, b) {
+            (Some(x), Some(y)) => Some(f(x, y)),
+            (x, y) => x.or(y),
+        };
+        self.imin = pick(self.imin, other.imin, i128::min);
+        self.imax = pick(self.imax, other.imax, i128::max);
+    }
+}
+
 /// Merges a chunk's count, mean and M2 into `acc` (Chan's formula).
 fn merge(acc: &mut Acc, n: u64, mean: f64, m2: f64) {
     let total = acc.finite + n;
@@ -257,44 +281,46 @@ fn merge(acc: &mut Acc, n: u64, mean: f64, m2: f64) {
     acc.finite = total;
 }
 
-/// The fast path for a chunk of `n` values that are all finite (the usual
+/// The fast path for a chunk of values that are all finite (the usual
 /// case): four independent lanes of compensated sums, minima and maxima,
 /// then the squared deviations from the chunk's mean. Returns false,
 /// changing nothing, when the chunk holds a NaN or an infinity (or sums
-/// past the float range), for [`add_floats`] to handle.
-fn add_finite(acc: &mut Acc, n: usize, get: impl Fn(usize) -> f64) -> bool {
+/// past the float range), for [`add_floats`] to handle. Generic over the
+/// item so that native `f64` bytes are read where they lie, in blocks of
+/// fixed length the compiler keeps in vector registers.
+fn add_finite<T: Copy>(acc: &mut Acc, values: &[T], get: impl Fn(T) -> f64) -> bool {
     const L: usize = 4;
+    let n = values.len();
     if n == 0 {
         return true;
     }
     let (mut sum, mut comp) = ([0.0f64; L], [0.0f64; L]);
     let (mut min, mut max) = ([f64::INFINITY; L], [f64::NEG_INFINITY; L]);
-    let whole = n / L * L;
-    for i in (0..whole).step_by(L) {
-        for l in 0..L {
-            let x = get(i + l);
-            let t = sum[l] + x;
-            comp[l] += if sum[l].abs() >= x.abs() {
-                (sum[l] - t) + x
-            } else {
-                (x - t) + sum[l]
-            };
-            sum[l] = t;
-            min[l] = min[l].min(x);
-            max[l] = max[l].max(x);
+    let mut add = |l: usize, x: f64| {
+        let t = sum[l] + x;
+        // Neumaier's compensated sum: huge values of opposite signs do not
+        // swallow the small ones.
+        comp[l] += if sum[l].abs() >= x.abs() {
+            (sum[l] - t) + x
+        } else {
+            (x - t) + sum[l]
+        };
+        sum[l] = t;
+        // Plain comparisons rather than `f64::min`, whose NaN rule costs a
+        // blend per value: a NaN makes the sum non-finite, and the chunk
+        // is then redone by `add_floats`.
+        min[l] = if x < min[l] { x } else { min[l] };
+        max[l] = if x > max[l] { x } else { max[l] };
+    };
+    let blocks = values.chunks_exact(L);
+    let rest = blocks.remainder();
+    for block in blocks {
+        for (l, &x) in block.iter().enumerate() {
+            add(l, get(x));
         }
     }
-    for i in whole..n {
-        let x = get(i);
-        let t = sum[0] + x;
-        comp[0] += if sum[0].abs() >= x.abs() {
-            (sum[0] - t) + x
-        } else {
-            (x - t) + sum[0]
-        };
-        sum[0] = t;
-        min[0] = min[0].min(x);
-        max[0] = max[0].max(x);
+    for &x in rest {
+        add(0, get(x));
     }
     // Any NaN or infinity in the chunk makes a sum non-finite.
     let total: f64 = sum.iter().sum::<f64>() + comp.iter().sum::<f64>();
@@ -302,15 +328,18 @@ fn add_finite(acc: &mut Acc, n: usize, get: impl Fn(usize) -> f64) -> bool {
         return false;
     }
     let mean = total / n as f64;
-    let mut m2 = [0.0f64; L];
-    for i in (0..whole).step_by(L) {
-        for (l, m) in m2.iter_mut().enumerate() {
-            let d = get(i + l) - mean;
+    // Twice the lanes: this loop's only chain is the one add.
+    let mut m2 = [0.0f64; 2 * L];
+    let blocks = values.chunks_exact(2 * L);
+    let rest = blocks.remainder();
+    for block in blocks {
+        for (m, &x) in m2.iter_mut().zip(block) {
+            let d = get(x) - mean;
             *m += d * d;
         }
     }
-    for i in whole..n {
-        let d = get(i) - mean;
+    for &x in rest {
+        let d = get(x) - mean;
         m2[0] += d * d;
     }
     let lo = min.iter().copied().fold(f64::INFINITY, f64::min);
@@ -325,7 +354,7 @@ fn add_finite(acc: &mut Acc, n: usize, get: impl Fn(usize) -> f64) -> bool {
 /// Adds a chunk of values: min/max over non-NaN, mean and M2 over the
 /// finite ones, merged with Chan's formula so the result is stable.
 fn add_floats(acc: &mut Acc, values: &[f64]) {
-    if add_finite(acc, values.len(), |i| values[i]) {
+    if add_finite(acc, values, |x| x) {
         return;
     }
     let (mut n, mut sum, mut comp) = (0u64, 0.0f64, 0.0f64);
@@ -385,20 +414,26 @@ pub fn stats(opened: &mut Opened<'_>, progress: &indicatif::ProgressBar) -> ndnp
             }));
         }
     }
-    let mut cols = Vec::new();
-    leaves(&header.dtype, "", 0, &mut cols);
     let itemsize = header.dtype.itemsize().unwrap_or(1).max(1);
     progress.set_length(header.data_len()? as u64);
     progress.set_position(0);
-    for_each_chunk(
-        opened,
-        |n| progress.inc(n),
-        |chunk| {
-            for c in &mut cols {
-                c.add_chunk(chunk, itemsize);
-            }
-        },
-    )?;
+    let new_leaves = || {
+        let mut cols = Vec::new();
+        leaves(&header.dtype, "", 0, &mut cols);
+        cols
+    };
+    let stripes = fold_chunks(opened, &|n| progress.inc(n), new_leaves, &|cols, chunk| {
+        for c in cols.iter_mut() {
+            c.add_chunk(chunk, itemsize);
+        }
+    })?;
+    let mut stripes = stripes.into_iter();
+    let mut cols = stripes.next().unwrap_or_else(new_leaves);
+    for other in stripes {
+        for (c, o) in cols.iter_mut().zip(&other) {
+            c.acc.absorb(&o.acc);
+        }
+    }
     Ok(json!({
         "dtype": header.dtype.to_string(),
         "shape": header.shape,

@@ -12,8 +12,13 @@ fn root() -> PathBuf {
 }
 
 fn ndnpy(args: &[&str]) -> Output {
+    ndnpy_env(args, &[])
+}
+
+fn ndnpy_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     let out = Command::new(env!("CARGO_BIN_EXE_ndnpy"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(root())
         .output()
         .expect("run ndnpy");
@@ -139,11 +144,23 @@ fn close(a: &Value, b: &Value, rtol: f64) -> bool {
 
 #[test]
 fn stats_match_numpy() {
+    stats_match_numpy_in_chunks(&[]);
+}
+
+/// Chunks of 24 bytes: every fixture of more than a few elements is then
+/// folded over several stripes on several threads and merged, the path a
+/// file of more than 256 KiB takes.
+#[test]
+fn stats_match_numpy_over_many_chunks() {
+    stats_match_numpy_in_chunks(&[("NDNPY_CHUNK_BYTES", "24")]);
+}
+
+fn stats_match_numpy_in_chunks(env: &[(&str, &str)]) {
     let exp = expected();
     let mut failures = Vec::new();
     let cases = exp["stats"].as_object().unwrap();
     for (path, want) in cases {
-        let out = ndnpy(&["--json", "stats", path]);
+        let out = ndnpy_env(&["--json", "stats", path], env);
         if code(&out) != 0 {
             failures.push(format!("{path}: exit {}", code(&out)));
             continue;
@@ -166,18 +183,48 @@ fn stats_match_numpy() {
 
 #[test]
 fn stats_per_record_field() {
-    let v = json(&ndnpy(&[
-        "--json",
-        "stats",
-        "fixtures/npy/elements/struct_simple.npy",
-    ]));
-    let cols = v[0]["columns"].as_array().unwrap();
-    let names: Vec<&str> = cols.iter().map(|c| c["field"].as_str().unwrap()).collect();
-    assert_eq!(names, ["x", "y", "flag"]);
-    // NumPy: a['x'] = [1.5, -1.0, inf], a['y'] = [2, 7, -3].
-    assert_eq!(cols[0]["min"], -1.0);
-    assert_eq!(cols[1]["max"], 7);
-    assert_eq!(cols[1]["mean"], 2.0);
+    // One element per chunk: each goes to its own stripe.
+    for env in [&[][..], &[("NDNPY_CHUNK_BYTES", "1")][..]] {
+        let v = json(&ndnpy_env(
+            &["--json", "stats", "fixtures/npy/elements/struct_simple.npy"],
+            env,
+        ));
+        let cols = v[0]["columns"].as_array().unwrap();
+        let names: Vec<&str> = cols.iter().map(|c| c["field"].as_str().unwrap()).collect();
+        assert_eq!(names, ["x", "y", "flag"]);
+        // NumPy: a['x'] = [1.5, -1.0, inf], a['y'] = [2, 7, -3].
+        assert_eq!(cols[0]["min"], -1.0);
+        assert_eq!(cols[0]["pos_inf"], 1);
+        assert_eq!(cols[1]["min"], -3);
+        assert_eq!(cols[1]["max"], 7);
+        assert_eq!(cols[1]["mean"], 2.0);
+    }
+}
+
+#[test]
+fn stats_of_datetimes() {
+    for env in [&[][..], &[("NDNPY_CHUNK_BYTES", "1")][..]] {
+        let v = json(&ndnpy_env(
+            &[
+                "--json",
+                "stats",
+                "fixtures/cli/dates_D.npy",
+                "fixtures/cli/timedelta.npy",
+            ],
+            env,
+        ));
+        // NumPy: np.nanmin / np.nanmax / np.isnat(a).sum() of
+        // ['2020-02-29', '1969-12-31', 'NaT'], and [1, -20, 300] seconds.
+        let dates = &v[0]["columns"][0];
+        assert_eq!(dates["min"], "1969-12-31");
+        assert_eq!(dates["max"], "2020-02-29");
+        assert_eq!(dates["nat"], 1);
+        assert_eq!(dates["count"], 3);
+        let deltas = &v[1]["columns"][0];
+        assert_eq!(deltas["min"], -20);
+        assert_eq!(deltas["max"], 300);
+        assert_eq!(deltas["nat"], 0);
+    }
 }
 
 #[test]
