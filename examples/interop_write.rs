@@ -37,7 +37,7 @@ const E: &str = if cfg!(target_endian = "little") {
 
 /// What the example needs to know about an element type, independently of
 /// the crate: NumPy's spelling of it, sample values, and an exact JSON form.
-trait Sample: LayoutElement + bytemuck::NoUninit {
+trait Sample: LayoutElement {
     /// The dtype string NumPy reports (`np.dtype(...).str`).
     fn dtype_str() -> String;
     /// `"bool"`, `"int"`, `"float"` or `"complex"`: how the checker compares.
@@ -52,6 +52,8 @@ trait Sample: LayoutElement + bytemuck::NoUninit {
     fn bits(&self) -> Vec<u64> {
         Vec::new()
     }
+    /// The value's bytes in native order, as they lie in memory.
+    fn ne_bytes(&self) -> Vec<u8>;
 }
 
 impl Sample for bool {
@@ -67,6 +69,9 @@ impl Sample for bool {
     }
     fn to_json(&self) -> Value {
         json!(*self)
+    }
+    fn ne_bytes(&self) -> Vec<u8> {
+        vec![u8::from(*self)]
     }
 }
 
@@ -89,6 +94,9 @@ macro_rules! int_sample {
             }
             fn to_json(&self) -> Value {
                 json!(*self)
+            }
+            fn ne_bytes(&self) -> Vec<u8> {
+                self.to_ne_bytes().to_vec()
             }
         }
     )*};
@@ -128,6 +136,9 @@ macro_rules! float_sample {
             fn bits(&self) -> Vec<u64> {
                 vec![u64::from(<$bits>::from(self.to_bits()))]
             }
+            fn ne_bytes(&self) -> Vec<u8> {
+                self.to_ne_bytes().to_vec()
+            }
         }
     };
 }
@@ -166,6 +177,9 @@ impl Sample for half::f16 {
     fn bits(&self) -> Vec<u64> {
         vec![u64::from(self.to_bits())]
     }
+    fn ne_bytes(&self) -> Vec<u8> {
+        self.to_ne_bytes().to_vec()
+    }
 }
 
 #[cfg(feature = "complex")]
@@ -194,6 +208,9 @@ macro_rules! complex_sample {
                 let mut b = self.re.bits();
                 b.extend(self.im.bits());
                 b
+            }
+            fn ne_bytes(&self) -> Vec<u8> {
+                [self.re.ne_bytes(), self.im.ne_bytes()].concat()
             }
         }
     };
@@ -300,7 +317,8 @@ impl Writer {
             // Large arrays: the expected C-order bytes in a sidecar file,
             // taken from ndarray's logical iteration order, not from the crate.
             let raw = format!("{name}.raw");
-            std::fs::write(self.dir.join(&raw), bytemuck::cast_slice::<T, u8>(&values))?;
+            let bytes: Vec<u8> = values.iter().flat_map(Sample::ne_bytes).collect();
+            std::fs::write(self.dir.join(&raw), bytes)?;
             entry["raw"] = json!(raw);
         } else {
             entry["values"] = json!(values.iter().map(Sample::to_json).collect::<Vec<_>>());

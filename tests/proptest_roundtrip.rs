@@ -25,8 +25,10 @@ use proptest::test_runner::Config;
 
 /// Builds a value of an element type from 64 random bits (every bit pattern
 /// for the numeric types, NaNs and infinities included).
-trait FromBits: LayoutElement + bytemuck::NoUninit {
+trait FromBits: LayoutElement {
     fn from_bits(bits: u64) -> Self;
+    /// The element's bytes, for bit-exact comparison (NaNs included).
+    fn bytes(&self) -> Vec<u8>;
 }
 
 macro_rules! from_bits_int {
@@ -34,6 +36,9 @@ macro_rules! from_bits_int {
         impl FromBits for $t {
             fn from_bits(bits: u64) -> Self {
                 bits as $t
+            }
+            fn bytes(&self) -> Vec<u8> {
+                self.to_ne_bytes().to_vec()
             }
         }
     )*};
@@ -44,15 +49,24 @@ impl FromBits for bool {
     fn from_bits(bits: u64) -> Self {
         bits & 1 == 1
     }
+    fn bytes(&self) -> Vec<u8> {
+        vec![u8::from(*self)]
+    }
 }
 impl FromBits for f32 {
     fn from_bits(bits: u64) -> Self {
         f32::from_bits(bits as u32)
     }
+    fn bytes(&self) -> Vec<u8> {
+        self.to_ne_bytes().to_vec()
+    }
 }
 impl FromBits for f64 {
     fn from_bits(bits: u64) -> Self {
         f64::from_bits(bits)
+    }
+    fn bytes(&self) -> Vec<u8> {
+        self.to_ne_bytes().to_vec()
     }
 }
 impl FromBits for Complex<f32> {
@@ -62,16 +76,25 @@ impl FromBits for Complex<f32> {
             f32::from_bits((bits >> 32) as u32),
         )
     }
+    fn bytes(&self) -> Vec<u8> {
+        [self.re.to_ne_bytes(), self.im.to_ne_bytes()].concat()
+    }
 }
 impl FromBits for Complex<f64> {
     fn from_bits(bits: u64) -> Self {
         Complex::new(f64::from_bits(bits), f64::from_bits(bits.rotate_left(17)))
+    }
+    fn bytes(&self) -> Vec<u8> {
+        [self.re.to_ne_bytes(), self.im.to_ne_bytes()].concat()
     }
 }
 #[cfg(feature = "half")]
 impl FromBits for ndnpy::half::f16 {
     fn from_bits(bits: u64) -> Self {
         ndnpy::half::f16::from_bits(bits as u16)
+    }
+    fn bytes(&self) -> Vec<u8> {
+        self.to_ne_bytes().to_vec()
     }
 }
 
@@ -193,8 +216,8 @@ fn layout_view<'a, T>(base: &'a ArrayD<T>, shape: &[usize], layout: &Layout) -> 
 }
 
 /// The bytes of one element (bit-exact comparison, NaNs included).
-fn bits<T: FromBits>(x: &T) -> &[u8] {
-    bytemuck::cast_slice(std::slice::from_ref(x))
+fn bits<T: FromBits>(x: &T) -> Vec<u8> {
+    x.bytes()
 }
 
 fn same_values<T: FromBits, D: Dimension, E: Dimension>(
