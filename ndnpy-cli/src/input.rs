@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a path holds, judged by its first bytes (then by its extension).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -334,9 +335,9 @@ pub fn for_each_array(
     }
 }
 
-/// Reads the data in chunks of whole elements (at most about 256 KiB, so
-/// that a second pass over a chunk finds it in the CPU's cache),
-/// calling `f` with each; `progress` is told how many bytes went by.
+/// Reads the data in chunks of whole elements (about 256 KiB, so that a
+/// second pass over a chunk finds it in the CPU's cache), calling `f` with
+/// each; `progress` is told how many bytes went by.
 pub fn for_each_chunk(
     opened: &mut Opened<'_>,
     mut progress: impl FnMut(u64),
@@ -356,17 +357,34 @@ pub fn for_each_chunk(
     Ok(())
 }
 
-/// The data's length and the chunk size: whole elements, about 256 KiB
-/// (or about `NDNPY_CHUNK_BYTES`, which the tests set small so that their
-/// small fixtures span many chunks, stripes and threads).
+/// The data's length and the chunk size: whole elements, about 256 KiB.
+///
+/// `NDNPY_CHUNK_BYTES` (1 byte to 16 MiB; other values are ignored) changes
+/// the size. It exists for the tests, which set it small so that their small
+/// fixtures span many chunks, stripes and threads.
 fn chunking(opened: &Opened<'_>) -> ndnpy::Result<(u64, u64)> {
     let total = opened.header.data_len()? as u64;
     let itemsize = opened.header.dtype.itemsize().unwrap_or(1).max(1) as u64;
     let target = std::env::var("NDNPY_CHUNK_BYTES")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&n| (1..=16 << 20).contains(&n))
         .unwrap_or(1 << 18);
     Ok((total, (target / itemsize).max(1) * itemsize))
+}
+
+/// Threads for [`fold_chunks`]: a power of two (so that each owns the same
+/// number of stripes), at most the available parallelism and [`STRIPES`].
+/// `NDNPY_THREADS` (1 to 8) overrides the count, for the tests that check
+/// the results do not depend on it.
+fn worker_threads() -> usize {
+    let wanted = std::env::var("NDNPY_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|n| (1..=STRIPES).contains(n))
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let capped = wanted.clamp(1, STRIPES);
+    1 << capped.ilog2()
 }
 
 /// Chunk `c` goes into state `c % STRIPES`, whatever the number of threads,
@@ -399,29 +417,35 @@ pub fn fold_chunks<S: Send>(
         return Ok(states);
     };
     let chunks = total.div_ceil(chunk.max(1)) as usize;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(STRIPES)
-        .min(chunks)
-        .max(1);
-    // Thread `t` owns the stripes `t, t + threads, …`; each thread goes
-    // through the file in ascending order, so the threads advance together
-    // and the kernel still sees sequential reads.
+    let threads = worker_threads().min(chunks.max(1).next_power_of_two());
+    // Thread `t` owns the stripes `t, t + threads, …` (`threads` divides
+    // `STRIPES`), that is the chunks `t, t + threads, …`: each thread goes
+    // through the file in ascending order, so the threads advance roughly
+    // together and the kernel sees nearly sequential reads.
     let mut owned: Vec<Vec<(usize, S)>> = (0..threads).map(|_| Vec::new()).collect();
     for (stripe, state) in states.into_iter().enumerate() {
         owned[stripe % threads].push((stripe, state));
     }
+    // Set by a thread whose read failed, so that the others stop too.
+    let failed = AtomicBool::new(false);
     let results: Vec<io::Result<Vec<(usize, S)>>> = std::thread::scope(|scope| {
+        let failed = &failed;
         let workers: Vec<_> = owned
             .into_iter()
             .enumerate()
             .map(|(t, mut mine)| {
                 scope.spawn(move || {
                     let mut buf = vec![0u8; chunk.min(total) as usize];
-                    for c in (0..chunks).filter(|c| c % STRIPES % threads == t) {
+                    for c in (t..chunks).step_by(threads) {
+                        if failed.load(Ordering::Relaxed) {
+                            break;
+                        }
                         let pos = c as u64 * chunk;
                         let n = chunk.min(total - pos) as usize;
-                        file.read_exact_at(&mut buf[..n], base + pos)?;
+                        if let Err(e) = file.read_exact_at(&mut buf[..n], base + pos) {
+                            failed.store(true, Ordering::Relaxed);
+                            return Err(e);
+                        }
                         f(&mut mine[c % STRIPES / threads].1, &buf[..n]);
                         progress(n as u64);
                     }

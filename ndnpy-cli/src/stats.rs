@@ -274,6 +274,12 @@ impl Acc {
 
 /// Merges a chunk's count, mean and M2 into `acc` (Chan's formula).
 fn merge(acc: &mut Acc, n: u64, mean: f64, m2: f64) {
+    if acc.finite == 0 {
+        // Taken as they are: the formula would compute `mean * n / n`,
+        // which can be an ulp off or overflow.
+        (acc.finite, acc.mean, acc.m2) = (n, mean, m2);
+        return;
+    }
     let total = acc.finite + n;
     let delta = mean - acc.mean;
     acc.mean += delta * n as f64 / total as f64;

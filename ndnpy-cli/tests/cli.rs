@@ -155,6 +155,34 @@ fn stats_match_numpy_over_many_chunks() {
     stats_match_numpy_in_chunks(&[("NDNPY_CHUNK_BYTES", "24")]);
 }
 
+/// Chunks are folded into stripes fixed by their position, so the output is
+/// the same, to the last bit, whatever the number of threads.
+#[test]
+fn stats_do_not_depend_on_the_thread_count() {
+    let files = [
+        "fixtures/cli/big_f64.npy",
+        "fixtures/cli/big_2d_i32.npy",
+        "fixtures/cli/mixed_f64.npy",
+        "fixtures/npy/valid/f64_special_2d.npy",
+        "fixtures/npy/elements/struct_simple.npy",
+        "fixtures/cli/dates_D.npy",
+    ];
+    let run = |threads: &str| {
+        let mut args = vec!["--json", "stats"];
+        args.extend(files);
+        let out = ndnpy_env(
+            &args,
+            &[("NDNPY_CHUNK_BYTES", "24"), ("NDNPY_THREADS", threads)],
+        );
+        assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+        stdout(&out)
+    };
+    let one = run("1");
+    for threads in ["2", "4", "8"] {
+        assert_eq!(run(threads), one, "{threads} threads");
+    }
+}
+
 fn stats_match_numpy_in_chunks(env: &[(&str, &str)]) {
     let exp = expected();
     let mut failures = Vec::new();
