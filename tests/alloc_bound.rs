@@ -285,3 +285,51 @@ fn npz_member_that_lies_about_its_size() {
     assert_eq!(r.unwrap(), ["x"]);
     assert!(peak < MIB, "{peak}");
 }
+
+/// A stored member whose directory entry claims 2 GiB, in an archive whose
+/// next entry's local header offset lies past the end of the file: the
+/// member's data cannot reach past the file, whatever the next entry says.
+#[test]
+fn npz_member_claiming_data_past_the_end_of_the_file() {
+    use std::io::Write;
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let text = "{'descr': '<f8', 'fortran_order': False, 'shape': (10,), }";
+    let mut zip = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for name in ["a.npy", "b.npy"] {
+        zip.start_file(name, options).unwrap();
+        zip.write_all(&npy_v1(text, &[0u8; 80])).unwrap();
+    }
+    let mut archive = zip.finish().unwrap().into_inner();
+    let a = archive.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    let b = archive
+        .windows(4)
+        .rposition(|w| w == b"PK\x01\x02")
+        .unwrap();
+    assert_ne!(a, b);
+    for field in [a + 20, a + 24] {
+        archive[field..field + 4].copy_from_slice(&(2u32 << 30).to_le_bytes());
+    }
+    archive[b + 42..b + 46].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+
+    let mut npz = ndnpy::NpzReader::new(io::Cursor::new(&archive[..])).unwrap();
+    let (r, peak, largest) = measure(|| npz.read_any("a"));
+    let err = r.unwrap_err();
+    assert!(matches!(err, Error::InvalidArchive { .. }), "{err:?}");
+    assert!(peak < MIB && largest < MIB, "{peak} / {largest}");
+    let (r, peak, _) = measure(|| npz.raw("a"));
+    assert!(matches!(r, Err(Error::InvalidArchive { .. })), "{r:?}");
+    assert!(peak < MIB, "{peak}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("past_the_end.npz");
+    std::fs::write(&path, &archive).unwrap();
+    // SAFETY: the file is this test's own and nothing modifies it while
+    // it is mapped.
+    let map = unsafe { ndnpy::NpzMmap::open(&path) }.unwrap();
+    let err = map.header("a").unwrap_err();
+    assert!(matches!(err, Error::InvalidArchive { .. }), "{err:?}");
+    let err = map.view::<f64, ndarray::Ix1>("a").unwrap_err();
+    assert!(matches!(err, Error::InvalidArchive { .. }), "{err:?}");
+}

@@ -155,9 +155,11 @@ impl Entry {
                 crate::error::capped(&local)
             )));
         }
+        // The next entry's offset bounds the data, and so does the file's
+        // end: a later entry may claim an offset past it.
         if start
             .checked_add(self.compressed_size)
-            .is_none_or(|end| end > self.end_offset)
+            .is_none_or(|end| end > self.end_offset.min(archive_len))
         {
             return Err(invalid(
                 "overlaps the next member or the central directory (a possible zip bomb)".into(),
