@@ -100,7 +100,11 @@ impl View {
                 let (start, len) = indices(num(parts[0])?, num(parts[1])?, step, n);
                 out.offset += start * stride;
                 out.shape.push(len as usize);
-                out.strides.push(stride * step);
+                // With two or more elements |step| < n, so the product stays
+                // within the array; with fewer the stride is never used
+                // (and `stride * step` could overflow for a huge step).
+                out.strides
+                    .push(if len > 1 { stride * step } else { stride });
             } else {
                 let i: i64 = item.parse().map_err(|_| {
                     format!("invalid index '{item}' (expected an integer, a slice or ...)")
@@ -119,25 +123,21 @@ impl View {
 }
 
 /// Python's `slice(start, stop, step).indices(n)`: first index and length.
+/// The length is `(distance - 1) / |step| + 1`, which cannot overflow for
+/// any step, `i64::MIN` included.
 fn indices(start: Option<i64>, stop: Option<i64>, step: i64, n: i64) -> (i64, i64) {
     let clamp = |v: i64, lo: i64, hi: i64| v.max(lo).min(hi);
+    let len = |distance: i64| ((distance - 1) as u64 / step.unsigned_abs() + 1) as i64;
     if step > 0 {
         let fix = |v: i64| clamp(if v < 0 { v + n } else { v }, 0, n);
         let a = start.map_or(0, fix);
         let b = stop.map_or(n, fix);
-        (a, if b > a { (b - a + step - 1) / step } else { 0 })
+        (a, if b > a { len(b - a) } else { 0 })
     } else {
         let fix = |v: i64| clamp(if v < 0 { v + n } else { v }, -1, n - 1);
         let a = start.map_or(n - 1, fix);
         let b = stop.map_or(-1, fix);
-        (
-            a,
-            if a > b {
-                (a - b + (-step) - 1) / (-step)
-            } else {
-                0
-            },
-        )
+        (a, if a > b { len(a - b) } else { 0 })
     }
 }
 
@@ -161,5 +161,41 @@ mod tests {
         assert_eq!(f.element(&[3]), 2 * 4 + 3);
         assert!(v.slice("5").is_err());
         assert!(v.slice("1,2,3").is_err());
+    }
+
+    /// Steps at the ends of `i64`, as Python takes them:
+    /// `np.arange(5)[::2**63-1]` is `[0]`, `[::-2**63]` is `[4]`.
+    #[test]
+    fn huge_steps() {
+        let v = View::whole(&[5], false);
+        assert_eq!(indices(None, None, i64::MAX, 5), (0, 1));
+        assert_eq!(indices(None, None, i64::MIN, 5), (4, 1));
+        assert_eq!(indices(Some(i64::MIN), Some(i64::MAX), i64::MAX, 5), (0, 1));
+        assert_eq!(indices(Some(i64::MAX), Some(i64::MIN), i64::MIN, 5), (4, 1));
+        let s = v.slice(&format!("::{}", i64::MAX)).unwrap();
+        assert_eq!((s.shape.clone(), s.element(&[0])), (vec![1], 0));
+        let s = v.slice(&format!("::{}", i64::MIN)).unwrap();
+        assert_eq!((s.shape.clone(), s.element(&[0])), (vec![1], 4));
+        assert_eq!(v.slice("3:1").unwrap().shape, vec![0]);
+    }
+
+    /// Malformed expressions are errors with a message, never a panic.
+    #[test]
+    fn malformed_slices() {
+        let v = View::whole(&[4, 5], false);
+        for bad in [
+            "::0",
+            "1:2:3:4",
+            "a:b",
+            "1.5",
+            "...,...",
+            "0, 0, 0",
+            "9223372036854775808",
+            "::99999999999999999999",
+            "-5",
+        ] {
+            let err = v.slice(bad).unwrap_err();
+            assert!(!err.is_empty(), "{bad}");
+        }
     }
 }
