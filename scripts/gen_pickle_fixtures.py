@@ -216,6 +216,20 @@ def write_bad_records():
             f, {"descr": "|O", "fortran_order": False, "shape": (1,)})
         f.write(data)
     manifest["title_repeats_name.npy"] = "UnsupportedPickle"
+    # The same with the title repeating an earlier field's name: the
+    # name's own entry comes first, nothing overlaps, and the title check
+    # is what refuses it.
+    inner = np.array([(1, 2.0, None)], dtype=[("x", "<i4"), (("t", "y"), "<f8"), ("o", "O")])
+    outer = np.empty(1, dtype=object)
+    outer[0] = inner
+    data = pickle.dumps(outer, protocol=3)
+    assert data.count(title) == 1
+    data = data.replace(title, b"X\x01\x00\x00\x00x")
+    with open(os.path.join(bad, "title_repeats_earlier_name.npy"), "wb") as f:
+        np.lib.format.write_array_header_1_0(
+            f, {"descr": "|O", "fortran_order": False, "shape": (1,)})
+        f.write(data)
+    manifest["title_repeats_earlier_name.npy"] = "MalformedPickle"
     with open(os.path.join(bad, "errors.json"), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
