@@ -347,10 +347,7 @@ impl NpyFile {
             .checked_add(self.len())
             .ok_or_else(|| self.overflow())?;
         let grown = growth::with_len(&self.header, axis, new_len);
-        grown.data_len()?;
-        // What NumPy could not load is not written (rows of zero size can
-        // grow the axis without growing the file).
-        grown.check_numpy_limits()?;
+        growth::check_grown(&grown)?;
         let end = self.data_end()?;
         let header = growth::header_at_len(&grown, self.data_offset as usize).ok_or_else(|| {
             Error::NoHeaderRoom {

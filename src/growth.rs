@@ -61,6 +61,14 @@ fn overflow(header: &Header) -> Error {
     }
 }
 
+/// Checks that a header grown by appended rows can be written: its data
+/// length fits, and NumPy could load it (rows of zero size can grow the
+/// axis without growing the file, so the second check still matters).
+pub(crate) fn check_grown(grown: &Header) -> Result<()> {
+    grown.data_len()?;
+    grown.check_numpy_limits()
+}
+
 /// `header` with the growth axis set to `len`.
 pub(crate) fn with_len(header: &Header, axis: usize, len: usize) -> Header {
     let mut h = header.clone();

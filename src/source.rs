@@ -65,13 +65,6 @@ impl<'a> Source<'a> {
         Source::Slice(bytes)
     }
 
-    /// A stream read with the default [`crate::ReadOptions::max_stream_len`]
-    /// (for callers that have no options at hand).
-    #[allow(dead_code)]
-    pub(crate) fn stream(reader: &'a mut dyn Read) -> Self {
-        Self::stream_with(reader, &crate::ReadOptions::default())
-    }
-
     /// A stream read with the limits of `options`.
     pub(crate) fn stream_with(reader: &'a mut dyn Read, options: &crate::ReadOptions) -> Self {
         Source::Stream {

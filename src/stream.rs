@@ -303,10 +303,7 @@ impl<T: Element, W: Write + Seek> NpyWriter<T, W> {
                 itemsize: raw.template.dtype.itemsize().unwrap_or(0),
             })?;
         let grown = growth::with_len(&raw.template, raw.axis, total);
-        grown.data_len()?;
-        // What NumPy could not load is not written (zero-size rows grow the
-        // axis without growing the file).
-        grown.check_numpy_limits()?;
+        growth::check_grown(&grown)?;
         growth::write_rows(&rows, &mut raw.out)?;
         raw.rows = total;
         Ok(())

@@ -89,19 +89,12 @@ pub fn f16_to_f64(bits: u16) -> f64 {
 pub fn scalar_f64(s: &Scalar, b: &[u8]) -> Option<f64> {
     let o = s.order;
     Some(match (s.kind, s.size) {
-        (Kind::Bool, 1) => (b[0] != 0) as u8 as f64,
-        (Kind::Int, 1) => b[0] as i8 as f64,
-        (Kind::Int, 2) => i16::from_le_bytes(take(b, o)) as f64,
-        (Kind::Int, 4) => i32::from_le_bytes(take(b, o)) as f64,
-        (Kind::Int | Kind::Datetime | Kind::Timedelta, 8) => i64::from_le_bytes(take(b, o)) as f64,
-        (Kind::UInt, 1) => b[0] as f64,
-        (Kind::UInt, 2) => u16::from_le_bytes(take(b, o)) as f64,
-        (Kind::UInt, 4) => u32::from_le_bytes(take(b, o)) as f64,
-        (Kind::UInt, 8) => u64::from_le_bytes(take(b, o)) as f64,
         (Kind::Float, 2) => f16_to_f64(u16::from_le_bytes(take(b, o))),
         (Kind::Float, 4) => f32::from_le_bytes(take(b, o)) as f64,
         (Kind::Float, 8) => f64::from_le_bytes(take(b, o)),
-        _ => return None,
+        // Integers through their exact value: an `i128` of an `i64` or
+        // `u64` rounds to the same `f64` as the narrower type does.
+        _ => scalar_i128(s, b)? as f64,
     })
 }
 

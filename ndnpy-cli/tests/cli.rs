@@ -3,46 +3,12 @@
 //! `scripts/gen_cli_expected.py`), and, after `convert`, with what
 //! `np.load` reads back.
 
+mod common;
+
+use common::{code, json, ndnpy, ndnpy_env, root, stdout};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn ndnpy(args: &[&str]) -> Output {
-    ndnpy_env(args, &[])
-}
-
-fn ndnpy_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_ndnpy"))
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(root())
-        .output()
-        .expect("run ndnpy");
-    // A panic exits with 101: never acceptable, whatever the input.
-    assert_ne!(
-        out.status.code(),
-        Some(101),
-        "panic: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exit code")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).expect("utf-8")
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(out)))
-}
+use std::path::Path;
+use std::process::Command;
 
 fn expected() -> Value {
     let text = std::fs::read_to_string(root().join("ndnpy-cli/tests/expected.json")).unwrap();

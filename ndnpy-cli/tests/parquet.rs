@@ -4,46 +4,16 @@
 //! `scripts/gen_parquet_fixtures.py`); conversions against the library.
 #![cfg(feature = "parquet")]
 
+mod common;
+
+use common::{code, json, ndnpy, root, stderr};
 use ndnpy::NpzReader;
 use ndnpy_parquet::Frame;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::path::PathBuf;
 
 fn fixture(name: &str) -> PathBuf {
     root().join(format!("fixtures/parquet/valid/{name}.parquet"))
-}
-
-fn ndnpy<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_ndnpy"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run ndnpy");
-    assert_ne!(
-        out.status.code(),
-        Some(101),
-        "panic: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exit code")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 /// A column of `info --json` against the pandas dtype pandas reads.

@@ -787,10 +787,7 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
         let rows = crate::growth::check_block(&self.m.header, self.m.axis, block)?;
         let total = self.m.rows.checked_add(rows.shape()[0]);
         let grown = total.map(|t| self.with_rows(t));
-        // Within NumPy's limits too (zero-size rows grow the axis alone).
-        let fits = grown
-            .as_ref()
-            .map(|h| h.data_len().and_then(|_| h.check_numpy_limits()));
+        let fits = grown.as_ref().map(crate::growth::check_grown);
         let Some(Ok(_)) = fits else {
             return Err(Error::LengthOverflow {
                 shape: self.m.header.shape.iter().map(|&d| d as u64).collect(),
