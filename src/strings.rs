@@ -136,7 +136,7 @@ unsafe impl<const N: usize> LayoutElement for FixedUnicode<N> {
     }
 }
 
-fn strip_nuls(bytes: &[u8]) -> &[u8] {
+pub(crate) fn strip_nuls(bytes: &[u8]) -> &[u8] {
     let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
     &bytes[..end]
 }
@@ -294,7 +294,7 @@ fn too_long(len: usize, width: usize) -> Error {
 const CHUNK_BYTES: usize = 256 << 10;
 
 /// Decodes one `<U` item: UCS-4 code units, trailing NULs stripped.
-fn decode_ucs4(item: &[u8], swap: bool, index: usize) -> Result<String> {
+pub(crate) fn decode_ucs4(item: &[u8], swap: bool, index: usize) -> Result<String> {
     if swap {
         decode::<true>(item, index)
     } else {

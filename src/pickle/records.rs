@@ -515,24 +515,8 @@ fn load(bytes: &[u8], dtype: &DType) -> Result<PyValue> {
             let half = bytes.len() / 2;
             PyValue::Complex(float(&bytes[..half])?, float(&bytes[half..])?)
         }
-        Kind::Unicode => {
-            let end = bytes
-                .chunks_exact(4)
-                .rposition(|c| c != [0; 4])
-                .map_or(0, |i| i + 1);
-            let text = bytes[..4 * end]
-                .chunks_exact(4)
-                .map(|c| {
-                    let value = u32::from_ne_bytes(c.try_into().expect("4 bytes"));
-                    char::from_u32(value).ok_or(Error::InvalidUnicode { index: 0, value })
-                })
-                .collect::<Result<String>>()?;
-            PyValue::Str(text)
-        }
-        Kind::Bytes => {
-            let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-            PyValue::Bytes(bytes[..end].to_vec())
-        }
+        Kind::Unicode => PyValue::Str(crate::strings::decode_ucs4(bytes, false, 0)?),
+        Kind::Bytes => PyValue::Bytes(crate::strings::strip_nuls(bytes).to_vec()),
         Kind::Void => PyValue::Bytes(bytes.to_vec()),
         Kind::Datetime | Kind::Timedelta => match int(bytes) {
             i64::MIN => PyValue::None,
