@@ -82,15 +82,17 @@ fn bit_packed(values: &[u32], bit_width: u32, out: &mut Vec<u8>) {
     }
 }
 
-/// The column chunk of rows `start..end` of `c` (see the module
-/// documentation), with the metadata `append_column` needs.
-pub(crate) fn chunk(
-    descr: ColumnDescPtr,
-    c: &Categorical,
-    start: usize,
-    end: usize,
-) -> Result<(Bytes, ColumnCloseResult)> {
-    let k = c.num_categories();
+/// A categorical column's dictionary page body and codes, made once for
+/// all its row groups (each chunk repeats the dictionary and takes a slice
+/// of the codes).
+pub(crate) struct Prepared {
+    dictionary: Bytes,
+    codes: Vec<i64>,
+    categories: usize,
+}
+
+/// Prepares `c` (one of the categoricals [`handles`] accepts) for [`chunk`].
+pub(crate) fn prepare(c: &Categorical) -> Result<Prepared> {
     let mut dictionary = Vec::new();
     let mut plain = |item: &[u8]| -> Result<()> {
         let len = u32::try_from(item.len())
@@ -104,8 +106,24 @@ pub(crate) fn chunk(
         AnyArray::Bytes(a) => a.iter().try_for_each(|b| plain(b))?,
         _ => unreachable!("checked by handles()"),
     }
-    let codes = c.codes_i64()?;
-    let codes = &codes[start..end];
+    Ok(Prepared {
+        dictionary: dictionary.into(),
+        codes: c.codes_i64()?,
+        categories: c.num_categories(),
+    })
+}
+
+/// The column chunk of rows `start..end` of a prepared categorical (see
+/// the module documentation), with the metadata `append_column` needs.
+pub(crate) fn chunk(
+    descr: ColumnDescPtr,
+    prepared: &Prepared,
+    start: usize,
+    end: usize,
+) -> Result<(Bytes, ColumnCloseResult)> {
+    let k = prepared.categories;
+    let dictionary = prepared.dictionary.clone();
+    let codes = &prepared.codes[start..end];
     let n = codes.len();
     let max = k.saturating_sub(1).max(1) as u64;
     let bit_width = 64 - max.leading_zeros();
@@ -138,7 +156,7 @@ pub(crate) fn chunk(
         let size = dictionary.len();
         let spec = pages.write_page(CompressedPage::new(
             Page::DictionaryPage {
-                buf: dictionary.into(),
+                buf: dictionary,
                 num_values: u32::try_from(k).map_err(|_| too_many())?,
                 encoding: Encoding::PLAIN,
                 is_sorted: false,

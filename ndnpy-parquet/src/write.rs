@@ -149,19 +149,26 @@ pub(crate) fn write_to<W: Write + Send>(
     } else {
         rg
     };
+    let prepared = stored
+        .iter()
+        .map(|(c, _)| match c.values() {
+            Values::Categorical(cat) if crate::dictionary::handles(cat) => {
+                crate::dictionary::prepare(cat).map(Some)
+            }
+            _ => Ok(None),
+        })
+        .collect::<Result<Vec<_>>>()?;
     while rg_start < frame.len {
         let rg_end = rg_start.saturating_add(step).min(frame.len);
         let column_writers = factory.create_column_writers(rg_index)?;
         let mut rg_writer = writer.next_row_group()?;
         for (i, ((c, _), cw)) in stored.iter().zip(column_writers).enumerate() {
             let mut cw = cw;
-            if let Values::Categorical(cat) = c.values() {
-                if crate::dictionary::handles(cat) {
-                    let (bytes, close) =
-                        crate::dictionary::chunk(parquet_schema.column(i), cat, rg_start, rg_end)?;
-                    rg_writer.append_column(&bytes, close)?;
-                    continue;
-                }
+            if let Some(p) = &prepared[i] {
+                let (bytes, close) =
+                    crate::dictionary::chunk(parquet_schema.column(i), p, rg_start, rg_end)?;
+                rg_writer.append_column(&bytes, close)?;
+                continue;
             }
             let field = schema.field(i);
             let mut start = rg_start;
