@@ -8,7 +8,6 @@ use crate::input::Opened;
 use crate::slice::View;
 use ndnpy::{DType, Kind, Scalar};
 use serde_json::{json, Value};
-use std::collections::HashMap;
 
 /// How many differing elements are listed.
 const FIRST: usize = 10;
@@ -107,11 +106,12 @@ pub fn diff(a: &mut Opened<'_>, b: &mut Opened<'_>, rtol: f64, atol: f64) -> Cli
     let mut first = Vec::new();
     let mut bufa = Vec::new();
     let mut bufb = Vec::new();
-    let mut gather = Gather {
-        opened: b,
-        blocks: HashMap::new(),
-        total: total_b,
+    // `b` is read in `a`'s order, whose fastest axis is its first or last.
+    let fast = match (ha.fortran_order, hb.shape.first(), hb.shape.last()) {
+        (true, Some(&n), _) | (false, _, Some(&n)) => n,
+        _ => 1,
     };
+    let mut gather = Gather::new(b, total_b, fast);
     let mut k = 0u64;
     let io = |e: std::io::Error| CliError::problem(format!("reading the data: {e}"));
     while k < count {
@@ -121,8 +121,7 @@ pub fn diff(a: &mut Opened<'_>, b: &mut Opened<'_>, rtol: f64, atol: f64) -> Cli
         a.data.read_at(k * ia as u64, &mut bufa).map_err(io)?;
         if same_order {
             gather
-                .opened
-                .data
+                .data()
                 .read_at(k * ib as u64, &mut bufb)
                 .map_err(io)?;
         } else {
