@@ -203,6 +203,24 @@ impl DType {
         parse_type_str(descr).map(DType::Scalar)
     }
 
+    /// Whether any part of the dtype is `O` (a Python object), so that
+    /// NumPy pickles the data and its length is not the header's.
+    ///
+    /// ```
+    /// use ndnpy::DType;
+    ///
+    /// assert!(DType::parse("|O")?.has_object());
+    /// assert!(!DType::parse("<f8")?.has_object());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn has_object(&self) -> bool {
+        match self {
+            DType::Scalar(s) => s.kind == Kind::Object,
+            DType::Record(fields) => fields.iter().any(|f| f.dtype.has_object()),
+            DType::SubArray(inner, _) => inner.has_object(),
+        }
+    }
+
     /// Size of one element in bytes, or `None` on overflow.
     pub fn itemsize(&self) -> Option<usize> {
         match self {

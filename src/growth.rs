@@ -5,7 +5,6 @@
 //! order) are contiguous runs of bytes in either order, so a row range is
 //! one byte range and appending is writing at the end.
 
-use crate::dtype::{DType, Kind};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::header::{Header, MAGIC};
@@ -26,14 +25,7 @@ pub(crate) fn axis(shape: &[usize], fortran_order: bool) -> Result<usize> {
 /// data is one pickle, not fixed-size rows, so it can be neither appended to
 /// nor cut at a row (and `open_append` must not cut off "trailing" bytes).
 pub(crate) fn check_fixed_rows(header: &Header) -> Result<()> {
-    fn has_object(dtype: &DType) -> bool {
-        match dtype {
-            DType::Scalar(s) => s.kind == Kind::Object,
-            DType::Record(fields) => fields.iter().any(|f| has_object(&f.dtype)),
-            DType::SubArray(inner, _) => has_object(inner),
-        }
-    }
-    if has_object(&header.dtype) {
+    if header.dtype.has_object() {
         return Err(Error::UnsupportedDType {
             dtype: header.dtype.to_string(),
             reason: "an object array's data is one pickle, not rows of fixed size, so it cannot be appended to or read in row ranges".into(),
@@ -317,6 +309,7 @@ pub(crate) fn still_at(_file: &File, _path: &std::path::Path) -> io::Result<bool
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dtype::DType;
     use crate::header::{parse_slice, ReadOptions, Version};
 
     fn header(shape: &[usize]) -> Header {

@@ -4,7 +4,7 @@
 
 use crate::error::CliResult;
 use crate::input::{container_of, open_npy, Container, Npz, Opened};
-use ndnpy::{DType, Kind};
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -38,14 +38,6 @@ pub fn walk(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-fn pickled(dtype: &DType) -> bool {
-    match dtype {
-        DType::Scalar(s) => s.kind == Kind::Object,
-        DType::Record(fields) => fields.iter().any(|f| pickled(&f.dtype)),
-        DType::SubArray(inner, _) => pickled(inner),
-    }
-}
-
 fn check_array(opened: &mut Opened<'_>, allow_pickle: bool) -> Option<String> {
     if let Err(e) = opened.check_complete() {
         return Some(e.to_string());
@@ -64,7 +56,7 @@ fn check_array(opened: &mut Opened<'_>, allow_pickle: bool) -> Option<String> {
             }
         }
     }
-    if !allow_pickle && pickled(&opened.header.dtype) {
+    if !allow_pickle && opened.header.dtype.has_object() {
         return Some(
             "holds pickled Python objects: loading it with allow_pickle=True runs code (pass --allow-pickle to accept)"
                 .into(),
@@ -74,15 +66,7 @@ fn check_array(opened: &mut Opened<'_>, allow_pickle: bool) -> Option<String> {
 }
 
 fn read_pickle(opened: &mut Opened<'_>) -> ndnpy::Result<()> {
-    let len = usize::try_from(opened.available).map_err(|_| ndnpy::Error::LengthOverflow {
-        shape: opened.header.shape.iter().map(|&d| d as u64).collect(),
-        itemsize: 8,
-    })?;
-    let mut bytes = opened.header.to_bytes()?;
-    let start = bytes.len();
-    bytes.resize(start + len, 0);
-    opened.data.read_at(0, &mut bytes[start..])?;
-    ndnpy::AnyArray::from_npy_bytes(&bytes).map(drop)
+    crate::input::read_any(opened).map(drop)
 }
 
 /// Checks one file, returning its problems (an unreadable file is one).

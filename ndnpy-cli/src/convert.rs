@@ -7,7 +7,7 @@
 use crate::error::{CliError, CliResult};
 use crate::input::{container_of, open_npy, Container, Npz, Opened};
 use crate::slice::View;
-use ndnpy::{ByteOrder, DType, Header, Kind, Scalar};
+use ndnpy::{AnyArray, ByteOrder, DType, Header, Kind, Scalar};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -265,6 +265,9 @@ fn target(header: &Header, opts: &Options) -> (Header, Vec<(usize, usize)>) {
 
 /// Writes one array's `.npy` bytes (header then data) to `w`.
 fn write_npy_to(opened: &mut Opened<'_>, opts: &Options, w: &mut dyn Write) -> CliResult<()> {
+    if opened.header.dtype.has_object() {
+        return write_objects_to(opened, opts, w);
+    }
     let (header, sw) = target(&opened.header, opts);
     let itemsize = header.dtype.itemsize().unwrap_or(1).max(1);
     let bytes = header
@@ -286,6 +289,49 @@ fn write_npy_to(opened: &mut Opened<'_>, opts: &Options, w: &mut dyn Write) -> C
         }
         w.write_all(&scratch)
     })
+}
+
+/// Writes an array that holds Python objects. Its data is one pickle whose
+/// length the header does not give (the header's `itemsize × count` is the
+/// size of the pointers, not of the pickle), so it cannot be copied as
+/// bytes: it is read through the library's pickle reader and pickled again
+/// by the library's writer, which NumPy loads equal to the input.
+fn write_objects_to(opened: &mut Opened<'_>, opts: &Options, w: &mut dyn Write) -> CliResult<()> {
+    let (target, _) = target(&opened.header, opts);
+    let any = crate::input::read_any(opened).map_err(|e| CliError::problem(e.to_string()))?;
+    let any = match any {
+        AnyArray::Object(a) => AnyArray::Object(if target.fortran_order {
+            a.reversed_axes()
+                .as_standard_layout()
+                .into_owned()
+                .reversed_axes()
+        } else {
+            a.as_standard_layout().into_owned()
+        }),
+        AnyArray::Record(r) => {
+            // Records with object fields are pickled one tuple per record
+            // in C order, with the other fields in native byte order.
+            if target.fortran_order {
+                return Err(CliError::usage(
+                    "records with object fields are written in C order only",
+                ));
+            }
+            if opts.byteorder.is_some()
+                && with_order(&target.dtype, ByteOrder::NATIVE) != target.dtype
+            {
+                return Err(CliError::usage(
+                    "records with object fields are written in native byte order only",
+                ));
+            }
+            AnyArray::Record(r)
+        }
+        other => other,
+    };
+    let bytes = any
+        .to_npy_bytes()
+        .map_err(|e| CliError::problem(e.to_string()))?;
+    w.write_all(&bytes)
+        .map_err(|e| CliError::usage(format!("writing: {e}")))
 }
 
 /// A file that appears at `path` only when `commit` is called.

@@ -4,21 +4,13 @@
 
 use crate::error::{CliError, CliResult};
 use crate::input::{open_npy, Npz};
-use ndnpy::{Compression, DType, Header, Kind, Version};
+use ndnpy::{Compression, DType, Header, Version};
 use serde_json::{json, Value};
 use std::path::Path;
 
 fn version(v: Version) -> String {
     let (a, b) = v.as_pair();
     format!("{a}.{b}")
-}
-
-fn pickled(dtype: &DType) -> bool {
-    match dtype {
-        DType::Scalar(s) => s.kind == Kind::Object,
-        DType::Record(fields) => fields.iter().any(|f| pickled(&f.dtype)),
-        DType::SubArray(inner, _) => pickled(inner),
-    }
 }
 
 /// The dtype as a tree: one row per field with offset and size; padding
@@ -96,10 +88,10 @@ fn header_json(header: &Header, data_offset: u64, available: u64) -> Value {
         "aligned_64": data_offset.is_multiple_of(64),
         "data_bytes": declared,
         "present_bytes": available,
-        "truncated": !pickled(&header.dtype) && declared.is_some_and(|d| available < d),
+        "truncated": !header.dtype.has_object() && declared.is_some_and(|d| available < d),
         "header_spare_bytes": spare,
         "growth_axis_max_digits": growth.map(|n| n.to_string().len() as u64 + spare),
-        "pickled": pickled(&header.dtype),
+        "pickled": header.dtype.has_object(),
     })
 }
 

@@ -17,10 +17,20 @@ pub enum Container {
     Npz,
 }
 
-/// Header limit: NumPy's (`np.load` refuses longer headers by default), so
-/// that `check` accepts what NumPy loads.
+/// How every command reads, from the global options (set once by `main`).
+static READ_OPTIONS: std::sync::OnceLock<ReadOptions> = std::sync::OnceLock::new();
+
+/// Sets the read options of this run; the first call wins.
+pub fn set_read_options(options: ReadOptions) {
+    let _ = READ_OPTIONS.set(options);
+}
+
+/// The read options of this run. The default header limit is NumPy's
+/// (`np.load` refuses longer headers unless given `max_header_size`), so
+/// that `check` accepts what NumPy loads; `--max-header-size` raises it
+/// as `max_header_size` does.
 pub fn read_options() -> ReadOptions {
-    ReadOptions::default()
+    READ_OPTIONS.get().cloned().unwrap_or_default()
 }
 
 pub fn container_of(path: &Path) -> CliResult<Container> {
@@ -148,7 +158,7 @@ impl Opened<'_> {
     /// Whether the data is a pickle (an object array), whose length the
     /// header does not say.
     pub fn is_pickle(&self) -> bool {
-        matches!(&self.header.dtype, ndnpy::DType::Scalar(s) if s.kind == ndnpy::Kind::Object)
+        self.header.dtype.has_object()
     }
 
     /// Fails unless all the data the header declares is present.
@@ -165,6 +175,36 @@ impl Opened<'_> {
         }
         Ok(())
     }
+}
+
+/// The data of an opened array as a stream, from its first byte to the
+/// last byte present (`available`), through positioned reads or the
+/// member's inflater.
+struct DataReader<'o, 'a> {
+    opened: &'o mut Opened<'a>,
+    pos: u64,
+}
+
+impl Read for DataReader<'_, '_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.opened.available.saturating_sub(self.pos);
+        let n = (buf.len() as u64).min(left) as usize;
+        if n == 0 {
+            return Ok(0);
+        }
+        self.opened.data.read_at(self.pos, &mut buf[..n])?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+/// Reads the whole array through the library, whatever its dtype: how
+/// object arrays (whose pickle has no length in the header) are read.
+/// The library's limits apply, as to any stream.
+pub fn read_any(opened: &mut Opened<'_>) -> ndnpy::Result<ndnpy::AnyArray> {
+    let header = opened.header.to_bytes()?;
+    let data = DataReader { opened, pos: 0 };
+    ndnpy::AnyArray::read_npy_from_with(io::Cursor::new(header).chain(data), &read_options())
 }
 
 /// Opens a `.npy` file.

@@ -34,6 +34,10 @@ struct Cli {
     /// Machine-readable output: one JSON document on stdout.
     #[arg(long, global = true)]
     json: bool,
+    /// Longest .npy header accepted, in bytes (NumPy's max_header_size; default
+    /// 10000, as np.load). Headers of wide record dtypes need more.
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_header_size: Option<usize>,
     #[command(subcommand)]
     command: Command,
 }
@@ -444,6 +448,11 @@ fn main() {
         }
     };
     let json = cli.json;
+    let mut options = ndnpy::ReadOptions::default();
+    if let Some(n) = cli.max_header_size {
+        options = options.max_header_len(n);
+    }
+    input::set_read_options(options);
     let code = match run(cli) {
         Ok(o) => {
             if json {

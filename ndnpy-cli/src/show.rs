@@ -15,15 +15,7 @@ use std::collections::BTreeMap;
 /// (bounded by the file's size), through ndnpy's own pickle reader: a
 /// closed list of constructors, nothing executed.
 fn read_objects(opened: &mut Opened<'_>, order: &[u64]) -> Result<Values, String> {
-    let len = usize::try_from(opened.available).map_err(|e| e.to_string())?;
-    let mut bytes = opened.header.to_bytes().map_err(|e| e.to_string())?;
-    let start = bytes.len();
-    bytes.resize(start + len, 0);
-    opened
-        .data
-        .read_at(0, &mut bytes[start..])
-        .map_err(|e| format!("reading the data: {e}"))?;
-    let any = AnyArray::from_npy_bytes(&bytes).map_err(|e| e.to_string())?;
+    let any = crate::input::read_any(opened).map_err(|e| e.to_string())?;
     let AnyArray::Object(array) = any else {
         return Err("not an object array".into());
     };

@@ -155,7 +155,7 @@ pub(crate) fn read_object_data(
 
 /// Whether a header's dtype is read through the pickle reader.
 pub(crate) fn is_pickled(dtype: &crate::DType) -> bool {
-    numpy::has_object(dtype)
+    dtype.has_object()
 }
 
 /// An object array whose elements are all `str`, as a `String` array.

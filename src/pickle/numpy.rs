@@ -353,15 +353,6 @@ fn padding(n: u64) -> Field {
     }
 }
 
-/// Whether `dtype` holds Python objects anywhere.
-pub(crate) fn has_object(dtype: &DType) -> bool {
-    match dtype {
-        DType::Scalar(s) => s.kind == Kind::Object,
-        DType::Record(fields) => fields.iter().any(|f| has_object(&f.dtype)),
-        DType::SubArray(inner, _) => has_object(inner),
-    }
-}
-
 /// `ndarray.__setstate__((version, shape, dtype, is_fortran, data))`.
 pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize) -> Result<Node> {
     let items = tuple_at(m, state, "the ndarray state")?.to_vec();
@@ -377,7 +368,7 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
         Node::Int(n) => *n != 0,
         _ => return Err(m.malformed("the ndarray order flag is not a bool")),
     };
-    let array = if has_object(&dtype) {
+    let array = if dtype.has_object() {
         let items = match &m.arena[data] {
             Node::List(items) => items.clone(),
             _ => return Err(m.malformed("the data of an object ndarray is not a list")),
@@ -492,7 +483,7 @@ pub(crate) fn frombuffer(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
         return Err(m.malformed("_frombuffer takes four arguments"));
     };
     let dtype = dtype_at(m, *dtype)?;
-    if has_object(&dtype) {
+    if dtype.has_object() {
         return Err(m.malformed("_frombuffer of an object dtype"));
     }
     let shape = shape_at(m, *shape, "the _frombuffer shape")?;
@@ -528,7 +519,7 @@ pub(crate) fn scalar(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
         };
         return Ok(machine::value_node(v));
     }
-    if has_object(&dtype) {
+    if dtype.has_object() {
         return Err(Error::UnsupportedDType {
             dtype: dtype.to_string(),
             reason: "NumPy scalars of records with object fields are not supported yet".into(),

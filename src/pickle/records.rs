@@ -8,7 +8,6 @@
 //! [`AnyArray::Object`] column.
 
 use super::machine::{self, Machine};
-use super::numpy::has_object;
 use super::value::{Date, PyValue};
 use crate::any::AnyArray;
 use crate::dtype::{DType, Field, Kind, Scalar};
@@ -34,7 +33,7 @@ pub(crate) fn record_array(
     };
     if let Some(f) = fields
         .iter()
-        .find(|f| has_object(&f.dtype) && !is_object(&f.dtype))
+        .find(|f| f.dtype.has_object() && !is_object(&f.dtype))
     {
         return Err(unsupported(
             dtype,
@@ -434,7 +433,7 @@ pub(crate) fn record_rows(r: &RecordArray) -> Result<Vec<Vec<PyValue>>> {
             }
             continue;
         }
-        if has_object(&f.dtype) {
+        if f.dtype.has_object() {
             return Err(unsupported(
                 r.dtype(),
                 "objects inside a nested record or sub-array field",

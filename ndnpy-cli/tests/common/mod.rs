@@ -51,3 +51,28 @@ pub fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
+
+/// The Python with NumPy that checks outputs: `$NDNPY_PYTHON` or `python3`.
+///
+/// `None` (with a line on stderr saying why the check is skipped) where
+/// that Python has no NumPy, so that the README's test command passes on
+/// a fresh machine; where `CI` is set the check is required and a missing
+/// NumPy fails the test.
+pub fn numpy_python(test: &str) -> Option<String> {
+    let python = std::env::var("NDNPY_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let probe = Command::new(&python).args(["-c", "import numpy"]).output();
+    match probe {
+        Ok(o) if o.status.success() => Some(python),
+        other => {
+            let why = match other {
+                Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_owned(),
+                Err(e) => e.to_string(),
+            };
+            if std::env::var_os("CI").is_some() {
+                panic!("{test}: {python} with NumPy is required where CI is set: {why}");
+            }
+            eprintln!("SKIPPED {test}: {python} has no NumPy ({why})");
+            None
+        }
+    }
+}
