@@ -96,6 +96,10 @@ pub enum AnyArray {
     /// ([`crate::pickle`]); an `ArrayD<PyValue>` writes them back with
     /// [`crate::WriteNpy`] (or [`AnyArray::to_npy_bytes`]).
     Object(ArrayD<crate::pickle::PyValue>),
+    /// NumPy 2's variable-width strings (`np.dtypes.StringDType()`), which
+    /// `np.save` writes as a `|O` header and a pickle; [`AnyArray::dtype`]
+    /// says `|O`, as the header does.
+    StringDType(crate::pickle::StringDTypeArray),
 }
 
 /// Evaluates `$body` with `$a` bound to the array inside any variant that
@@ -116,6 +120,7 @@ macro_rules! each_variant {
     ($value:expr, $a:ident => $body:expr, object $o:pat => $obj:expr, raw $raw:ident => $raw_body:expr) => {
         match $value {
             AnyArray::Object($o) => $obj,
+            AnyArray::StringDType(_) => unreachable!("StringDType arrays are handled before each_variant!"),
             AnyArray::Bool($a) => $body,
             AnyArray::I8($a) => $body,
             AnyArray::I16($a) => $body,
@@ -438,7 +443,10 @@ impl AnyArray {
             }
         }
         Some(match self {
-            AnyArray::Str(_) | AnyArray::Bytes(_) | AnyArray::Object(_) => return None,
+            AnyArray::Str(_)
+            | AnyArray::Bytes(_)
+            | AnyArray::Object(_)
+            | AnyArray::StringDType(_) => return None,
             AnyArray::Datetime64 { array, unit } | AnyArray::Timedelta64 { array, unit } => {
                 let mut raw = bytes(array);
                 raw.dtype = DType::Scalar(Scalar {
@@ -504,6 +512,9 @@ impl AnyArray {
         use crate::WriteNpy;
         if let AnyArray::Record(r) = self {
             return r.to_npy_bytes();
+        }
+        if let AnyArray::StringDType(a) = self {
+            return crate::pickle::stringdtype_npy_bytes(a);
         }
         each_variant!(self, a => a.to_npy_bytes(), object o => crate::pickle::to_object_npy_bytes(o), raw r => {
             let mut out = r.header().to_bytes()?;
@@ -585,7 +596,9 @@ impl AnyArray {
                 })
             }
             AnyArray::Record(r) | AnyArray::Void(r) => r.dtype().clone(),
-            AnyArray::Object(_) => DType::parse("|O").expect("a valid type string"),
+            AnyArray::Object(_) | AnyArray::StringDType(_) => {
+                DType::parse("|O").expect("a valid type string")
+            }
             other => each_variant!(other, a => of(a), raw _r => unreachable!("covered above")),
         }
     }
@@ -598,6 +611,7 @@ impl AnyArray {
             }
             AnyArray::Record(r) | AnyArray::Void(r) => r.shape(),
             AnyArray::Object(a) => a.shape(),
+            AnyArray::StringDType(a) => a.values.shape(),
             other => each_variant!(other, a => a.shape(), raw _r => unreachable!("covered above")),
         }
     }

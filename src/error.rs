@@ -360,6 +360,15 @@ pub enum Error {
         what: String,
     },
 
+    /// A Python 2 pickle holds a `str` with bytes beyond ASCII, which
+    /// [`crate::PickleEncoding::Ascii`] (the default, as `np.load`'s
+    /// `encoding='ASCII'`) cannot decode: choose `Latin1` or `Bytes` with
+    /// [`crate::ReadOptions::pickle_encoding`].
+    Py2StrNotAscii {
+        /// The first byte beyond ASCII.
+        byte: u8,
+    },
+
     /// An object array's pickle is damaged or inconsistent: cut short, a
     /// stack or memo reference that does not exist, an argument of the wrong
     /// type, a recursive structure, data that disagrees with its shape.
@@ -437,6 +446,7 @@ impl fmt::Display for Error {
             Error::NoHeaderRoom { needed, available } => write!(f, "the header has no room to grow in place ({needed} bytes needed, {available} present); rewrite it once with NpyFile::make_appendable"),
             Error::Locked { path } => write!(f, "{} is locked by another appender (an open NpyFile::open_append or make_appendable); try again when it is closed", path.display()),
             Error::UnsupportedPickle { what } => write!(f, "object array pickle uses {what}, which the safe pickle reader does not accept (nothing was executed)"),
+            Error::Py2StrNotAscii { byte } => write!(f, "object array pickle holds a Python 2 str with the byte 0x{byte:02x}, which is not ASCII (np.load's default encoding refuses it too): read it with ReadOptions::pickle_encoding(PickleEncoding::Latin1) or Bytes (np.load's encoding='latin1' or 'bytes'; the ndnpy command: --pickle-encoding)"),
             Error::MalformedPickle { pos, reason } => write!(f, "malformed object array pickle at byte {pos}: {reason}"),
             Error::PickleLimit { what, limit } => write!(f, "object array pickle exceeds the reader's limit on {what} ({limit})"),
             Error::ObjectsRefused => write!(f, "the file holds an object (pickled) array, and object arrays were refused by ReadOptions::allow_objects(false)"),

@@ -78,7 +78,7 @@ pub use header::{
 };
 pub use mmap::MmapNpy;
 pub use npz::{Compression, MemberInfo, NpzArrays, NpzMemberWriter, NpzMmap, NpzReader, NpzWriter};
-pub use options::WriteOptions;
+pub use options::{PickleEncoding, WriteOptions};
 pub use order::Order;
 pub use pickle::PyValue;
 pub use read::ReadNpy;

@@ -1,4 +1,5 @@
-//! [`WriteOptions`]: how a write to a path reaches the disk.
+//! [`WriteOptions`]: how a write to a path reaches the disk; and
+//! [`PickleEncoding`], how Python 2 strings in pickles are read.
 
 /// Options for writing to a path: [`crate::WriteNpy::write_npy_with`],
 /// [`crate::NpzWriter::create_with`] and
@@ -62,4 +63,23 @@ impl WriteOptions {
     pub fn is_durable(&self) -> bool {
         self.durable
     }
+}
+
+/// How the pickle reader turns Python 2 `str` values (the `STRING`,
+/// `BINSTRING` and `SHORT_BINSTRING` opcodes, bytes without an encoding)
+/// into values: `np.load`'s `encoding` argument. Set with
+/// [`crate::ReadOptions::pickle_encoding`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum PickleEncoding {
+    /// ASCII text, an error for any other byte (`encoding='ASCII'`,
+    /// NumPy's default).
+    #[default]
+    Ascii,
+    /// Latin-1 text: every byte is the code point of the same number
+    /// (`encoding='latin1'`, what NumPy advises for Python 2 files; text
+    /// that was UTF-8 comes out as mojibake, as in NumPy).
+    Latin1,
+    /// The bytes themselves, as [`crate::pickle::PyValue::Bytes`]
+    /// (`encoding='bytes'`).
+    Bytes,
 }

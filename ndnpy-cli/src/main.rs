@@ -38,8 +38,26 @@ struct Cli {
     /// 10000, as np.load). Headers of wide record dtypes need more.
     #[arg(long, global = true, value_name = "BYTES")]
     max_header_size: Option<usize>,
+    /// How Python 2 str values in object arrays are read (np.load's encoding):
+    /// latin1 (the default here, what NumPy advises for Python 2 files), ascii
+    /// (np.load's default: an error for other bytes) or bytes.
+    #[arg(long, global = true, value_enum, default_value_t = EncodingArg::Latin1)]
+    pickle_encoding: EncodingArg,
+    /// Read objects of classes outside the pickle reader's closed list as inert
+    /// data (class name, arguments and state; nothing is called), instead of
+    /// refusing them; convert writes them back as equivalent pickles.
+    #[arg(long, global = true)]
+    opaque: bool,
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--pickle-encoding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EncodingArg {
+    Ascii,
+    Latin1,
+    Bytes,
 }
 
 #[derive(Subcommand)]
@@ -452,6 +470,13 @@ fn main() {
     if let Some(n) = cli.max_header_size {
         options = options.max_header_len(n);
     }
+    options = options
+        .opaque_objects(cli.opaque)
+        .pickle_encoding(match cli.pickle_encoding {
+            EncodingArg::Ascii => ndnpy::PickleEncoding::Ascii,
+            EncodingArg::Latin1 => ndnpy::PickleEncoding::Latin1,
+            EncodingArg::Bytes => ndnpy::PickleEncoding::Bytes,
+        });
     input::set_read_options(options);
     let code = match run(cli) {
         Ok(o) => {

@@ -599,6 +599,19 @@ pub fn array_repr(
     words: Vec<String>,
     dtype: &DType,
 ) -> String {
+    array_repr_with(shape, axes, words, dtype, None)
+}
+
+/// [`array_repr`] whose `dtype=` text is `dtype_text` when given (a dtype
+/// the header does not show, such as NumPy 2's `StringDType()` behind a
+/// `|O` header).
+pub fn array_repr_with(
+    shape: &[usize],
+    axes: &[Vec<Option<usize>>],
+    words: Vec<String>,
+    dtype: &DType,
+    dtype_text: Option<String>,
+) -> String {
     let size: usize = shape.iter().product();
     let prefix = "array(";
     let lst = if size == 0 {
@@ -611,7 +624,7 @@ pub fn array_repr(
     if (size == 0 && shape != [0]) || size > THRESHOLD {
         extras.push(format!("shape={}", shape_repr(shape)));
     }
-    match dtype_repr(dtype) {
+    match dtype_text.or_else(|| dtype_repr(dtype)) {
         Some(d) => extras.push(format!("dtype={d}")),
         None if size == 0 => extras.push("dtype=float64".replace(
             "float64",

@@ -2,40 +2,70 @@
 //! the elements it prints.
 
 use crate::input::Opened;
-use crate::repr::{array_repr, format_values, shown_indices, THRESHOLD};
+use crate::repr::{array_repr, array_repr_with, format_values, shown_indices, THRESHOLD};
 use crate::slice::View;
 use crate::values::{decode, Values};
+use ndnpy::pickle::PyValue;
 use ndnpy::{AnyArray, DType, Kind};
 use std::collections::BTreeMap;
 
+/// `$f` of the elements of an `ArrayD`, in the file's order (the array's
+/// memory order).
+macro_rules! in_file_order {
+    ($array:expr, $fortran:expr, $f:expr) => {
+        if $fortran {
+            $array.t().iter().map($f).collect::<Vec<String>>()
+        } else {
+            $array.iter().map($f).collect::<Vec<String>>()
+        }
+    };
+}
+
 /// An object array's elements `order` (element numbers in file order),
-/// each as Python's `repr` (NumPy writes a list as `list([...])`).
+/// each as Python's `repr` (NumPy writes a list as `list([...])`), and the
+/// dtype's repr when the header's `|O` hides another (NumPy 2's
+/// `StringDType`).
 ///
 /// A pickle can only be read from its start, so this reads the whole data
 /// (bounded by the file's size), through ndnpy's own pickle reader: a
 /// closed list of constructors, nothing executed.
-fn read_objects(opened: &mut Opened<'_>, order: &[u64]) -> Result<Values, String> {
+fn read_objects(
+    opened: &mut Opened<'_>,
+    order: &[u64],
+) -> Result<(Values, Option<String>), String> {
     let any = crate::input::read_any(opened).map_err(|e| e.to_string())?;
-    let AnyArray::Object(array) = any else {
-        return Err("not an object array".into());
+    let (words, dtype): (Vec<String>, Option<String>) = match any {
+        AnyArray::Object(array) => (
+            in_file_order!(array, opened.header.fortran_order, |v| match v {
+                PyValue::List(_) => format!("list({v})"),
+                v => v.to_string(),
+            }),
+            None,
+        ),
+        AnyArray::StringDType(a) => {
+            let na = a.na_object.clone().unwrap_or(PyValue::None);
+            let mut args = Vec::new();
+            if let Some(na) = &a.na_object {
+                args.push(format!("na_object={na}"));
+            }
+            if !a.coerce {
+                args.push("coerce=False".to_owned());
+            }
+            (
+                in_file_order!(a.values, opened.header.fortran_order, |v| match v {
+                    Some(s) => PyValue::Str(s.clone()).to_string(),
+                    None => na.to_string(),
+                }),
+                Some(format!("StringDType({})", args.join(", "))),
+            )
+        }
+        _ => return Err("not an object array".into()),
     };
-    // The array's memory order is the file's element order.
-    let transposed = array.t();
-    let flat: Vec<&ndnpy::pickle::PyValue> = if opened.header.fortran_order {
-        transposed.iter().collect()
-    } else {
-        array.iter().collect()
-    };
-    Ok(Values::Object(
-        order
-            .iter()
-            .map(|&e| match flat.get(e as usize) {
-                Some(ndnpy::pickle::PyValue::List(_)) => format!("list({})", flat[e as usize]),
-                Some(v) => v.to_string(),
-                None => String::new(),
-            })
-            .collect(),
-    ))
+    let values = order
+        .iter()
+        .map(|&e| words.get(e as usize).cloned().unwrap_or_default())
+        .collect();
+    Ok((Values::Object(values), dtype))
 }
 
 /// The repr of `opened[slice]` and the shape it has.
@@ -91,10 +121,10 @@ pub fn show(
         }
     }
     if objects {
-        let values = read_objects(opened, &order)?;
+        let (values, dtype) = read_objects(opened, &order)?;
         let words = format_values(&values, view.shape.is_empty());
         return Ok((
-            array_repr(&view.shape, &axes, words, &opened.header.dtype),
+            array_repr_with(&view.shape, &axes, words, &opened.header.dtype, dtype),
             view.shape,
         ));
     }

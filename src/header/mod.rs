@@ -86,6 +86,8 @@ pub struct ReadOptions {
     max_stream_len: u64,
     beyond_numpy_limits: bool,
     allow_objects: bool,
+    pickle_encoding: crate::options::PickleEncoding,
+    opaque_objects: bool,
 }
 
 impl Default for ReadOptions {
@@ -95,6 +97,8 @@ impl Default for ReadOptions {
             max_stream_len: DEFAULT_MAX_STREAM_LEN,
             beyond_numpy_limits: false,
             allow_objects: true,
+            pickle_encoding: crate::options::PickleEncoding::Ascii,
+            opaque_objects: false,
         }
     }
 }
@@ -208,6 +212,54 @@ impl ReadOptions {
     /// Whether object arrays are read (see [`ReadOptions::allow_objects`]).
     pub fn get_allow_objects(&self) -> bool {
         self.allow_objects
+    }
+
+    /// How Python 2 `str` values in a pickle are read, as `np.load`'s
+    /// `encoding`: [`PickleEncoding::Ascii`] by default (NumPy's default,
+    /// an error for non-ASCII bytes), `Latin1` (what NumPy advises for
+    /// Python 2 files, and what the `ndnpy` command uses) or `Bytes`.
+    /// Only values are affected: dtype codes and other names a pickle
+    /// spells as Python 2 strings are read whatever the choice.
+    ///
+    /// ```
+    /// use ndnpy::pickle::{loads_with, PyValue};
+    /// use ndnpy::{PickleEncoding, ReadOptions};
+    ///
+    /// // A Python 2 pickle of the str '\xe9' (SHORT_BINSTRING).
+    /// let p = b"\x80\x02U\x01\xe9q\x00.";
+    /// assert!(loads_with(p, &ReadOptions::default()).is_err());
+    /// let latin1 = ReadOptions::default().pickle_encoding(PickleEncoding::Latin1);
+    /// assert_eq!(loads_with(p, &latin1)?, PyValue::Str("é".into()));
+    /// let bytes = ReadOptions::default().pickle_encoding(PickleEncoding::Bytes);
+    /// assert_eq!(loads_with(p, &bytes)?, PyValue::Bytes(vec![0xe9]));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn pickle_encoding(mut self, encoding: crate::options::PickleEncoding) -> Self {
+        self.pickle_encoding = encoding;
+        self
+    }
+
+    /// How Python 2 `str` values are read (see
+    /// [`ReadOptions::pickle_encoding`]).
+    pub fn get_pickle_encoding(&self) -> crate::options::PickleEncoding {
+        self.pickle_encoding
+    }
+
+    /// Reads objects of classes outside the pickle reader's closed list as
+    /// inert data ([`crate::pickle::PyValue::Opaque`]: the class's name,
+    /// the arguments and the state the pickle gives), instead of refusing
+    /// them (the default). Nothing is imported or called either way; an
+    /// opaque object costs memory in proportion to its pickle, like any
+    /// other value, and is written back as an equivalent pickle.
+    pub fn opaque_objects(mut self, opaque: bool) -> Self {
+        self.opaque_objects = opaque;
+        self
+    }
+
+    /// Whether objects of other classes are read as inert data (see
+    /// [`ReadOptions::opaque_objects`]).
+    pub fn get_opaque_objects(&self) -> bool {
+        self.opaque_objects
     }
 }
 

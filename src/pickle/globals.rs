@@ -27,7 +27,7 @@
 //! arrays and every type above through `__reduce__`), and it is the
 //! general-purpose door to constructing arbitrary classes.
 
-use crate::error::{Error, Result};
+use crate::error::Error;
 
 /// A global from the closed list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +47,11 @@ pub(crate) enum Global {
     DateTime,
     TimeDelta,
     Decimal,
+    /// `numpy._core._internal._convert_to_stringdtype_kwargs(coerce,
+    /// na_object)`: NumPy 2's `StringDType`, as `np.save` pickles it.
+    StringDType,
+    /// pandas' reconstructors ([`super::pandas`]).
+    Pandas(super::pandas::PandasGlobal),
 }
 
 impl Global {
@@ -68,35 +73,90 @@ impl Global {
             Global::DateTime => "datetime.datetime",
             Global::TimeDelta => "datetime.timedelta",
             Global::Decimal => "decimal.Decimal",
+            Global::StringDType => "numpy._core._internal._convert_to_stringdtype_kwargs",
+            Global::Pandas(p) => p.name(),
         }
     }
 }
 
-/// Looks `module name` up in the closed list.
-pub(crate) fn resolve(module: &str, name: &str) -> Result<Global> {
+impl Global {
+    /// The global held as a value (never called): pandas' `NA` is the
+    /// missing-value marker, any other a reference by module and name.
+    pub(crate) fn as_value(self) -> super::value::PyValue {
+        if let Global::Pandas(p) = self {
+            if let Some(v) = p.as_value() {
+                return v;
+            }
+        }
+        let dotted = self.name();
+        let (module, name) = dotted.rsplit_once('.').unwrap_or(("builtins", dotted));
+        super::value::PyValue::Global {
+            module: module.to_owned(),
+            name: name.to_owned(),
+        }
+    }
+}
+
+/// Python 2 spellings of modules and names, mapped as Python 3's unpickler
+/// maps them (`fix_imports`, from `_compat_pickle`), for the ones that
+/// NumPy-era pickles use.
+pub(crate) fn fix_py2_name<'a>(module: &'a str, name: &'a str) -> (&'a str, &'a str) {
+    match (module, name) {
+        ("__builtin__", "xrange") => ("builtins", "range"),
+        ("__builtin__", "unicode" | "basestring") => ("builtins", "str"),
+        ("__builtin__", "long") => ("builtins", "int"),
+        ("__builtin__", "unichr") => ("builtins", "chr"),
+        ("__builtin__", "reduce") => ("functools", "reduce"),
+        ("__builtin__", "intern") => ("sys", "intern"),
+        ("__builtin__" | "exceptions", n) => ("builtins", n),
+        ("copy_reg", n) => ("copyreg", n),
+        ("UserDict", "UserDict") => ("collections", "UserDict"),
+        (m, n) => (m, n),
+    }
+}
+
+/// Looks `module name` up in the closed list (after mapping Python 2
+/// names); `None` for any other global, which the machine keeps as a
+/// reference (data) and refuses to call.
+pub(crate) fn lookup(module: &str, name: &str) -> Option<Global> {
+    let (module, name) = fix_py2_name(module, name);
     let g = match (module, name) {
-        ("numpy._core.multiarray" | "numpy.core.multiarray", "_reconstruct") => Global::Reconstruct,
+        // NumPy 0.x pickled arrays through `numpy.core._internal`.
+        (
+            "numpy._core.multiarray" | "numpy.core.multiarray" | "numpy.core._internal",
+            "_reconstruct",
+        ) => Global::Reconstruct,
         ("numpy._core.multiarray" | "numpy.core.multiarray", "scalar") => Global::Scalar,
         ("numpy._core.numeric" | "numpy.core.numeric", "_frombuffer") => Global::FromBuffer,
+        ("numpy._core._internal" | "numpy.core._internal", "_convert_to_stringdtype_kwargs") => {
+            Global::StringDType
+        }
         ("numpy", "ndarray") => Global::NdArray,
         ("numpy", "dtype") => Global::DType,
-        ("builtins" | "__builtin__", "set") => Global::Set,
-        ("builtins" | "__builtin__", "frozenset") => Global::FrozenSet,
-        ("builtins" | "__builtin__", "bytearray") => Global::ByteArray,
-        ("builtins" | "__builtin__", "bytes") => Global::Bytes,
-        ("builtins" | "__builtin__", "complex") => Global::Complex,
+        ("builtins", "set") => Global::Set,
+        ("builtins", "frozenset") => Global::FrozenSet,
+        ("builtins", "bytearray") => Global::ByteArray,
+        ("builtins", "bytes") => Global::Bytes,
+        ("builtins", "complex") => Global::Complex,
         ("_codecs", "encode") => Global::Encode,
         ("datetime", "date") => Global::Date,
         ("datetime", "datetime") => Global::DateTime,
         ("datetime", "timedelta") => Global::TimeDelta,
         ("decimal", "Decimal") => Global::Decimal,
-        _ => {
-            return Err(Error::UnsupportedPickle {
-                what: format!("global '{} {}'", clip(module), clip(name)),
-            })
-        }
+        _ => return super::pandas::lookup(module, name),
     };
-    Ok(g)
+    Some(g)
+}
+
+/// The error for calling a global outside the closed list.
+pub(crate) fn refused(module: &str, name: &str) -> Error {
+    Error::UnsupportedPickle {
+        what: format!(
+            "global '{} {}' (not called: read it as inert data with ReadOptions::opaque_objects)",
+            clip(module),
+            clip(name)
+        ),
+    }
 }
 
 /// Names in messages are cut short: they come from untrusted input.

@@ -17,6 +17,8 @@ use super::numpy::{self, PendingArray};
 use super::value::{Date, DateTime, PyValue, TimeDelta};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::header::ReadOptions;
+use crate::options::PickleEncoding;
 
 /// Deepest nesting of values (lists in lists, arrays in lists ...). Python's
 /// own recursion limit is about 1000; this keeps the recursive conversion,
@@ -58,6 +60,18 @@ pub(crate) enum Node {
     Set(Vec<Id>),
     FrozenSet(Vec<Id>),
     Global(Global),
+    /// A global outside the closed list (module, name): data until
+    /// something calls it, which is refused (or, under
+    /// `ReadOptions::opaque_objects`, makes an [`Node::Opaque`]).
+    Ref(Box<(String, String)>),
+    /// An object of another class, kept as inert data (opaque mode).
+    Opaque(Box<OpaqueNode>),
+    /// `StringDType(coerce=.., na_object=..)` (NumPy 2), as the dtype of
+    /// an array's state.
+    StringDType {
+        coerce: bool,
+        na: Option<Id>,
+    },
     /// `numpy.dtype(code, align, copy)` before its `BUILD`.
     PendingDType(String),
     DType(DType),
@@ -69,7 +83,7 @@ pub(crate) enum Node {
 }
 
 impl Node {
-    fn type_name(&self) -> &'static str {
+    pub(crate) fn type_name(&self) -> &'static str {
         match self {
             Node::None => "NoneType",
             Node::Bool(_) => "bool",
@@ -84,7 +98,9 @@ impl Node {
             Node::Dict(_) => "dict",
             Node::Set(_) => "set",
             Node::FrozenSet(_) => "frozenset",
-            Node::Global(_) => "global",
+            Node::Global(_) | Node::Ref(_) => "global",
+            Node::Opaque(_) => "object",
+            Node::StringDType { .. } => "numpy.dtypes.StringDType",
             Node::PendingDType(_) | Node::DType(_) => "numpy.dtype",
             Node::PendingArray(_) => "numpy.ndarray",
             Node::Value(v, ..) => value_type_name(v),
@@ -115,7 +131,25 @@ pub(crate) fn value_type_name(v: &PyValue) -> &'static str {
         PyValue::Array(_) => "numpy.ndarray",
         PyValue::Scalar(_) => "numpy scalar",
         PyValue::DType(_) => "numpy.dtype",
+        PyValue::Global { .. } => "type",
+        PyValue::Opaque(_) => "object",
+        PyValue::Timestamp(_) => "pandas.Timestamp",
+        PyValue::Timedelta(_) => "pandas.Timedelta",
+        PyValue::NaT => "pandas.NaT",
+        PyValue::NA => "pandas.NA",
+        PyValue::TimeZone(_) => "tzinfo",
     }
+}
+
+/// An object kept as inert data: what was called and what was given to it.
+#[derive(Debug)]
+pub(crate) struct OpaqueNode {
+    callable: Id,
+    args: Vec<Id>,
+    new_object: bool,
+    state: Option<Id>,
+    items: Vec<Id>,
+    entries: Vec<(Id, Id)>,
 }
 
 /// The machine's state while it runs one pickle.
@@ -132,6 +166,10 @@ pub(crate) struct Machine<'a> {
     budget: u64,
     /// Nodes on the path of the conversion running now (cycle detection).
     visiting: Vec<bool>,
+    /// How Python 2 `str` values become values.
+    encoding: PickleEncoding,
+    /// Whether calls outside the closed list make opaque objects.
+    opaque: bool,
 }
 
 impl<'a> Machine<'a> {
@@ -149,7 +187,17 @@ impl<'a> Machine<'a> {
             memo: std::collections::HashMap::new(),
             budget,
             visiting: Vec::new(),
+            encoding: PickleEncoding::Ascii,
+            opaque: false,
         }
+    }
+
+    /// A machine reading as `options` say (encoding, opaque objects).
+    pub(crate) fn with_options(input: &'a [u8], options: &ReadOptions) -> Self {
+        let mut m = Self::new(input);
+        m.encoding = options.get_pickle_encoding();
+        m.opaque = options.get_opaque_objects();
+        m
     }
 
     /// Total budget of a pickle of `len` bytes.
@@ -572,8 +620,8 @@ impl<'a> Machine<'a> {
                 b'c' => {
                     let module = self.line_str()?;
                     let name = self.line_str()?;
-                    let g = globals::resolve(module, name)?;
-                    self.push(Node::Global(g));
+                    let node = global_node(module, name);
+                    self.push(node);
                 }
                 0x93 => {
                     let name = self.pop()?;
@@ -583,15 +631,16 @@ impl<'a> Machine<'a> {
                     else {
                         return Err(self.malformed("STACK_GLOBAL needs two str"));
                     };
-                    let g = globals::resolve(module, name)?;
-                    self.push(Node::Global(g));
+                    let node = global_node(module, name);
+                    self.push(node);
                 }
                 b'i' => {
                     let module = self.line_str()?;
                     let name = self.line_str()?;
-                    let g = globals::resolve(module, name)?;
+                    let node = global_node(module, name);
                     let args = self.pop_mark()?;
-                    let result = self.call(g, args)?;
+                    let callable = self.push_node(node);
+                    let result = self.call_node(callable, args, false)?;
                     self.push(result);
                 }
                 b'o' => {
@@ -600,14 +649,12 @@ impl<'a> Machine<'a> {
                         return Err(self.malformed("OBJ without a class"));
                     }
                     let args = items.split_off(1);
-                    let g = self.global_at(items[0])?;
-                    let result = self.call(g, args)?;
+                    let result = self.call_node(items[0], args, false)?;
                     self.push(result);
                 }
                 b'R' | 0x81 => {
                     let args = self.pop()?;
                     let callable = self.pop()?;
-                    let g = self.global_at(callable)?;
                     let Node::Tuple(args) = &self.arena[args] else {
                         let t = self.arena[args].type_name();
                         return Err(
@@ -617,19 +664,22 @@ impl<'a> Machine<'a> {
                     // NEWOBJ is `cls.__new__(cls, *args)`: the same as a call
                     // for the immutable types here, an empty object for the
                     // mutable ones (their `__init__` would fill them).
-                    let args = if op == 0x81 && matches!(g, Global::Set | Global::ByteArray) {
+                    let empty = matches!(
+                        self.arena[callable],
+                        Node::Global(Global::Set | Global::ByteArray)
+                    );
+                    let args = if op == 0x81 && empty {
                         Vec::new()
                     } else {
                         args.clone()
                     };
-                    let result = self.call(g, args)?;
+                    let result = self.call_node(callable, args, op == 0x81)?;
                     self.push(result);
                 }
                 0x92 => {
                     let kwargs = self.pop()?;
                     let args = self.pop()?;
                     let callable = self.pop()?;
-                    let g = self.global_at(callable)?;
                     match &self.arena[kwargs] {
                         Node::Dict(d) if d.is_empty() => {}
                         _ => {
@@ -642,7 +692,7 @@ impl<'a> Machine<'a> {
                         return Err(self.malformed("NEWOBJ_EX arguments are not a tuple"));
                     };
                     let args = args.clone();
-                    let result = self.call(g, args)?;
+                    let result = self.call_node(callable, args, true)?;
                     self.push(result);
                 }
                 b'b' => {
@@ -744,6 +794,10 @@ impl<'a> Machine<'a> {
                 v.extend(items);
                 Ok(())
             }
+            Node::Opaque(o) => {
+                o.items.extend(items);
+                Ok(())
+            }
             other => {
                 let t = other.type_name();
                 Err(self.malformed(format!("{op} to a {t}")))
@@ -757,6 +811,10 @@ impl<'a> Machine<'a> {
                 v.extend(pairs);
                 Ok(())
             }
+            Node::Opaque(o) => {
+                o.entries.extend(pairs);
+                Ok(())
+            }
             other => {
                 let t = other.type_name();
                 Err(self.malformed(format!("SETITEM on a {t}")))
@@ -764,11 +822,40 @@ impl<'a> Machine<'a> {
         }
     }
 
-    fn global_at(&self, id: Id) -> Result<Global> {
-        match &self.arena[id] {
-            Node::Global(g) => Ok(*g),
-            other => Err(self.malformed(format!("a {} is not callable", other.type_name()))),
+    /// Calls node `callable` with `args`: a global of the closed list runs
+    /// its constructor of data; anything else is refused or, in opaque
+    /// mode, becomes an [`OpaqueNode`] (as does a closed-list call whose
+    /// arguments the reader does not take, such as a `datetime` with a
+    /// `tzinfo`).
+    fn call_node(&mut self, callable: Id, args: Vec<Id>, new_object: bool) -> Result<Node> {
+        let refusal = match &self.arena[callable] {
+            Node::Global(g) => match self.call(*g, args.clone()) {
+                Err(Error::UnsupportedPickle { what }) if self.opaque => {
+                    Error::UnsupportedPickle { what }
+                }
+                other => return other,
+            },
+            Node::Ref(r) => globals::refused(&r.0, &r.1),
+            other => self.malformed(format!("a {} is not callable", other.type_name())),
+        };
+        if !self.opaque || matches!(refusal, Error::MalformedPickle { .. }) {
+            return Err(refusal);
         }
+        self.charge(NODE_COST * (args.len() as u64 + 4))?;
+        Ok(Node::Opaque(Box::new(OpaqueNode {
+            callable,
+            args,
+            new_object,
+            state: None,
+            items: Vec::new(),
+            entries: Vec::new(),
+        })))
+    }
+
+    /// Pushes a node to the arena (not the stack), returning its id.
+    fn push_node(&mut self, node: Node) -> Id {
+        self.arena.push(node);
+        self.arena.len() - 1
     }
 
     // -- calls --------------------------------------------------------------
@@ -783,6 +870,8 @@ impl<'a> Machine<'a> {
             Global::NdArray => Err(self
                 .malformed("numpy.ndarray is only accepted as the first argument of _reconstruct")),
             Global::Encode => self.codecs_encode(&args),
+            Global::Pandas(p) => super::pandas::call(self, p, &args),
+            Global::StringDType => super::stringdtype::dtype_new(self, &args),
             Global::Set | Global::FrozenSet => {
                 let items = match args.as_slice() {
                     [] => Vec::new(),
@@ -1023,6 +1112,10 @@ impl<'a> Machine<'a> {
         let built = match node {
             Node::PendingDType(code) => numpy::dtype_setstate(self, &code, state).map(Node::DType),
             Node::PendingArray(p) => numpy::array_setstate(self, p, state),
+            Node::Opaque(mut o) => {
+                o.state = Some(state);
+                Ok(Node::Opaque(o))
+            }
             other => {
                 let t = other.type_name();
                 self.arena[target] = other;
@@ -1043,6 +1136,48 @@ impl<'a> Machine<'a> {
             self.visiting.resize(self.arena.len(), false);
         }
         self.materialize_at(id, 0)
+    }
+
+    /// [`Machine::materialize_at`] of an opaque object, out of line so that
+    /// its locals do not enlarge every frame of the recursion.
+    #[inline(never)]
+    fn materialize_opaque(&mut self, id: Id, depth: usize) -> Result<PyValue> {
+        const NODE: u64 = std::mem::size_of::<PyValue>() as u64;
+        let Node::Opaque(o) = &self.arena[id] else {
+            unreachable!("called for opaque nodes")
+        };
+        let (callable, args, state) = (o.callable, o.args.clone(), o.state);
+        let (items, entries, new_object) = (o.items.clone(), o.entries.clone(), o.new_object);
+        self.charge(NODE * (args.len() + items.len() + 2 * entries.len() + 2) as u64)?;
+        self.visiting[id] = true;
+        let callable = self.materialize_at(callable, depth + 1)?;
+        let kids = |m: &mut Self, ids: &[Id]| -> Result<Vec<PyValue>> {
+            ids.iter()
+                .map(|&k| m.materialize_at(k, depth + 1))
+                .collect()
+        };
+        let args = kids(self, &args)?;
+        let items = kids(self, &items)?;
+        let state = match state {
+            Some(s) => Some(self.materialize_at(s, depth + 1)?),
+            None => None,
+        };
+        let mut pairs = Vec::with_capacity(entries.len());
+        for (k, v) in entries {
+            pairs.push((
+                self.materialize_at(k, depth + 1)?,
+                self.materialize_at(v, depth + 1)?,
+            ));
+        }
+        self.visiting[id] = false;
+        return Ok(PyValue::Opaque(Box::new(super::foreign::Opaque {
+            callable,
+            args,
+            new_object,
+            state,
+            items,
+            entries: pairs,
+        })));
     }
 
     fn materialize_at(&mut self, id: Id, depth: usize) -> Result<PyValue> {
@@ -1092,6 +1227,9 @@ impl<'a> Machine<'a> {
             };
             return Ok(v);
         }
+        if matches!(self.arena[id], Node::Opaque(_)) {
+            return self.materialize_opaque(id, depth);
+        }
         if let Node::Dict(pairs) = &self.arena[id] {
             let pairs = pairs.clone();
             self.charge(NODE * (2 * pairs.len() as u64 + 1))?;
@@ -1113,10 +1251,20 @@ impl<'a> Machine<'a> {
             Node::BigInt(s) => (PyValue::BigInt(s.clone()), s.len() as u64),
             Node::Float(x) => (PyValue::Float(*x), 0),
             Node::Str(s) => (PyValue::Str(s.clone()), s.len() as u64),
-            Node::Py2Str(b) => (
-                PyValue::Str(b.iter().map(|&c| c as char).collect()),
-                2 * b.len() as u64,
-            ),
+            Node::Py2Str(b) => match self.encoding {
+                PickleEncoding::Latin1 => (
+                    PyValue::Str(b.iter().map(|&c| c as char).collect()),
+                    2 * b.len() as u64,
+                ),
+                PickleEncoding::Bytes => (PyValue::Bytes(b.clone()), b.len() as u64),
+                PickleEncoding::Ascii => match b.iter().position(|c| !c.is_ascii()) {
+                    None => (
+                        PyValue::Str(String::from_utf8(b.clone()).expect("ASCII")),
+                        b.len() as u64,
+                    ),
+                    Some(at) => return Err(Error::Py2StrNotAscii { byte: b[at] }),
+                },
+            },
             Node::Bytes(b) => (PyValue::Bytes(b.clone()), b.len() as u64),
             Node::ByteArray(b) => (PyValue::ByteArray(b.clone()), b.len() as u64),
             Node::DType(d) => (PyValue::DType(d.clone()), 64),
@@ -1136,19 +1284,51 @@ impl<'a> Machine<'a> {
                 (v.clone(), *cost)
             }
             Node::Global(g) => {
+                let v = g.as_value();
+                let cost = cost_of(&v);
+                (v, cost)
+            }
+            Node::Ref(r) => (
+                PyValue::Global {
+                    module: r.0.clone(),
+                    name: r.1.clone(),
+                },
+                (r.0.len() + r.1.len()) as u64,
+            ),
+            Node::StringDType { .. } => {
                 return Err(Error::UnsupportedPickle {
-                    what: format!("the global {} as a value", g.name()),
+                    what: "a StringDType dtype object as a value".into(),
                 })
             }
             Node::PendingArray(_) => {
                 return Err(self.malformed("an ndarray whose state was never set (no BUILD)"))
             }
-            Node::List(_) | Node::Tuple(_) | Node::Set(_) | Node::FrozenSet(_) | Node::Dict(_) => {
+            Node::List(_)
+            | Node::Tuple(_)
+            | Node::Set(_)
+            | Node::FrozenSet(_)
+            | Node::Dict(_)
+            | Node::Opaque(_) => {
                 unreachable!("containers are handled above")
             }
         };
         self.charge(NODE + cost)?;
         Ok(v)
+    }
+}
+
+/// What each node of an opaque object is charged, like a value.
+const NODE_COST: u64 = std::mem::size_of::<PyValue>() as u64;
+
+/// The node for the global `module name`: the closed list's entry, or a
+/// reference that is data until called.
+fn global_node(module: &str, name: &str) -> Node {
+    match globals::lookup(module, name) {
+        Some(g) => Node::Global(g),
+        None => {
+            let (module, name) = globals::fix_py2_name(module, name);
+            Node::Ref(Box::new((module.to_owned(), name.to_owned())))
+        }
     }
 }
 
@@ -1170,6 +1350,13 @@ pub(crate) fn depth_of(v: &PyValue) -> usize {
             many(&mut x.iter())
         }
         PyValue::Dict(pairs) => many(&mut pairs.iter().flat_map(|(k, v)| [k, v])),
+        PyValue::Opaque(o) => many(
+            &mut std::iter::once(&o.callable)
+                .chain(&o.args)
+                .chain(&o.items)
+                .chain(o.entries.iter().flat_map(|(k, v)| [k, v]))
+                .chain(&o.state),
+        ),
         PyValue::Array(a) => match &**a {
             crate::any::AnyArray::Object(x) => many(&mut x.iter()),
             _ => 1,
@@ -1208,6 +1395,17 @@ pub(crate) fn cost_of(v: &PyValue) -> u64 {
             }
         },
         PyValue::Scalar(s) => s.data.len() as u64 + 64,
+        PyValue::Global { module, name } => (module.len() + name.len()) as u64,
+        PyValue::Opaque(o) => {
+            let one = |x: &PyValue| NODE + cost_of(x);
+            one(&o.callable)
+                + o.args.iter().map(one).sum::<u64>()
+                + o.items.iter().map(one).sum::<u64>()
+                + o.entries.iter().map(|(k, v)| one(k) + one(v)).sum::<u64>()
+                + o.state.as_ref().map_or(0, one)
+        }
+        PyValue::Timestamp(t) => 16 + t.unit.len() as u64,
+        PyValue::Timedelta(t) => t.unit.len() as u64,
         PyValue::DType(_) => 64,
         _ => 0,
     }

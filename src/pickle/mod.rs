@@ -60,17 +60,22 @@
 
 mod bigint;
 mod element;
+mod foreign;
 mod globals;
 mod machine;
 mod numpy;
+mod pandas;
 mod records;
+mod stringdtype;
 mod value;
 mod write;
 
+pub use foreign::{Opaque, TimeZone, Timedelta, Timestamp};
 pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
+pub use stringdtype::StringDTypeArray;
 pub use value::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
-pub(crate) use write::record_npy_bytes;
 pub use write::{dumps, to_object_npy_bytes, write_object_npy, write_object_npy_to};
+pub(crate) use write::{record_npy_bytes, stringdtype_npy_bytes};
 
 use crate::any::AnyArray;
 use crate::error::{Error, Result};
@@ -94,7 +99,25 @@ use std::path::Path;
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 pub fn loads(bytes: &[u8]) -> Result<PyValue> {
-    let mut m = Machine::new(bytes);
+    loads_with(bytes, &ReadOptions::default())
+}
+
+/// [`loads`] with the pickle settings of `options`: how Python 2 strings
+/// are read ([`ReadOptions::pickle_encoding`]) and whether objects of other
+/// classes are kept as inert data ([`ReadOptions::opaque_objects`]).
+///
+/// ```
+/// use ndnpy::pickle::{loads_with, PyValue};
+/// use ndnpy::ReadOptions;
+///
+/// // A bare reference to a class, never called, is data: pickle.dumps(range, 2).
+/// let v = loads_with(b"\x80\x02c__builtin__\nxrange\nq\x00.", &ReadOptions::default())?;
+/// assert_eq!(v, PyValue::Global { module: "builtins".into(), name: "range".into() });
+/// assert_eq!(v.to_string(), "<class 'range'>");
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn loads_with(bytes: &[u8], options: &ReadOptions) -> Result<PyValue> {
+    let mut m = Machine::with_options(bytes, options);
     let root = m.run()?;
     match std::mem::replace(&mut m.arena[root], Node::None) {
         // The result of a call was charged when it was made.
@@ -117,7 +140,7 @@ pub(crate) fn read_object_data(
         return Err(Error::ObjectsRefused);
     }
     let bytes = source.read_rest()?;
-    let value = loads(&bytes)?;
+    let value = loads_with(&bytes, options)?;
     let array = match value {
         PyValue::Array(a) => std::sync::Arc::unwrap_or_clone(a),
         other => {

@@ -42,10 +42,19 @@ pub(crate) fn dtype_new(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
     if args.len() > 3 {
         return Err(m.malformed("numpy.dtype() takes at most three arguments"));
     }
-    match &m.arena[*code] {
-        Node::Str(s) if s.len() <= 32 => Ok(Node::PendingDType(s.clone())),
-        Node::Str(_) => Err(m.malformed("numpy.dtype() type code too long")),
-        other => Err(m.malformed(format!(
+    let text = match &m.arena[*code] {
+        Node::Str(s) => Some(s.clone()),
+        // Python 2's `str`, and `bytes` as np.load(encoding='bytes') passes
+        // them: type codes are ASCII.
+        Node::Py2Str(b) | Node::Bytes(b) if b.is_ascii() => {
+            Some(String::from_utf8(b.clone()).expect("ASCII"))
+        }
+        _ => None,
+    };
+    match (&m.arena[*code], text) {
+        (_, Some(s)) if s.len() <= 32 => Ok(Node::PendingDType(s)),
+        (_, Some(_)) => Err(m.malformed("numpy.dtype() type code too long")),
+        (other, None) => Err(m.malformed(format!(
             "numpy.dtype() of a {}, not a type code",
             other_name(other)
         ))),
@@ -89,6 +98,8 @@ fn tuple_at<'m>(m: &'m Machine<'_>, id: usize, what: &str) -> Result<&'m [usize]
 fn str_at<'m>(m: &'m Machine<'_>, id: usize, what: &str) -> Result<&'m str> {
     match &m.arena[id] {
         Node::Str(s) => Ok(s),
+        // Python 2 spells names and byte-order marks as its `str`.
+        Node::Py2Str(b) if b.is_ascii() => Ok(std::str::from_utf8(b).expect("ASCII")),
         _ => Err(m.malformed(format!("{what} is not a str"))),
     }
 }
@@ -260,8 +271,8 @@ fn record(m: &mut Machine<'_>, names: usize, fields: usize, elsize: i64) -> Resu
     // Name → description, so that many fields cost linear time.
     let mut by_name = std::collections::HashMap::with_capacity(pairs.len());
     for (k, v) in &pairs {
-        if let Node::Str(key) = &m.arena[*k] {
-            by_name.entry(key.as_str()).or_insert(*v);
+        if let Ok(key) = str_at(m, *k, "a field name") {
+            by_name.entry(key).or_insert(*v);
         }
     }
     let mut out: Vec<Field> = Vec::with_capacity(names.len());
@@ -362,12 +373,33 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
         _ => return Err(m.malformed("the ndarray state is not a 4- or 5-tuple")),
     };
     let shape = shape_at(m, shape, "the ndarray shape")?;
-    let dtype = dtype_at(m, dtype)?;
     let fortran = match &m.arena[fortran] {
         Node::Bool(b) => *b,
         Node::Int(n) => *n != 0,
         _ => return Err(m.malformed("the ndarray order flag is not a bool")),
     };
+    if let Node::StringDType { coerce, na } = m.arena[dtype] {
+        let Node::List(items) = &m.arena[data] else {
+            return Err(m.malformed("the data of a StringDType ndarray is not a list"));
+        };
+        let items = items.clone();
+        let n = shape
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .ok_or_else(|| m.malformed("the ndarray shape overflows"))?;
+        if items.len() != n {
+            return Err(m.malformed(format!(
+                "the ndarray data has {} items, its shape {shape:?} needs {n}",
+                items.len()
+            )));
+        }
+        let array = super::stringdtype::array(m, coerce, na, &shape, fortran, items)?;
+        m.charge(machine::ARRAY_COST)?;
+        return Ok(machine::value_node(PyValue::Array(std::sync::Arc::new(
+            array,
+        ))));
+    }
+    let dtype = dtype_at(m, dtype)?;
     let array = if dtype.has_object() {
         let items = match &m.arena[data] {
             Node::List(items) => items.clone(),
@@ -409,18 +441,18 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
 
 /// Values listed in C order as an array of `shape`, in Fortran layout when
 /// `fortran` (NumPy pickles object data in C order whatever the layout).
-pub(crate) fn object_array(
+pub(crate) fn object_array<T: Default>(
     shape: &[usize],
     fortran: bool,
-    values: Vec<PyValue>,
-) -> ArrayD<PyValue> {
+    values: Vec<T>,
+) -> ArrayD<T> {
     let c = ArrayD::from_shape_vec(IxDyn(shape), values)
         .expect("the caller checked the count against the shape");
     if !fortran || shape.len() < 2 {
         return c;
     }
     let mut c = c;
-    let f_order: Vec<PyValue> = c
+    let f_order: Vec<T> = c
         .view_mut()
         .reversed_axes()
         .iter_mut()

@@ -80,6 +80,30 @@ pub enum PyValue {
     /// (`dtype('int64')`, `dtype('>i2')`, `dtype('<U3')`); records show
     /// their `descr` list.
     DType(DType),
+    /// A reference to a Python global (a class or function) stored as a
+    /// value and never called, such as `range` in NumPy's own
+    /// `py3-objarr.npy` (`<class 'range'>`). A name, not code: it is
+    /// written back as the same reference.
+    Global {
+        /// The module, with Python 2 names mapped as Python 3 maps them
+        /// (`__builtin__` is `builtins`).
+        module: String,
+        /// The attribute.
+        name: String,
+    },
+    /// An object of another class, read as inert data under
+    /// [`crate::ReadOptions::opaque_objects`] (refused otherwise).
+    Opaque(Box<super::foreign::Opaque>),
+    /// A `pandas.Timestamp`.
+    Timestamp(super::foreign::Timestamp),
+    /// A `pandas.Timedelta`.
+    Timedelta(super::foreign::Timedelta),
+    /// `pandas.NaT`.
+    NaT,
+    /// `pandas.NA`.
+    NA,
+    /// A time zone object (`datetime.timezone`, `zoneinfo.ZoneInfo`).
+    TimeZone(super::foreign::TimeZone),
 }
 
 /// A `datetime.date`.
@@ -187,6 +211,15 @@ impl fmt::Display for PyValue {
             PyValue::Set(items) => seq(f, "{", items, "}", false),
             PyValue::FrozenSet(items) if items.is_empty() => f.write_str("frozenset()"),
             PyValue::FrozenSet(items) => seq(f, "frozenset({", items, "})", false),
+            PyValue::Global { module, name } => {
+                f.write_str(&super::foreign::global_repr(module, name))
+            }
+            PyValue::Opaque(o) => write!(f, "<{} object>", o.class_name()),
+            PyValue::Timestamp(t) => write!(f, "{t}"),
+            PyValue::Timedelta(t) => write!(f, "{t}"),
+            PyValue::NaT => f.write_str("NaT"),
+            PyValue::NA => f.write_str("<NA>"),
+            PyValue::TimeZone(z) => write!(f, "{z}"),
             PyValue::Date(d) => write!(f, "datetime.date({}, {}, {})", d.year, d.month, d.day),
             PyValue::DateTime(t) => {
                 let d = t.date;

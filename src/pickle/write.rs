@@ -236,6 +236,101 @@ impl Pickler {
             }
             PyValue::DType(d) => self.dtype(d)?,
             PyValue::Array(a) => self.array(a, depth)?,
+            PyValue::Global { module, name } => self.checked_global(module, name)?,
+            PyValue::Opaque(o) => self.opaque(o, depth)?,
+            PyValue::Timestamp(t) => {
+                self.global("pandas._libs.tslibs.timestamps", "_unpickle_timestamp");
+                self.out.push(b'(');
+                self.int(t.value);
+                self.out.push(b'N');
+                match &t.tz {
+                    Some(z) => self.time_zone(z)?,
+                    None => self.out.push(b'N'),
+                }
+                self.int(resolution(&t.unit)?);
+                self.out.extend_from_slice(b"tR");
+            }
+            PyValue::Timedelta(t) => {
+                self.global("pandas._libs.tslibs.timedeltas", "_timedelta_unpickle");
+                self.int(t.value);
+                self.int(resolution(&t.unit)?);
+                self.out.extend_from_slice(&[0x86, b'R']);
+            }
+            PyValue::NaT => {
+                self.global("pandas._libs.tslibs.nattype", "_nat_unpickle");
+                self.out.push(b'N');
+                self.reduce_tuple1();
+            }
+            PyValue::NA => self.global("pandas._libs.missing", "NA"),
+            PyValue::TimeZone(z) => self.time_zone(z)?,
+        }
+        Ok(())
+    }
+
+    /// A global named by a value: a name that does not fit on the line of
+    /// the `GLOBAL` opcode is refused rather than written as another name.
+    fn checked_global(&mut self, module: &str, name: &str) -> Result<()> {
+        let bad = |s: &str| s.is_empty() || s.contains(['\n', '\r', '\0']);
+        if bad(module) || bad(name) {
+            return Err(unsupported(format!(
+                "the global {module:?} {name:?} cannot be written"
+            )));
+        }
+        self.global(module, name);
+        Ok(())
+    }
+
+    /// An opaque object as the pickle that made it: the call (or
+    /// `NEWOBJ`), its items and entries, then its state.
+    fn opaque(&mut self, o: &super::foreign::Opaque, depth: usize) -> Result<()> {
+        self.value(&o.callable, depth + 1)?;
+        self.tuple(&o.args, depth)?;
+        self.out.push(if o.new_object { 0x81 } else { b'R' });
+        if !o.items.is_empty() {
+            self.out.push(b'(');
+            for x in &o.items {
+                self.value(x, depth + 1)?;
+            }
+            self.out.push(b'e');
+        }
+        if !o.entries.is_empty() {
+            self.out.push(b'(');
+            for (k, v) in &o.entries {
+                self.value(k, depth + 1)?;
+                self.value(v, depth + 1)?;
+            }
+            self.out.push(b'u');
+        }
+        if let Some(state) = &o.state {
+            self.value(state, depth + 1)?;
+            self.out.push(b'b');
+        }
+        Ok(())
+    }
+
+    /// A time zone as Python pickles it.
+    fn time_zone(&mut self, z: &super::foreign::TimeZone) -> Result<()> {
+        match z {
+            super::foreign::TimeZone::Fixed { offset, name } => {
+                self.global("datetime", "timezone");
+                self.value(&PyValue::TimeDelta(*offset), 1)?;
+                match name {
+                    Some(n) => {
+                        self.str(n)?;
+                        self.out.extend_from_slice(&[0x86, b'R']);
+                    }
+                    None => self.reduce_tuple1(),
+                }
+            }
+            super::foreign::TimeZone::Zone(key) => {
+                self.global("builtins", "getattr");
+                self.global("zoneinfo", "ZoneInfo");
+                self.str("_unpickle")?;
+                self.out.extend_from_slice(&[0x86, b'R']);
+                self.str(key)?;
+                self.int(1);
+                self.out.extend_from_slice(&[0x86, b'R']);
+            }
         }
         Ok(())
     }
@@ -370,6 +465,13 @@ impl Pickler {
         self.out.push(b'(');
         self.int(1);
         match a {
+            AnyArray::StringDType(x) => {
+                self.shape(x.values.shape());
+                self.string_dtype(x)?;
+                self.out
+                    .push(if fortran_only(&x.values) { 0x88 } else { 0x89 });
+                self.string_dtype_items(x)?;
+            }
             AnyArray::Object(x) => {
                 self.shape(x.shape());
                 self.dtype(&DType::parse("|O").expect("valid"))?;
@@ -397,6 +499,30 @@ impl Pickler {
         Ok(())
     }
 
+    /// `_convert_to_stringdtype_kwargs(coerce[, na_object])`.
+    fn string_dtype(&mut self, a: &super::StringDTypeArray) -> Result<()> {
+        self.global("numpy._core._internal", "_convert_to_stringdtype_kwargs");
+        self.out.push(if a.coerce { 0x88 } else { 0x89 });
+        match &a.na_object {
+            Some(na) => {
+                self.value(na, 1)?;
+                self.out.extend_from_slice(&[0x86, b'R']);
+            }
+            None => self.reduce_tuple1(),
+        }
+        Ok(())
+    }
+
+    /// The elements of a `StringDType` array in C order, the NA object
+    /// for missing ones.
+    fn string_dtype_items(&mut self, a: &super::StringDTypeArray) -> Result<()> {
+        let na = a.na_object.clone().unwrap_or(PyValue::None);
+        self.list_with(a.values.iter(), |p, v| match v {
+            Some(s) => p.str(s),
+            None => p.value(&na, 1),
+        })
+    }
+
     /// The list of one tuple of field values per record, as NumPy pickles
     /// records with object fields.
     fn record_rows(&mut self, r: &crate::RecordArray, depth: usize) -> Result<()> {
@@ -418,6 +544,15 @@ impl Pickler {
         }
         self.out.push(b't');
     }
+}
+
+/// pandas' resolution code for a unit.
+fn resolution(unit: &str) -> Result<i64> {
+    super::foreign::RESOLUTIONS
+        .iter()
+        .find(|(_, u)| *u == unit)
+        .map(|(c, _)| *c)
+        .ok_or_else(|| unsupported(format!("the pandas unit {unit:?} (s, ms, us or ns)")))
 }
 
 /// NumPy's `dtype.flags` for `d` (what its pickled state carries):
@@ -527,7 +662,7 @@ where
     S: Data<Elem = PyValue>,
     D: Dimension,
 {
-    object_npy_bytes_with(array, |p, v| p.value(v, 1))
+    object_npy_bytes_with(array, object_dtype, |p, v| p.value(v, 1))
 }
 
 /// The `.npy` file of an array of optional strings, as an object array of
@@ -537,7 +672,7 @@ where
     S: Data<Elem = Option<String>>,
     D: Dimension,
 {
-    object_npy_bytes_with(array, |p, v| match v {
+    object_npy_bytes_with(array, object_dtype, |p, v| match v {
         Some(s) => p.str(s),
         None => {
             p.out.push(b'N');
@@ -546,9 +681,36 @@ where
     })
 }
 
-/// The `.npy` file of an object array whose elements `item` pickles.
+/// The `|O` dtype in a pickle.
+fn object_dtype(p: &mut Pickler) -> Result<()> {
+    p.dtype(&DType::parse("|O").expect("valid"))
+}
+
+/// The `.npy` file of a NumPy 2 `StringDType` array, as `np.save` writes
+/// it (a `|O` header, then the pickled array; protocol 3, which NumPy 2
+/// loads as well as the protocol 4 it writes).
+pub(crate) fn stringdtype_npy_bytes(a: &super::StringDTypeArray) -> Result<Vec<u8>> {
+    let na = a.na_object.clone().unwrap_or(PyValue::None);
+    if a.na_object.is_none() && a.values.iter().any(Option::is_none) {
+        return Err(unsupported(
+            "a missing element in a StringDType array without na_object",
+        ));
+    }
+    object_npy_bytes_with(
+        &a.values,
+        |p| p.string_dtype(a),
+        |p, v| match v {
+            Some(s) => p.str(s),
+            None => p.value(&na, 1),
+        },
+    )
+}
+
+/// The `.npy` file of an object array whose elements `item` pickles, and
+/// whose dtype `dtype` pickles.
 fn object_npy_bytes_with<T, S, D>(
     array: &ArrayBase<S, D>,
+    dtype: impl FnOnce(&mut Pickler) -> Result<()>,
     item: impl FnMut(&mut Pickler, &T) -> Result<()>,
 ) -> Result<Vec<u8>>
 where
@@ -576,7 +738,7 @@ where
     p.out.push(b'(');
     p.int(1);
     p.shape(array.shape());
-    p.dtype(&header.dtype)?;
+    dtype(&mut p)?;
     p.out.push(if fortran { 0x88 } else { 0x89 });
     p.list_with(array.iter(), item)?;
     p.out.extend_from_slice(b"tb.");
