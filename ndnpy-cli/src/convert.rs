@@ -311,7 +311,8 @@ fn write_objects_to(opened: &mut Opened<'_>, opts: &Options, w: &mut dyn Write) 
         AnyArray::Record(r) => {
             // Records with object fields are pickled one tuple per record
             // in C order, with the other fields in native byte order.
-            if target.fortran_order {
+            // (A Fortran-order input is written in C order: the same values.)
+            if opts.order == Some(OrderArg::F) && target.fortran_order {
                 return Err(CliError::usage(
                     "records with object fields are written in C order only",
                 ));

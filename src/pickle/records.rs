@@ -4,8 +4,10 @@
 //! nested records, ndarrays for sub-array fields, and the objects
 //! themselves. This turns that list back into a [`RecordArray`]: the plain
 //! fields as native-order bytes (the values converted exactly as NumPy
-//! stores them, out-of-range values refused), each object field as an
-//! [`AnyArray::Object`] column.
+//! stores them, out-of-range values refused), each field that holds objects
+//! as an [`AnyArray::Object`] column: the objects of an `O` field, the
+//! tuples of a nested record with object fields, the object arrays of a
+//! sub-array field (written back as NumPy pickled them).
 
 use super::machine::{self, Machine};
 use super::value::{Date, PyValue};
@@ -14,10 +16,6 @@ use crate::dtype::{DType, Field, Kind, Scalar};
 use crate::error::{Error, Result};
 use crate::record::{to_native, RecordArray};
 use ndarray::{ArrayD, IxDyn};
-
-fn is_object(dtype: &DType) -> bool {
-    matches!(dtype, DType::Scalar(s) if s.kind == Kind::Object)
-}
 
 /// The records of `dtype` and `shape` from the pickled list `items` (whose
 /// length the caller checked against the shape).
@@ -31,18 +29,6 @@ pub(crate) fn record_array(
     let DType::Record(fields) = &native else {
         return Err(unsupported(dtype, "an object inside a sub-array dtype"));
     };
-    if let Some(f) = fields
-        .iter()
-        .find(|f| f.dtype.has_object() && !is_object(&f.dtype))
-    {
-        return Err(unsupported(
-            dtype,
-            &format!(
-                "field {:?} holds objects inside a nested record or sub-array (only top-level `O` fields are supported)",
-                f.name
-            ),
-        ));
-    }
     crate::any::check_supported(&plain_part(&native))
         .map_err(|_| unsupported(dtype, "a field of the record has an unsupported type"))?;
     let itemsize = native
@@ -57,7 +43,7 @@ pub(crate) fn record_array(
     m.charge(total as u64)?;
     let mut data = vec![0u8; total];
     let layout = offsets(fields);
-    let n_objects = layout.iter().filter(|(_, f)| is_object(&f.dtype)).count();
+    let n_objects = layout.iter().filter(|(_, f)| f.dtype.has_object()).count();
     // Not reserved: the values are charged as they are materialized, and
     // fields × records could exceed what the input can pay for.
     let mut columns: Vec<Vec<PyValue>> = (0..n_objects).map(|_| Vec::new()).collect();
@@ -79,7 +65,7 @@ pub(crate) fn record_array(
         let base = k * itemsize;
         let mut column = 0;
         for ((offset, field), value) in layout.iter().zip(values) {
-            if is_object(&field.dtype) {
+            if field.dtype.has_object() {
                 columns[column].push(value);
                 column += 1;
                 continue;
@@ -92,7 +78,7 @@ pub(crate) fn record_array(
     }
     let objects = layout
         .iter()
-        .filter(|(_, f)| is_object(&f.dtype))
+        .filter(|(_, f)| f.dtype.has_object())
         .zip(columns)
         .map(|((_, f), values)| {
             let column = ArrayD::from_shape_vec(IxDyn(shape), values)
@@ -123,11 +109,12 @@ fn plain_part(dtype: &DType) -> DType {
             fields
                 .iter()
                 .map(|f| {
-                    if is_object(&f.dtype) {
+                    if f.dtype.has_object() {
+                        let size = f.dtype.itemsize().unwrap_or(0);
                         Field {
                             name: String::new(),
                             title: None,
-                            dtype: DType::parse("|V8").expect("a valid type string"),
+                            dtype: DType::parse(&format!("|V{size}")).expect("a valid type string"),
                         }
                     } else {
                         f.clone()
@@ -419,7 +406,7 @@ pub(crate) fn record_rows(r: &RecordArray) -> Result<Vec<Vec<PyValue>>> {
     let n = r.len();
     let mut rows: Vec<Vec<PyValue>> = (0..n).map(|_| Vec::with_capacity(layout.len())).collect();
     for (offset, f) in layout {
-        if is_object(&f.dtype) {
+        if f.dtype.has_object() {
             // Titles never repeat names (the dtype parsers refuse it), so
             // the lookup finds this field; an error, not a panic, if not.
             let AnyArray::Object(column) = r.field(&f.name)? else {
@@ -432,12 +419,6 @@ pub(crate) fn record_rows(r: &RecordArray) -> Result<Vec<Vec<PyValue>>> {
                 row.push(v.clone());
             }
             continue;
-        }
-        if f.dtype.has_object() {
-            return Err(unsupported(
-                r.dtype(),
-                "objects inside a nested record or sub-array field",
-            ));
         }
         let size = f.dtype.itemsize().unwrap_or(0);
         for (k, row) in rows.iter_mut().enumerate() {
