@@ -66,6 +66,10 @@ pub enum AnyArray {
     /// `<c16`
     #[cfg(feature = "complex")]
     C128(ArrayD<num_complex::Complex<f64>>),
+    /// `<f16`: x86-64's long double ([`crate::LongDouble`], exact).
+    LongDouble(ArrayD<crate::LongDouble>),
+    /// `<c32`: x86-64's complex long double ([`crate::ComplexLongDouble`]).
+    ComplexLongDouble(ArrayD<crate::ComplexLongDouble>),
     /// `<U` strings (trailing NULs stripped, as NumPy does).
     Str(ArrayD<String>),
     /// `|S` byte strings (trailing NULs stripped, as NumPy does).
@@ -138,6 +142,8 @@ macro_rules! each_variant {
             AnyArray::C64($a) => $body,
             #[cfg(feature = "complex")]
             AnyArray::C128($a) => $body,
+            AnyArray::LongDouble($a) => $body,
+            AnyArray::ComplexLongDouble($a) => $body,
             AnyArray::Str($a) => $body,
             AnyArray::Bytes($a) => $body,
             other => {
@@ -214,6 +220,14 @@ macro_rules! dispatch {
                     type $t = num_complex::Complex<f64>;
                     $body
                 }
+                (Kind::Float, 16) => {
+                    type $t = crate::LongDouble;
+                    $body
+                }
+                (Kind::Complex, 32) => {
+                    type $t = crate::ComplexLongDouble;
+                    $body
+                }
                 _ => $otherwise,
             },
             _ => $otherwise,
@@ -244,7 +258,10 @@ fn unsupported(dtype: &DType) -> Error {
             Kind::Object => "object arrays hold pickled Python objects: read them with AnyArray::read_npy (AnyArray::Object) or ndnpy::pickle".to_owned(),
             Kind::Float if s.size == 2 => "enable the `half` feature to read float16 data".to_owned(),
             Kind::Complex if s.size == 8 || s.size == 16 => "enable the `complex` feature to read complex data".to_owned(),
-            Kind::Float | Kind::Complex if s.size >= 16 => "long double has no Rust type".to_owned(),
+            Kind::Float | Kind::Complex if s.size > 8 => format!(
+                "a {}-byte long double: only x86-64's (<f16, <c32: 80-bit extended precision in 16 bytes) is read",
+                if s.kind == Kind::Complex { s.size / 2 } else { s.size }
+            ),
             _ => format!("no Rust element type holds {}-byte {:?} values", s.size, s.kind),
         },
         DType::Record(_) => "a field of the record has an unsupported type".to_owned(),
@@ -479,6 +496,8 @@ impl AnyArray {
             AnyArray::F16(a) => bytes(a),
             AnyArray::F32(a) => bytes(a),
             AnyArray::F64(a) => bytes(a),
+            AnyArray::LongDouble(a) => bytes(a),
+            AnyArray::ComplexLongDouble(a) => bytes(a),
             #[cfg(feature = "complex")]
             AnyArray::C64(a) => bytes(a),
             #[cfg(feature = "complex")]
@@ -565,6 +584,7 @@ impl AnyArray {
             AnyArray::F16(a) => a.mapv(|x| x.to_f32().as_()),
             AnyArray::F32(a) => a.mapv(|x| x.as_()),
             AnyArray::F64(a) => a.mapv(|x| x.as_()),
+            AnyArray::LongDouble(a) => a.mapv(|x| x.to_f64().as_()),
             AnyArray::Datetime64 { array, .. } | AnyArray::Timedelta64 { array, .. } => {
                 array.mapv(|x| x.as_())
             }

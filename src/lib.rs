@@ -52,6 +52,7 @@ mod error;
 mod file;
 mod growth;
 mod header;
+mod longdouble;
 mod mmap;
 mod npz;
 mod options;
@@ -76,6 +77,7 @@ pub use header::{
     inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN,
     DEFAULT_MAX_STREAM_LEN, NUMPY_MAX_DIMS,
 };
+pub use longdouble::{ComplexLongDouble, LongDouble};
 pub use mmap::MmapNpy;
 pub use npz::{Compression, MemberInfo, NpzArrays, NpzMemberWriter, NpzMmap, NpzReader, NpzWriter};
 pub use options::{PickleEncoding, WriteOptions};

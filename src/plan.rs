@@ -35,6 +35,9 @@ pub(crate) struct Plan {
     moves: Vec<Move>,
     /// Runs `(offset, len)` of destination bytes that hold `bool`s.
     bools: Vec<(usize, usize)>,
+    /// Runs of destination bytes that are the padding of x86-64 long
+    /// doubles, zeroed (NumPy writes whatever memory held there).
+    pads: Vec<(usize, usize)>,
 }
 
 /// Why two dtypes do not match, and where.
@@ -56,6 +59,7 @@ impl Plan {
             dst_size,
             moves: Vec::new(),
             bools: Vec::new(),
+            pads: Vec::new(),
         };
         match plan.walk(src, 0, dst, 0, &mut String::new()) {
             Ok(()) => Ok(plan),
@@ -95,6 +99,7 @@ impl Plan {
                 swap: 0,
             }],
             bools: Vec::new(),
+            pads: Vec::new(),
         }
     }
 
@@ -125,6 +130,15 @@ impl Plan {
                 self.push(so, dof, d.size, swap_unit(s, d));
                 if d.kind == Kind::Bool {
                     self.push_bool(dof, d.size);
+                }
+                // The 80-bit value in each 16 bytes, then 6 padding bytes.
+                match (d.kind, d.size) {
+                    (Kind::Float, 16) => self.pads.push((dof + 10, 6)),
+                    (Kind::Complex, 32) => {
+                        self.pads.push((dof + 10, 6));
+                        self.pads.push((dof + 26, 6));
+                    }
+                    _ => {}
                 }
                 Ok(())
             }
@@ -176,6 +190,20 @@ impl Plan {
                     if d.kind == Kind::Bool {
                         self.push_bool(dof, d_size * count);
                     }
+                    if matches!((d.kind, d.size), (Kind::Float, 16) | (Kind::Complex, 32)) {
+                        // Long doubles: their padding runs, one per value.
+                        let per = d.size / 16;
+                        if count.saturating_mul(per).saturating_add(self.pads.len()) > MAX_MOVES {
+                            return Err(Mismatch {
+                                path: path.clone(),
+                                src: format!("{src} (too many long doubles to convert)"),
+                                dst: dst.to_string(),
+                            });
+                        }
+                        for i in 0..count * per {
+                            self.pads.push((dof + i * 16 + 10, 6));
+                        }
+                    }
                     return Ok(());
                 }
                 // Compile one item, then repeat its moves: a huge claimed
@@ -185,6 +213,7 @@ impl Plan {
                     dst_size: d_size,
                     moves: Vec::new(),
                     bools: Vec::new(),
+                    pads: Vec::new(),
                 };
                 item.walk(si, 0, di, 0, path)?;
                 if let [m] = item.moves.as_slice() {
@@ -194,7 +223,8 @@ impl Plan {
                         [(0, len)] if *len == d_size => Some(true),
                         _ => None,
                     };
-                    if let (true, Some(all_bool)) = (whole, bools_whole) {
+                    if let (true, Some(all_bool), true) = (whole, bools_whole, item.pads.is_empty())
+                    {
                         // Whole items move as one block.
                         self.push(so, dof, d_size * count, m.swap);
                         if all_bool {
@@ -203,7 +233,8 @@ impl Plan {
                         return Ok(());
                     }
                 }
-                let total = count.saturating_mul(item.moves.len() + item.bools.len());
+                let total =
+                    count.saturating_mul(item.moves.len() + item.bools.len() + item.pads.len());
                 if self.moves.len().saturating_add(total) > MAX_MOVES {
                     return Err(Mismatch {
                         path: path.clone(),
@@ -224,6 +255,9 @@ impl Plan {
                     }
                     for &(at, len) in &item.bools {
                         self.push_bool(dof + i * d_size + at, len);
+                    }
+                    for &(at, len) in &item.pads {
+                        self.pads.push((dof + i * d_size + at, len));
                     }
                 }
                 Ok(())
@@ -292,13 +326,14 @@ impl Plan {
 
     /// Whether running the plan in place changes anything.
     pub(crate) fn has_fixups(&self) -> bool {
-        self.swaps() || !self.bools.is_empty()
+        self.swaps() || !self.bools.is_empty() || !self.pads.is_empty()
     }
 
     /// Whether the plan is one plain copy of whole items.
     pub(crate) fn is_memcpy(&self) -> bool {
         self.is_identity()
             && self.bools.is_empty()
+            && self.pads.is_empty()
             && (self.dst_size == 0
                 || self.moves
                     == [Move {
@@ -333,6 +368,13 @@ impl Plan {
 
     fn normalize_bools(&self, bytes: &mut [u8]) {
         let size = self.dst_size;
+        if !self.pads.is_empty() && size > 0 {
+            for item in bytes.chunks_exact_mut(size) {
+                for &(at, len) in &self.pads {
+                    item[at..at + len].fill(0);
+                }
+            }
+        }
         match self.bools.as_slice() {
             [] => {}
             [(0, len)] if *len == size => bytes.iter_mut().for_each(|b| *b = (*b != 0) as u8),
