@@ -21,7 +21,7 @@ trap 'rm -rf "$scratch"' EXIT
 
 npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fixtures/npy/elements fixtures/npy/invalid_data fuzz/regressions)
 npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fixtures/npz/differential fuzz/regressions)
-pickle_seeds=(fixtures/pickle fixtures/pickle_bad/records fixtures/npy/unsupported fuzz/regressions)
+pickle_seeds=(fixtures/pickle fixtures/pickle_bad/records fixtures/npy/unsupported fixtures/wild/numpy_testdata fixtures/wild/stringdtype fixtures/wild/pandas fixtures/wild/opaque fixtures/wild/nested_objects fixtures/wild/longdouble fuzz/regressions)
 
 run() {
     local target="$1"

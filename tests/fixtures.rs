@@ -336,6 +336,12 @@ fn unsupported_dtypes_are_parsed_and_named() {
                 ),
                 other => panic!("{}: {other:?}", path.display()),
             }
+        } else if header.dtype.to_string().contains("f16")
+            || header.dtype.to_string().contains("c32")
+        {
+            // x86-64 long doubles, read exactly since round 3
+            // (tests/wild.rs checks their values against NumPy).
+            assert!(any.is_ok(), "{}: {any:?}", path.display());
         } else {
             let err = any.unwrap_err();
             assert!(
@@ -344,9 +350,14 @@ fn unsupported_dtypes_are_parsed_and_named() {
                 path.display()
             );
         }
+        // None of them reads as f64 (a long double does not silently
+        // lose its precision).
         let err = ArrayD::<f64>::from_npy_bytes_with(&bytes, &options).unwrap_err();
         assert!(
-            matches!(err, Error::UnsupportedDType { .. }),
+            matches!(
+                err,
+                Error::UnsupportedDType { .. } | Error::DTypeMismatch { .. }
+            ),
             "{}: {err}",
             path.display()
         );

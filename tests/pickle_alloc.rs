@@ -8,7 +8,7 @@
 
 use ndarray::Array1;
 use ndnpy::pickle::{self, PyValue};
-use ndnpy::{AnyArray, Error};
+use ndnpy::{AnyArray, Error, ReadOptions};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Mutex;
@@ -120,6 +120,63 @@ fn numpy_fixtures_stay_proportional() {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         check(name, &bytes, |b| AnyArray::from_npy_bytes(b).unwrap());
     }
+}
+
+#[test]
+fn wild_fixtures_and_opaque_objects_stay_proportional() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let wild = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/wild");
+    let opaque = ReadOptions::default()
+        .opaque_objects(true)
+        .pickle_encoding(ndnpy::PickleEncoding::Latin1);
+    for name in [
+        "numpy_testdata/py2-objarr.npy",
+        "stringdtype/sd_na_pdna.npy",
+        "pandas/mixed_df.npy",
+        "pandas/ts_paris.npy",
+        "opaque/all_p0.npy",
+        "opaque/namespace_p4.npy",
+        "nested_objects/subarray_of_records.npy",
+    ] {
+        let bytes = std::fs::read(wild.join(name)).unwrap();
+        check(name, &bytes, |b| {
+            AnyArray::from_npy_bytes_with(b, &opaque).unwrap()
+        });
+    }
+    // Opaque objects that share one state through the memo, 100 000
+    // times: the budget stops the copies, as for any shared value.
+    let mut p = b"\x80\x02cfractions\nFraction\n)\x81q\x00]q\x01(X".to_vec();
+    p.extend_from_slice(&60_000u32.to_le_bytes());
+    p.extend(std::iter::repeat_n(b'a', 60_000));
+    p.extend_from_slice(b"q\x02h\x00h\x02b");
+    for _ in 0..100_000 {
+        p.extend_from_slice(b"h\x00");
+    }
+    p.extend_from_slice(b"e.");
+    let r = check("shared opaque state", &p, |b| {
+        pickle::loads_with(b, &opaque)
+    });
+    assert!(matches!(r, Err(Error::PickleLimit { .. })), "{r:?}");
+    // Opaque objects in proportion to their number.
+    let mut ratios = Vec::new();
+    for n in [1_000usize, 10_000, 100_000] {
+        let mut p = b"\x80\x02]q\x00(".to_vec();
+        for i in 0..n {
+            p.extend_from_slice(b"cfractions\nFraction\nJ");
+            p.extend_from_slice(&(i as i32).to_le_bytes());
+            p.extend_from_slice(b"K\x07\x86R");
+        }
+        p.extend_from_slice(b"e.");
+        let (r, peak, _) = measure(|| pickle::loads_with(&p, &opaque));
+        assert!(
+            matches!(r, Ok(PyValue::List(ref x)) if x.len() == n),
+            "{r:?}"
+        );
+        drop(r);
+        assert!(peak <= bound(p.len()));
+        ratios.push(peak as f64 / p.len() as f64);
+    }
+    assert!(ratios[2] <= ratios[1] * 1.5, "{ratios:?}");
 }
 
 #[test]

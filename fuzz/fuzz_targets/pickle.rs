@@ -9,24 +9,38 @@
 
 use libfuzzer_sys::fuzz_target;
 use ndnpy::pickle::{self, PyValue};
-use ndnpy::{AnyArray, Error};
+use ndnpy::{AnyArray, Error, PickleEncoding, ReadOptions};
 
-fn check_value(v: &PyValue) {
+/// The reader's settings the target runs under: NumPy's defaults, and
+/// opaque objects with each way of reading Python 2 strings.
+fn settings() -> [ReadOptions; 3] {
+    let opaque = ReadOptions::default().opaque_objects(true);
+    [
+        ReadOptions::default(),
+        opaque.pickle_encoding(PickleEncoding::Latin1),
+        opaque.pickle_encoding(PickleEncoding::Bytes),
+    ]
+}
+
+fn check_value(v: &PyValue, options: &ReadOptions) {
     let text = v.to_string();
     match pickle::dumps(v) {
         Ok(bytes) => {
-            let back = pickle::loads(&bytes).expect("what we write reads back");
+            let back = pickle::loads_with(&bytes, options).expect("what we write reads back");
             assert_eq!(back.to_string(), text);
         }
-        // Dtypes the writer cannot spell (records), or nesting at the limit.
+        // Dtypes the writer cannot spell (records), nesting at the limit,
+        // or a global whose name cannot be written.
         Err(Error::UnsupportedDType { .. } | Error::PickleLimit { .. }) => {}
         Err(e) => panic!("dumps failed: {e}"),
     }
 }
 
 fn check_pickle(data: &[u8]) {
-    if let Ok(v) = pickle::loads(data) {
-        check_value(&v);
+    for options in settings() {
+        if let Ok(v) = pickle::loads_with(data, &options) {
+            check_value(&v, &options);
+        }
     }
 }
 
