@@ -10,7 +10,8 @@
 //!   [`MmapNpy`] to map files of any size in constant time.
 //! - [`Header`], [`inspect`] and [`AnyArray`] for files whose type is known
 //!   only at run time.
-//! - Every NumPy dtype but objects: numeric scalars, strings (`String`,
+//! - Every NumPy dtype: numeric scalars (x86-64's long double as
+//!   [`LongDouble`] / [`ComplexLongDouble`]), strings (`String`,
 //!   `Vec<u8>`, [`FixedUnicode`], [`FixedBytes`]), [`Datetime64`] /
 //!   [`Timedelta64`] with [`unit`](mod@unit) markers, sub-arrays `[T; N]`, and records
 //!   declared with [`record!`] ([`RecordArray`] at run time). See
@@ -23,7 +24,10 @@
 //!   read any stream a block of rows at a time.
 //!
 //! - [`pickle`]: object arrays (`|O`) read by a pickle reader that cannot run
-//!   code, and written so that NumPy loads them with `allow_pickle=True`.
+//!   code, and written so that NumPy loads them with `allow_pickle=True`:
+//!   Python 2 pickles ([`ReadOptions::pickle_encoding`]), NumPy 2's
+//!   `StringDType`, pandas' timestamps, and (opt-in,
+//!   [`ReadOptions::opaque_objects`]) any other class as inert data.
 //!
 //! Hostile input gives an [`Error`], never a panic or an allocation of the
 //! size a header merely claims.

@@ -65,6 +65,10 @@ fn refused(path: &Path) -> bool {
     REFUSED.iter().any(|(f, _)| *f == name)
 }
 
+/// One command: its arguments, and what it writes as (input path, output
+/// path, comparison mode) triples.
+type Run = (Vec<String>, Vec<(String, String, &'static str)>);
+
 struct Case {
     input: String,
     output: String,
@@ -95,8 +99,7 @@ fn every_write_loads_in_numpy_equal_to_its_input() {
         std::fs::create_dir(&out).unwrap();
         let i = input.to_str().unwrap();
         let o = |name: &str| out.join(name).to_str().unwrap().to_owned();
-        // (arguments, outputs: (input path, output path, mode))
-        let mut runs: Vec<(Vec<String>, Vec<(String, String, &'static str)>)> = Vec::new();
+        let mut runs: Vec<Run> = Vec::new();
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         if is_npz {
             let members = |archive: &str| {

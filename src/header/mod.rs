@@ -215,7 +215,7 @@ impl ReadOptions {
     }
 
     /// How Python 2 `str` values in a pickle are read, as `np.load`'s
-    /// `encoding`: [`PickleEncoding::Ascii`] by default (NumPy's default,
+    /// `encoding`: [`crate::PickleEncoding::Ascii`] by default (NumPy's default,
     /// an error for non-ASCII bytes), `Latin1` (what NumPy advises for
     /// Python 2 files, and what the `ndnpy` command uses) or `Bytes`.
     /// Only values are affected: dtype codes and other names a pickle

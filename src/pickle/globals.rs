@@ -21,11 +21,16 @@
 //! | `datetime date`, `datetime datetime`, `datetime timedelta` | common object-array contents | decodes the pickled state; a `tzinfo` is refused |
 //! | `decimal Decimal` | common object-array contents | keeps the validated decimal text |
 //!
-//! Python 2 module names (`__builtin__`) are accepted as Python's own
-//! unpickler maps them (`fix_imports`). `copyreg _reconstructor` is not in
-//! the table: NumPy's own output never needs it (protocols 0 and 1 pickle
-//! arrays and every type above through `__reduce__`), and it is the
-//! general-purpose door to constructing arbitrary classes.
+//! | `numpy.core._internal _reconstruct` | NumPy 0.x's spelling (NumPy's own `py2-np0-objarr.npy`) | as `_reconstruct` |
+//! | `numpy._core._internal _convert_to_stringdtype_kwargs` | NumPy 2's `StringDType` | the dtype of a string array ([`super::stringdtype`]) |
+//! | pandas' reconstructors, `datetime timezone`, `zoneinfo ZoneInfo` | `df.to_numpy()` contents | see [`super::pandas`] |
+//!
+//! Python 2 module names (`__builtin__`, `copy_reg`, `xrange` ...) are
+//! mapped as Python's own unpickler maps them (`fix_imports`). Anything
+//! else (`copyreg _reconstructor` included: the general-purpose door to
+//! constructing arbitrary classes) is a [`Node::Ref`](super::machine::Node)
+//! to the machine: data if never called, refused (or opaque, on opt-in) if
+//! called.
 
 use crate::error::Error;
 

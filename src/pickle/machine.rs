@@ -1170,14 +1170,14 @@ impl<'a> Machine<'a> {
             ));
         }
         self.visiting[id] = false;
-        return Ok(PyValue::Opaque(Box::new(super::foreign::Opaque {
+        Ok(PyValue::Opaque(Box::new(super::foreign::Opaque {
             callable,
             args,
             new_object,
             state,
             items,
             entries: pairs,
-        })));
+        })))
     }
 
     fn materialize_at(&mut self, id: Id, depth: usize) -> Result<PyValue> {

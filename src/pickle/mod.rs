@@ -8,10 +8,18 @@
 //! data and a closed list of globals (NumPy's array, dtype and scalar
 //! reconstructors, `set`, `frozenset`, `bytearray`, `complex`,
 //! `_codecs.encode`, `datetime.date`/`datetime`/`timedelta`,
-//! `decimal.Decimal`); each is implemented by the reader as a constructor of
-//! plain data ([`PyValue`]). Any other global is
-//! [`Error::UnsupportedPickle`] naming it, before anything else happens: it
-//! is never imported, called or emulated.
+//! `decimal.Decimal`, NumPy 2's `StringDType`, pandas' `Timestamp`,
+//! `Timedelta`, `NaT` and `NA` and the time zones they carry); each is
+//! implemented by the reader as a constructor of plain data ([`PyValue`]).
+//! Any other global is a name and nothing more: stored as a value it is
+//! [`PyValue::Global`]; called, it is [`Error::UnsupportedPickle`] naming
+//! it, or under [`ReadOptions::opaque_objects`] an inert
+//! [`PyValue::Opaque`] recording the call. It is never imported, called or
+//! emulated.
+//!
+//! Python 2 pickles are read as Python 3 reads them: module names mapped
+//! (`__builtin__`, `copy_reg`, `xrange` ...), and Python 2 `str` values
+//! decoded as [`ReadOptions::pickle_encoding`] says (NumPy's `encoding`).
 //!
 //! Limits, all checked before allocating:
 //! - every length field is compared with the bytes left in the input, so a
