@@ -465,9 +465,25 @@ impl std::error::Error for Error {
 }
 
 impl From<io::Error> for Error {
+    /// An I/O error; or, when it carries one of the crate's own errors (how
+    /// the streaming readers, such as [`crate::NpzReader::member_reader`],
+    /// report a CRC mismatch through `io::Read`), that error.
     fn from(e: io::Error) -> Self {
-        Error::Io(e)
+        match typed_inside(e) {
+            Ok(typed) => typed,
+            Err(e) => Error::Io(e),
+        }
     }
+}
+
+/// The crate's error that `e` carries, if it carries one; `e` back
+/// otherwise.
+pub(crate) fn typed_inside(e: io::Error) -> std::result::Result<Error, io::Error> {
+    if e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+        let inner = e.into_inner().expect("checked above");
+        return Ok(*inner.downcast::<Error>().expect("checked above"));
+    }
+    Err(e)
 }
 
 impl Error {

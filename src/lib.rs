@@ -83,7 +83,10 @@ pub use header::{
 };
 pub use longdouble::{ComplexLongDouble, LongDouble};
 pub use mmap::MmapNpy;
-pub use npz::{Compression, MemberInfo, NpzArrays, NpzMemberWriter, NpzMmap, NpzReader, NpzWriter};
+pub use npz::{
+    Compression, MemberInfo, NpzArrays, NpzMemberReader, NpzMemberWriter, NpzMmap, NpzReader,
+    NpzWriter,
+};
 pub use options::{PickleEncoding, WriteOptions};
 pub use order::Order;
 pub use pickle::PyValue;

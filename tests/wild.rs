@@ -64,12 +64,26 @@ fn nest(values: &[PyValue], shape: &[usize]) -> PyValue {
     }
 }
 
-/// Writes `any` back and reads it again: the same array (compared by
-/// `Debug`, where NaN equals NaN).
+/// Writes `any` back and reads it again, as a `.npy` file and as a member
+/// of a deflated archive: the same array (compared by `Debug`, where NaN
+/// equals NaN). Its repr as a nested value is printable.
 fn round_trips(key: &str, any: &AnyArray, options: &ReadOptions) {
     let bytes = any.to_npy_bytes().unwrap();
     let back = AnyArray::from_npy_bytes_with(&bytes, options).unwrap();
     assert_eq!(format!("{back:?}"), format!("{any:?}"), "{key}");
+    let mut w = ndnpy::NpzWriter::new_compressed(std::io::Cursor::new(Vec::new()));
+    w.add_any("m", any).unwrap();
+    let mut z = NpzReader::new(w.finish_into_inner().unwrap())
+        .unwrap()
+        .with_options(*options);
+    let back = z.read_any("m").unwrap();
+    assert_eq!(
+        format!("{back:?}"),
+        format!("{any:?}"),
+        "{key} in an archive"
+    );
+    let nested = PyValue::Array(std::sync::Arc::new(any.clone())).to_string();
+    assert!(nested.starts_with("array("), "{key}: {nested}");
 }
 
 #[test]

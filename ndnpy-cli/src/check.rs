@@ -122,7 +122,7 @@ pub fn check_file(path: &Path, allow_pickle: bool) -> CliResult<Vec<Problem>> {
                         continue;
                     }
                 }
-                if let Some(m) = check_crc(path, &name) {
+                if let Some(m) = check_crc(&mut npz, &name) {
                     problems.push(problem(Some(&name), m));
                 }
             }
@@ -131,18 +131,10 @@ pub fn check_file(path: &Path, allow_pickle: bool) -> CliResult<Vec<Problem>> {
     Ok(problems)
 }
 
-/// Decompresses member `name` to the end, which makes the zip reader check
-/// its size and CRC-32; memory stays one buffer.
-fn check_crc(path: &Path, name: &str) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
-    let mut zip = match zip::ZipArchive::new(file) {
-        Ok(z) => z,
-        Err(e) => return Some(format!("not a valid zip archive: {e}")),
-    };
-    let index = zip
-        .index_for_name(name)
-        .or_else(|| zip.index_for_name(&format!("{name}.npy")))?;
-    let mut member = match zip.by_index(index) {
+/// Reads member `name` to the end through the library's member reader,
+/// which checks its size and CRC-32; memory stays one buffer.
+fn check_crc(npz: &mut Npz, name: &str) -> Option<String> {
+    let mut member = match npz.reader.member_reader(name) {
         Ok(m) => m,
         Err(e) => return Some(format!("cannot be read: {e}")),
     };
@@ -151,15 +143,21 @@ fn check_crc(path: &Path, name: &str) -> Option<String> {
     let mut got = 0u64;
     loop {
         match member.read(&mut buf) {
-            Ok(0) => break,
+            Ok(0) => return None,
             Ok(n) => got += n as u64,
-            Err(e) if e.to_string().contains("checksum") => {
-                return Some("corrupt: its data does not match its CRC-32 checksum".into())
+            Err(e) => {
+                return Some(match ndnpy::Error::from(e) {
+                    ndnpy::Error::BadCrc { .. } => {
+                        "corrupt: its data does not match its CRC-32 checksum".into()
+                    }
+                    ndnpy::Error::CorruptMember { .. } if got < declared => {
+                        format!("corrupt: the archive declares {declared} bytes, found {got}")
+                    }
+                    other => format!("corrupt: {other}"),
+                })
             }
-            Err(e) => return Some(format!("corrupt: {e}")),
         }
     }
-    (got < declared).then(|| format!("corrupt: the archive declares {declared} bytes, found {got}"))
 }
 
 fn strip_path(path: &Path, message: &str) -> String {

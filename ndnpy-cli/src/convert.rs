@@ -269,12 +269,23 @@ fn write_npy_to(opened: &mut Opened<'_>, opts: &Options, w: &mut dyn Write) -> C
         return write_objects_to(opened, opts, w);
     }
     let (header, sw) = target(&opened.header, opts);
-    let itemsize = header.dtype.itemsize().unwrap_or(1).max(1);
     let bytes = header
         .to_bytes()
         .map_err(|e| CliError::problem(e.to_string()))?;
     w.write_all(&bytes)
         .map_err(|e| CliError::usage(format!("writing: {e}")))?;
+    copy_data(opened, &header, &sw, w)
+}
+
+/// Writes the data of `opened` in the order and byte order of `header`
+/// (`sw`: the byte ranges to reverse in each element).
+fn copy_data(
+    opened: &mut Opened<'_>,
+    header: &Header,
+    sw: &[(usize, usize)],
+    w: &mut dyn Write,
+) -> CliResult<()> {
+    let itemsize = header.dtype.itemsize().unwrap_or(1).max(1);
     let mut scratch = Vec::new();
     stream(opened, header.fortran_order, |chunk| {
         if sw.is_empty() {
@@ -283,7 +294,7 @@ fn write_npy_to(opened: &mut Opened<'_>, opts: &Options, w: &mut dyn Write) -> C
         scratch.clear();
         scratch.extend_from_slice(chunk);
         for e in scratch.chunks_exact_mut(itemsize) {
-            for &(o, n) in &sw {
+            for &(o, n) in sw {
                 e[o..o + n].reverse();
             }
         }
@@ -291,15 +302,16 @@ fn write_npy_to(opened: &mut Opened<'_>, opts: &Options, w: &mut dyn Write) -> C
     })
 }
 
-/// Writes an array that holds Python objects. Its data is one pickle whose
-/// length the header does not give (the header's `itemsize × count` is the
-/// size of the pointers, not of the pickle), so it cannot be copied as
-/// bytes: it is read through the library's pickle reader and pickled again
-/// by the library's writer, which NumPy loads equal to the input.
-fn write_objects_to(opened: &mut Opened<'_>, opts: &Options, w: &mut dyn Write) -> CliResult<()> {
+/// An array that holds Python objects, as it is written. Its data is one
+/// pickle whose length the header does not give (the header's `itemsize ×
+/// count` is the size of the pointers, not of the pickle), so it cannot be
+/// copied as bytes: it is read through the library's pickle reader, and
+/// the library's writer pickles it again, which NumPy loads equal to the
+/// input.
+fn objects_for_output(opened: &mut Opened<'_>, opts: &Options) -> CliResult<AnyArray> {
     let (target, _) = target(&opened.header, opts);
     let any = crate::input::read_any(opened).map_err(|e| CliError::problem(e.to_string()))?;
-    let any = match any {
+    Ok(match any {
         AnyArray::Object(a) => AnyArray::Object(if target.fortran_order {
             a.reversed_axes()
                 .as_standard_layout()
@@ -327,12 +339,58 @@ fn write_objects_to(opened: &mut Opened<'_>, opts: &Options, w: &mut dyn Write) 
             AnyArray::Record(r)
         }
         other => other,
-    };
-    let bytes = any
+    })
+}
+
+/// Writes an array that holds Python objects ([`objects_for_output`]).
+fn write_objects_to(opened: &mut Opened<'_>, opts: &Options, w: &mut dyn Write) -> CliResult<()> {
+    let bytes = objects_for_output(opened, opts)?
         .to_npy_bytes()
         .map_err(|e| CliError::problem(e.to_string()))?;
     w.write_all(&bytes)
         .map_err(|e| CliError::usage(format!("writing: {e}")))
+}
+
+/// Adds one array to an archive being written: data copied (reordered,
+/// byte-swapped) in bounded memory, or an object array re-pickled.
+fn add_member<W: Write + std::io::Seek>(
+    zip: &mut ndnpy::NpzWriter<W>,
+    name: &str,
+    opened: &mut Opened<'_>,
+    opts: &Options,
+) -> CliResult<()> {
+    if opened.header.dtype.has_object() {
+        let any = objects_for_output(opened, opts)?;
+        return zip
+            .add_any(name, &any)
+            .map_err(|e| CliError::problem(e.to_string()));
+    }
+    let (header, sw) = target(&opened.header, opts);
+    // The copy's own error, kept whole (the writer sees an `io::Error`).
+    let mut failure = None;
+    let result = zip.add_npy_data(name, &header, |w| {
+        copy_data(opened, &header, &sw, w).map_err(|e| {
+            let io = std::io::Error::other(e.message.clone());
+            failure = Some(e);
+            io
+        })
+    });
+    match (result, failure) {
+        (_, Some(e)) => Err(e),
+        (Err(e), None) => Err(CliError::problem(e.to_string())),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
+/// `path:name: message`, unless the message names the output already.
+fn prefix_output(path: &Path, name: &str, e: CliError) -> CliError {
+    if e.message.starts_with(&path.display().to_string()) {
+        return e;
+    }
+    CliError {
+        message: format!("{}:{name}: {}", path.display(), e.message),
+        code: e.code,
+    }
 }
 
 /// A file that appears at `path` only when `commit` is called.
@@ -457,8 +515,15 @@ pub fn convert(inputs: &[PathBuf], out: &Path, opts: &Options) -> CliResult<Vec<
     match format {
         Format::Parquet => unreachable!("handled above"),
         Format::Npz => {
-            let (atomic, file) = Atomic::new(out)?;
-            let mut zip = zip::ZipWriter::new(BufWriter::with_capacity(1 << 20, file));
+            // The library's zip writer: stored members 64-byte aligned (so
+            // that they can be mapped), deflated ones compressed on every
+            // core; the archive appears at `out` only when finished.
+            let created = if opts.compress {
+                ndnpy::NpzWriter::create_compressed(out)
+            } else {
+                ndnpy::NpzWriter::create(out)
+            };
+            let mut zip = created.map_err(|e| CliError::lib(out, None, e))?;
             let mut seen = std::collections::HashSet::new();
             each_input(inputs, opts.key.as_deref(), |name, opened| {
                 if !seen.insert(name.to_owned()) {
@@ -466,28 +531,12 @@ pub fn convert(inputs: &[PathBuf], out: &Path, opts: &Options) -> CliResult<Vec<
                         "two arrays are named '{name}'; an archive holds each name once"
                     )));
                 }
-                let method = if opts.compress {
-                    zip::CompressionMethod::Deflated
-                } else {
-                    zip::CompressionMethod::Stored
-                };
-                let mut options = zip::write::SimpleFileOptions::default()
-                    .compression_method(method)
-                    .large_file(true);
-                if !opts.compress {
-                    options = options.with_alignment(64);
-                }
-                zip.start_file(format!("{name}.npy"), options)
-                    .map_err(|e| CliError::usage(format!("{}: {e}", out.display())))?;
-                write_npy_to(opened, opts, &mut zip)?;
+                add_member(&mut zip, name, opened, opts)
+                    .map_err(|e| prefix_output(out, name, e))?;
                 written.push(format!("{}:{name}", out.display()));
                 Ok(())
             })?;
-            let mut w = zip
-                .finish()
-                .map_err(|e| CliError::usage(format!("{}: {e}", out.display())))?;
-            w.flush().map_err(|e| CliError::io(out, e))?;
-            atomic.commit()?;
+            zip.finish().map_err(|e| CliError::lib(out, None, e))?;
         }
         Format::Npy if opts.split => {
             std::fs::create_dir_all(out).map_err(|e| CliError::io(out, e))?;

@@ -95,7 +95,10 @@ fn header_json(header: &Header, data_offset: u64, available: u64) -> Value {
     })
 }
 
-pub fn info(path: &Path) -> CliResult<Value> {
+/// The facts of one file. An archive's members go to `member` one by one
+/// as they are read (so that 65 536 of them are never held together), and
+/// the result lists them only when `member` is `None`.
+pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResult<Value> {
     if crate::parquet::is_parquet(path) {
         return crate::parquet::info(path);
     }
@@ -110,7 +113,11 @@ pub fn info(path: &Path) -> CliResult<Value> {
         crate::input::Container::Npz => {
             let mut npz = Npz::open(path)?;
             let mut members = Vec::new();
-            for name in npz.names() {
+            let names = npz.names();
+            if let Some(f) = member.as_mut() {
+                f(&json!({"path": path.display().to_string(), "count": names.len()}));
+            }
+            for name in names {
                 let meta = npz
                     .reader
                     .member_info(&name)
@@ -150,7 +157,10 @@ pub fn info(path: &Path) -> CliResult<Value> {
                     }
                     Err(e) => m["error"] = json!(e.message),
                 }
-                members.push(m);
+                match member.as_mut() {
+                    Some(f) => f(&m),
+                    None => members.push(m),
+                }
             }
             Ok(json!({
                 "path": path.display().to_string(),
@@ -211,9 +221,24 @@ pub fn render(v: &Value) -> String {
     let mut out = format!("{}\n", v["path"].as_str().unwrap_or(""));
     if v["format"] == json!("npz") {
         let members = v["members"].as_array().cloned().unwrap_or_default();
-        out.push_str(&format!("  .npz archive, {} members\n", members.len()));
-        out.push_str("  name                 dtype      shape            method   stored      size        ratio  in place\n");
+        out.push_str(&render_npz_head(members.len()));
         for m in &members {
+            out.push_str(&render_member(m));
+        }
+        return out;
+    }
+    render_npy(v, out)
+}
+
+/// The lines above an archive's members.
+pub fn render_npz_head(count: usize) -> String {
+    format!("  .npz archive, {count} members\n  name                 dtype      shape            method   stored      size        ratio  in place\n")
+}
+
+/// One archive member's line.
+pub fn render_member(m: &Value) -> String {
+    {
+        {
             let shape = shape_text(&m["shape"]);
             let mut line = format!(
                 "  {:<20} {:<10} {:<16} {:<8} {:>10}  {:>10}  {:>5.2}  {}",
@@ -236,11 +261,13 @@ pub fn render(v: &Value) -> String {
             if let Some(e) = m["error"].as_str() {
                 line.push_str(&format!("  ERROR: {e}"));
             }
-            out.push_str(line.trim_end());
-            out.push('\n');
+            format!("{}\n", line.trim_end())
         }
-        return out;
     }
+}
+
+/// The facts of a `.npy` file, below its path line `out`.
+fn render_npy(v: &Value, mut out: String) -> String {
     let dtype = v["dtype"].as_str().unwrap_or("");
     let name = match v["dtype_name"].as_str() {
         Some(n) if v["fields"].as_array().is_none_or(Vec::is_empty) => {

@@ -227,25 +227,31 @@ pub fn open_npy(path: &Path) -> CliResult<Opened<'static>> {
     })
 }
 
-/// An open `.npz` archive.
+/// An open `.npz` archive: its central directory read once by the
+/// library's reader (the one zip reader of the workspace), and the file for
+/// positioned reads of stored members.
 pub struct Npz {
     pub path: PathBuf,
     pub reader: NpzReader<BufReader<File>>,
     file: File,
-    zip: Option<zip::ZipArchive<File>>,
 }
+
+/// Archives opened by this process (`NDNPY_COUNT_OPENS=1` prints the count
+/// on exit): the tests check that each command reads an archive's directory
+/// once.
+pub static ARCHIVES_OPENED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl Npz {
     pub fn open(path: &Path) -> CliResult<Npz> {
         let reader = NpzReader::open(path)
             .map_err(|e| CliError::lib(path, None, e))?
             .with_options(read_options());
+        ARCHIVES_OPENED.fetch_add(1, Ordering::Relaxed);
         let file = File::open(path).map_err(|e| CliError::io(path, e))?;
         Ok(Npz {
             path: path.to_owned(),
             reader,
             file,
-            zip: None,
         })
     }
 
@@ -253,8 +259,8 @@ impl Npz {
         self.reader.names()
     }
 
-    /// Opens member `name`: positioned reads for a stored member, an
-    /// inflating stream for a compressed one.
+    /// Opens member `name`: positioned reads for a stored member, the
+    /// library's inflating member reader for a compressed one.
     pub fn member(&mut self, name: &str) -> CliResult<Opened<'_>> {
         let path = self.path.clone();
         let err = |e| CliError::lib(&path, Some(name), e);
@@ -281,38 +287,10 @@ impl Npz {
                 }),
             });
         }
-        if self.zip.is_none() {
-            let file = self.file.try_clone().map_err(|e| CliError::io(&path, e))?;
-            let zip = zip::ZipArchive::new(file).map_err(|e| {
-                err(ndnpy::Error::InvalidArchive {
-                    reason: e.to_string(),
-                })
-            })?;
-            self.zip = Some(zip);
-        }
-        let zip = self.zip.as_mut().expect("opened above");
-        let index = zip
-            .index_for_name(name)
-            .or_else(|| zip.index_for_name(&format!("{name}.npy")))
-            .ok_or_else(|| {
-                CliError::lib(
-                    &path,
-                    Some(name),
-                    ndnpy::Error::MemberNotFound {
-                        name: name.to_owned(),
-                    },
-                )
-            })?;
-        let member = zip.by_index(index).map_err(|e| {
-            CliError::lib(
-                &path,
-                Some(name),
-                ndnpy::Error::CorruptMember {
-                    name: name.to_owned(),
-                    reason: e.to_string(),
-                },
-            )
-        })?;
+        let member = self
+            .reader
+            .member_reader(name)
+            .map_err(|e| CliError::lib(&path, Some(name), e))?;
         let mut counting = Counting {
             inner: member,
             count: 0,

@@ -18,6 +18,7 @@ mod values;
 use clap::{Parser, Subcommand};
 use error::{CliError, CliResult, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE};
 use serde_json::{json, Value};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const EXIT_CODES: &str = "Exit codes:
@@ -177,28 +178,78 @@ fn expand(args: &[String]) -> CliResult<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// What a command produced: text for people, JSON for programs, and the
-/// exit code.
+/// What a command produces: text for people or JSON for programs, written
+/// as it comes (an archive of 65 536 members is never held as text or
+/// JSON), the errors (printed last, on stderr) and the exit code.
 struct Outcome {
-    text: String,
+    out: std::io::BufWriter<std::io::Stdout>,
+    json: bool,
+    /// JSON items written so far (the output is one array).
+    items: usize,
+    /// A JSON document that is not an array (`convert`'s), written at the
+    /// end.
+    document: Option<Value>,
     errors: Vec<String>,
-    json: Value,
     code: i32,
 }
 
 impl Outcome {
-    fn new(json: Value) -> Outcome {
+    fn new(json: bool) -> Outcome {
         Outcome {
-            text: String::new(),
-            errors: Vec::new(),
+            out: std::io::BufWriter::new(std::io::stdout()),
             json,
+            items: 0,
+            document: None,
+            errors: Vec::new(),
             code: EXIT_OK,
         }
+    }
+
+    /// Text for people (ignored under `--json`).
+    fn text(&mut self, text: &str) {
+        if !self.json {
+            let _ = self.out.write_all(text.as_bytes());
+        }
+    }
+
+    /// One item of the JSON array (ignored without `--json`), formatted as
+    /// `serde_json::to_string_pretty` formats it inside the array.
+    fn item(&mut self, v: Value) {
+        if !self.json {
+            return;
+        }
+        let pretty = serde_json::to_string_pretty(&v).unwrap_or_default();
+        let sep = if self.items == 0 { "[\n" } else { ",\n" };
+        let _ = self.out.write_all(sep.as_bytes());
+        for (i, line) in pretty.lines().enumerate() {
+            if i > 0 {
+                let _ = self.out.write_all(b"\n");
+            }
+            let _ = write!(self.out, "  {line}");
+        }
+        self.items += 1;
     }
 
     fn fail(&mut self, e: CliError) {
         self.code = self.code.max(e.code);
         self.errors.push(e.message);
+    }
+
+    /// Ends the output (closes the JSON array, or writes the document).
+    fn finish(mut self) -> (Vec<String>, i32) {
+        if self.json {
+            let _ = match self.document.take() {
+                Some(doc) => writeln!(
+                    self.out,
+                    "{}",
+                    serde_json::to_string_pretty(&doc).unwrap_or_default()
+                ),
+                None if self.items == 0 => writeln!(self.out, "[]"),
+                None => writeln!(self.out, "\n]"),
+            };
+        }
+        let _ = self.out.flush();
+        (self.errors, self.code)
     }
 }
 
@@ -214,23 +265,46 @@ fn progress_bar() -> indicatif::ProgressBar {
     bar
 }
 
-fn run(cli: Cli) -> CliResult<Outcome> {
+fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
     match cli.command {
         Command::Info { files } => {
-            let mut o = Outcome::new(json!([]));
             for path in expand(&files)? {
-                match info::info(&path) {
+                if o.json {
+                    match info::info(&path, None) {
+                        Ok(v) => {
+                            if v["truncated"] == json!(true) {
+                                o.code = o.code.max(EXIT_PROBLEM);
+                            }
+                            o.item(v);
+                        }
+                        Err(e) => o.fail(e),
+                    }
+                    continue;
+                }
+                // Text: an archive's members are written as they are read.
+                let mut streamed = false;
+                let mut each = |m: &serde_json::Value| {
+                    if let Some(count) = m.get("count") {
+                        streamed = true;
+                        o.text(&format!("{}\n", m["path"].as_str().unwrap_or("")));
+                        o.text(&info::render_npz_head(count.as_u64().unwrap_or(0) as usize));
+                    } else {
+                        o.text(&info::render_member(m));
+                    }
+                };
+                match info::info(&path, Some(&mut each)) {
                     Ok(v) => {
                         if v["truncated"] == json!(true) {
                             o.code = o.code.max(EXIT_PROBLEM);
                         }
-                        o.text.push_str(&info::render(&v));
-                        o.json.as_array_mut().expect("array").push(v);
+                        if !streamed {
+                            o.text(&info::render(&v));
+                        }
                     }
                     Err(e) => o.fail(e),
                 }
             }
-            Ok(o)
+            Ok(())
         }
         Command::Show {
             files,
@@ -238,45 +312,56 @@ fn run(cli: Cli) -> CliResult<Outcome> {
             key,
             full,
         } => {
-            let mut o = Outcome::new(json!([]));
             let paths = expand(&files)?;
             let many = paths.len() > 1;
+            /// Writes one member's repr, with its label when labelled.
+            fn emit(o: &mut Outcome, label: &str, shown: ShowResult, labelled: bool) {
+                match shown {
+                    Ok((text, shape)) => {
+                        if labelled {
+                            o.text(&format!("{label}:\n"));
+                        }
+                        o.text(&text);
+                        o.text("\n");
+                        o.item(json!({"name": label, "shape": shape, "repr": text}));
+                    }
+                    Err(e) => o.fail(e),
+                }
+            }
+            type ShowResult = CliResult<(String, Vec<usize>)>;
             for path in paths {
-                let mut results = Vec::new();
+                // Labels are printed when there are several arrays (or an
+                // archive): the first result waits until the second arrives
+                // or the file ends; the others are written as they come.
+                let mut pending: Option<(String, ShowResult)> = None;
+                let mut count = 0usize;
                 let r = input::for_each_array(&path, key.as_deref(), |label, opened| {
                     let shown = opened.and_then(|mut op| {
                         show::show(&mut op, slice.as_deref(), full)
                             .map_err(|m| CliError::problem(format!("{label}: {m}")))
                     });
-                    results.push((label.to_owned(), shown));
+                    count += 1;
+                    if count == 1 {
+                        pending = Some((label.to_owned(), shown));
+                        return Ok(());
+                    }
+                    if let Some((l, first)) = pending.take() {
+                        emit(o, &l, first, true);
+                    }
+                    emit(o, label, shown, true);
                     Ok(())
                 });
+                if let Some((label, shown)) = pending.take() {
+                    let labelled = many || label.contains(".npz:");
+                    emit(o, &label, shown, labelled);
+                }
                 if let Err(e) = r {
                     o.fail(e);
                 }
-                let labelled =
-                    many || results.len() > 1 || results.iter().any(|(l, _)| l.contains(".npz:"));
-                for (label, shown) in results {
-                    match shown {
-                        Ok((text, shape)) => {
-                            if labelled {
-                                o.text.push_str(&format!("{label}:\n"));
-                            }
-                            o.text.push_str(&text);
-                            o.text.push('\n');
-                            o.json
-                                .as_array_mut()
-                                .expect("array")
-                                .push(json!({"name": label, "shape": shape, "repr": text}));
-                        }
-                        Err(e) => o.fail(e),
-                    }
-                }
             }
-            Ok(o)
+            Ok(())
         }
         Command::Stats { files, key } => {
-            let mut o = Outcome::new(json!([]));
             let bar = progress_bar();
             for path in expand(&files)? {
                 let r = input::for_each_array(&path, key.as_deref(), |label, opened| {
@@ -290,9 +375,9 @@ fn run(cli: Cli) -> CliResult<Outcome> {
                     });
                     match result {
                         Ok(mut v) => {
-                            o.text.push_str(&stats::render(label, &v));
+                            o.text(&stats::render(label, &v));
                             v["name"] = json!(label);
-                            o.json.as_array_mut().expect("array").push(v);
+                            o.item(v);
                         }
                         Err(e) => o.fail(e),
                     }
@@ -303,7 +388,7 @@ fn run(cli: Cli) -> CliResult<Outcome> {
                 }
             }
             bar.finish_and_clear();
-            Ok(o)
+            Ok(())
         }
         Command::Convert {
             paths,
@@ -325,17 +410,16 @@ fn run(cli: Cli) -> CliResult<Outcome> {
                 key,
             };
             let written = convert::convert(&inputs, Path::new(out), &opts)?;
-            let mut o = Outcome::new(json!({"written": written}));
+            o.document = Some(json!({ "written": written }));
             for w in &written {
-                o.text.push_str(&format!("wrote {w}\n"));
+                o.text(&format!("wrote {w}\n"));
             }
-            Ok(o)
+            Ok(())
         }
         Command::Check {
             paths,
             allow_pickle,
         } => {
-            let mut o = Outcome::new(json!([]));
             let mut files = Vec::new();
             for p in expand(&paths)? {
                 if let Err(e) = check::walk(&p, &mut files) {
@@ -353,10 +437,10 @@ fn run(cli: Cli) -> CliResult<Outcome> {
                                 Some(m) => format!("{}:{m}", p.path.display()),
                                 None => p.path.display().to_string(),
                             };
-                            o.text.push_str(&format!("{place}: {}\n", p.message));
+                            o.text(&format!("{place}: {}\n", p.message));
                             o.code = o.code.max(EXIT_PROBLEM);
                         }
-                        o.json.as_array_mut().expect("array").push(json!({
+                        o.item(json!({
                             "path": f.display().to_string(),
                             "ok": ok,
                             "problems": problems.iter().map(|p| json!({"member": p.member, "message": p.message})).collect::<Vec<_>>(),
@@ -369,7 +453,7 @@ fn run(cli: Cli) -> CliResult<Outcome> {
                 }
             }
             eprintln!("checked {} files: {} with problems", files.len(), bad);
-            Ok(o)
+            Ok(())
         }
         Command::Diff {
             a,
@@ -379,48 +463,50 @@ fn run(cli: Cli) -> CliResult<Outcome> {
             key,
         } => {
             let (pa, pb) = (PathBuf::from(a), PathBuf::from(b));
-            let mut o = Outcome::new(json!([]));
             let ka = input::container_of(&pa)?;
             let kb = input::container_of(&pb)?;
+            // Each archive is opened once; members are visited in directory
+            // order (those of `a`, then those only in `b`).
+            let mut za = if ka == input::Container::Npz {
+                Some(input::Npz::open(&pa)?)
+            } else {
+                None
+            };
+            let mut zb = if kb == input::Container::Npz {
+                Some(input::Npz::open(&pb)?)
+            } else {
+                None
+            };
             let mut pairs: Vec<(String, Option<String>)> = Vec::new();
-            if ka == input::Container::Npz && kb == input::Container::Npz && key.is_none() {
-                let na = input::Npz::open(&pa)?.names();
-                let nb = input::Npz::open(&pb)?.names();
+            if let (Some(a), Some(b), None) = (&za, &zb, &key) {
+                let na = a.names();
+                let in_a: std::collections::HashSet<&String> = na.iter().collect();
                 for n in &na {
                     pairs.push((n.clone(), Some(n.clone())));
                 }
-                for n in nb.iter().filter(|n| !na.contains(n)) {
-                    pairs.push((n.clone(), Some(n.clone())));
+                for n in b.names().into_iter().filter(|n| !in_a.contains(n)) {
+                    pairs.push((n.clone(), Some(n)));
                 }
             } else {
                 pairs.push((String::new(), key.clone()));
             }
+            let first =
+                |z: &Option<input::Npz>| z.as_ref().and_then(|z| z.names().first().cloned());
+            let (first_a, first_b) = (first(&za), first(&zb));
             for (name, member) in pairs {
                 let label = if name.is_empty() {
                     format!("{} vs {}", pa.display(), pb.display())
                 } else {
                     name.clone()
                 };
-                let mut za = if ka == input::Container::Npz {
-                    Some(input::Npz::open(&pa)?)
-                } else {
-                    None
-                };
-                let mut zb = if kb == input::Container::Npz {
-                    Some(input::Npz::open(&pb)?)
-                } else {
-                    None
-                };
-                let first =
-                    |z: &Option<input::Npz>| z.as_ref().map(|z| z.names()).unwrap_or_default();
-                let ma = member.clone().or_else(|| first(&za).first().cloned());
-                let mb = member.clone().or_else(|| first(&zb).first().cloned());
+                let ma = member.clone().or_else(|| first_a.clone());
+                let mb = member.clone().or_else(|| first_b.clone());
                 let present_a = za
                     .as_ref()
-                    .is_none_or(|z| ma.as_ref().is_some_and(|m| z.names().contains(m)));
+                    .is_none_or(|z| ma.as_ref().is_some_and(|m| z.reader.contains(m)));
                 let present_b = zb
                     .as_ref()
-                    .is_none_or(|z| mb.as_ref().is_some_and(|m| z.names().contains(m)));
+                    .is_none_or(|z| mb.as_ref().is_some_and(|m| z.reader.contains(m)));
                 if !present_a || !present_b {
                     o.code = o.code.max(EXIT_PROBLEM);
                     let which = if present_a {
@@ -428,10 +514,10 @@ fn run(cli: Cli) -> CliResult<Outcome> {
                     } else {
                         pa.display()
                     };
-                    o.text.push_str(&format!(
+                    o.text(&format!(
                         "{label}: only in one archive (missing from {which})\n"
                     ));
-                    o.json.as_array_mut().expect("array").push(
+                    o.item(
                         json!({"name": label, "equal": false, "missing_from": which.to_string()}),
                     );
                     continue;
@@ -448,11 +534,11 @@ fn run(cli: Cli) -> CliResult<Outcome> {
                 if v["equal"] != json!(true) {
                     o.code = o.code.max(EXIT_PROBLEM);
                 }
-                o.text.push_str(&diff::render(&label, &v));
+                o.text(&diff::render(&label, &v));
                 v["name"] = json!(label);
-                o.json.as_array_mut().expect("array").push(v);
+                o.item(v);
             }
-            Ok(o)
+            Ok(())
         }
     }
 }
@@ -478,25 +564,22 @@ fn main() {
             EncodingArg::Bytes => ndnpy::PickleEncoding::Bytes,
         });
     input::set_read_options(options);
-    let code = match run(cli) {
-        Ok(o) => {
-            if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&o.json).unwrap_or_default()
-                );
-            } else {
-                print!("{}", o.text);
-            }
-            for e in &o.errors {
-                eprintln!("ndnpy: {e}");
-            }
-            o.code
-        }
-        Err(e) => {
-            eprintln!("ndnpy: {e}");
-            e.code
-        }
-    };
+    let mut outcome = Outcome::new(json);
+    let result = run(cli, &mut outcome);
+    let (errors, mut code) = outcome.finish();
+    for e in &errors {
+        eprintln!("ndnpy: {e}");
+    }
+    if let Err(e) = result {
+        eprintln!("ndnpy: {e}");
+        code = code.max(e.code);
+    }
+    // For the tests that check each archive's directory is read once.
+    if std::env::var_os("NDNPY_COUNT_OPENS").is_some() {
+        eprintln!(
+            "ndnpy: archives opened: {}",
+            input::ARCHIVES_OPENED.load(std::sync::atomic::Ordering::Relaxed)
+        );
+    }
     std::process::exit(code);
 }

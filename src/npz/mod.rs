@@ -27,7 +27,7 @@ mod zipwrite;
 
 pub use info::{Compression, MemberInfo};
 pub use mmap::NpzMmap;
-pub use reader::{NpzArrays, NpzReader};
+pub use reader::{NpzArrays, NpzMemberReader, NpzReader};
 pub use writer::{NpzMemberWriter, NpzWriter};
 
 use crate::error::Error;
@@ -51,14 +51,18 @@ pub(crate) fn not_an_archive(start: &[u8], err: Error) -> Error {
 }
 
 /// Turns an I/O error met while decompressing member `name` into the
-/// specific variant it stands for. The `zip` crate and `flate2` report CRC
-/// mismatches, oversized members and broken deflate streams as
-/// `io::Error`s of kinds that a file read does not produce.
+/// specific variant it stands for: the member reader's own typed errors
+/// (CRC mismatch, early end) come back out as they are; `flate2` reports a
+/// broken deflate stream as an `io::Error` of a kind that a file read does
+/// not produce.
 pub(crate) fn member_io_error(name: &str, err: io::Error) -> Error {
+    let err = match crate::error::typed_inside(err) {
+        Ok(typed) => return typed,
+        Err(err) => err,
+    };
     let name = name.to_owned();
     let text = err.to_string();
     match err.kind() {
-        io::ErrorKind::InvalidData if text.contains("checksum") => Error::BadCrc { name },
         io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => {
             Error::CorruptMember { name, reason: text }
         }

@@ -78,6 +78,8 @@ pub struct NpzReader<R: Read + Seek> {
     options: ReadOptions,
     /// Length of the archive, which bounds what a stored member can hold.
     pub(super) archive_len: u64,
+    /// The inflater, reset for each deflated member.
+    inflater: flate2::Decompress,
 }
 
 impl NpzReader<BufReader<File>> {
@@ -131,6 +133,7 @@ impl<R: Read + Seek> NpzReader<R> {
             members,
             options: ReadOptions::default(),
             archive_len,
+            inflater: flate2::Decompress::new(false),
         })
     }
 
@@ -313,6 +316,55 @@ impl<R: Read + Seek> NpzReader<R> {
         })
     }
 
+    /// A streaming reader of member `name`'s bytes (the `.npy` file it
+    /// holds, header included), found by NumPy's rule (`name`, then
+    /// `name.npy`): a deflated member is inflated as it is read, in bounded
+    /// memory; the bytes stop at the size the archive declares. Once all of
+    /// them have been read their CRC-32 is checked: a mismatch is an
+    /// `io::Error` carrying [`Error::BadCrc`], and data that ends early one
+    /// carrying [`Error::CorruptMember`] (`ndnpy::Error::from` gives those
+    /// variants back).
+    ///
+    /// ```
+    /// use ndnpy::{Error, Header, NpzReader, NpzWriter};
+    /// use std::io::{Cursor, Read};
+    ///
+    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// w.add("x", &ndarray::Array1::<f64>::zeros(1000))?;
+    /// let mut bytes = w.finish_into_inner()?.into_inner();
+    /// let mut npz = NpzReader::new(Cursor::new(bytes.clone()))?;
+    /// let mut member = npz.member_reader("x")?;
+    /// assert_eq!(member.size(), 8128);
+    /// let header = Header::read_from(&mut member)?;
+    /// assert_eq!(header.shape, [1000]);
+    /// let mut data = Vec::new();
+    /// member.read_to_end(&mut data)?;
+    /// assert_eq!(data.len(), 8000);
+    ///
+    /// // A CRC-32 that does not match the data: a typed error at the end.
+    /// let at = bytes.windows(4).position(|w| w == b"PK\x01\x02").unwrap() + 16;
+    /// bytes[at] ^= 1;
+    /// let mut npz = NpzReader::new(Cursor::new(bytes))?;
+    /// let err = npz.member_reader("x")?.read_to_end(&mut Vec::new()).unwrap_err();
+    /// assert!(matches!(Error::from(err), Error::BadCrc { .. }));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn member_reader(&mut self, name: &str) -> Result<NpzMemberReader<'_, R>> {
+        let index = self.index(name)?;
+        let entry = &self.directory.entries[index];
+        let key = entry.key();
+        let start = entry
+            .data_start(&mut self.input, self.archive_len)
+            .map_err(|e| in_member(key, e))?;
+        entry.check_supported()?;
+        self.input.seek(SeekFrom::Start(start))?;
+        let size = entry.size;
+        Ok(NpzMemberReader {
+            inner: MemberReader::new(entry, &mut self.input, &mut self.inflater),
+            size,
+        })
+    }
+
     /// An iterator over all members in archive order, each read with
     /// [`NpzReader::read_any`]: `(name, result)` pairs, where a member that
     /// is not a `.npy` file (or is damaged) gives its error without ending
@@ -406,8 +458,37 @@ impl<R: Read + Seek> NpzReader<R> {
         // The directory checked that the data lies inside the archive.
         let trusted = entry.method == STORED && entry.compressed_size == entry.size;
         let size = entry.size;
-        let mut member = MemberReader::new(entry, &mut self.input);
+        let mut member = MemberReader::new(entry, &mut self.input, &mut self.inflater);
         f(&mut member, size, trusted).map_err(|e| in_member(key, e))
+    }
+}
+
+/// The bytes of one member, inflated as they are read, checked against
+/// the member's size and CRC-32 at the end ([`NpzReader::member_reader`]).
+pub struct NpzMemberReader<'a, R: Read + Seek> {
+    inner: MemberReader<'a, Input<CheckedRead<R>>>,
+    size: u64,
+}
+
+impl<R: Read + Seek> NpzMemberReader<'_, R> {
+    /// The member's uncompressed size as the archive declares it: the most
+    /// bytes the reader gives.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+impl<R: Read + Seek> Read for NpzMemberReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf)
+    }
+}
+
+impl<R: Read + Seek> std::fmt::Debug for NpzMemberReader<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NpzMemberReader")
+            .field("size", &self.size)
+            .finish_non_exhaustive()
     }
 }
 

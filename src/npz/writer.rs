@@ -368,19 +368,22 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn add_any(&mut self, name: &str, array: &AnyArray) -> Result<()> {
-        if let AnyArray::Record(r) = array {
-            if crate::pickle::is_pickled(r.dtype()) {
-                // Pickled whole, as an object array is.
-                self.check_open(name)?;
-                let result = r.to_npy_bytes().and_then(|bytes| {
-                    self.claim(name)?;
-                    self.add_npy(name, &bytes, 0, |w| Ok(w.write_all(&bytes)?))
-                });
-                if result.is_err() {
-                    self.failed.get_or_insert_with(|| name.to_owned());
-                }
-                return result;
+        let pickled_whole = match array {
+            AnyArray::Record(r) => crate::pickle::is_pickled(r.dtype()),
+            AnyArray::StringDType(_) => true,
+            _ => false,
+        };
+        if pickled_whole {
+            // Pickled whole, as an object array is.
+            self.check_open(name)?;
+            let result = array.to_npy_bytes().and_then(|bytes| {
+                self.claim(name)?;
+                self.add_npy(name, &bytes, 0, |w| Ok(w.write_all(&bytes)?))
+            });
+            if result.is_err() {
+                self.failed.get_or_insert_with(|| name.to_owned());
             }
+            return result;
         }
         crate::any::each_variant!(
             array,
@@ -430,6 +433,69 @@ impl<W: Write + Seek> NpzWriter<W> {
         crate::element::check_blockwise::<T>()?;
         self.write_queued()?;
         NpzMemberWriter::start(self, name, inner_shape, order)
+    }
+
+    /// Adds member `name` (`name.npy`) from a header and a function that
+    /// writes its data: exactly `header.data_len()` bytes, in the header's
+    /// dtype, byte order and memory order, which are not checked. For
+    /// tools that move `.npy` data they do not interpret (the `ndnpy`
+    /// command copies, reorders and byte-swaps members this way, in bounded
+    /// memory); typed arrays go through [`NpzWriter::add`]. Object dtypes,
+    /// whose data is a pickle of no declared length, are refused: write
+    /// them with [`NpzWriter::add_any`].
+    ///
+    /// ```
+    /// use ndnpy::{DType, Header, NpzReader, NpzWriter, Version};
+    /// use std::io::{Cursor, Write};
+    ///
+    /// let header = Header {
+    ///     dtype: DType::parse(">u2")?,
+    ///     shape: vec![2],
+    ///     fortran_order: false,
+    ///     version: Version::V1,
+    /// };
+    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// w.add_npy_data("be", &header, |out| out.write_all(&[0, 1, 1, 0]))?;
+    /// let mut npz = NpzReader::new(w.finish_into_inner()?)?;
+    /// assert_eq!(npz.read::<u16, ndarray::Ix1>("be")?, ndarray::array![1, 256]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn add_npy_data(
+        &mut self,
+        name: &str,
+        header: &crate::Header,
+        data: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<()> {
+        self.check_open(name)?;
+        if header.dtype.has_object() {
+            return Err(Error::UnsupportedDType {
+                dtype: header.dtype.to_string(),
+                reason: "object data is a pickle: add it with NpzWriter::add_any".into(),
+            });
+        }
+        let data_len = header.data_len()?;
+        let bytes = header.to_bytes()?;
+        self.claim(name)?;
+        let result = self.add_npy(name, &bytes, data_len, |w| {
+            w.write_all(&bytes)?;
+            let mut counted = CountingWrite { inner: w, count: 0 };
+            data(&mut counted)?;
+            if counted.count != data_len as u64 {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "member '{name}': {} data bytes written, the header declares {data_len}",
+                        counted.count
+                    ),
+                )
+                .into());
+            }
+            Ok(())
+        });
+        if result.is_err() {
+            self.failed.get_or_insert_with(|| name.to_owned());
+        }
+        result
     }
 
     /// Refuses to add `name` to an archive that an earlier failure left
@@ -866,5 +932,23 @@ impl<W: Write + Seek, T: Element> std::fmt::Debug for NpzMemberWriter<'_, W, T> 
             .field("name", &self.m.name)
             .field("shape", &self.with_rows(self.m.rows).shape)
             .finish_non_exhaustive()
+    }
+}
+
+/// Counts the bytes written through it.
+struct CountingWrite<'a> {
+    inner: &'a mut dyn Write,
+    count: u64,
+}
+
+impl Write for CountingWrite<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.count += n.min(buf.len()) as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }

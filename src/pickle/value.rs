@@ -329,6 +329,23 @@ fn array_repr(f: &mut fmt::Formatter<'_>, a: &AnyArray) -> fmt::Result {
     f.write_str("array(")?;
     match a {
         AnyArray::Object(x) => nested(f, x.view(), &|v| v.to_string())?,
+        AnyArray::StringDType(x) => {
+            let na = x.na_object.clone().unwrap_or(PyValue::None);
+            nested(f, x.values.view(), &|v| match v {
+                Some(s) => python_str_repr(s),
+                None => na.to_string(),
+            })?;
+            // NumPy's repr of the dtype.
+            let mut args = Vec::new();
+            if let Some(na) = &x.na_object {
+                args.push(format!("na_object={na}"));
+            }
+            if !x.coerce {
+                args.push("coerce=False".to_owned());
+            }
+            return write!(f, ", dtype=StringDType({}))", args.join(", "));
+        }
+        AnyArray::LongDouble(x) => nested(f, x.view(), &|v| float_repr(v.to_f64()))?,
         AnyArray::Bool(x) => nested(f, x.view(), &|v| if *v { "True" } else { "False" }.into())?,
         AnyArray::F32(x) => nested(f, x.view(), &|v| f32_repr(*v))?,
         AnyArray::F64(x) => nested(f, x.view(), &|v| float_repr(*v))?,
