@@ -158,6 +158,16 @@ pub enum Error {
         found: u64,
     },
 
+    /// A file became shorter while it was being read (another process
+    /// truncated it): its data now ends at byte `len`, before byte `needed`
+    /// that its header promised. Nothing read before is returned.
+    FileShrank {
+        /// The end of the bytes being read, as an offset in the file.
+        needed: u64,
+        /// The file's length when the read came up short.
+        len: u64,
+    },
+
     /// A view was requested over data that is not aligned for its element type.
     Misaligned {
         /// Name of the element type.
@@ -415,6 +425,7 @@ impl fmt::Display for Error {
             Error::DTypeMismatch { expected, found } => write!(f, "dtype mismatch: expected {expected}, found `{found}`", expected = capped(expected), found = capped(found)),
             Error::NdimMismatch { expected, found, shape } => write!(f, "dimension mismatch: expected {expected} dimensions, found {found} (shape {shape:?})"),
             Error::LengthOverflow { shape, itemsize } => write!(f, "array too big: shape {:?} with {itemsize}-byte elements exceeds isize::MAX bytes (NumPy's limit, which ignores zero dimensions; ReadOptions::allow_beyond_numpy_limits reads such headers)", &shape[..shape.len().min(70)]),
+            Error::FileShrank { needed, len } => write!(f, "the file changed while it was read: it now ends at byte {len}, before byte {needed} of the data its header declares (another process truncated or rewrote it)"),
             Error::TruncatedData { expected, found } => write!(f, "truncated data: the header declares {expected} bytes of data, found {found}"),
             Error::Misaligned { type_name, align, address } => write!(f, "misaligned data: a view of {type_name} needs {align}-byte alignment, but the data starts at address {address:#x}"),
             Error::NonNativeByteOrder { dtype } => write!(f, "cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)", dtype = capped(dtype)),

@@ -74,12 +74,31 @@ pub struct Positioned {
 
 impl DataSource for Positioned {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        self.file.read_exact_at(buf, self.base + offset)
+        read_exact_at(&self.file, buf, self.base + offset)
     }
 
     fn positioned(&self) -> Option<(&File, u64)> {
         Some((&self.file, self.base))
     }
+}
+
+/// `read_exact_at`, saying what happened when the file has become shorter
+/// than its header said since it was opened: an `io::Error` carrying
+/// [`ndnpy::Error::FileShrank`] (never "failed to fill whole buffer").
+pub fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
+    file.read_exact_at(buf, at).map_err(|e| {
+        if e.kind() != io::ErrorKind::UnexpectedEof {
+            return e;
+        }
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            ndnpy::Error::FileShrank {
+                needed: at + buf.len() as u64,
+                len,
+            },
+        )
+    })
 }
 
 /// A forward-only stream (a compressed member being inflated).
@@ -460,7 +479,7 @@ pub fn fold_chunks<S: Send>(
                         }
                         let pos = c as u64 * chunk;
                         let n = chunk.min(total - pos) as usize;
-                        if let Err(e) = file.read_exact_at(&mut buf[..n], base + pos) {
+                        if let Err(e) = read_exact_at(file, &mut buf[..n], base + pos) {
                             failed.store(true, Ordering::Relaxed);
                             return Err(e);
                         }
@@ -485,4 +504,79 @@ pub fn fold_chunks<S: Send>(
     }
     states.sort_by_key(|(s, _)| *s);
     Ok(states.into_iter().map(|(_, state)| state).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `.npy` of 1 MiB of f64 at `path`.
+    fn write_npy(path: &Path) {
+        let header = ndnpy::Header {
+            dtype: ndnpy::DType::parse("<f8").unwrap(),
+            shape: vec![1 << 17],
+            fortran_order: false,
+            version: ndnpy::Version::V1,
+        };
+        let mut bytes = header.to_bytes().unwrap();
+        bytes.resize(bytes.len() + (1 << 20), 0);
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    #[test]
+    fn a_file_truncated_after_it_was_opened_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.npy");
+        for fold in [false, true] {
+            write_npy(&path);
+            let mut opened = open_npy(&path).unwrap();
+            // Another process truncates the file between the header and the
+            // data reads.
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(4096)
+                .unwrap();
+            let err = if fold {
+                fold_chunks(&mut opened, &|_| {}, || 0u64, &|n, c| *n += c.len() as u64)
+                    .map(drop)
+                    .unwrap_err()
+            } else {
+                for_each_chunk(&mut opened, |_| {}, |_| {}).unwrap_err()
+            };
+            assert!(
+                matches!(err, ndnpy::Error::FileShrank { len: 4096, .. }),
+                "{err}"
+            );
+            assert!(
+                err.to_string().contains("changed while it was read"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_extended_or_replaced_while_open_reads_what_was_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.npy");
+        write_npy(&path);
+        let mut opened = open_npy(&path).unwrap();
+        // Bytes appended after the data are not data (as NumPy ignores them).
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, &[1u8; 4096]).unwrap();
+        let mut total = 0;
+        for_each_chunk(&mut opened, |_| {}, |c| total += c.len()).unwrap();
+        assert_eq!(total, 1 << 20);
+        // A file renamed over the path: the open file is still the old one.
+        let other = dir.path().join("b.npy");
+        std::fs::write(&other, b"not npy").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let mut total = 0;
+        for_each_chunk(&mut opened, |_| {}, |c| total += c.len()).unwrap();
+        assert_eq!(total, 1 << 20);
+    }
 }
