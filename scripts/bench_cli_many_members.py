@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Every `ndnpy` command on a 65 536-member archive, beside NumPy loading
+every member, in one run; then the commands' peak memory on a 1 GiB file.
+
+    cargo build --release -p ndnpy-cli
+    python3 scripts/bench_cli_many_members.py [--members N] [--repeats R] [--big]
+
+Needs NumPy. The archive is written by `np.savez_compressed` (N members
+`a0`..`a{N-1}`, four float64 each) in a temporary folder. Each command runs
+R times (default 3); the table gives the median seconds, the ratio to
+NumPy's median, and the peak resident memory (`/usr/bin/time -f %M`).
+With --big, also a 1 GiB float64 `.npy` through `stats`, `diff`,
+`convert --compress` and `convert` (peak memory, seconds).
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NDNPY = os.path.join(ROOT, "target", "release", "ndnpy")
+
+
+def timed(cmd):
+    """Seconds and peak RSS (KiB) of one run of `cmd`."""
+    t = time.perf_counter()
+    out = subprocess.run(
+        ["/usr/bin/time", "-f", "%M"] + cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=True,
+    )
+    seconds = time.perf_counter() - t
+    rss = int(out.stderr.decode().strip().splitlines()[-1])
+    return seconds, rss
+
+
+def numpy_load_all(path):
+    t = time.perf_counter()
+    with np.load(path) as z:
+        arrays = [z[k] for k in z.files]
+    assert arrays
+    return time.perf_counter() - t
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--members", type=int, default=65536)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--big", action="store_true")
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "many.npz")
+        base = np.arange(4, dtype=np.float64)
+        np.savez_compressed(path, **{f"a{i}": base + i for i in range(args.members)})
+        size = os.path.getsize(path)
+        numpy = statistics.median(numpy_load_all(path) for _ in range(args.repeats))
+        print(f"archive: {args.members} deflated members, {size / 1e6:.1f} MB")
+        print(f"NumPy np.load + every member: {numpy:.2f} s (median of {args.repeats})")
+        print(f"{'command':<28} {'median s':>9} {'NumPy / ndnpy':>14} {'peak RSS':>10}")
+        out = os.path.join(d, "out.npz")
+        commands = [
+            ("info", ["info", path]),
+            ("show", ["show", path]),
+            ("stats", ["stats", path]),
+            ("check", ["check", path]),
+            ("diff (itself)", ["diff", path, path]),
+            ("convert to .npz", ["convert", path, out]),
+            ("convert --compress", ["convert", "--compress", path, out]),
+        ]
+        for name, cmd in commands:
+            runs = [timed([NDNPY] + cmd) for _ in range(args.repeats)]
+            secs = statistics.median(r[0] for r in runs)
+            rss = max(r[1] for r in runs)
+            print(f"{name:<28} {secs:>9.2f} {numpy / secs:>13.1f}x {rss / 1024:>8.0f} MiB")
+        if args.big:
+            big = os.path.join(d, "big.npy")
+            a = np.lib.format.open_memmap(big, mode="w+", dtype=np.float64, shape=(1 << 27,))
+            a[:] = np.arange(1 << 27, dtype=np.float64)
+            a.flush()
+            del a
+            print("1 GiB float64 .npy:")
+            for name, cmd in [
+                ("stats", ["stats", big]),
+                ("diff (itself)", ["diff", big, big]),
+                ("convert --compress", ["convert", "--compress", big, out]),
+                ("convert to .npz", ["convert", big, out]),
+            ]:
+                secs, rss = timed([NDNPY] + cmd)
+                print(f"{name:<28} {secs:>9.2f} {'':>14} {rss / 1024:>8.0f} MiB")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
