@@ -465,6 +465,22 @@ fn zip_bomb_member_larger_than_declared() {
 }
 
 #[test]
+fn npz_member_reader_names_a_member_that_ends_early() {
+    let member = npy_v1(&dict("'<f8'", "(512,)"), &[1u8; 4096]);
+    let mut archive = zip_with("x.npy", &member, true);
+    lie_about_size(&mut archive, 1 << 20);
+    let mut npz = NpzReader::new(Cursor::new(&archive[..])).unwrap();
+    let mut reader = npz.member_reader("x").unwrap();
+    assert_eq!(reader.size(), 1 << 20);
+    let err = std::io::Read::read_to_end(&mut reader, &mut Vec::new()).unwrap_err();
+    let err = Error::from(err);
+    assert!(
+        matches!(&err, Error::CorruptMember { reason, .. } if reason.contains(&format!("ends after {} of the 1048576 bytes", member.len()))),
+        "{err:?}"
+    );
+}
+
+#[test]
 fn npz_member_claiming_more_than_it_holds() {
     // Declared 4 GiB, header claims 4·10⁹ bytes, the stream holds 4 KB.
     let member = npy_v1(&dict("'<f8'", "(500000000,)"), &[1u8; 4096]);

@@ -485,17 +485,29 @@ fn read_exact_or<R: Read + ?Sized>(
 
 /// A member's uncompressed bytes: at most its declared size, decompressed
 /// if deflated, with the CRC-32 checked once all of them have been read (as
-/// Python's `ZipExtFile` does). Errors travel as `io::Error`s carrying the
-/// crate's typed [`Error`] (which `From<io::Error>` takes back out): a CRC
-/// mismatch is [`Error::BadCrc`], data that ends before the declared size
-/// [`Error::CorruptMember`].
+/// Python's `ZipExtFile` does). A CRC mismatch is an `io::Error` carrying
+/// the crate's typed [`Error::BadCrc`] (which `From<io::Error>` takes back
+/// out). Data that ends before the declared size just ends: the array
+/// readers then report the array's own truncation, and the public member
+/// reader ([`crate::NpzMemberReader`]) an [`Error::CorruptMember`].
 pub(crate) struct MemberReader<'a, R: BufRead> {
     body: Body<'a, R>,
     left: u64,
-    declared: u64,
     crc: crc32fast::Hasher,
     expected_crc: u32,
     name: String,
+}
+
+impl<R: BufRead> MemberReader<'_, R> {
+    /// Bytes of the declared size not read yet.
+    pub(crate) fn left(&self) -> u64 {
+        self.left
+    }
+
+    /// The member's name, for errors.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 enum Body<'a, R: BufRead> {
@@ -524,7 +536,6 @@ impl<'a, R: BufRead> MemberReader<'a, R> {
         MemberReader {
             body,
             left: entry.size,
-            declared: entry.size,
             crc: crc32fast::Hasher::new(),
             expected_crc: entry.crc,
             name: entry.key().to_owned(),
@@ -547,17 +558,7 @@ impl<R: BufRead> Read for MemberReader<'_, R> {
         };
         let n = crate::checked_io::checked_read_count(n, want)?;
         if n == 0 {
-            let got = self.declared - self.left;
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                Error::CorruptMember {
-                    name: self.name.clone(),
-                    reason: format!(
-                        "its data ends after {got} of the {} bytes the archive declares",
-                        self.declared
-                    ),
-                },
-            ));
+            return Ok(0);
         }
         self.crc.update(&buf[..n]);
         self.left -= n as u64;

@@ -480,7 +480,21 @@ impl<R: Read + Seek> NpzMemberReader<'_, R> {
 
 impl<R: Read + Seek> Read for NpzMemberReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner.read(buf)
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() && self.inner.left() > 0 {
+            let got = self.size - self.inner.left();
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                Error::CorruptMember {
+                    name: self.inner.name().to_owned(),
+                    reason: format!(
+                        "its data ends after {got} of the {} bytes the archive declares",
+                        self.size
+                    ),
+                },
+            ));
+        }
+        Ok(n)
     }
 }
 
