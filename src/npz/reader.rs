@@ -351,6 +351,19 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn member_reader(&mut self, name: &str) -> Result<NpzMemberReader<'_, R>> {
         let index = self.index(name)?;
+        let (inner, size, _) = self.open_member(index)?;
+        Ok(NpzMemberReader { inner, size })
+    }
+
+    /// Positions the input at member `index`'s data (its local header
+    /// checked against the directory) and returns its decompressing reader,
+    /// its declared uncompressed size, and whether that size can be trusted
+    /// to size one allocation (a stored member whose bytes lie inside the
+    /// archive; a compressed member's size is only a claim).
+    fn open_member(
+        &mut self,
+        index: usize,
+    ) -> Result<(MemberReader<'_, Input<CheckedRead<R>>>, u64, bool)> {
         let entry = &self.directory.entries[index];
         let key = entry.key();
         let start = entry
@@ -358,11 +371,11 @@ impl<R: Read + Seek> NpzReader<R> {
             .map_err(|e| in_member(key, e))?;
         entry.check_supported()?;
         self.input.seek(SeekFrom::Start(start))?;
+        // The directory checked that the data lies inside the archive.
+        let trusted = entry.method == STORED && entry.compressed_size == entry.size;
         let size = entry.size;
-        Ok(NpzMemberReader {
-            inner: MemberReader::new(entry, &mut self.input, &mut self.inflater),
-            size,
-        })
+        let member = MemberReader::new(entry, &mut self.input, &mut self.inflater);
+        Ok((member, size, trusted))
     }
 
     /// An iterator over all members in archive order, each read with
@@ -438,28 +451,17 @@ impl<R: Read + Seek> NpzReader<R> {
         })
     }
 
-    /// Opens member `index` and runs `f` on its decompressing reader, its
-    /// declared uncompressed size, and whether that size can be trusted to
-    /// size one allocation (a stored member whose bytes lie inside the
-    /// archive; a compressed member's size is only a claim). Errors are
-    /// mapped to name the member.
+    /// Opens member `index` ([`NpzReader::open_member`]) and runs `f` on
+    /// its reader, declared size and trust; errors are mapped to name the
+    /// member.
     fn with_member<A>(
         &mut self,
         index: usize,
         f: impl FnOnce(&mut dyn Read, u64, bool) -> Result<A>,
     ) -> Result<A> {
-        let entry = &self.directory.entries[index];
-        let key = entry.key();
-        let start = entry
-            .data_start(&mut self.input, self.archive_len)
-            .map_err(|e| in_member(key, e))?;
-        entry.check_supported()?;
-        self.input.seek(SeekFrom::Start(start))?;
-        // The directory checked that the data lies inside the archive.
-        let trusted = entry.method == STORED && entry.compressed_size == entry.size;
-        let size = entry.size;
-        let mut member = MemberReader::new(entry, &mut self.input, &mut self.inflater);
-        f(&mut member, size, trusted).map_err(|e| in_member(key, e))
+        let key = self.directory.entries[index].key().to_owned();
+        let (mut member, size, trusted) = self.open_member(index)?;
+        f(&mut member, size, trusted).map_err(|e| in_member(&key, e))
     }
 }
 

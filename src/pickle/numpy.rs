@@ -379,20 +379,7 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
         _ => return Err(m.malformed("the ndarray order flag is not a bool")),
     };
     if let Node::StringDType { coerce, na } = m.arena[dtype] {
-        let Node::List(items) = &m.arena[data] else {
-            return Err(m.malformed("the data of a StringDType ndarray is not a list"));
-        };
-        let items = items.clone();
-        let n = shape
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(d))
-            .ok_or_else(|| m.malformed("the ndarray shape overflows"))?;
-        if items.len() != n {
-            return Err(m.malformed(format!(
-                "the ndarray data has {} items, its shape {shape:?} needs {n}",
-                items.len()
-            )));
-        }
+        let items = listed_items(m, data, &shape, "a StringDType")?;
         let array = super::stringdtype::array(m, coerce, na, &shape, fortran, items)?;
         m.charge(machine::ARRAY_COST)?;
         return Ok(machine::value_node(PyValue::Array(std::sync::Arc::new(
@@ -401,20 +388,8 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
     }
     let dtype = dtype_at(m, dtype)?;
     let array = if dtype.has_object() {
-        let items = match &m.arena[data] {
-            Node::List(items) => items.clone(),
-            _ => return Err(m.malformed("the data of an object ndarray is not a list")),
-        };
-        let n = shape
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(d))
-            .ok_or_else(|| m.malformed("the ndarray shape overflows"))?;
-        if items.len() != n {
-            return Err(m.malformed(format!(
-                "the ndarray data has {} items, its shape {shape:?} needs {n}",
-                items.len()
-            )));
-        }
+        let items = listed_items(m, data, &shape, "an object")?;
+        let n = items.len();
         if dtype != object_dtype() {
             // Records with object fields: one tuple per record, C order
             // (kept: `RecordArray` holds C order whatever the file's).
@@ -437,6 +412,25 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
     Ok(machine::value_node(PyValue::Array(std::sync::Arc::new(
         array,
     ))))
+}
+
+/// The items of an array pickled as a list (object and `StringDType`
+/// arrays), checked against the number `shape` needs.
+fn listed_items(m: &Machine<'_>, data: usize, shape: &[usize], what: &str) -> Result<Vec<usize>> {
+    let Node::List(items) = &m.arena[data] else {
+        return Err(m.malformed(format!("the data of {what} ndarray is not a list")));
+    };
+    let n = shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| m.malformed("the ndarray shape overflows"))?;
+    if items.len() != n {
+        return Err(m.malformed(format!(
+            "the ndarray data has {} items, its shape {shape:?} needs {n}",
+            items.len()
+        )));
+    }
+    Ok(items.clone())
 }
 
 /// Values listed in C order as an array of `shape`, in Fortran layout when
