@@ -360,10 +360,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// its declared uncompressed size, and whether that size can be trusted
     /// to size one allocation (a stored member whose bytes lie inside the
     /// archive; a compressed member's size is only a claim).
-    fn open_member(
-        &mut self,
-        index: usize,
-    ) -> Result<(MemberReader<'_, Input<CheckedRead<R>>>, u64, bool)> {
+    fn open_member(&mut self, index: usize) -> Result<(ArchiveMember<'_, R>, u64, bool)> {
         let entry = &self.directory.entries[index];
         let key = entry.key();
         let start = entry
@@ -465,10 +462,13 @@ impl<R: Read + Seek> NpzReader<R> {
     }
 }
 
+/// The reader of one member's bytes over the archive's buffered input.
+type ArchiveMember<'a, R> = MemberReader<'a, Input<CheckedRead<R>>>;
+
 /// The bytes of one member, inflated as they are read, checked against
 /// the member's size and CRC-32 at the end ([`NpzReader::member_reader`]).
 pub struct NpzMemberReader<'a, R: Read + Seek> {
-    inner: MemberReader<'a, Input<CheckedRead<R>>>,
+    inner: ArchiveMember<'a, R>,
     size: u64,
 }
 
