@@ -122,6 +122,9 @@ pub(crate) fn read_array_with<T: Element, D: Dimension>(
     if let (true, Some(convert)) = (crate::pickle::is_pickled(&header.dtype), T::from_objects()) {
         let array = match crate::pickle::read_object_data(header, source, options)? {
             AnyArray::Object(objects) => convert(objects)?,
+            // NumPy 2's StringDType: strings, and `None` where an element
+            // is missing (whatever the dtype's `na_object`).
+            AnyArray::StringDType(s) => convert(crate::pickle::stringdtype_as_objects(s))?,
             // A record with an object field: not a `T` array.
             other => {
                 return Err(Error::DTypeMismatch {

@@ -5,7 +5,7 @@
 //! from scripts/gen_wild_fixtures.py), then written back and read again.
 
 use ndnpy::pickle::{PyValue, StringDTypeArray};
-use ndnpy::{AnyArray, Error, NpzReader, PickleEncoding, ReadOptions};
+use ndnpy::{AnyArray, Error, NpzReader, PickleEncoding, ReadNpy, ReadOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -139,6 +139,24 @@ fn numpy2_stringdtype() {
         );
         round_trips(&key, &any, &options);
     }
+}
+
+#[test]
+fn stringdtype_reads_into_string_arrays() {
+    // NumPy 2's default string type, read as the typed API's strings.
+    let names = ndarray::Array1::<String>::read_npy(dir("stringdtype").join("sd_unicode.npy"));
+    assert!(names.unwrap().iter().any(|s| s.contains('é')));
+    let maybe =
+        ndarray::Array1::<Option<String>>::read_npy(dir("stringdtype").join("sd_na_nan.npy"))
+            .unwrap();
+    assert_eq!(
+        maybe,
+        ndarray::array![Some("a".into()), None, Some("c".into())]
+    );
+    // A missing element is not a String.
+    let err =
+        ndarray::Array1::<String>::read_npy(dir("stringdtype").join("sd_na_none.npy")).unwrap_err();
+    assert!(err.to_string().contains("[1] is NoneType"), "{err}");
 }
 
 #[test]

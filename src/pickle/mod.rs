@@ -80,6 +80,7 @@ mod write;
 
 pub use foreign::{Opaque, TimeZone, Timedelta, Timestamp};
 pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
+pub(crate) use stringdtype::as_objects as stringdtype_as_objects;
 pub use stringdtype::StringDTypeArray;
 pub use value::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
 pub use write::{dumps, to_object_npy_bytes, write_object_npy, write_object_npy_to};
@@ -296,6 +297,7 @@ fn python_type_name(v: &PyValue) -> String {
 pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<String, D>> {
     match AnyArray::read_npy(path)? {
         AnyArray::Object(a) => strings_from_objects(a),
+        AnyArray::StringDType(s) => strings_from_objects(stringdtype::as_objects(s)),
         other => Err(Error::DTypeMismatch {
             expected: "String (an object array of str)".into(),
             found: other.dtype().to_string(),
@@ -310,6 +312,7 @@ pub fn read_optional_str_npy<D: Dimension, P: AsRef<Path>>(
 ) -> Result<Array<Option<String>, D>> {
     match AnyArray::read_npy(path)? {
         AnyArray::Object(a) => optional_strings_from_objects(a),
+        AnyArray::StringDType(s) => optional_strings_from_objects(stringdtype::as_objects(s)),
         other => Err(Error::DTypeMismatch {
             expected: "Option<String> (an object array of str or None)".into(),
             found: other.dtype().to_string(),

@@ -98,3 +98,10 @@ pub(crate) fn array(
         coerce,
     }))
 }
+
+/// The strings as objects, `None` where an element is missing (whatever
+/// the dtype's `na_object`): how the typed reads (`String`,
+/// `Option<String>`) see a `StringDType` array.
+pub(crate) fn as_objects(a: StringDTypeArray) -> ArrayD<PyValue> {
+    a.values.mapv(|v| v.map_or(PyValue::None, PyValue::Str))
+}
