@@ -178,6 +178,18 @@ fn expand(args: &[String]) -> CliResult<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// `v` as `serde_json::to_string_pretty` writes it, every line indented by
+/// `by` spaces (as it stands inside arrays and objects).
+fn indented(v: &Value, by: usize) -> String {
+    let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
+    let pad = " ".repeat(by);
+    pretty
+        .lines()
+        .map(|l| format!("{pad}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// What a command produces: text for people or JSON for programs, written
 /// as it comes (an archive of 65 536 members is never held as text or
 /// JSON), the errors (printed last, on stderr) and the exit code.
@@ -218,16 +230,20 @@ impl Outcome {
         if !self.json {
             return;
         }
-        let pretty = serde_json::to_string_pretty(&v).unwrap_or_default();
+        self.begin_item();
+        self.raw(&indented(&v, 2));
+    }
+
+    /// Starts one item of the JSON array, whose text the caller writes
+    /// with [`Outcome::raw`] (an archive's members one by one).
+    fn begin_item(&mut self) {
         let sep = if self.items == 0 { "[\n" } else { ",\n" };
-        let _ = self.out.write_all(sep.as_bytes());
-        for (i, line) in pretty.lines().enumerate() {
-            if i > 0 {
-                let _ = self.out.write_all(b"\n");
-            }
-            let _ = write!(self.out, "  {line}");
-        }
+        self.raw(sep);
         self.items += 1;
+    }
+
+    fn raw(&mut self, text: &str) {
+        let _ = self.out.write_all(text.as_bytes());
     }
 
     fn fail(&mut self, e: CliError) {
@@ -270,13 +286,35 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
         Command::Info { files } => {
             for path in expand(&files)? {
                 if o.json {
-                    match info::info(&path, None) {
-                        Ok(v) => {
+                    // An archive's item is written member by member, as
+                    // `to_string_pretty` would write the whole object (keys
+                    // in order: format, members, path).
+                    let mut head: Option<String> = None;
+                    let mut members = 0usize;
+                    let mut each = |m: &serde_json::Value| {
+                        if m.get("count").is_some() {
+                            o.begin_item();
+                            o.raw("  {\n    \"format\": \"npz\",\n    \"members\": [");
+                            head = Some(m["path"].to_string());
+                            return;
+                        }
+                        o.raw(if members == 0 { "\n" } else { ",\n" });
+                        o.raw(&indented(m, 6));
+                        members += 1;
+                    };
+                    let result = info::info(&path, Some(&mut each));
+                    if let Some(path) = head {
+                        let close = if members == 0 { "]" } else { "\n    ]" };
+                        o.raw(&format!("{close},\n    \"path\": {path}\n  }}"));
+                    }
+                    match result {
+                        Ok(v) if v["format"] != json!("npz") => {
                             if v["truncated"] == json!(true) {
                                 o.code = o.code.max(EXIT_PROBLEM);
                             }
                             o.item(v);
                         }
+                        Ok(_) => {}
                         Err(e) => o.fail(e),
                     }
                     continue;
