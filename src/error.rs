@@ -160,7 +160,9 @@ pub enum Error {
 
     /// A file became shorter while it was being read (another process
     /// truncated it): its data now ends at byte `len`, before byte `needed`
-    /// that its header promised. Nothing read before is returned.
+    /// that its header promised. Reported by readers that come back to a
+    /// file they opened earlier (the `ndnpy` command's positioned reads);
+    /// nothing read before is returned.
     FileShrank {
         /// The end of the bytes being read, as an offset in the file.
         needed: u64,

@@ -248,6 +248,13 @@ impl RecordArray {
         !self.objects.is_empty()
     }
 
+    /// The values of the fields that hold objects, for costing them.
+    pub(crate) fn object_columns(
+        &self,
+    ) -> impl Iterator<Item = &ndarray::ArrayD<crate::pickle::PyValue>> {
+        self.objects.iter().map(|(_, column)| column)
+    }
+
     /// The records' dtype (native byte order).
     pub fn dtype(&self) -> &DType {
         &self.dtype
@@ -373,8 +380,8 @@ impl RecordArray {
 
     /// The `.npy` bytes of the records, as `np.save` writes them; records
     /// with object fields are pickled as `np.save` does (NumPy loads them
-    /// with `allow_pickle=True`). Objects inside a nested record or a
-    /// sub-array field are [`Error::UnsupportedDType`].
+    /// with `allow_pickle=True`), objects inside nested records and
+    /// sub-array fields included.
     pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
         if crate::pickle::is_pickled(&self.dtype) {
             return crate::pickle::record_npy_bytes(self);

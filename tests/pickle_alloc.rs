@@ -157,6 +157,35 @@ fn wild_fixtures_and_opaque_objects_stay_proportional() {
         pickle::loads_with(b, &opaque)
     });
     assert!(matches!(r, Err(Error::PickleLimit { .. })), "{r:?}");
+    // One zone with a 60 KB key, or one StringDType array with a 60 KB
+    // string, referenced 100 000 times: each copy is charged its heap bytes.
+    let mut key =
+        b"\x80\x02]q\x00(cbuiltins\ngetattr\nczoneinfo\nZoneInfo\nX\x09\x00\x00\x00_unpickle\x86RX"
+            .to_vec();
+    key.extend_from_slice(&60_000u32.to_le_bytes());
+    key.extend(std::iter::repeat_n(b'k', 60_000));
+    key.extend_from_slice(b"K\x01\x86Rq\x01");
+    for _ in 0..100_000 {
+        key.extend_from_slice(b"h\x01");
+    }
+    key.extend_from_slice(b"e.");
+    let r = check("shared zone key", &key, pickle::loads);
+    assert!(matches!(r, Err(Error::PickleLimit { .. })), "{r:?}");
+    let strings = AnyArray::StringDType(ndnpy::pickle::StringDTypeArray {
+        values: ndarray::arr1(&[Some("s".repeat(60_000))]).into_dyn(),
+        na_object: None,
+        coerce: true,
+    });
+    let one = pickle::dumps(&PyValue::Array(std::sync::Arc::new(strings))).unwrap();
+    let mut p = b"\x80\x03]q\x00(".to_vec();
+    p.extend_from_slice(&one[2..one.len() - 1]);
+    p.extend_from_slice(b"q\x01");
+    for _ in 0..100_000 {
+        p.extend_from_slice(b"h\x01");
+    }
+    p.extend_from_slice(b"e.");
+    let r = check("shared StringDType array", &p, pickle::loads);
+    assert!(matches!(r, Err(Error::PickleLimit { .. })), "{r:?}");
     // Opaque objects in proportion to their number.
     let mut ratios = Vec::new();
     for n in [1_000usize, 10_000, 100_000] {

@@ -493,3 +493,43 @@ fn newobj_of_a_mutable_type_is_empty_as_in_python() {
         "frozenset({1})"
     );
 }
+
+#[test]
+fn subclasses_of_ndarray_are_refused_by_name_or_opaque() {
+    // np.matrix pickles as _reconstruct(numpy.matrixlib.defmatrix.matrix, ...).
+    let p = b"cnumpy.core.multiarray\n_reconstruct\n(cnumpy.matrixlib.defmatrix\nmatrix\n(K\x00tC\x01btR.";
+    let what = unsupported(loads(p));
+    assert!(what.contains("numpy.matrixlib.defmatrix.matrix"), "{what}");
+    let opaque = ReadOptions::default().opaque_objects(true);
+    let v = ndnpy::pickle::loads_with(p, &opaque).unwrap();
+    assert!(matches!(v, PyValue::Opaque(_)), "{v:?}");
+}
+
+#[test]
+fn dotted_names_round_trip_as_names() {
+    // Protocol 4 spells an inner class with a dotted STACK_GLOBAL name; the
+    // writer (protocol 3) spells it getattr(module.Outer, 'Inner'), which
+    // reads back as the same name.
+    let p = b"\x80\x04\x8c\x0bcollections\x8c\x14OrderedDict.fromkeys\x93.";
+    let v = loads(p).unwrap();
+    assert_eq!(
+        v,
+        PyValue::Global {
+            module: "collections".into(),
+            name: "OrderedDict.fromkeys".into()
+        }
+    );
+    let bytes = ndnpy::pickle::dumps(&v).unwrap();
+    assert!(!bytes.windows(20).any(|w| w == b"OrderedDict.fromkeys"));
+    assert_eq!(loads(&bytes).unwrap(), v);
+    // Called, it is refused by its whole name.
+    let p = b"\x80\x04\x8c\x0bcollections\x8c\x14OrderedDict.fromkeys\x93)R.";
+    assert!(unsupported(loads(p)).contains("OrderedDict.fromkeys"));
+}
+
+#[test]
+fn time_zone_offsets_of_a_day_or_more_are_refused() {
+    // datetime.timezone(timedelta(days=1)): Python refuses it too.
+    let p = b"cdatetime\ntimezone\n(cdatetime\ntimedelta\n(K\x01K\x00K\x00tRtR.";
+    assert!(malformed(loads(p)).contains("24 hours"));
+}

@@ -320,6 +320,18 @@ fn objects_for_output(opened: &mut Opened<'_>, opts: &Options) -> CliResult<AnyA
         } else {
             a.as_standard_layout().into_owned()
         }),
+        AnyArray::StringDType(mut s) => {
+            s.values = if target.fortran_order {
+                s.values
+                    .reversed_axes()
+                    .as_standard_layout()
+                    .into_owned()
+                    .reversed_axes()
+            } else {
+                s.values.as_standard_layout().into_owned()
+            };
+            AnyArray::StringDType(s)
+        }
         AnyArray::Record(r) => {
             // Records with object fields are pickled one tuple per record
             // in C order, with the other fields in native byte order.

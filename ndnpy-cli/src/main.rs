@@ -413,7 +413,8 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                     });
                     match result {
                         Ok(mut v) => {
-                            o.text(&stats::render(label, &v));
+                            // Not over the progress bar (drawn on a terminal).
+                            bar.suspend(|| o.text(&stats::render(label, &v)));
                             v["name"] = json!(label);
                             o.item(v);
                         }
@@ -447,6 +448,8 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                 byteorder,
                 key,
             };
+            // What --json prints if the conversion fails: nothing written.
+            o.document = Some(json!({ "written": [] }));
             let written = convert::convert(&inputs, Path::new(out), &opts)?;
             o.document = Some(json!({ "written": written }));
             for w in &written {

@@ -9,16 +9,20 @@ use ndnpy::pickle::PyValue;
 use ndnpy::{AnyArray, DType, Kind};
 use std::collections::BTreeMap;
 
-/// `$f` of the elements of an `ArrayD`, in the file's order (the array's
-/// memory order).
+/// `$f` of the elements numbered `$order` of an `ArrayD` read from a file,
+/// which is contiguous in the file's order (its memory order); only those
+/// elements are formatted.
 macro_rules! in_file_order {
-    ($array:expr, $fortran:expr, $f:expr) => {
-        if $fortran {
-            $array.t().iter().map($f).collect::<Vec<String>>()
-        } else {
-            $array.iter().map($f).collect::<Vec<String>>()
-        }
-    };
+    ($array:expr, $order:expr, $f:expr) => {{
+        let f = $f;
+        let flat = $array
+            .as_slice_memory_order()
+            .ok_or("internal: an array read from a file is contiguous")?;
+        $order
+            .iter()
+            .map(|&e| flat.get(e as usize).map(&f).unwrap_or_default())
+            .collect::<Vec<String>>()
+    }};
 }
 
 /// An object array's elements `order` (element numbers in file order),
@@ -36,7 +40,7 @@ fn read_objects(
     let any = crate::input::read_any(opened).map_err(|e| e.to_string())?;
     let (words, dtype): (Vec<String>, Option<String>) = match any {
         AnyArray::Object(array) => (
-            in_file_order!(array, opened.header.fortran_order, |v| match v {
+            in_file_order!(array, order, |v: &PyValue| match v {
                 PyValue::List(_) => format!("list({v})"),
                 v => v.to_string(),
             }),
@@ -52,7 +56,7 @@ fn read_objects(
                 args.push("coerce=False".to_owned());
             }
             (
-                in_file_order!(a.values, opened.header.fortran_order, |v| match v {
+                in_file_order!(a.values, order, |v: &Option<String>| match v {
                     Some(s) => PyValue::Str(s.clone()).to_string(),
                     None => na.to_string(),
                 }),
@@ -61,11 +65,7 @@ fn read_objects(
         }
         _ => return Err("not an object array".into()),
     };
-    let values = order
-        .iter()
-        .map(|&e| words.get(e as usize).cloned().unwrap_or_default())
-        .collect();
-    Ok((Values::Object(values), dtype))
+    Ok((Values::Object(words), dtype))
 }
 
 /// The repr of `opened[slice]` and the shape it has.

@@ -124,7 +124,8 @@ fn offset_seconds(t: &TimeDelta) -> i64 {
 /// `(y, m, d)` of a day count since 1970-01-01 (Howard Hinnant's
 /// `civil_from_days`).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
+    // Day counts of `i64` seconds fit in far less than `i64`.
+    let z = z.saturating_add(719_468);
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
@@ -156,10 +157,11 @@ impl fmt::Display for Timestamp {
             Some(TimeZone::Fixed { offset, .. }) => offset_seconds(offset),
             _ => 0,
         };
-        let secs = self.value.div_euclid(per) + offset;
+        // i128: a count near i64's ends plus an offset must not overflow.
+        let secs = self.value.div_euclid(per) as i128 + offset as i128;
         let nanos = self.value.rem_euclid(per) * (1_000_000_000 / per);
-        let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
-        let s = secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(secs.div_euclid(86_400) as i64);
+        let s = secs.rem_euclid(86_400) as i64;
         write!(
             f,
             "Timestamp('{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}{}",

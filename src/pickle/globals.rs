@@ -4,9 +4,11 @@
 //! `STACK_GLOBAL`, `INST`); Python imports the module and calls whatever it
 //! finds, which is how pickles run code. Here a name is only compared with
 //! the table below: a match yields a [`Global`] tag whose behaviour is
-//! implemented by the reader itself (building plain data), and anything
-//! else is [`Error::UnsupportedPickle`] naming the global. Nothing is ever
-//! imported, called or emulated beyond this table.
+//! implemented by the reader itself (building plain data). Anything else
+//! is a name and stays one: data when it is never called, and
+//! [`Error::UnsupportedPickle`] naming it when it is (or, under
+//! `ReadOptions::opaque_objects`, an inert record of the call). Nothing is
+//! ever imported, called or emulated beyond this table.
 //!
 //! | global | why it is here | what the reader does (all pure data) |
 //! |---|---|---|
@@ -20,10 +22,10 @@
 //! | `_codecs encode` | how protocols 0–2 spell `bytes` (`encode(text, 'latin1')`) | latin-1 (or UTF-8) encoding of a string |
 //! | `datetime date`, `datetime datetime`, `datetime timedelta` | common object-array contents | decodes the pickled state; a `tzinfo` is refused |
 //! | `decimal Decimal` | common object-array contents | keeps the validated decimal text |
-//!
 //! | `numpy.core._internal _reconstruct` | NumPy 0.x's spelling (NumPy's own `py2-np0-objarr.npy`) | as `_reconstruct` |
 //! | `numpy._core._internal _convert_to_stringdtype_kwargs` | NumPy 2's `StringDType` | the dtype of a string array ([`super::stringdtype`]) |
 //! | pandas' reconstructors, `datetime timezone`, `zoneinfo ZoneInfo` | `df.to_numpy()` contents | see [`super::pandas`] |
+//! | `builtins getattr` | `zoneinfo.ZoneInfo._unpickle`, and dotted names below protocol 4 | an attribute of a name is a longer name (data until called) |
 //!
 //! Python 2 module names (`__builtin__`, `copy_reg`, `xrange` ...) are
 //! mapped as Python's own unpickler maps them (`fix_imports`). Anything
@@ -94,7 +96,13 @@ impl Global {
             }
         }
         let dotted = self.name();
-        let (module, name) = dotted.rsplit_once('.').unwrap_or(("builtins", dotted));
+        let (module, name) = match self {
+            // A class attribute: the module is `zoneinfo`.
+            Global::Pandas(super::pandas::PandasGlobal::ZoneInfoUnpickle) => {
+                ("zoneinfo", "ZoneInfo._unpickle")
+            }
+            _ => dotted.rsplit_once('.').unwrap_or(("builtins", dotted)),
+        };
         super::value::PyValue::Global {
             module: module.to_owned(),
             name: name.to_owned(),

@@ -30,6 +30,14 @@ pub(crate) fn reconstruct(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
         Node::Global(g) => Err(Error::UnsupportedPickle {
             what: format!("_reconstruct of {} (only numpy.ndarray)", g.name()),
         }),
+        // A subclass (np.matrix, np.recarray ...): refused by name, or
+        // opaque under ReadOptions::opaque_objects.
+        Node::Ref(r) => Err(Error::UnsupportedPickle {
+            what: format!(
+                "_reconstruct of {}.{} (only numpy.ndarray; ReadOptions::opaque_objects reads it as inert data)",
+                r.0, r.1
+            ),
+        }),
         _ => Err(m.malformed("_reconstruct of something that is not a class")),
     }
 }

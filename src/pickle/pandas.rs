@@ -108,7 +108,12 @@ pub(crate) fn call(m: &mut Machine<'_>, p: PandasGlobal, args: &[usize]) -> Resu
             }
             let tz = match &m.arena[tz] {
                 Node::None => None,
-                Node::Value(PyValue::TimeZone(z), ..) => Some(z.clone()),
+                Node::Value(PyValue::TimeZone(z), cost, _) => {
+                    // Each Timestamp holds its own copy of the zone.
+                    let (z, cost) = (z.clone(), *cost);
+                    m.charge(cost)?;
+                    Some(z)
+                }
                 other => {
                     return Err(refuse(format!(
                         "a Timestamp whose tz is a {} (only datetime.timezone and zoneinfo zones are read)",
@@ -142,6 +147,12 @@ pub(crate) fn call(m: &mut Machine<'_>, p: PandasGlobal, args: &[usize]) -> Resu
                 return Err(m.malformed("timezone() of something not a timedelta"));
             };
             let offset = *offset;
+            // Python: strictly between -24 hours and 24 hours.
+            let micros = (offset.days as i64 * 86_400 + offset.seconds as i64) * 1_000_000
+                + offset.microseconds as i64;
+            if micros.abs() >= 86_400_000_000 {
+                return Err(m.malformed("a timezone offset of 24 hours or more"));
+            }
             let name = match name.map(|n| &m.arena[n]) {
                 None => None,
                 Some(Node::Str(s)) => Some(s.clone()),
@@ -152,19 +163,35 @@ pub(crate) fn call(m: &mut Machine<'_>, p: PandasGlobal, args: &[usize]) -> Resu
                 name,
             })))
         }
-        PandasGlobal::GetAttr => match args {
-            [cls, attr]
-                if matches!(
-                    m.arena[*cls],
-                    Node::Global(Global::Pandas(PandasGlobal::ZoneInfo))
-                ) && matches!(&m.arena[*attr], Node::Str(s) if s == "_unpickle") =>
-            {
-                Ok(Node::Global(Global::Pandas(PandasGlobal::ZoneInfoUnpickle)))
-            }
-            _ => Err(refuse(
-                "getattr() other than zoneinfo.ZoneInfo._unpickle".into(),
-            )),
-        },
+        PandasGlobal::GetAttr => {
+            let [owner, attr] = args else {
+                return Err(refuse("getattr() with other than two arguments".into()));
+            };
+            let Node::Str(attr) = &m.arena[*attr] else {
+                return Err(refuse("getattr() of a name that is not a str".into()));
+            };
+            // An attribute of a name is a longer name (how pickles below
+            // protocol 4 spell `Outer.Inner`): still data until called.
+            let (module, name) = match &m.arena[*owner] {
+                Node::Global(Global::Pandas(PandasGlobal::ZoneInfo)) if attr == "_unpickle" => {
+                    return Ok(Node::Global(Global::Pandas(PandasGlobal::ZoneInfoUnpickle)))
+                }
+                Node::Global(g) => match g.as_value() {
+                    PyValue::Global { module, name } => (module, name),
+                    _ => return Err(refuse(format!("getattr() of {}", g.name()))),
+                },
+                Node::Ref(r) => (r.0.clone(), r.1.clone()),
+                other => {
+                    return Err(refuse(format!(
+                        "getattr() of a {} (only of names)",
+                        other.type_name()
+                    )))
+                }
+            };
+            let attr = attr.clone();
+            m.charge((module.len() + name.len() + attr.len()) as u64)?;
+            Ok(Node::Ref(Box::new((module, format!("{name}.{attr}")))))
+        }
         PandasGlobal::ZoneInfo | PandasGlobal::ZoneInfoUnpickle => {
             let key = match args {
                 [k] | [k, _] => *k,

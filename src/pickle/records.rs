@@ -110,11 +110,17 @@ fn plain_part(dtype: &DType) -> DType {
                 .iter()
                 .map(|f| {
                     if f.dtype.has_object() {
-                        let size = f.dtype.itemsize().unwrap_or(0);
+                        // Built directly: a field's size may exceed what
+                        // a `|Vn` type string may say.
                         Field {
                             name: String::new(),
                             title: None,
-                            dtype: DType::parse(&format!("|V{size}")).expect("a valid type string"),
+                            dtype: DType::Scalar(Scalar {
+                                order: crate::dtype::ByteOrder::NotApplicable,
+                                kind: Kind::Void,
+                                size: f.dtype.itemsize().unwrap_or(0),
+                                unit: None,
+                            }),
                         }
                     } else {
                         f.clone()
@@ -504,4 +510,34 @@ fn load(bytes: &[u8], dtype: &DType) -> Result<PyValue> {
         },
         Kind::Object => return Err(unsupported(dtype, "objects inside a nested field")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_part_of_a_field_larger_than_a_type_string_may_say() {
+        // A nested record holding objects whose size passes i32::MAX (a
+        // `|V2147483655` type string would not parse): padding all the same.
+        let object = DType::parse("|O").unwrap();
+        let huge = DType::Scalar(Scalar {
+            order: crate::dtype::ByteOrder::NotApplicable,
+            kind: Kind::Void,
+            size: i32::MAX as usize,
+            unit: None,
+        });
+        let field = |name: &str, dtype: DType| Field {
+            name: name.into(),
+            title: None,
+            dtype,
+        };
+        let inner = DType::Record(vec![field("x", object), field("y", huge)]);
+        let outer = DType::Record(vec![field("a", inner)]);
+        let DType::Record(fields) = plain_part(&outer) else {
+            panic!()
+        };
+        assert_eq!(fields[0].name, "");
+        assert_eq!(fields[0].dtype.itemsize(), Some(i32::MAX as usize + 8));
+    }
 }

@@ -269,14 +269,27 @@ impl Pickler {
 
     /// A global named by a value: a name that does not fit on the line of
     /// the `GLOBAL` opcode is refused rather than written as another name.
+    /// A dotted name (`Outer.Inner`, read from a protocol 4 pickle) is
+    /// written as `getattr(module.Outer, 'Inner')`, as Python's pickler
+    /// does below protocol 4, whose `GLOBAL` takes no dots.
     fn checked_global(&mut self, module: &str, name: &str) -> Result<()> {
         let bad = |s: &str| s.is_empty() || s.contains(['\n', '\r', '\0']);
-        if bad(module) || bad(name) {
+        if bad(module) || name.split('.').any(bad) {
             return Err(unsupported(format!(
                 "the global {module:?} {name:?} cannot be written"
             )));
         }
-        self.global(module, name);
+        let mut parts = name.split('.');
+        let first = parts.next().expect("split gives one part");
+        let rest: Vec<&str> = parts.collect();
+        for _ in &rest {
+            self.global("builtins", "getattr");
+        }
+        self.global(module, first);
+        for attr in rest {
+            self.str(attr)?;
+            self.out.extend_from_slice(&[0x86, b'R']);
+        }
         Ok(())
     }
 
@@ -516,6 +529,7 @@ impl Pickler {
     /// The elements of a `StringDType` array in C order, the NA object
     /// for missing ones.
     fn string_dtype_items(&mut self, a: &super::StringDTypeArray) -> Result<()> {
+        check_missing(a)?;
         let na = a.na_object.clone().unwrap_or(PyValue::None);
         self.list_with(a.values.iter(), |p, v| match v {
             Some(s) => p.str(s),
@@ -544,6 +558,17 @@ impl Pickler {
         }
         self.out.push(b't');
     }
+}
+
+/// A missing element needs the dtype's `na_object` to stand for it
+/// (without one, NumPy would store `None` as the string `'None'`).
+fn check_missing(a: &super::StringDTypeArray) -> Result<()> {
+    if a.na_object.is_none() && a.values.iter().any(Option::is_none) {
+        return Err(unsupported(
+            "a missing element in a StringDType array without na_object",
+        ));
+    }
+    Ok(())
 }
 
 /// pandas' resolution code for a unit.
@@ -690,12 +715,8 @@ fn object_dtype(p: &mut Pickler) -> Result<()> {
 /// it (a `|O` header, then the pickled array; protocol 3, which NumPy 2
 /// loads as well as the protocol 4 it writes).
 pub(crate) fn stringdtype_npy_bytes(a: &super::StringDTypeArray) -> Result<Vec<u8>> {
+    check_missing(a)?;
     let na = a.na_object.clone().unwrap_or(PyValue::None);
-    if a.na_object.is_none() && a.values.iter().any(Option::is_none) {
-        return Err(unsupported(
-            "a missing element in a StringDType array without na_object",
-        ));
-    }
     object_npy_bytes_with(
         &a.values,
         |p| p.string_dtype(a),

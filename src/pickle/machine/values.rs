@@ -249,6 +249,21 @@ pub(crate) fn cost_of(v: &PyValue) -> u64 {
             crate::any::AnyArray::Object(x) => {
                 x.iter().map(|e| NODE + cost_of(e)).sum::<u64>() + ARRAY_COST
             }
+            crate::any::AnyArray::StringDType(x) => {
+                x.values
+                    .iter()
+                    .map(|e| NODE + e.as_ref().map_or(0, |s| s.len() as u64))
+                    .sum::<u64>()
+                    + x.na_object.as_ref().map_or(0, |na| NODE + cost_of(na))
+                    + ARRAY_COST
+            }
+            crate::any::AnyArray::Record(r) if r.has_objects() => {
+                r.as_bytes().len() as u64
+                    + r.object_columns()
+                        .map(|column| column.iter().map(|e| NODE + cost_of(e)).sum::<u64>())
+                        .sum::<u64>()
+                    + ARRAY_COST
+            }
             other => {
                 other.dtype().itemsize().unwrap_or(0) as u64
                     * other.shape().iter().product::<usize>() as u64
@@ -265,10 +280,19 @@ pub(crate) fn cost_of(v: &PyValue) -> u64 {
                 + o.entries.iter().map(|(k, v)| one(k) + one(v)).sum::<u64>()
                 + o.state.as_ref().map_or(0, one)
         }
-        PyValue::Timestamp(t) => 16 + t.unit.len() as u64,
+        PyValue::Timestamp(t) => 16 + t.unit.len() as u64 + t.tz.as_ref().map_or(0, zone_cost),
+        PyValue::TimeZone(z) => zone_cost(z),
         PyValue::Timedelta(t) => t.unit.len() as u64,
         PyValue::DType(_) => 64,
         _ => 0,
+    }
+}
+
+/// The heap bytes of a time zone (its key or name).
+fn zone_cost(z: &crate::pickle::TimeZone) -> u64 {
+    match z {
+        crate::pickle::TimeZone::Fixed { name, .. } => name.as_ref().map_or(0, |n| n.len() as u64),
+        crate::pickle::TimeZone::Zone(key) => key.len() as u64,
     }
 }
 
