@@ -170,7 +170,11 @@ impl TempFile {
         let replaced = open_replaced(target);
         fs::rename(&from, target.as_path())?;
         *path = None;
-        // The lock goes with the last descriptor; the name is gone already.
+        // Released explicitly, not left to the last descriptor: a process
+        // forked meanwhile by another thread holds a copy of it until its
+        // `exec`, and the lock would stay on the file that now has the
+        // target's name (an appender opening it would find it locked).
+        unlock(&file);
         drop(file);
         if durable {
             sync_dir(target)?;
@@ -496,6 +500,21 @@ fn link_anonymous(file: &File, target: &Path) -> io::Result<PathBuf> {
 fn link_anonymous(_file: &File, _target: &Path) -> io::Result<PathBuf> {
     unreachable!("no anonymous temporary files outside Linux")
 }
+
+/// Releases the `flock` of `file`'s open file description, whichever
+/// descriptors (a forked child's copies included) still refer to it.
+#[cfg(unix)]
+fn unlock(file: &File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: plain system call on a descriptor we own; an error leaves the
+    // lock to be released with the last descriptor, as before.
+    unsafe {
+        libc::flock(file.as_raw_fd(), libc::LOCK_UN);
+    }
+}
+
+#[cfg(not(unix))]
+fn unlock(_file: &File) {}
 
 /// Takes an exclusive `flock` (waiting for it when `wait`); `Ok(false)` if
 /// another descriptor holds it.
