@@ -379,7 +379,7 @@ impl AnyArray {
         source: &mut Source<'_>,
         options: &ReadOptions,
     ) -> Result<Self> {
-        if crate::pickle::is_pickled(&header.dtype) {
+        if header.dtype.has_object() {
             return crate::pickle::read_object_data(header, source, options);
         }
         if let DType::SubArray(inner, sub) = &header.dtype {

@@ -108,7 +108,7 @@ pub trait Element: Clone + Send + Sync + 'static + sealed::Sealed {
 /// Refuses to write `T` in blocks (growing files, streamed members) when it
 /// is stored as a pickled object array, which is written whole.
 pub(crate) fn check_blockwise<T: Element>() -> Result<()> {
-    if crate::pickle::is_pickled(&T::dtype()) {
+    if T::dtype().has_object() {
         return Err(Error::UnsupportedDType {
             dtype: T::dtype().to_string(),
             reason: format!(

@@ -276,7 +276,7 @@ impl NpyFile {
         if start > end || end > len {
             return Err(Error::RangeOutOfBounds { start, end, len });
         }
-        if crate::pickle::is_pickled(&self.header.dtype) {
+        if self.header.dtype.has_object() {
             return Err(Error::UnsupportedDType {
                 dtype: self.header.dtype.descr(),
                 reason: "a pickled object array has no rows at fixed offsets: read it whole with NpyFile::read".into(),
@@ -296,7 +296,7 @@ impl NpyFile {
     ) -> Result<Array<T, D>> {
         // A pickle is checked by `read_array_with`, which knows which
         // element types an object array can be read as.
-        if !crate::pickle::is_pickled(&header.dtype) {
+        if !header.dtype.has_object() {
             crate::read::check_header::<T, D>(header)?;
         }
         let available = self.file.metadata()?.len().saturating_sub(offset);

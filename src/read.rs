@@ -119,7 +119,7 @@ pub(crate) fn read_array_with<T: Element, D: Dimension>(
     source: &mut Source<'_>,
     options: &ReadOptions,
 ) -> Result<Array<T, D>> {
-    if let (true, Some(convert)) = (crate::pickle::is_pickled(&header.dtype), T::from_objects()) {
+    if let (true, Some(convert)) = (header.dtype.has_object(), T::from_objects()) {
         let array = match crate::pickle::read_object_data(header, source, options)? {
             AnyArray::Object(objects) => convert(objects)?,
             // NumPy 2's StringDType: strings, and `None` where an element

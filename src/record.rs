@@ -315,7 +315,7 @@ impl RecordArray {
             offset += size;
         }
         let (offset, size, dtype, name) = found.ok_or_else(|| self.no_field(name))?;
-        if crate::pickle::is_pickled(dtype) {
+        if dtype.has_object() {
             return match self.objects.iter().find(|(n, _)| n == name) {
                 Some((_, column)) => Ok(AnyArray::Object(column.clone())),
                 None => Err(Error::UnsupportedDType {
@@ -383,7 +383,7 @@ impl RecordArray {
     /// with `allow_pickle=True`), objects inside nested records and
     /// sub-array fields included.
     pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
-        if crate::pickle::is_pickled(&self.dtype) {
+        if self.dtype.has_object() {
             return crate::pickle::record_npy_bytes(self);
         }
         let mut out = self.header().to_bytes()?;

@@ -45,7 +45,7 @@ fn check_array(opened: &mut Opened<'_>, allow_pickle: bool) -> Option<String> {
     if opened.is_pickle() {
         // Parsed by ndnpy's own pickle reader (nothing runs): a pickle it
         // refuses is damaged or calls something outside NumPy's constructors.
-        match read_pickle(opened) {
+        match crate::input::read_any(opened).map(drop) {
             // Values the library cannot hold yet (string arrays inside
             // objects) are no sign of damage or danger.
             Ok(()) | Err(ndnpy::Error::UnsupportedDType { .. }) => {}
@@ -63,10 +63,6 @@ fn check_array(opened: &mut Opened<'_>, allow_pickle: bool) -> Option<String> {
         );
     }
     None
-}
-
-fn read_pickle(opened: &mut Opened<'_>) -> ndnpy::Result<()> {
-    crate::input::read_any(opened).map(drop)
 }
 
 /// Checks one file, returning its problems (an unreadable file is one).

@@ -440,7 +440,7 @@ impl<R: Read + Seek> NpzReader<R> {
             let trailing = io::copy(&mut member.take(DRAIN_LIMIT), &mut io::sink())?;
             // A pickle is read to the member's end, so only fixed-size data
             // can leave trailing bytes to account for.
-            if trailing < DRAIN_LIMIT && !crate::pickle::is_pickled(&header.dtype) {
+            if trailing < DRAIN_LIMIT && !header.dtype.has_object() {
                 let data_len = header.data_len()? as u64;
                 check_size(offset as u64 + data_len + trailing, size)?;
             }

@@ -369,7 +369,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// ```
     pub fn add_any(&mut self, name: &str, array: &AnyArray) -> Result<()> {
         let pickled_whole = match array {
-            AnyArray::Record(r) => crate::pickle::is_pickled(r.dtype()),
+            AnyArray::Record(r) => r.dtype().has_object(),
             AnyArray::StringDType(_) => true,
             _ => false,
         };

@@ -22,7 +22,7 @@ fn object_dtype() -> DType {
 /// outside a whole-file read, such as a row range of a growing file).
 fn not_objects<T>(found: &DType) -> Error {
     if let Err(e) = crate::any::check_supported(found) {
-        if !super::is_pickled(found) {
+        if !found.has_object() {
             return e;
         }
     }

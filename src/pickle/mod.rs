@@ -185,11 +185,6 @@ pub(crate) fn read_object_data(
     Ok(array)
 }
 
-/// Whether a header's dtype is read through the pickle reader.
-pub(crate) fn is_pickled(dtype: &crate::DType) -> bool {
-    dtype.has_object()
-}
-
 /// An object array whose elements are all `str`, as a `String` array.
 ///
 /// The error for any other element names its index and Python type.

@@ -491,7 +491,7 @@ impl Pickler {
                 self.out.push(if fortran_only(x) { 0x88 } else { 0x89 });
                 self.list(x.iter(), depth)?;
             }
-            AnyArray::Record(r) if super::is_pickled(r.dtype()) => {
+            AnyArray::Record(r) if r.dtype().has_object() => {
                 self.shape(r.shape());
                 self.any_dtype(r.dtype())?;
                 self.out.push(0x89);
