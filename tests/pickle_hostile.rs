@@ -533,3 +533,35 @@ fn time_zone_offsets_of_a_day_or_more_are_refused() {
     let p = b"cdatetime\ntimezone\n(cdatetime\ntimedelta\n(K\x01K\x00K\x00tRtR.";
     assert!(malformed(loads(p)).contains("24 hours"));
 }
+
+#[test]
+fn malformed_stringdtype_and_pandas_calls_say_what_is_wrong() {
+    let sdt = |shape: &str, items: &str| {
+        format!(
+            "\u{80}\u{2}cnumpy._core.multiarray\n_reconstruct\ncnumpy\nndarray\nK\u{0}\u{85}C\u{1}b\u{87}R(K\u{1}{shape}cnumpy._core._internal\n_convert_to_stringdtype_kwargs\nK\u{1}\u{85}R\u{89}]({items}etb."
+        )
+        .chars()
+        .map(|c| c as u8)
+        .collect::<Vec<u8>>()
+    };
+    // A non-str element needs an na_object to stand for.
+    let r = malformed(loads(&sdt("K\u{1}\u{85}", "K\u{5}")));
+    assert!(
+        r.contains("element 0 of a StringDType array without na_object is a int"),
+        "{r}"
+    );
+    // Fewer items than the shape needs.
+    let r = malformed(loads(&sdt("K\u{2}\u{85}", "X\u{1}\u{0}\u{0}\u{0}a")));
+    assert!(r.contains("has 1 items, its shape [2] needs 2"), "{r}");
+    // pandas: an unknown resolution, a wrong number of arguments, a value
+    // that is not an int.
+    let ts = b"cpandas._libs.tslibs.timestamps\n_unpickle_timestamp\n(K\x05NNK\x03tR.";
+    assert!(malformed(loads(ts)).contains("unknown pandas resolution 3"));
+    let ts = b"cpandas._libs.tslibs.timestamps\n_unpickle_timestamp\nK\x05\x85R.";
+    assert!(malformed(loads(ts)).contains("three or four arguments"));
+    let td = b"cpandas._libs.tslibs.timedeltas\n_timedelta_unpickle\nX\x01\x00\x00\x00xK\x09\x86R.";
+    assert!(malformed(loads(td)).contains("is a str, not an int"));
+    // Time zones: a key that is not a str, an offset that is not a timedelta.
+    assert!(malformed(loads(b"czoneinfo\nZoneInfo\nK\x01\x85R.")).contains("key is not a str"));
+    assert!(malformed(loads(b"cdatetime\ntimezone\nK\x01\x85R.")).contains("not a timedelta"));
+}

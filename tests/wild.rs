@@ -302,3 +302,45 @@ fn objects_in_nested_records_and_sub_arrays() {
         round_trips(&key, &any, &options);
     }
 }
+
+#[test]
+fn every_truncation_of_a_wild_pickle_is_an_error() {
+    // A pickle ends with STOP: any file cut before it must fail,
+    // never panic or return part of an array.
+    let opaque = ReadOptions::default()
+        .opaque_objects(true)
+        .pickle_encoding(PickleEncoding::Latin1);
+    let mut files = 0;
+    for group in [
+        "numpy_testdata",
+        "stringdtype",
+        "pandas",
+        "opaque",
+        "nested_objects",
+    ] {
+        for entry in std::fs::read_dir(dir(group)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "npy") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let header = ndnpy::Header::read_from(&bytes[..]).unwrap();
+            if !header.dtype.has_object() {
+                continue;
+            }
+            files += 1;
+            let start = header.to_bytes().unwrap().len().min(bytes.len());
+            // The STOP opcode: NumPy's Python 2 files have a newline after it.
+            let stop = bytes.iter().rposition(|&b| b == b'.').unwrap();
+            assert!(bytes.len() - stop <= 2, "{}", path.display());
+            for cut in start..=stop {
+                assert!(
+                    AnyArray::from_npy_bytes_with(&bytes[..cut], &opaque).is_err(),
+                    "{} cut at {cut}",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(files >= 40, "{files}");
+}
