@@ -550,7 +550,9 @@ fn looks_like(found: &[u8]) -> String {
             "this looks like xz-compressed data: decompress it first"
         }
         [0x28, 0xb5, 0x2f, 0xfd, ..] => "this looks like zstd-compressed data: decompress it first",
-        _ if crate::header::MAGIC.starts_with(found) => {
+        // The magic string, spelled here as in the messages above: the error
+        // type is below the format code and imports nothing of it.
+        _ if b"\x93NUMPY".starts_with(found) => {
             "the data ends inside the magic string \\x93NUMPY (truncated file)"
         }
         _ if found

@@ -46,58 +46,43 @@
 //! ```
 #![deny(missing_docs)]
 
-mod any;
-mod atomic;
-mod checked_io;
-mod datetime;
-mod dtype;
-mod element;
+mod array;
 mod error;
-mod file;
-mod growth;
-mod header;
-mod longdouble;
-mod mmap;
+mod format;
+mod io;
+mod npy;
 mod npz;
 mod options;
-mod order;
 pub mod pickle;
 mod plan;
-mod read;
-mod record;
-mod source;
-mod stream;
-mod strings;
-mod view;
-mod write;
 
-pub use any::AnyArray;
-pub use datetime::{unit, Datetime64, Timedelta64};
-pub use dtype::{ByteOrder, DType, Field, Kind, Scalar};
-pub use element::{Element, LayoutElement};
+pub use array::any::AnyArray;
+pub use array::datetime::{unit, Datetime64, Timedelta64};
+pub use array::element::{Element, LayoutElement};
+pub use array::longdouble::{ComplexLongDouble, LongDouble};
+pub use array::pyvalue::PyValue;
+#[doc(hidden)]
+pub use array::record::__record_dtype;
+pub use array::record::RecordArray;
+pub use array::strings::{FixedBytes, FixedUnicode};
 pub use error::{Error, Result};
-pub use file::NpyFile;
-pub use header::{
-    inspect, inspect_with, Header, ReadOptions, Version, DEFAULT_MAX_HEADER_LEN,
-    DEFAULT_MAX_STREAM_LEN, NUMPY_MAX_DIMS,
-};
-pub use longdouble::{ComplexLongDouble, LongDouble};
-pub use mmap::MmapNpy;
+pub use format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
+pub use format::header::{Header, Version, NUMPY_MAX_DIMS};
+pub use npy::file::NpyFile;
+pub use npy::inspect::{inspect, inspect_with};
+pub use npy::mmap::MmapNpy;
+pub use npy::read::ReadNpy;
+pub use npy::stream::{NpyReader, NpyWriter};
+pub use npy::view::{ViewMutNpy, ViewNpy};
+pub use npy::write::WriteNpy;
 pub use npz::{
     Compression, MemberInfo, NpzArrays, NpzMemberReader, NpzMemberWriter, NpzMmap, NpzReader,
     NpzWriter,
 };
-pub use options::{PickleEncoding, WriteOptions};
-pub use order::Order;
-pub use pickle::PyValue;
-pub use read::ReadNpy;
-#[doc(hidden)]
-pub use record::__record_dtype;
-pub use record::RecordArray;
-pub use stream::{NpyReader, NpyWriter};
-pub use strings::{FixedBytes, FixedUnicode};
-pub use view::{ViewMutNpy, ViewNpy};
-pub use write::WriteNpy;
+pub use options::{
+    Order, PickleEncoding, ReadOptions, WriteOptions, DEFAULT_MAX_HEADER_LEN,
+    DEFAULT_MAX_STREAM_LEN,
+};
 
 #[cfg(feature = "half")]
 pub use half;

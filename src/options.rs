@@ -79,7 +79,240 @@ pub enum PickleEncoding {
     /// (`encoding='latin1'`, what NumPy advises for Python 2 files; text
     /// that was UTF-8 comes out as mojibake, as in NumPy).
     Latin1,
-    /// The bytes themselves, as [`crate::pickle::PyValue::Bytes`]
+    /// The bytes themselves, as [`crate::array::pyvalue::PyValue::Bytes`]
     /// (`encoding='bytes'`).
     Bytes,
+}
+
+/// Default limit on the header length, as in NumPy (`max_header_size=10000`).
+pub const DEFAULT_MAX_HEADER_LEN: usize = 10_000;
+
+/// Default of [`ReadOptions::max_stream_len`]: 64 GiB, more than any
+/// array one would pipe between processes, far less than the 10¹⁵ bytes a
+/// hostile header may claim.
+pub const DEFAULT_MAX_STREAM_LEN: u64 = 64 << 30;
+
+/// Options for reading untrusted files.
+///
+/// ```
+/// use ndnpy::ReadOptions;
+///
+/// let options = ReadOptions::default().max_header_len(1 << 20);
+/// assert_eq!(options.get_max_header_len(), 1 << 20);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    max_header_len: usize,
+    max_stream_len: u64,
+    beyond_numpy_limits: bool,
+    allow_objects: bool,
+    pickle_encoding: PickleEncoding,
+    opaque_objects: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            max_header_len: DEFAULT_MAX_HEADER_LEN,
+            max_stream_len: DEFAULT_MAX_STREAM_LEN,
+            beyond_numpy_limits: false,
+            allow_objects: true,
+            pickle_encoding: PickleEncoding::Ascii,
+            opaque_objects: false,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Sets the longest header text accepted, in bytes. Headers of large
+    /// record dtypes can exceed the default of 10 000 bytes (as in NumPy,
+    /// whose `np.load` takes `max_header_size`).
+    pub fn max_header_len(mut self, len: usize) -> Self {
+        self.max_header_len = len;
+        self
+    }
+
+    /// The longest header text accepted, in bytes.
+    pub fn get_max_header_len(&self) -> usize {
+        self.max_header_len
+    }
+
+    /// Sets the most data bytes read from a stream of unknown length (a
+    /// pipe, a socket, any `Read` given to `read_npy_from`): a header that
+    /// declares more gives [`Error::StreamLimit`] before anything is read,
+    /// so a FIFO fed endless data ends with an error instead of growing
+    /// memory until allocation fails. Files, byte slices and archive
+    /// members have a known length and are not affected. Default
+    /// [`DEFAULT_MAX_STREAM_LEN`] (64 GiB; lower it where memory is smaller
+    /// and the stream is not trusted).
+    ///
+    /// ```
+    /// use ndarray::Array1;
+    /// use ndnpy::{Error, ReadNpy, ReadOptions, WriteNpy};
+    ///
+    /// let bytes = Array1::<f64>::zeros(1000).to_npy_bytes()?;
+    /// let small = ReadOptions::default().max_stream_len(4096);
+    /// let err = Array1::<f64>::read_npy_from_with(&bytes[..], &small).unwrap_err();
+    /// assert!(matches!(err, Error::StreamLimit { claimed: 8000, max: 4096 }));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn max_stream_len(mut self, len: u64) -> Self {
+        self.max_stream_len = len;
+        self
+    }
+
+    /// The most data bytes read from a stream of unknown length.
+    pub fn get_max_stream_len(&self) -> u64 {
+        self.max_stream_len
+    }
+
+    /// Accepts headers beyond NumPy's limits, which `np.load` refuses: more
+    /// than 64 dimensions, or a shape whose size in bytes, ignoring zero
+    /// dimensions, exceeds `isize::MAX` (such as `(0, 2**62)` of `f8`: an
+    /// empty array NumPy cannot create). Off by default, so that what reads
+    /// here also reads in NumPy; the writers always keep to these limits.
+    ///
+    /// ```
+    /// use ndnpy::{AnyArray, Error, ReadOptions};
+    ///
+    /// // A header written by hand: shape (0, 2**62) of f8.
+    /// let text = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': (0, {}), }}", 1u64 << 62);
+    /// let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// npy.extend_from_slice(&(text.len() as u16 + 1).to_le_bytes());
+    /// npy.extend_from_slice(text.as_bytes());
+    /// npy.push(b'\n');
+    ///
+    /// assert!(matches!(AnyArray::from_npy_bytes(&npy), Err(Error::LengthOverflow { .. })));
+    /// let relaxed = ReadOptions::default().allow_beyond_numpy_limits(true);
+    /// let empty = AnyArray::from_npy_bytes_with(&npy, &relaxed)?;
+    /// assert_eq!(empty.shape(), &[0, 1 << 62]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn allow_beyond_numpy_limits(mut self, allow: bool) -> Self {
+        self.beyond_numpy_limits = allow;
+        self
+    }
+
+    /// Whether headers beyond NumPy's limits are accepted.
+    pub fn get_allow_beyond_numpy_limits(&self) -> bool {
+        self.beyond_numpy_limits
+    }
+
+    /// Whether object arrays (`|O`, and records with an `O` field) are read.
+    ///
+    /// The default is `true`. Unlike NumPy's `allow_pickle`, reading an
+    /// object array here cannot run code: [`crate::pickle`] is a closed
+    /// stack machine that builds plain values and never imports or calls
+    /// anything, and its memory and depth are bounded by the input's size.
+    /// Refusing objects is for services that want no pickle parsing at all
+    /// (a smaller attack surface, or a policy that object data is never
+    /// accepted): such files then fail with [`crate::Error::ObjectsRefused`]
+    /// before any pickle byte is read.
+    ///
+    /// ```
+    /// use ndnpy::{AnyArray, Error, ReadOptions};
+    ///
+    /// // A 0-d object array holding None, as `np.save` writes it.
+    /// let bytes = ndnpy::pickle::to_object_npy_bytes(
+    ///     &ndarray::arr0(ndnpy::pickle::PyValue::None).into_dyn(),
+    /// )?;
+    /// assert!(AnyArray::from_npy_bytes(&bytes).is_ok());
+    /// let strict = ReadOptions::default().allow_objects(false);
+    /// assert!(matches!(
+    ///     AnyArray::from_npy_bytes_with(&bytes, &strict),
+    ///     Err(Error::ObjectsRefused)
+    /// ));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn allow_objects(mut self, allow: bool) -> Self {
+        self.allow_objects = allow;
+        self
+    }
+
+    /// Whether object arrays are read (see [`ReadOptions::allow_objects`]).
+    pub fn get_allow_objects(&self) -> bool {
+        self.allow_objects
+    }
+
+    /// How Python 2 `str` values in a pickle are read, as `np.load`'s
+    /// `encoding`: [`crate::PickleEncoding::Ascii`] by default (NumPy's default,
+    /// an error for non-ASCII bytes), `Latin1` (what NumPy advises for
+    /// Python 2 files, and what the `ndnpy` command uses) or `Bytes`.
+    /// Only values are affected: dtype codes and other names a pickle
+    /// spells as Python 2 strings are read whatever the choice.
+    ///
+    /// ```
+    /// use ndnpy::pickle::{loads_with, PyValue};
+    /// use ndnpy::{PickleEncoding, ReadOptions};
+    ///
+    /// // A Python 2 pickle of the str '\xe9' (SHORT_BINSTRING).
+    /// let p = b"\x80\x02U\x01\xe9q\x00.";
+    /// assert!(loads_with(p, &ReadOptions::default()).is_err());
+    /// let latin1 = ReadOptions::default().pickle_encoding(PickleEncoding::Latin1);
+    /// assert_eq!(loads_with(p, &latin1)?, PyValue::Str("é".into()));
+    /// let bytes = ReadOptions::default().pickle_encoding(PickleEncoding::Bytes);
+    /// assert_eq!(loads_with(p, &bytes)?, PyValue::Bytes(vec![0xe9]));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn pickle_encoding(mut self, encoding: PickleEncoding) -> Self {
+        self.pickle_encoding = encoding;
+        self
+    }
+
+    /// How Python 2 `str` values are read (see
+    /// [`ReadOptions::pickle_encoding`]).
+    pub fn get_pickle_encoding(&self) -> PickleEncoding {
+        self.pickle_encoding
+    }
+
+    /// Reads objects of classes outside the pickle reader's closed list as
+    /// inert data ([`crate::array::pyvalue::PyValue::Opaque`]: the class's name,
+    /// the arguments and the state the pickle gives), instead of refusing
+    /// them (the default). Nothing is imported or called either way; an
+    /// opaque object costs memory in proportion to its pickle, like any
+    /// other value, and is written back as an equivalent pickle.
+    pub fn opaque_objects(mut self, opaque: bool) -> Self {
+        self.opaque_objects = opaque;
+        self
+    }
+
+    /// Whether objects of other classes are read as inert data (see
+    /// [`ReadOptions::opaque_objects`]).
+    pub fn get_opaque_objects(&self) -> bool {
+        self.opaque_objects
+    }
+}
+
+/// Where consecutive elements of the data lie: NumPy's `order='C'` (the last
+/// axis varies fastest, `fortran_order: False`) or `order='F'` (the first
+/// axis varies fastest, `fortran_order: True`).
+///
+/// ```
+/// use ndnpy::Order;
+/// assert!(Order::Fortran.is_fortran());
+/// assert_eq!(Order::from_fortran(false), Order::C);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Order {
+    /// Row-major: the last axis varies fastest.
+    #[default]
+    C,
+    /// Column-major: the first axis varies fastest.
+    Fortran,
+}
+
+impl Order {
+    /// The order a header's `fortran_order` flag names.
+    pub fn from_fortran(fortran_order: bool) -> Self {
+        if fortran_order {
+            Order::Fortran
+        } else {
+            Order::C
+        }
+    }
+
+    /// The header's `fortran_order` flag for this order.
+    pub fn is_fortran(self) -> bool {
+        self == Order::Fortran
+    }
 }

@@ -469,7 +469,7 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 }
 
 fn read_full<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    crate::header::read_full(reader, buf)
+    crate::io::checked::read_full(reader, buf)
 }
 
 fn read_exact_or<R: Read + ?Sized>(
@@ -556,7 +556,7 @@ impl<R: BufRead> Read for MemberReader<'_, R> {
             Body::Stored(r) => r.read(buf)?,
             Body::Deflated(r, inflater) => inflate(r, inflater, buf)?,
         };
-        let n = crate::checked_io::checked_read_count(n, want)?;
+        let n = crate::io::checked::checked_read_count(n, want)?;
         if n == 0 {
             return Ok(0);
         }
@@ -660,7 +660,7 @@ impl<R: Read> Read for Input<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if self.pos == self.filled && out.len() >= self.buf.len() {
             let n = self.inner.read(out)?;
-            let n = crate::checked_io::checked_read_count(n, out.len())?;
+            let n = crate::io::checked::checked_read_count(n, out.len())?;
             self.base += (self.filled + n) as u64;
             self.pos = 0;
             self.filled = 0;
@@ -683,7 +683,7 @@ impl<R: Read> BufRead for Input<R> {
                     other => break other?,
                 }
             };
-            let n = crate::checked_io::checked_read_count(n, self.buf.len())?;
+            let n = crate::io::checked::checked_read_count(n, self.buf.len())?;
             self.base += self.filled as u64;
             self.pos = 0;
             self.filled = n;

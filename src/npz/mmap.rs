@@ -2,10 +2,11 @@
 
 use super::directory::{Directory, Entry, DEFLATED};
 use super::{in_member, not_an_archive, NpzReader};
-use crate::element::LayoutElement;
+use crate::array::element::LayoutElement;
 use crate::error::{Error, Result};
-use crate::header::{self, Header, ReadOptions};
-use crate::view::view_data;
+use crate::format::header::{self, Header};
+use crate::options::ReadOptions;
+use crate::npy::view::view_data;
 use memmap2::Mmap;
 use ndarray::{ArrayView, Dimension};
 use std::io::Cursor;

@@ -41,7 +41,7 @@ pub(crate) fn key_of(member: &str) -> &str {
 /// The error for data that is not a zip archive (`start` holds its first
 /// bytes), pointing to the right reader when it is a `.npy` file.
 pub(crate) fn not_an_archive(start: &[u8], err: Error) -> Error {
-    if start.starts_with(crate::header::MAGIC) {
+    if start.starts_with(crate::format::header::MAGIC) {
         return Error::InvalidArchive {
             reason: "this is a .npy file, not an .npz archive (read it with ReadNpy or AnyArray::read_npy)"
                 .into(),

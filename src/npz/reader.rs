@@ -2,13 +2,14 @@
 
 use super::directory::{Directory, Input, MemberReader, STORED};
 use super::{in_member, key_of, not_an_archive};
-use crate::any::AnyArray;
-use crate::checked_io::CheckedRead;
-use crate::element::Element;
+use crate::array::any::AnyArray;
+use crate::io::checked::CheckedRead;
+use crate::array::element::Element;
 use crate::error::{Error, Result};
-use crate::header::{self, Header, ReadOptions};
-use crate::read::read_array_with;
-use crate::source::Source;
+use crate::format::header::{self, Header};
+use crate::options::ReadOptions;
+use crate::npy::read::read_array_with;
+use crate::io::source::Source;
 use ndarray::{Array, Dimension};
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
@@ -122,7 +123,7 @@ impl<R: Read + Seek> NpzReader<R> {
         let archive_len = reader.seek(SeekFrom::End(0))?;
         reader.seek(SeekFrom::Start(0))?;
         let mut start = [0u8; 6];
-        let got = header::read_full(&mut reader, &mut start)?;
+        let got = crate::io::checked::read_full(&mut reader, &mut start)?;
         let mut input = Input::new(reader, INPUT_BUFFER)?;
         let directory = Directory::read(&mut input, archive_len)
             .map_err(|e| not_an_archive(&start[..got], e))?;
@@ -279,7 +280,7 @@ impl<R: Read + Seek> NpzReader<R> {
     pub fn read_any(&mut self, name: &str) -> Result<AnyArray> {
         let index = self.index(name)?;
         let options = self.options;
-        self.read_index(index, |h, s| AnyArray::read_data_with(h, s, &options))
+        self.read_index(index, |h, s| crate::npy::read::read_any(h, s, &options))
     }
 
     /// The decompressed bytes of member `name`, whatever it holds (NumPy
@@ -551,7 +552,7 @@ impl<R: Read + Seek> Iterator for NpzArrays<'_, R> {
         Some((
             name,
             self.reader
-                .read_index(index, |h, s| AnyArray::read_data_with(h, s, &options)),
+                .read_index(index, |h, s| crate::npy::read::read_any(h, s, &options)),
         ))
     }
 

@@ -3,14 +3,14 @@
 use super::deflate::{BLOCK, DEFAULT_LEVEL};
 use super::sink::{MemberData, Pool};
 use super::zipwrite::{Method, Open, ZipOut};
-use crate::any::AnyArray;
-use crate::atomic::TempFile;
-use crate::element::Element;
+use crate::array::any::AnyArray;
+use crate::io::atomic::TempFile;
+use crate::array::element::Element;
 use crate::error::{Error, Result};
-use crate::header::{Header, Version};
+use crate::format::header::{Header, Version};
 use crate::options::WriteOptions;
-use crate::order::Order;
-use crate::write::{npy_header, write_body};
+use crate::options::Order;
+use crate::array::encode::{npy_header, write_body};
 use crc32fast::Hasher;
 use ndarray::{ArrayBase, Data, Dimension};
 use std::collections::HashSet;
@@ -385,7 +385,7 @@ impl<W: Write + Seek> NpzWriter<W> {
             }
             return result;
         }
-        crate::any::each_variant!(
+        crate::array::any::each_variant!(
             array,
             a => self.add(name, a),
             object a => self.add_object(name, a),
@@ -430,7 +430,7 @@ impl<W: Write + Seek> NpzWriter<W> {
         order: Order,
     ) -> Result<NpzMemberWriter<'_, W, T>> {
         self.check_open(name)?;
-        crate::element::check_blockwise::<T>()?;
+        crate::array::element::check_blockwise::<T>()?;
         self.write_queued()?;
         NpzMemberWriter::start(self, name, inner_shape, order)
     }
@@ -540,7 +540,7 @@ impl<W: Write + Seek> NpzWriter<W> {
 
     /// Adds an object array (`|O`), pickled as `np.save` does (see
     /// [`crate::pickle::to_object_npy_bytes`]); the same as
-    /// [`NpzWriter::add`] of a [`crate::pickle::PyValue`] array.
+    /// [`NpzWriter::add`] of a [`crate::array::pyvalue::PyValue`] array.
     ///
     /// ```
     /// # use std::io::Cursor;
@@ -554,7 +554,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// assert_eq!(back.read_any("names")?, AnyArray::Object(names.into_dyn()));
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
-    pub fn add_object<S: Data<Elem = crate::pickle::PyValue>, D: Dimension>(
+    pub fn add_object<S: Data<Elem = crate::array::pyvalue::PyValue>, D: Dimension>(
         &mut self,
         name: &str,
         array: &ArrayBase<S, D>,
@@ -850,10 +850,10 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
         &mut self,
         block: &ArrayBase<S, D>,
     ) -> Result<()> {
-        let rows = crate::growth::check_block(&self.m.header, self.m.axis, block)?;
+        let rows = crate::npy::growth::check_block(&self.m.header, self.m.axis, block)?;
         let total = self.m.rows.checked_add(rows.shape()[0]);
         let grown = total.map(|t| self.with_rows(t));
-        let fits = grown.as_ref().map(crate::growth::check_grown);
+        let fits = grown.as_ref().map(crate::npy::growth::check_grown);
         let Some(Ok(_)) = fits else {
             return Err(Error::LengthOverflow {
                 shape: self.m.header.shape.iter().map(|&d| d as u64).collect(),
@@ -862,7 +862,7 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
         };
         let data = self.m.data.as_mut().expect("data present until finish");
         let result =
-            crate::growth::write_rows(&rows, &mut data.sink(&mut self.npz.out, &mut self.npz.pool));
+            crate::npy::growth::write_rows(&rows, &mut data.sink(&mut self.npz.out, &mut self.npz.pool));
         if result.is_err() {
             self.npz.failed = Some(self.m.name.clone());
         }

@@ -8,7 +8,7 @@
 //! threads) and so that a streamed member can have its `.npy` header
 //! rewritten after its data.
 
-use crate::checked_io::CheckedWrite;
+use crate::io::checked::CheckedWrite;
 use std::io::{self, Seek, SeekFrom, Write};
 
 /// Zip's "no 32-bit value" marker: the real value is in a zip64 field.

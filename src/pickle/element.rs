@@ -4,12 +4,12 @@
 //! time, so they join [`Element`] through its object hooks rather than
 //! through byte conversion.
 
-use super::value::PyValue;
-use crate::any::AnyArray;
-use crate::dtype::{DType, Kind};
-use crate::element::{sealed, type_name, Element};
+use crate::array::pyvalue::PyValue;
+use crate::array::any::AnyArray;
+use crate::format::dtype::{DType, Kind};
+use crate::array::element::{sealed, type_name, Element};
 use crate::error::{Error, Result};
-use crate::source::Source;
+use crate::io::source::Source;
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 use std::io::Write;
 
@@ -21,7 +21,7 @@ fn object_dtype() -> DType {
 /// reader (any non-object dtype for `PyValue`, or object data reached
 /// outside a whole-file read, such as a row range of a growing file).
 fn not_objects<T>(found: &DType) -> Error {
-    if let Err(e) = crate::any::check_supported(found) {
+    if let Err(e) = crate::plan::support::check_supported(found) {
         if !found.has_object() {
             return e;
         }
@@ -76,7 +76,7 @@ impl Element for PyValue {
         _dtype: &DType,
         _out: &mut W,
     ) -> Result<()> {
-        crate::element::check_blockwise::<Self>()
+        crate::array::element::check_blockwise::<Self>()
     }
 
     fn into_any(array: ArrayD<Self>) -> AnyArray {
@@ -156,7 +156,7 @@ impl Element for Option<String> {
         _dtype: &DType,
         _out: &mut W,
     ) -> Result<()> {
-        crate::element::check_blockwise::<Self>()
+        crate::array::element::check_blockwise::<Self>()
     }
 
     fn into_any(array: ArrayD<Self>) -> AnyArray {
@@ -170,14 +170,14 @@ impl Element for Option<String> {
                 if a.iter()
                     .all(|v| matches!(v, PyValue::Str(_) | PyValue::None)) =>
             {
-                Ok(super::optional_strings_from_objects(a).expect("checked: str or None"))
+                Ok(crate::array::pyvalue::convert::optional_strings_from_objects(a).expect("checked: str or None"))
             }
             other => Err(other),
         }
     }
 
     fn from_objects() -> Option<fn(ArrayD<PyValue>) -> Result<ArrayD<Self>>> {
-        Some(super::optional_strings_from_objects)
+        Some(crate::array::pyvalue::convert::optional_strings_from_objects)
     }
 
     fn object_npy<S: Data<Elem = Self>, D: Dimension>(

@@ -89,7 +89,7 @@ impl Global {
 impl Global {
     /// The global held as a value (never called): pandas' `NA` is the
     /// missing-value marker, any other a reference by module and name.
-    pub(crate) fn as_value(self) -> super::value::PyValue {
+    pub(crate) fn as_value(self) -> crate::array::pyvalue::PyValue {
         if let Global::Pandas(p) = self {
             if let Some(v) = p.as_value() {
                 return v;
@@ -103,7 +103,7 @@ impl Global {
             }
             _ => dotted.rsplit_once('.').unwrap_or(("builtins", dotted)),
         };
-        super::value::PyValue::Global {
+        crate::array::pyvalue::PyValue::Global {
             module: module.to_owned(),
             name: name.to_owned(),
         }

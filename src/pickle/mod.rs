@@ -68,30 +68,29 @@
 
 mod bigint;
 mod element;
-mod foreign;
 mod globals;
 mod machine;
 mod numpy;
 mod pandas;
 mod records;
 mod stringdtype;
-mod value;
 mod write;
 
-pub use foreign::{Opaque, TimeZone, Timedelta, Timestamp};
+pub use crate::array::pyvalue::foreign::{Opaque, TimeZone, Timedelta, Timestamp};
 pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
-pub(crate) use stringdtype::as_objects as stringdtype_as_objects;
-pub use stringdtype::StringDTypeArray;
-pub use value::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
+pub use crate::array::pyvalue::convert::{optional_strings_from_objects, strings_from_objects};
+pub use crate::array::stringdtype::StringDTypeArray;
+pub use crate::array::pyvalue::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
 pub use write::{dumps, to_object_npy_bytes, write_object_npy, write_object_npy_to};
 pub(crate) use write::{record_npy_bytes, stringdtype_npy_bytes};
 
-use crate::any::AnyArray;
+use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
-use crate::header::{Header, ReadOptions};
-use crate::source::Source;
+use crate::format::header::Header;
+use crate::options::ReadOptions;
+use crate::io::source::Source;
 use machine::{Machine, Node};
-use ndarray::{Array, ArrayD, Dimension};
+use ndarray::{Array, Dimension};
 use std::path::Path;
 
 /// Unpickles `bytes` (protocols 0 to 5, in-band data only) into a value,
@@ -157,7 +156,7 @@ pub(crate) fn read_object_data(
                 pos: 0,
                 reason: format!(
                     "the pickle holds a {}, not an ndarray",
-                    machine::value_type_name(&other)
+                    crate::array::pyvalue::convert::value_type_name(&other)
                 ),
             })
         }
@@ -172,7 +171,7 @@ pub(crate) fn read_object_data(
             ),
         });
     }
-    if crate::record::to_native(&array.dtype()) != crate::record::to_native(&header.dtype) {
+    if crate::array::record::to_native(&array.dtype()) != crate::array::record::to_native(&header.dtype) {
         return Err(Error::MalformedPickle {
             pos: 0,
             reason: format!(
@@ -185,114 +184,12 @@ pub(crate) fn read_object_data(
     Ok(array)
 }
 
-/// An object array whose elements are all `str`, as a `String` array.
-///
-/// The error for any other element names its index and Python type.
-///
-/// ```
-/// use ndarray::{array, Ix1};
-/// use ndnpy::pickle::{strings_from_objects, PyValue};
-///
-/// let a = array![PyValue::Str("a".into()), PyValue::Str("b".into())].into_dyn();
-/// assert_eq!(strings_from_objects::<Ix1>(a)?, array!["a".to_string(), "b".to_string()]);
-/// let bad = array![PyValue::Str("a".into()), PyValue::Int(1)].into_dyn();
-/// assert!(strings_from_objects::<Ix1>(bad).unwrap_err().to_string().contains("[1] is int"));
-/// # Ok::<(), ndnpy::Error>(())
-/// ```
-pub fn strings_from_objects<D: Dimension>(array: ArrayD<PyValue>) -> Result<Array<String, D>> {
-    convert(array, "String", "str", |v| match v {
-        PyValue::Str(s) => Ok(s),
-        other => Err(other),
-    })
-}
-
-/// An object array whose elements are all `str` or `None`, as an
-/// `Option<String>` array.
-pub fn optional_strings_from_objects<D: Dimension>(
-    array: ArrayD<PyValue>,
-) -> Result<Array<Option<String>, D>> {
-    convert(array, "Option<String>", "str or None", |v| match v {
-        PyValue::Str(s) => Ok(Some(s)),
-        PyValue::None => Ok(None),
-        other => Err(other),
-    })
-}
-
-fn convert<T, D: Dimension>(
-    array: ArrayD<PyValue>,
-    name: &str,
-    holds: &str,
-    f: impl Fn(PyValue) -> std::result::Result<T, PyValue>,
-) -> Result<Array<T, D>> {
-    let shape = array.shape().to_vec();
-    let ndim = shape.len();
-    if let Some(n) = D::NDIM.filter(|&n| n != ndim) {
-        return Err(Error::NdimMismatch {
-            expected: n,
-            found: ndim,
-            shape,
-        });
-    }
-    let mut array = array;
-    let mut out = Vec::with_capacity(array.len());
-    // Logical (C) order, so that the index in an error is NumPy's.
-    for (index, v) in array.indexed_iter_mut() {
-        match f(std::mem::take(v)) {
-            Ok(x) => out.push(x),
-            Err(other) => {
-                return Err(Error::DTypeMismatch {
-                    expected: format!("{name} (an object array of {holds})"),
-                    found: format!(
-                        "an object array whose element {:?} is {}",
-                        index.slice(),
-                        python_type_name(&other)
-                    ),
-                })
-            }
-        }
-    }
-    let c = ArrayD::from_shape_vec(shape.clone(), out).expect("same count as the array");
-    c.into_dimensionality::<D>()
-        .map_err(|_| Error::NdimMismatch {
-            expected: D::NDIM.unwrap_or(ndim),
-            found: ndim,
-            shape,
-        })
-}
-
-/// Python's name for the type of `v` (`numpy.float64` for a NumPy
-/// scalar, as `type(x)` prints it), for error messages.
-fn python_type_name(v: &PyValue) -> String {
-    let PyValue::Scalar(s) = v else {
-        return machine::value_type_name(v).to_owned();
-    };
-    let (kind, size) = match &s.dtype {
-        crate::DType::Scalar(x) => (x.kind, x.size),
-        _ => return "numpy.void".to_owned(),
-    };
-    use crate::dtype::Kind;
-    let name = match kind {
-        Kind::Bool => "bool".to_owned(),
-        Kind::Int => format!("int{}", 8 * size),
-        Kind::UInt => format!("uint{}", 8 * size),
-        Kind::Float => format!("float{}", 8 * size),
-        Kind::Complex => format!("complex{}", 8 * size),
-        Kind::Datetime => "datetime64".to_owned(),
-        Kind::Timedelta => "timedelta64".to_owned(),
-        Kind::Bytes => "bytes_".to_owned(),
-        Kind::Unicode => "str_".to_owned(),
-        Kind::Void => "void".to_owned(),
-        Kind::Object => "object_".to_owned(),
-    };
-    format!("numpy.{name}")
-}
-
 /// Reads an object-of-`str` `.npy` file as a `String` array (the error
 /// names the first element that is not a `str`).
 pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<String, D>> {
     match AnyArray::read_npy(path)? {
         AnyArray::Object(a) => strings_from_objects(a),
-        AnyArray::StringDType(s) => strings_from_objects(stringdtype::as_objects(s)),
+        AnyArray::StringDType(s) => strings_from_objects(crate::array::stringdtype::as_objects(s)),
         other => Err(Error::DTypeMismatch {
             expected: "String (an object array of str)".into(),
             found: other.dtype().to_string(),
@@ -307,7 +204,7 @@ pub fn read_optional_str_npy<D: Dimension, P: AsRef<Path>>(
 ) -> Result<Array<Option<String>, D>> {
     match AnyArray::read_npy(path)? {
         AnyArray::Object(a) => optional_strings_from_objects(a),
-        AnyArray::StringDType(s) => optional_strings_from_objects(stringdtype::as_objects(s)),
+        AnyArray::StringDType(s) => optional_strings_from_objects(crate::array::stringdtype::as_objects(s)),
         other => Err(Error::DTypeMismatch {
             expected: "Option<String> (an object array of str or None)".into(),
             found: other.dtype().to_string(),

@@ -8,12 +8,10 @@
 //! exactly the dtypes a `.npy` file does.
 
 use super::machine::{self, Machine, Node};
-use super::value::{NumpyScalar, PyValue};
-use crate::any::AnyArray;
-use crate::dtype::{ByteOrder, DType, Field, Kind, Scalar};
+use crate::array::pyvalue::{NumpyScalar, PyValue};
+use crate::array::any::AnyArray;
+use crate::format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
 use crate::error::{Error, Result};
-use crate::header::{Header, Version};
-use crate::source::Source;
 use ndarray::{ArrayD, IxDyn, ShapeBuilder};
 
 /// `_reconstruct(ndarray, (0,), b'b')`, waiting for its state.
@@ -413,7 +411,7 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
         let pos = m.op_pos();
         let bytes = data_bytes(m, data)?;
         m.charge(bytes.len() as u64)?;
-        array_from_bytes(&dtype, &shape, fortran, &bytes, pos)?
+        crate::array::decode::array_from_bytes(&dtype, &shape, fortran, &bytes, pos)?
     };
     // The data (or the elements) was charged as it was read.
     m.charge(machine::ARRAY_COST)?;
@@ -480,37 +478,6 @@ fn data_bytes(m: &Machine<'_>, id: usize) -> Result<Vec<u8>> {
     }
 }
 
-/// An array of `dtype` and `shape` from exactly its bytes, through the
-/// crate's `.npy` reading path.
-pub(crate) fn array_from_bytes(
-    dtype: &DType,
-    shape: &[usize],
-    fortran: bool,
-    bytes: &[u8],
-    pos: usize,
-) -> Result<AnyArray> {
-    let header = Header {
-        dtype: dtype.clone(),
-        shape: shape.to_vec(),
-        fortran_order: fortran,
-        version: Version::V1,
-    };
-    let need = header.data_len().map_err(|_| Error::MalformedPickle {
-        pos,
-        reason: format!("the array shape {shape:?} of {dtype} overflows"),
-    })?;
-    if bytes.len() != need {
-        return Err(Error::MalformedPickle {
-            pos,
-            reason: format!(
-                "the array data has {} bytes, its shape {shape:?} and dtype {dtype} need {need}",
-                bytes.len()
-            ),
-        });
-    }
-    AnyArray::read_data(&header, &mut Source::slice(bytes))
-}
-
 /// `_frombuffer(buffer, dtype, shape, order)` (protocol 5's in-band arrays).
 pub(crate) fn frombuffer(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
     let [buf, dtype, shape, order] = args else {
@@ -529,7 +496,7 @@ pub(crate) fn frombuffer(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
     let bytes = data_bytes(m, *buf)?;
     m.charge(bytes.len() as u64)?;
     let pos = m.op_pos();
-    let array = array_from_bytes(&dtype, &shape, fortran, &bytes, pos)?;
+    let array = crate::array::decode::array_from_bytes(&dtype, &shape, fortran, &bytes, pos)?;
     // The data (or the elements) was charged as it was read.
     m.charge(machine::ARRAY_COST)?;
     Ok(machine::value_node(PyValue::Array(std::sync::Arc::new(

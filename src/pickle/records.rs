@@ -9,12 +9,12 @@
 //! tuples of a nested record with object fields, the object arrays of a
 //! sub-array field (written back as NumPy pickled them).
 
-use super::machine::{self, Machine};
-use super::value::{Date, PyValue};
-use crate::any::AnyArray;
-use crate::dtype::{DType, Field, Kind, Scalar};
+use super::machine::Machine;
+use crate::array::pyvalue::{Date, PyValue};
+use crate::array::any::AnyArray;
+use crate::format::dtype::{DType, Field, Kind, Scalar};
 use crate::error::{Error, Result};
-use crate::record::{to_native, RecordArray};
+use crate::array::record::{to_native, RecordArray};
 use ndarray::{ArrayD, IxDyn};
 
 /// The records of `dtype` and `shape` from the pickled list `items` (whose
@@ -29,7 +29,7 @@ pub(crate) fn record_array(
     let DType::Record(fields) = &native else {
         return Err(unsupported(dtype, "an object inside a sub-array dtype"));
     };
-    crate::any::check_supported(&plain_part(&native))
+    crate::plan::support::check_supported(&plain_part(&native))
         .map_err(|_| unsupported(dtype, "a field of the record has an unsupported type"))?;
     let itemsize = native
         .itemsize()
@@ -52,7 +52,7 @@ pub(crate) fn record_array(
         let PyValue::Tuple(values) = record else {
             return Err(m.malformed(format!(
                 "record {k} of the pickled array is a {}, not a tuple",
-                machine::value_type_name(&record)
+                crate::array::pyvalue::convert::value_type_name(&record)
             )));
         };
         if values.len() != layout.len() {
@@ -116,7 +116,7 @@ fn plain_part(dtype: &DType) -> DType {
                             name: String::new(),
                             title: None,
                             dtype: DType::Scalar(Scalar {
-                                order: crate::dtype::ByteOrder::NotApplicable,
+                                order: crate::format::dtype::ByteOrder::NotApplicable,
                                 kind: Kind::Void,
                                 size: f.dtype.itemsize().unwrap_or(0),
                                 unit: None,
@@ -151,7 +151,7 @@ fn store(v: &PyValue, dtype: &DType, out: &mut [u8]) -> std::result::Result<(), 
     let wrong = || {
         format!(
             "a {} cannot be a `{dtype}` value",
-            machine::value_type_name(v)
+            crate::array::pyvalue::convert::value_type_name(v)
         )
     };
     match dtype {
@@ -178,9 +178,9 @@ fn store(v: &PyValue, dtype: &DType, out: &mut [u8]) -> std::result::Result<(), 
             let PyValue::Array(a) = v else {
                 return Err(wrong());
             };
-            let npy = a.to_npy_bytes().map_err(|e| e.to_string())?;
+            let npy = crate::array::encode::plain_npy_bytes(a).map_err(|e| e.to_string())?;
             let (header, at) =
-                crate::header::parse_slice(&npy, &crate::header::ReadOptions::default())
+                crate::format::header::parse_slice(&npy, &crate::options::ReadOptions::default())
                     .map_err(|e| e.to_string())?;
             let data = &npy[at..];
             let c_order =
@@ -368,7 +368,7 @@ fn time_count(v: &PyValue, s: &Scalar) -> std::result::Result<i64, Option<String
         _ => {
             return Err(Some(format!(
                 "a {} value for `{}`",
-                machine::value_type_name(v),
+                crate::array::pyvalue::convert::value_type_name(v),
                 s.type_str()
             )))
         }
@@ -451,13 +451,13 @@ fn load(bytes: &[u8], dtype: &DType) -> Result<PyValue> {
                 .map(PyValue::Tuple);
         }
         DType::SubArray(inner, shape) => {
-            let header = crate::header::Header {
+            let header = crate::format::header::Header {
                 dtype: (**inner).clone(),
                 shape: shape.clone(),
                 fortran_order: false,
-                version: crate::header::Version::V1,
+                version: crate::format::header::Version::V1,
             };
-            let a = AnyArray::read_data(&header, &mut crate::source::Source::slice(bytes))?;
+            let a = AnyArray::read_data(&header, &mut crate::io::source::Source::slice(bytes))?;
             return Ok(PyValue::Array(std::sync::Arc::new(a)));
         }
     };
@@ -501,8 +501,8 @@ fn load(bytes: &[u8], dtype: &DType) -> Result<PyValue> {
             let half = bytes.len() / 2;
             PyValue::Complex(float(&bytes[..half])?, float(&bytes[half..])?)
         }
-        Kind::Unicode => PyValue::Str(crate::strings::decode_ucs4(bytes, false, 0)?),
-        Kind::Bytes => PyValue::Bytes(crate::strings::strip_nuls(bytes).to_vec()),
+        Kind::Unicode => PyValue::Str(crate::array::strings::decode_ucs4(bytes, false, 0)?),
+        Kind::Bytes => PyValue::Bytes(crate::array::strings::strip_nuls(bytes).to_vec()),
         Kind::Void => PyValue::Bytes(bytes.to_vec()),
         Kind::Datetime | Kind::Timedelta => match int(bytes) {
             i64::MIN => PyValue::None,
@@ -522,7 +522,7 @@ mod tests {
         // `|V2147483655` type string would not parse): padding all the same.
         let object = DType::parse("|O").unwrap();
         let huge = DType::Scalar(Scalar {
-            order: crate::dtype::ByteOrder::NotApplicable,
+            order: crate::format::dtype::ByteOrder::NotApplicable,
             kind: Kind::Void,
             size: i32::MAX as usize,
             unit: None,

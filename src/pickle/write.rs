@@ -7,11 +7,11 @@
 //! crate's `.npy` writer, so their bytes are exactly what `np.save` writes.
 
 use super::machine::MAX_DEPTH;
-use super::value::PyValue;
-use crate::any::AnyArray;
-use crate::dtype::{ByteOrder, DType, Kind};
+use crate::array::pyvalue::PyValue;
+use crate::array::any::AnyArray;
+use crate::format::dtype::{ByteOrder, DType, Kind};
 use crate::error::{Error, Result};
-use crate::header::{Header, Version};
+use crate::format::header::{Header, Version};
 use ndarray::{ArrayBase, Data, Dimension};
 
 /// Appends opcodes to a buffer.
@@ -295,7 +295,7 @@ impl Pickler {
 
     /// An opaque object as the pickle that made it: the call (or
     /// `NEWOBJ`), its items and entries, then its state.
-    fn opaque(&mut self, o: &super::foreign::Opaque, depth: usize) -> Result<()> {
+    fn opaque(&mut self, o: &crate::array::pyvalue::foreign::Opaque, depth: usize) -> Result<()> {
         self.value(&o.callable, depth + 1)?;
         self.tuple(&o.args, depth)?;
         self.out.push(if o.new_object { 0x81 } else { b'R' });
@@ -322,9 +322,9 @@ impl Pickler {
     }
 
     /// A time zone as Python pickles it.
-    fn time_zone(&mut self, z: &super::foreign::TimeZone) -> Result<()> {
+    fn time_zone(&mut self, z: &crate::array::pyvalue::foreign::TimeZone) -> Result<()> {
         match z {
-            super::foreign::TimeZone::Fixed { offset, name } => {
+            crate::array::pyvalue::foreign::TimeZone::Fixed { offset, name } => {
                 self.global("datetime", "timezone");
                 self.value(&PyValue::TimeDelta(*offset), 1)?;
                 match name {
@@ -335,7 +335,7 @@ impl Pickler {
                     None => self.reduce_tuple1(),
                 }
             }
-            super::foreign::TimeZone::Zone(key) => {
+            crate::array::pyvalue::foreign::TimeZone::Zone(key) => {
                 self.global("builtins", "getattr");
                 self.global("zoneinfo", "ZoneInfo");
                 self.str("_unpickle")?;
@@ -498,9 +498,9 @@ impl Pickler {
                 self.record_rows(r, depth)?;
             }
             other => {
-                let npy = other.to_npy_bytes()?;
+                let npy = crate::array::encode::plain_npy_bytes(other)?;
                 let (header, offset) =
-                    crate::header::parse_slice(&npy, &crate::header::ReadOptions::default())?;
+                    crate::format::header::parse_slice(&npy, &crate::options::ReadOptions::default())?;
                 self.shape(&header.shape);
                 self.any_dtype(&header.dtype)?;
                 self.out
@@ -513,7 +513,7 @@ impl Pickler {
     }
 
     /// `_convert_to_stringdtype_kwargs(coerce[, na_object])`.
-    fn string_dtype(&mut self, a: &super::StringDTypeArray) -> Result<()> {
+    fn string_dtype(&mut self, a: &crate::array::stringdtype::StringDTypeArray) -> Result<()> {
         self.global("numpy._core._internal", "_convert_to_stringdtype_kwargs");
         self.out.push(if a.coerce { 0x88 } else { 0x89 });
         match &a.na_object {
@@ -528,7 +528,7 @@ impl Pickler {
 
     /// The elements of a `StringDType` array in C order, the NA object
     /// for missing ones.
-    fn string_dtype_items(&mut self, a: &super::StringDTypeArray) -> Result<()> {
+    fn string_dtype_items(&mut self, a: &crate::array::stringdtype::StringDTypeArray) -> Result<()> {
         check_missing(a)?;
         let na = a.na_object.clone().unwrap_or(PyValue::None);
         self.list_with(a.values.iter(), |p, v| match v {
@@ -562,7 +562,7 @@ impl Pickler {
 
 /// A missing element needs the dtype's `na_object` to stand for it
 /// (without one, NumPy would store `None` as the string `'None'`).
-fn check_missing(a: &super::StringDTypeArray) -> Result<()> {
+fn check_missing(a: &crate::array::stringdtype::StringDTypeArray) -> Result<()> {
     if a.na_object.is_none() && a.values.iter().any(Option::is_none) {
         return Err(unsupported(
             "a missing element in a StringDType array without na_object",
@@ -573,7 +573,7 @@ fn check_missing(a: &super::StringDTypeArray) -> Result<()> {
 
 /// pandas' resolution code for a unit.
 fn resolution(unit: &str) -> Result<i64> {
-    super::foreign::RESOLUTIONS
+    crate::array::pyvalue::foreign::RESOLUTIONS
         .iter()
         .find(|(_, u)| *u == unit)
         .map(|(c, _)| *c)
@@ -714,7 +714,7 @@ fn object_dtype(p: &mut Pickler) -> Result<()> {
 /// The `.npy` file of a NumPy 2 `StringDType` array, as `np.save` writes
 /// it (a `|O` header, then the pickled array; protocol 3, which NumPy 2
 /// loads as well as the protocol 4 it writes).
-pub(crate) fn stringdtype_npy_bytes(a: &super::StringDTypeArray) -> Result<Vec<u8>> {
+pub(crate) fn stringdtype_npy_bytes(a: &crate::array::stringdtype::StringDTypeArray) -> Result<Vec<u8>> {
     check_missing(a)?;
     let na = a.na_object.clone().unwrap_or(PyValue::None);
     object_npy_bytes_with(
@@ -775,7 +775,7 @@ where
     W: std::io::Write,
 {
     let bytes = to_object_npy_bytes(array)?;
-    crate::checked_io::CheckedWrite(writer).write_all(&bytes)?;
+    crate::io::checked::CheckedWrite(writer).write_all(&bytes)?;
     Ok(())
 }
 
@@ -800,7 +800,7 @@ where
     P: AsRef<std::path::Path>,
 {
     let bytes = to_object_npy_bytes(array)?;
-    crate::atomic::write_file(path.as_ref(), bytes.len() as u64, |w| {
+    crate::io::atomic::write_file(path.as_ref(), bytes.len() as u64, |w| {
         w.write_all(&bytes)?;
         Ok(())
     })

@@ -4,7 +4,7 @@
 use super::text::truncate;
 use super::values::check_hashable;
 use super::*;
-use crate::pickle::value::{Date, DateTime, TimeDelta};
+use crate::array::pyvalue::{Date, DateTime, TimeDelta};
 
 impl Machine<'_> {
     // -- calls --------------------------------------------------------------

@@ -29,10 +29,10 @@ pub(crate) use values::{value_node, ARRAY_COST};
 
 use super::globals::{self, Global};
 use super::numpy::{self, PendingArray};
-use super::value::PyValue;
-use crate::dtype::DType;
+use crate::array::pyvalue::PyValue;
+use crate::format::dtype::DType;
 use crate::error::{Error, Result};
-use crate::header::ReadOptions;
+use crate::options::ReadOptions;
 use crate::options::PickleEncoding;
 
 /// Deepest nesting of values (lists in lists, arrays in lists ...). Python's
@@ -118,41 +118,8 @@ impl Node {
             Node::StringDType { .. } => "numpy.dtypes.StringDType",
             Node::PendingDType(_) | Node::DType(_) => "numpy.dtype",
             Node::PendingArray(_) => "numpy.ndarray",
-            Node::Value(v, ..) => value_type_name(v),
+            Node::Value(v, ..) => crate::array::pyvalue::convert::value_type_name(v),
         }
-    }
-}
-
-/// Python's name for the type of a value, for error messages.
-pub(crate) fn value_type_name(v: &PyValue) -> &'static str {
-    match v {
-        PyValue::None => "NoneType",
-        PyValue::Bool(_) => "bool",
-        PyValue::Int(_) | PyValue::BigInt(_) => "int",
-        PyValue::Float(_) => "float",
-        PyValue::Complex(..) => "complex",
-        PyValue::Str(_) => "str",
-        PyValue::Bytes(_) => "bytes",
-        PyValue::ByteArray(_) => "bytearray",
-        PyValue::List(_) => "list",
-        PyValue::Tuple(_) => "tuple",
-        PyValue::Dict(_) => "dict",
-        PyValue::Set(_) => "set",
-        PyValue::FrozenSet(_) => "frozenset",
-        PyValue::Date(_) => "datetime.date",
-        PyValue::DateTime(_) => "datetime.datetime",
-        PyValue::TimeDelta(_) => "datetime.timedelta",
-        PyValue::Decimal(_) => "decimal.Decimal",
-        PyValue::Array(_) => "numpy.ndarray",
-        PyValue::Scalar(_) => "numpy scalar",
-        PyValue::DType(_) => "numpy.dtype",
-        PyValue::Global { .. } => "type",
-        PyValue::Opaque(_) => "object",
-        PyValue::Timestamp(_) => "pandas.Timestamp",
-        PyValue::Timedelta(_) => "pandas.Timedelta",
-        PyValue::NaT => "pandas.NaT",
-        PyValue::NA => "pandas.NA",
-        PyValue::TimeZone(_) => "tzinfo",
     }
 }
 

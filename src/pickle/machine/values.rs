@@ -46,7 +46,7 @@ impl Machine<'_> {
             ));
         }
         self.visiting[id] = false;
-        Ok(PyValue::Opaque(Box::new(crate::pickle::foreign::Opaque {
+        Ok(PyValue::Opaque(Box::new(crate::array::pyvalue::foreign::Opaque {
             callable,
             args,
             new_object,
@@ -219,7 +219,7 @@ pub(crate) fn depth_of(v: &PyValue) -> usize {
                 .chain(&o.state),
         ),
         PyValue::Array(a) => match &**a {
-            crate::any::AnyArray::Object(x) => many(&mut x.iter()),
+            crate::array::any::AnyArray::Object(x) => many(&mut x.iter()),
             _ => 1,
         },
         _ => 0,
@@ -246,10 +246,10 @@ pub(crate) fn cost_of(v: &PyValue) -> u64 {
         // every reference, so that whoever walks the result (to print it,
         // say) meets at most the budget, never a billion-laughs expansion.
         PyValue::Array(a) => match &**a {
-            crate::any::AnyArray::Object(x) => {
+            crate::array::any::AnyArray::Object(x) => {
                 x.iter().map(|e| NODE + cost_of(e)).sum::<u64>() + ARRAY_COST
             }
-            crate::any::AnyArray::StringDType(x) => {
+            crate::array::any::AnyArray::StringDType(x) => {
                 x.values
                     .iter()
                     .map(|e| NODE + e.as_ref().map_or(0, |s| s.len() as u64))
@@ -257,7 +257,7 @@ pub(crate) fn cost_of(v: &PyValue) -> u64 {
                     + x.na_object.as_ref().map_or(0, |na| NODE + cost_of(na))
                     + ARRAY_COST
             }
-            crate::any::AnyArray::Record(r) if r.has_objects() => {
+            crate::array::any::AnyArray::Record(r) if r.has_objects() => {
                 r.as_bytes().len() as u64
                     + r.object_columns()
                         .map(|column| column.iter().map(|e| NODE + cost_of(e)).sum::<u64>())
@@ -305,7 +305,7 @@ pub(super) fn check_hashable(m: &Machine<'_>, v: &PyValue) -> Result<()> {
         | PyValue::ByteArray(_)
         | PyValue::Array(_) => Err(m.malformed(format!(
             "unhashable type '{}' as a dict key or set member",
-            value_type_name(v)
+            crate::array::pyvalue::convert::value_type_name(v)
         ))),
         PyValue::Tuple(items) => items.iter().try_for_each(|x| check_hashable(m, x)),
         _ => Ok(()),

@@ -74,6 +74,42 @@ impl<W: Write> Write for CheckedWrite<W> {
     }
 }
 
+/// Reads as many bytes as are available up to `buf.len()`, returning the count.
+pub(crate) fn read_full<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += checked_read_count(n, buf.len() - filled)?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Appends up to `len` bytes from `reader` to `buf`, growing it in bounded
+/// steps as bytes arrive; returns the count read.
+pub(crate) fn read_full_vec<R: Read + ?Sized>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    len: usize,
+) -> io::Result<usize> {
+    const STEP: usize = 1 << 16;
+    let start = buf.len();
+    while buf.len() - start < len {
+        let old = buf.len();
+        let want = (len - (old - start)).min(STEP.max(old - start));
+        buf.resize(old + want, 0);
+        let got = read_full(reader, &mut buf[old..])?;
+        buf.truncate(old + got);
+        if got < want {
+            break;
+        }
+    }
+    Ok(buf.len() - start)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

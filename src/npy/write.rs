@@ -1,23 +1,23 @@
 //! [`WriteNpy`]: any array, in any memory layout, to `.npy`.
 
-use crate::dtype::DType;
-use crate::element::Element;
+use crate::array::element::Element;
 use crate::error::Result;
-use crate::header::{Header, Version};
 use crate::options::WriteOptions;
+use crate::array::any::AnyArray;
+use crate::array::encode::{array_npy_bytes, header_bytes, npy_header, plain_npy_bytes, plain_record_npy_bytes, write_body_with};
+use crate::array::record::RecordArray;
 use ndarray::{ArrayBase, Data, Dimension};
 use std::io::Write;
 use std::path::Path;
 
 /// Elements of a non-contiguous array are gathered into a buffer of this
 /// many bytes before each write.
-const CHUNK_BYTES: usize = 1 << 20;
 
 /// Writing an array as `.npy`, byte-identical to what `np.save` writes.
 ///
 /// Implemented for every [`ArrayBase`] whose elements are an [`Element`]:
 /// owned arrays, views, slices with steps, reversed or broadcast axes.
-/// Arrays of [`crate::pickle::PyValue`] and `Option<String>` are written as
+/// Arrays of [`crate::array::pyvalue::PyValue`] and `Option<String>` are written as
 /// object arrays (`|O`, pickled as `np.save` does); `String` arrays as `<U`.
 /// C-contiguous arrays are written in C order and Fortran-contiguous ones in
 /// Fortran order, each with a single write of their memory; any other layout
@@ -121,7 +121,7 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
         if let Some(bytes) = T::object_npy(self) {
             let bytes = bytes?;
             let path = path.as_ref();
-            return crate::atomic::write_file_with(path, bytes.len() as u64, options, |file| {
+            return crate::io::atomic::write_file_with(path, bytes.len() as u64, options, |file| {
                 Ok(file.write_all(&bytes)?)
             })
             .map_err(|e| e.at_path(path));
@@ -130,7 +130,7 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
         let (bytes, data_len) = header_bytes(&header)?;
         let total = bytes.len() as u64 + data_len as u64;
         let path = path.as_ref();
-        crate::atomic::write_file_with(path, total, options, |file| {
+        crate::io::atomic::write_file_with(path, total, options, |file| {
             write_body_with(self, &header.dtype, &bytes, file)
         })
         .map_err(|e| e.at_path(path))
@@ -138,7 +138,7 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
 
     fn write_npy_to<W: Write>(&self, writer: W) -> Result<()> {
         if let Some(bytes) = T::object_npy(self) {
-            let mut writer = crate::checked_io::CheckedWrite(writer);
+            let mut writer = crate::io::checked::CheckedWrite(writer);
             writer.write_all(&bytes?)?;
             writer.flush()?;
             return Ok(());
@@ -149,7 +149,7 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
             self,
             &header.dtype,
             &bytes,
-            &mut crate::checked_io::CheckedWrite(writer),
+            &mut crate::io::checked::CheckedWrite(writer),
         )
     }
 
@@ -157,127 +157,48 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
         if let Some(bytes) = T::object_npy(self) {
             return bytes;
         }
-        let header = npy_header(self);
-        let (bytes, data_len) = header_bytes(&header)?;
-        let mut out = Vec::new();
-        out.try_reserve_exact(bytes.len().saturating_add(data_len))
-            .map_err(|_| {
-                std::io::Error::new(
-                    std::io::ErrorKind::OutOfMemory,
-                    "cannot allocate the .npy bytes",
-                )
-            })?;
-        write_body_with(self, &header.dtype, &bytes, &mut out)?;
-        Ok(out)
+        array_npy_bytes(self)
     }
 }
 
-/// The header bytes and the data length, refusing arrays (such as huge
-/// broadcast views) whose byte count overflows or that no reader could
-/// load.
-#[allow(dead_code)] // kept for callers that only need the bytes
-pub(crate) fn prepare<T: Element, S: Data<Elem = T>, D: Dimension>(
-    array: &ArrayBase<S, D>,
-) -> Result<(Vec<u8>, usize)> {
-    header_bytes(&npy_header(array))
-}
-
-fn header_bytes(header: &Header) -> Result<(Vec<u8>, usize)> {
-    let data_len = header.data_len()?;
-    Ok((header.to_bytes()?, data_len))
-}
-
-/// How an array's elements lie in memory, as far as writing cares.
-enum Layout<'a, T> {
-    C(&'a [T]),
-    F(&'a [T]),
-    Strided,
-}
-
-fn layout<T, S: Data<Elem = T>, D: Dimension>(array: &ArrayBase<S, D>) -> Layout<'_, T> {
-    if let Some(slice) = array.as_slice() {
-        Layout::C(slice)
-    } else if array.t().is_standard_layout() {
-        match array.as_slice_memory_order() {
-            Some(slice) => Layout::F(slice),
-            None => Layout::Strided,
-        }
-    } else {
-        Layout::Strided
-    }
-}
-
-/// The header `np.save` writes for `array`.
-pub(crate) fn npy_header<T: Element, S: Data<Elem = T>, D: Dimension>(
-    array: &ArrayBase<S, D>,
-) -> Header {
-    Header {
-        dtype: T::dtype_of(array.iter()),
-        shape: array.shape().to_vec(),
-        fortran_order: matches!(layout(array), Layout::F(_)),
-        version: Version::V1,
-    }
-}
-
-/// Writes the prepared header bytes and then the data.
-pub(crate) fn write_body<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>(
-    array: &ArrayBase<S, D>,
-    header: &[u8],
-    writer: &mut W,
-) -> Result<()> {
-    write_body_with(array, &T::dtype_of(array.iter()), header, writer)
-}
-
-/// [`write_body`] when the data's dtype (the header's) is at hand.
-pub(crate) fn write_body_with<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>(
-    array: &ArrayBase<S, D>,
-    dtype: &DType,
-    header: &[u8],
-    writer: &mut W,
-) -> Result<()> {
-    writer.write_all(header)?;
-    match layout(array) {
-        Layout::C(slice) | Layout::F(slice) => T::write_slice(slice, dtype, writer)?,
-        Layout::Strided => write_strided(array, dtype, writer)?,
-    }
-    writer.flush()?;
-    Ok(())
-}
-
-/// Gathers the elements in C order into a bounded buffer, one row at a time.
-fn write_strided<T: Element, S: Data<Elem = T>, D: Dimension, W: Write + ?Sized>(
-    array: &ArrayBase<S, D>,
-    dtype: &DType,
-    writer: &mut W,
-) -> Result<()> {
-    let capacity = (CHUNK_BYTES / std::mem::size_of::<T>().max(1)).max(1);
-    let mut buffer: Vec<T> = Vec::with_capacity(capacity.min(array.len()));
-    for row in array.rows() {
-        if let Some(slice) = row.as_slice() {
-            // Long contiguous rows skip the buffer.
-            if slice.len() >= capacity {
-                T::write_slice(&buffer, dtype, writer)?;
-                buffer.clear();
-                T::write_slice(slice, dtype, writer)?;
-                continue;
-            }
-        }
-        // Gather a run of the row at a time: `assign` copies a strided run
-        // in one tight loop, where pushing element by element through the
-        // iterator cost twice as much (BENCHMARKS.md, `write_*_strided`).
-        let mut rest = row;
-        while let Some(first) = rest.first() {
-            if buffer.len() == capacity {
-                T::write_slice(&buffer, dtype, writer)?;
-                buffer.clear();
-            }
-            let start = buffer.len();
-            let take = (capacity - start).min(rest.len());
-            let (head, tail) = rest.split_at(ndarray::Axis(0), take);
-            buffer.resize(start + take, first.clone());
-            ndarray::ArrayViewMut1::from(&mut buffer[start..]).assign(&head);
-            rest = tail;
+/// `AnyArray`'s whole-array write, here rather than beside the type: it
+/// pickles object variants and writes every element type.
+impl AnyArray {
+    /// The `.npy` bytes of the array, as `np.save` writes them.
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    ///
+    /// let any = AnyArray::Str(ndarray::arr1(&["a".to_owned(), "bc".to_owned()]).into_dyn());
+    /// let bytes = any.to_npy_bytes()?;
+    /// assert_eq!(AnyArray::from_npy_bytes(&bytes)?, any);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    ///
+    /// (Inline, so that only programs that call it compile the write path of
+    /// every element type.)
+    #[inline]
+    pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
+        match self {
+            AnyArray::Record(r) => r.to_npy_bytes(),
+            AnyArray::StringDType(a) => crate::pickle::stringdtype_npy_bytes(a),
+            AnyArray::Object(o) => crate::pickle::to_object_npy_bytes(o),
+            plain => plain_npy_bytes(plain),
         }
     }
-    T::write_slice(&buffer, dtype, writer)
+}
+
+/// `RecordArray`'s write, here rather than beside the type: records with
+/// object fields are pickled.
+impl RecordArray {
+    /// The `.npy` bytes of the records, as `np.save` writes them; records
+    /// with object fields are pickled as `np.save` does (NumPy loads them
+    /// with `allow_pickle=True`), objects inside nested records and
+    /// sub-array fields included.
+    pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
+        if self.dtype().has_object() {
+            return crate::pickle::record_npy_bytes(self);
+        }
+        plain_record_npy_bytes(self)
+    }
 }

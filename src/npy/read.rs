@@ -1,11 +1,12 @@
 //! [`ReadNpy`]: `.npy` data into owned arrays.
 
-use crate::any::AnyArray;
-use crate::element::Element;
+use crate::array::any::AnyArray;
+use crate::array::element::Element;
 use crate::error::{Error, Result};
-use crate::header::{self, Header, ReadOptions};
-use crate::source::Source;
-use ndarray::{Array, Dimension, ShapeBuilder};
+use crate::format::header::{self, Header};
+use crate::options::ReadOptions;
+use crate::io::source::Source;
+use ndarray::{Array, Dimension};
 use std::io::Read;
 use std::path::Path;
 
@@ -64,7 +65,7 @@ impl<T: Element, D: Dimension> ReadNpy for Array<T, D> {
     }
 
     fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
-        let mut reader = crate::checked_io::CheckedRead(reader);
+        let mut reader = crate::io::checked::CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
         read_array_with(
             &header,
@@ -79,39 +80,6 @@ impl<T: Element, D: Dimension> ReadNpy for Array<T, D> {
     }
 }
 
-/// Checks that `header` describes an array of `T` with the dimensionality of
-/// `D`, returning the dimension.
-pub(crate) fn check_header<T: Element, D: Dimension>(header: &Header) -> Result<D> {
-    T::check_dtype(&header.dtype)?;
-    let dim = dimension::<D>(&header.shape)?;
-    header.data_len()?;
-    Ok(dim)
-}
-
-/// The shape as a `D`, or the error naming both dimensionalities.
-pub(crate) fn dimension<D: Dimension>(shape: &[usize]) -> Result<D> {
-    if let Some(ndim) = D::NDIM {
-        if ndim != shape.len() {
-            return Err(Error::NdimMismatch {
-                expected: ndim,
-                found: shape.len(),
-                shape: shape.to_vec(),
-            });
-        }
-    }
-    let mut dim = D::zeros(shape.len());
-    dim.slice_mut().copy_from_slice(shape);
-    Ok(dim)
-}
-
-/// Reads the data that follows `header` from `source` into an owned array.
-pub(crate) fn read_array<T: Element, D: Dimension>(
-    header: &Header,
-    source: &mut Source<'_>,
-) -> Result<Array<T, D>> {
-    read_array_with(header, source, &ReadOptions::default())
-}
-
 /// [`read_array`] under `options`, which decide whether a pickled (`|O`)
 /// file may be parsed for the element types an object array can hold.
 pub(crate) fn read_array_with<T: Element, D: Dimension>(
@@ -124,11 +92,11 @@ pub(crate) fn read_array_with<T: Element, D: Dimension>(
             AnyArray::Object(objects) => convert(objects)?,
             // NumPy 2's StringDType: strings, and `None` where an element
             // is missing (whatever the dtype's `na_object`).
-            AnyArray::StringDType(s) => convert(crate::pickle::stringdtype_as_objects(s))?,
+            AnyArray::StringDType(s) => convert(crate::array::stringdtype::as_objects(s))?,
             // A record with an object field: not a `T` array.
             other => {
                 return Err(Error::DTypeMismatch {
-                    expected: format!("an object array for {}", crate::element::type_name::<T>()),
+                    expected: format!("an object array for {}", crate::array::element::type_name::<T>()),
                     found: other.dtype().descr(),
                 })
             }
@@ -142,14 +110,7 @@ pub(crate) fn read_array_with<T: Element, D: Dimension>(
                 shape: header.shape.clone(),
             });
     }
-    let dim = check_header::<T, D>(header)?;
-    let data = T::read_vec(&header.dtype, header.num_elements()?, source)?;
-    Array::from_shape_vec(dim.set_f(header.fortran_order), data).map_err(|_| {
-        Error::LengthOverflow {
-            shape: header.shape.iter().map(|&d| d as u64).collect(),
-            itemsize: std::mem::size_of::<T>(),
-        }
-    })
+    crate::array::decode::read_array(header, source)
 }
 
 /// Opens `path`, reads its header and hands the data to `read`: as a file of
@@ -173,4 +134,60 @@ pub(crate) fn read_path<X>(
         }
     };
     inner().map_err(|e| e.at_path(path))
+}
+
+/// `AnyArray`'s file entry points, here rather than beside the type: they
+/// open files and read object arrays' pickles.
+impl AnyArray {
+    /// Reads the `.npy` file at `path`, whatever its element type.
+    pub fn read_npy<P: AsRef<Path>>(path: P) -> Result<Self> {
+        Self::read_npy_with(path, &ReadOptions::default())
+    }
+
+    /// Reads a `.npy` stream, whatever its element type.
+    pub fn read_npy_from<R: Read>(reader: R) -> Result<Self> {
+        Self::read_npy_from_with(reader, &ReadOptions::default())
+    }
+
+    /// Reads `.npy` data held in memory, whatever its element type.
+    pub fn from_npy_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_npy_bytes_with(bytes, &ReadOptions::default())
+    }
+
+    /// [`AnyArray::read_npy`] with explicit limits.
+    pub fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
+        read_path(path.as_ref(), options, |h, s| {
+            read_any(h, s, options)
+        })
+    }
+
+    /// [`AnyArray::read_npy_from`] with explicit limits.
+    pub fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
+        let mut reader = crate::io::checked::CheckedRead(reader);
+        let (header, _) = header::read_preamble(&mut reader, options)?;
+        read_any(
+            &header,
+            &mut Source::stream_with(&mut reader, options),
+            options,
+        )
+    }
+
+    /// [`AnyArray::from_npy_bytes`] with explicit limits.
+    pub fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
+        let (header, offset) = header::parse_slice(bytes, options)?;
+        read_any(&header, &mut Source::slice(&bytes[offset..]), options)
+    }
+}
+
+/// Reads the data that follows `header` from `source`, whatever its element
+/// type, object arrays included unless `options` refuse them.
+pub(crate) fn read_any(
+    header: &Header,
+    source: &mut Source<'_>,
+    options: &ReadOptions,
+) -> Result<AnyArray> {
+    if header.dtype.has_object() {
+        return crate::pickle::read_object_data(header, source, options);
+    }
+    AnyArray::read_data(header, source)
 }

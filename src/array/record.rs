@@ -1,14 +1,14 @@
-//! Records (structured dtypes): the [`crate::record!`] macro that declares a
+//! Records (structured dtypes): the [`crate::array::record!`] macro that declares a
 //! Rust struct as a layout element, and [`RecordArray`] for records whose
 //! type is known only at run time.
 
-use crate::any::AnyArray;
-use crate::dtype::{ByteOrder, DType, Field, Kind, Scalar};
-use crate::element::LayoutElement;
+use crate::array::any::AnyArray;
+use crate::format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
+use crate::array::element::LayoutElement;
 use crate::error::{Error, Result};
-use crate::header::{Header, Version};
+use crate::format::header::{Header, Version};
 use crate::plan::Plan;
-use crate::source::Source;
+use crate::io::source::Source;
 use ndarray::{Array, ArrayBase, Data, Dimension, IxDyn, ShapeBuilder};
 
 /// Declares a `#[repr(C)]` struct whose values are NumPy records, and
@@ -164,7 +164,7 @@ pub(crate) fn to_native(dtype: &DType) -> DType {
 ///
 /// [`crate::AnyArray::Record`] holds one; [`RecordArray::field`] takes a
 /// column out as an [`AnyArray`], and [`RecordArray::to_array`] converts the
-/// records to a type declared with [`crate::record!`].
+/// records to a type declared with [`crate::array::record!`].
 ///
 /// ```
 /// use ndnpy::{AnyArray, WriteNpy};
@@ -186,7 +186,7 @@ pub struct RecordArray {
     data: Vec<u8>,
     /// The values of the object (`O`) fields, by field name, C order (a
     /// record read from a pickle); their bytes in `data` are zeros.
-    objects: Vec<(String, ndarray::ArrayD<crate::pickle::PyValue>)>,
+    objects: Vec<(String, ndarray::ArrayD<crate::array::pyvalue::PyValue>)>,
 }
 
 impl RecordArray {
@@ -215,7 +215,7 @@ impl RecordArray {
     ) -> Self {
         let standard = array.as_standard_layout();
         let mut data = Vec::new();
-        crate::plan::write_layout(standard.as_slice().expect("standard layout"), &mut data)
+        crate::array::encode::write_layout(standard.as_slice().expect("standard layout"), &mut data)
             .expect("writing to memory cannot fail");
         RecordArray {
             dtype: T::layout_dtype(),
@@ -231,7 +231,7 @@ impl RecordArray {
         dtype: DType,
         shape: Vec<usize>,
         data: Vec<u8>,
-        objects: Vec<(String, ndarray::ArrayD<crate::pickle::PyValue>)>,
+        objects: Vec<(String, ndarray::ArrayD<crate::array::pyvalue::PyValue>)>,
     ) -> Self {
         RecordArray {
             dtype,
@@ -251,7 +251,7 @@ impl RecordArray {
     /// The values of the fields that hold objects, for costing them.
     pub(crate) fn object_columns(
         &self,
-    ) -> impl Iterator<Item = &ndarray::ArrayD<crate::pickle::PyValue>> {
+    ) -> impl Iterator<Item = &ndarray::ArrayD<crate::array::pyvalue::PyValue>> {
         self.objects.iter().map(|(_, column)| column)
     }
 
@@ -375,23 +375,11 @@ impl RecordArray {
     /// The records converted to `T` (fields matched by name, as when
     /// reading a file).
     pub fn to_array<T: LayoutElement, D: Dimension>(&self) -> Result<Array<T, D>> {
-        crate::read::read_array(&self.header(), &mut Source::slice(&self.data))
+        crate::array::decode::read_array(&self.header(), &mut Source::slice(&self.data))
     }
 
-    /// The `.npy` bytes of the records, as `np.save` writes them; records
-    /// with object fields are pickled as `np.save` does (NumPy loads them
-    /// with `allow_pickle=True`), objects inside nested records and
-    /// sub-array fields included.
-    pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
-        if self.dtype.has_object() {
-            return crate::pickle::record_npy_bytes(self);
-        }
-        let mut out = self.header().to_bytes()?;
-        out.extend_from_slice(&self.data);
-        Ok(out)
-    }
 
-    fn header(&self) -> Header {
+    pub(crate) fn header(&self) -> Header {
         Header {
             dtype: self.dtype.clone(),
             shape: self.shape.clone(),

@@ -1,10 +1,11 @@
 //! [`NpyFile`]: an open `.npy` file, read in row ranges and grown in place.
 
-use crate::element::Element;
+use crate::array::element::Element;
 use crate::error::{Error, Result};
-use crate::growth::{self, ReadAt, WriteAt};
-use crate::header::{self, Header, ReadOptions};
-use crate::source::Source;
+use crate::npy::growth::{self, ReadAt, WriteAt};
+use crate::format::header::{self, Header};
+use crate::options::ReadOptions;
+use crate::io::source::Source;
 use ndarray::{Array, ArrayBase, Data, Dimension};
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -170,7 +171,7 @@ impl NpyFile {
             },
             data_len,
         );
-        crate::stream::rewrite(path, &f.header, &mut reader, data_len)?;
+        crate::npy::stream::rewrite(path, &f.header, &mut reader, data_len)?;
         Ok(true)
     }
 
@@ -297,7 +298,7 @@ impl NpyFile {
         // A pickle is checked by `read_array_with`, which knows which
         // element types an object array can be read as.
         if !header.dtype.has_object() {
-            crate::read::check_header::<T, D>(header)?;
+            crate::array::decode::check_header::<T, D>(header)?;
         }
         let available = self.file.metadata()?.len().saturating_sub(offset);
         let mut reader = ReadAt {
@@ -309,7 +310,7 @@ impl NpyFile {
             len: available,
             trusted: true,
         };
-        crate::read::read_array_with(header, &mut source, &self.options)
+        crate::npy::read::read_array_with(header, &mut source, &self.options)
     }
 
     /// Appends `block` along the growth axis, in place.
@@ -359,7 +360,7 @@ impl NpyFile {
             file: &self.file,
             pos: end,
         };
-        growth::write_rows(&rows, &mut crate::checked_io::CheckedWrite(&mut data))?;
+        growth::write_rows(&rows, &mut crate::io::checked::CheckedWrite(&mut data))?;
         if self.durable {
             self.file.sync_data()?;
         }

@@ -1,11 +1,12 @@
 //! Memory-mapped `.npy` files: open one and view its data in place, or
 //! create one of a given dtype and shape and fill it through a view.
 
-use crate::element::LayoutElement;
+use crate::array::element::LayoutElement;
 use crate::error::{Error, Result};
-use crate::header::{self, Header, ReadOptions, Version};
-use crate::order::Order;
-use crate::view::{view_data, view_data_mut};
+use crate::format::header::{self, Header, Version};
+use crate::options::ReadOptions;
+use crate::options::Order;
+use crate::npy::view::{view_data, view_data_mut};
 use memmap2::{Mmap, MmapMut, MmapOptions};
 use ndarray::{ArrayView, ArrayViewMut, CowArray, Dimension};
 use std::fs::OpenOptions;
@@ -196,7 +197,7 @@ impl MmapNpy {
             .open(path)
             .map_err(|e| at(e.into()))?;
         file.set_len(total).map_err(|e| at(e.into()))?;
-        crate::atomic::reserve(&file, total).map_err(|e| at(e.into()))?;
+        crate::io::atomic::reserve(&file, total).map_err(|e| at(e.into()))?;
         // SAFETY: the caller upholds `open`'s contract; the file was just
         // sized (and its blocks reserved) to hold the mapping.
         let mut map = unsafe { MmapMut::map_mut(&file)? };
@@ -269,7 +270,7 @@ impl MmapNpy {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn view_or_copy<T: LayoutElement, D: Dimension>(&self) -> Result<CowArray<'_, T, D>> {
-        crate::view::view_or_copy(&self.header, self.data())
+        crate::npy::view::view_or_copy(&self.header, self.data())
     }
 
     /// A mutable view of the data. Fails with [`Error::ReadOnly`] for a map

@@ -3,14 +3,14 @@
 //! [`Element`] is every type an array can be read into or written from.
 //! [`LayoutElement`] is the subset whose memory a dtype describes exactly
 //! (scalars, fixed-width strings, datetimes, sub-arrays `[T; N]`, records
-//! declared with [`crate::record!`]): only those can be viewed or mapped.
+//! declared with [`crate::array::record!`]): only those can be viewed or mapped.
 //! Both kinds read through the same conversion plans ([`crate::plan`]).
 
-use crate::any::AnyArray;
-use crate::dtype::{ByteOrder, DType, Kind, Scalar};
+use crate::array::any::AnyArray;
+use crate::format::dtype::{ByteOrder, DType, Kind, Scalar};
 use crate::error::{Error, Result};
 use crate::plan::Plan;
-use crate::source::Source;
+use crate::io::source::Source;
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 use std::io::Write;
 
@@ -25,10 +25,10 @@ pub(crate) mod sealed {
 /// Implemented for every [`LayoutElement`] (the numeric scalars, `bool`,
 /// [`crate::FixedBytes`], [`crate::FixedUnicode`], [`crate::Datetime64`],
 /// [`crate::Timedelta64`], arrays `[T; N]` of them and records declared with
-/// [`crate::record!`]), for the *converted* elements `String` (`<U`, or an
+/// [`crate::array::record!`]), for the *converted* elements `String` (`<U`, or an
 /// object array of `str`) and `Vec<u8>` (`|S`), which are built value by
 /// value and cannot be viewed, and for the object elements
-/// [`crate::pickle::PyValue`] and `Option<String>` (`|O`), read and written
+/// [`crate::array::pyvalue::PyValue`] and `Option<String>` (`|O`), read and written
 /// whole through the safe pickle reader and writer.
 ///
 /// ```
@@ -88,12 +88,12 @@ pub trait Element: Clone + Send + Sync + 'static + sealed::Sealed {
     /// then never starts the pickle reader.
     #[doc(hidden)]
     #[allow(clippy::type_complexity)]
-    fn from_objects() -> Option<fn(ArrayD<crate::pickle::PyValue>) -> Result<ArrayD<Self>>> {
+    fn from_objects() -> Option<fn(ArrayD<crate::array::pyvalue::PyValue>) -> Result<ArrayD<Self>>> {
         None
     }
 
     /// The whole `.npy` file of `array`, for the types NumPy stores as a
-    /// pickled object array ([`crate::pickle::PyValue`], `Option<String>`):
+    /// pickled object array ([`crate::array::pyvalue::PyValue`], `Option<String>`):
     /// a pickle lists the elements in C order after the shape, so it cannot
     /// be written slice by slice. `None` for every other type, whose data
     /// [`Element::write_slice`] writes.
@@ -127,7 +127,7 @@ pub(crate) fn check_blockwise<T: Element>() -> Result<()> {
 /// layouts (byte order, field order, padding) by a compiled plan of byte
 /// moves.
 ///
-/// Implement it with [`crate::record!`], which derives the dtype from the
+/// Implement it with [`crate::array::record!`], which derives the dtype from the
 /// struct's own offsets.
 ///
 /// # Safety
@@ -147,7 +147,7 @@ pub unsafe trait LayoutElement: Copy + Send + Sync + 'static {
     /// bytes, as a record, string, datetime... array).
     #[doc(hidden)]
     fn layout_into_any(array: ArrayD<Self>) -> AnyArray {
-        crate::any::layout_into_any(array)
+        crate::array::any::layout_into_any(array)
     }
 
     /// Takes an array back out of the runtime-typed enum (by default by
@@ -155,7 +155,7 @@ pub unsafe trait LayoutElement: Copy + Send + Sync + 'static {
     #[doc(hidden)]
     #[allow(clippy::result_large_err)] // handed back whole, as `Err`
     fn layout_from_any(array: AnyArray) -> std::result::Result<ArrayD<Self>, AnyArray> {
-        crate::any::layout_from_any(array)
+        crate::array::any::layout_from_any(array)
     }
 
     /// Borrows an array from the runtime-typed enum, when a variant holds
@@ -180,7 +180,7 @@ impl<T: LayoutElement> Element for T {
     #[allow(private_interfaces)]
     fn read_vec(dtype: &DType, n: usize, source: &mut Source<'_>) -> Result<Vec<Self>> {
         let plan = Plan::compile(dtype, &T::layout_dtype(), type_name::<T>())?;
-        source.read_planned::<T>(n, &plan)
+        crate::array::decode::read_planned::<T>(source, n, &plan)
     }
 
     fn write_slice<W: Write + ?Sized>(
@@ -188,7 +188,7 @@ impl<T: LayoutElement> Element for T {
         _dtype: &DType,
         out: &mut W,
     ) -> Result<()> {
-        crate::plan::write_layout(elements, out)
+        crate::array::encode::write_layout(elements, out)
     }
 
     fn into_any(array: ArrayD<Self>) -> AnyArray {

@@ -1,8 +1,11 @@
 //! [`PyValue`]: the Python values an object array can hold, and their
 //! Python `repr` as [`Display`](fmt::Display).
 
-use crate::any::AnyArray;
-use crate::dtype::{python_str_repr, ByteOrder, DType, Kind};
+pub(crate) mod convert;
+pub(crate) mod foreign;
+
+use crate::array::any::AnyArray;
+use crate::format::dtype::{python_str_repr, ByteOrder, DType, Kind};
 use crate::error::Result;
 use std::fmt::{self, Write as _};
 
@@ -93,17 +96,17 @@ pub enum PyValue {
     },
     /// An object of another class, read as inert data under
     /// [`crate::ReadOptions::opaque_objects`] (refused otherwise).
-    Opaque(Box<super::foreign::Opaque>),
+    Opaque(Box<foreign::Opaque>),
     /// A `pandas.Timestamp`.
-    Timestamp(super::foreign::Timestamp),
+    Timestamp(foreign::Timestamp),
     /// A `pandas.Timedelta`.
-    Timedelta(super::foreign::Timedelta),
+    Timedelta(foreign::Timedelta),
     /// `pandas.NaT`.
     NaT,
     /// `pandas.NA`.
     NA,
     /// A time zone object (`datetime.timezone`, `zoneinfo.ZoneInfo`).
-    TimeZone(super::foreign::TimeZone),
+    TimeZone(foreign::TimeZone),
 }
 
 /// A `datetime.date`.
@@ -178,7 +181,7 @@ impl NumpyScalar {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn to_array(&self) -> Result<AnyArray> {
-        super::numpy::array_from_bytes(&self.dtype, &[], false, &self.data, 0)
+        crate::array::decode::array_from_bytes(&self.dtype, &[], false, &self.data, 0)
     }
 }
 
@@ -212,7 +215,7 @@ impl fmt::Display for PyValue {
             PyValue::FrozenSet(items) if items.is_empty() => f.write_str("frozenset()"),
             PyValue::FrozenSet(items) => seq(f, "frozenset({", items, "})", false),
             PyValue::Global { module, name } => {
-                f.write_str(&super::foreign::global_repr(module, name))
+                f.write_str(&foreign::global_repr(module, name))
             }
             PyValue::Opaque(o) => write!(f, "<{} object>", o.class_name()),
             PyValue::Timestamp(t) => write!(f, "{t}"),
@@ -358,7 +361,7 @@ fn array_repr(f: &mut fmt::Formatter<'_>, a: &AnyArray) -> fmt::Result {
         other => {
             // Integers (and f16, shown through f32): `Debug` of the value
             // is its decimal text.
-            crate::any::each_variant!(
+            crate::array::any::each_variant!(
                 other,
                 x => nested(f, x.map(|v| format!("{v:?}")).view(), &|v: &String| v.clone())?,
                 raw r => write!(f, "<{} bytes of {}>", r.data.len(), r.dtype)?

@@ -1,10 +1,11 @@
 //! [`ViewNpy`] / [`ViewMutNpy`]: zero-copy array views of `.npy` bytes.
 
-use crate::element::{cast_slice, cast_slice_mut, type_name, LayoutElement};
+use crate::array::element::{cast_slice, cast_slice_mut, type_name, LayoutElement};
 use crate::error::{Error, Result};
-use crate::header::{self, Header, ReadOptions};
+use crate::format::header::{self, Header};
+use crate::options::ReadOptions;
 use crate::plan::Plan;
-use crate::read::dimension;
+use crate::array::decode::dimension;
 use ndarray::{ArrayView, ArrayViewMut, CowArray, Dimension, ShapeBuilder};
 
 /// Borrowing `.npy` bytes (for example a memory-mapped file) as an array
@@ -161,7 +162,7 @@ pub(crate) fn view_or_copy<'a, T: LayoutElement, D: Dimension>(
             | Error::NonNativeByteOrder { .. }
             | Error::LayoutMismatch { .. }
             | Error::InvalidBool { .. },
-        ) => crate::read::read_array::<T, D>(header, &mut crate::source::Source::slice(data))
+        ) => crate::array::decode::read_array::<T, D>(header, &mut crate::io::source::Source::slice(data))
             .map(Into::into),
         Err(e) => Err(e),
     }

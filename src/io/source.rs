@@ -1,9 +1,7 @@
 //! Where array bytes come from (a file of known length, a slice, a stream),
 //! and how they land in a typed buffer without zeroing it first.
 
-use crate::element::LayoutElement;
 use crate::error::{Error, Result};
-use crate::plan::Plan;
 use std::fs::File;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
@@ -165,32 +163,35 @@ impl<'a> Source<'a> {
 
     /// Reads `len` raw bytes.
     pub(crate) fn read_bytes(&mut self, len: usize) -> Result<Vec<u8>> {
-        self.read_in_place::<u8>(len, &Plan::identity_bytes())
+        // SAFETY: every byte pattern is a valid `u8`.
+        unsafe { self.read_items::<u8>(len, None) }
     }
 
-    /// Reads `n` items of `plan`'s source dtype as `T`s.
+    /// Reads `n` items of `size_of::<T>()` bytes each straight into the
+    /// memory of a new `Vec<T>` (never zeroed first), running `fix` over
+    /// each cache-sized piece just after it arrives, so that the fix finds
+    /// its bytes still in cache instead of making a second pass through
+    /// memory (which cost ~30% over a native read of a 256 MiB file; see
+    /// BENCHMARKS.md).
     ///
     /// Never allocates more than the source is known to hold; a stream's
     /// buffer grows in steps as its bytes arrive.
-    pub(crate) fn read_planned<T: LayoutElement>(
+    ///
+    /// # Safety
+    ///
+    /// Every byte pattern that `fix` leaves (or, without `fix`, that the
+    /// source may hold) must be a valid `T`, and `T` must have no padding
+    /// that a reader could observe as uninitialised: the caller vouches for
+    /// the bytes, this function only moves them.
+    pub(crate) unsafe fn read_items<T>(
         &mut self,
         n: usize,
-        plan: &Plan,
+        fix: Option<&dyn Fn(&mut [u8])>,
     ) -> Result<Vec<T>> {
-        debug_assert_eq!(plan.dst_size(), std::mem::size_of::<T>());
-        if plan.in_place() {
-            self.read_in_place(n, plan)
-        } else {
-            self.read_converted(n, plan)
-        }
-    }
-
-    /// Reads `n` whole items straight into the destination buffer and runs
-    /// the in-place part of `plan` (swaps, `bool` fixes) over it.
-    fn read_in_place<T: LayoutElement>(&mut self, n: usize, plan: &Plan) -> Result<Vec<T>> {
         let size = std::mem::size_of::<T>();
         if size == 0 {
-            return zero_sized(n);
+            // SAFETY: the caller vouches for `T`'s values, bytes or none.
+            return unsafe { zero_sized(n) };
         }
         let nbytes = n as u64 * size as u64;
         self.check_available(nbytes)?;
@@ -210,11 +211,7 @@ impl<'a> Source<'a> {
                 advise_huge_pages(data.as_mut_ptr().cast(), data.capacity() * size);
             }
             let spare = &mut data.spare_capacity_mut()[..end - start];
-            // Data that needs fixing is read and fixed a cache-sized piece
-            // at a time, so the swap finds the bytes still in cache instead
-            // of making a second pass through memory (which cost ~30% over a
-            // native read of a 256 MiB file; see BENCHMARKS.md).
-            let piece_len = if plan.has_fixups() {
+            let piece_len = if fix.is_some() {
                 (SWAP_PIECE / size).max(1)
             } else {
                 spare.len().max(1)
@@ -240,54 +237,29 @@ impl<'a> Source<'a> {
                 let bytes: &mut [u8] = unsafe {
                     std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len())
                 };
-                plan.fix_in_place(bytes);
+                if let Some(fix) = fix {
+                    fix(bytes);
+                }
             }
-            // SAFETY: elements `start..end` are initialised, and the in-place
-            // plan made every byte pattern a valid `T`: its source has the
-            // destination's offsets and types (`LayoutElement`'s contract
-            // makes any bits valid there), now swapped to native order, and
-            // `bool` bytes are now 0 or 1.
+            // SAFETY: elements `start..end` are initialised, and the caller
+            // vouches (this function's contract) that the bytes, fixed, are
+            // valid `T`s.
             unsafe { data.set_len(end) };
         }
         Ok(data)
     }
 
-    /// Reads `n` items through a cache-sized scratch buffer and converts
-    /// them item by item into zeroed destination memory.
-    fn read_converted<T: LayoutElement>(&mut self, n: usize, plan: &Plan) -> Result<Vec<T>> {
-        let size = std::mem::size_of::<T>();
-        if size == 0 {
-            // Still consume the source bytes, so a stream stays in step.
-            self.read_chunks(n, plan.src_size(), |_, _| Ok(()))?;
-            return zero_sized(n);
-        }
-        let mut data: Vec<T> = Vec::new();
-        if self.trusted() {
-            self.check_available(n as u64 * plan.src_size() as u64)?;
-            reserve(&mut data, n, n.saturating_mul(size))?;
-        }
-        self.read_chunks(n, plan.src_size(), |chunk, count| {
-            let start = data.len();
-            data.try_reserve(count)
-                .map_err(|_| out_of_memory((start + count).saturating_mul(size)))?;
-            let spare = &mut data.spare_capacity_mut()[..count];
-            // SAFETY: as in `read_in_place`, the bytes cover exactly the
-            // memory of `spare`; zeroing them first makes them initialised.
-            let bytes: &mut [u8] = unsafe {
-                let ptr = spare.as_mut_ptr().cast::<u8>();
-                std::ptr::write_bytes(ptr, 0, count * size);
-                std::slice::from_raw_parts_mut(ptr, count * size)
-            };
-            plan.convert_slice(chunk, bytes);
-            // SAFETY: every destination field was written from a source
-            // field of the same type (the plan matched them), in native
-            // order; `bool` bytes were normalised; the remaining bytes are
-            // the destination's padding (zero). By `LayoutElement`'s
-            // contract these are valid `T`s.
-            unsafe { data.set_len(start + count) };
-            Ok(())
-        })?;
-        Ok(data)
+    /// Whether the source's length is known and its bytes are all there
+    /// (a file, a slice, a sized member), so that a buffer for a claimed
+    /// length may be allocated at once.
+    pub(crate) fn is_trusted(&self) -> bool {
+        self.trusted()
+    }
+
+    /// Fails with the error a read of `nbytes` would meet (a stream limit,
+    /// or fewer bytes than claimed), before anything is allocated.
+    pub(crate) fn check_len(&self, nbytes: u64) -> Result<()> {
+        self.check_available(nbytes)
     }
 
     /// Reads `n` items of `item` bytes each and hands them to `each` in
@@ -422,11 +394,16 @@ fn gather(
 }
 
 /// `n` values of a zero-sized type, refusing counts that cannot be held.
-fn zero_sized<T: LayoutElement>(n: usize) -> Result<Vec<T>> {
+///
+/// # Safety
+///
+/// A `T` made from no bytes must be valid: `T` is plain data.
+pub(crate) unsafe fn zero_sized<T>(n: usize) -> Result<Vec<T>> {
     let mut data: Vec<T> = Vec::new();
     reserve(&mut data, n, 0)?;
-    // SAFETY: `T` is zero-sized, so it has no bytes to be invalid (its
-    // dtype has no fields with bytes, by `LayoutElement`'s contract).
+    // SAFETY: `T` is zero-sized: it has no bytes, so none can be invalid
+    // (the callers' element types are plain data, never a type whose
+    // zero-sized values carry an invariant).
     unsafe { data.set_len(n) };
     Ok(data)
 }
@@ -437,7 +414,7 @@ pub(crate) fn reserve<T>(data: &mut Vec<T>, more: usize, total_bytes: usize) -> 
         .map_err(|_| out_of_memory(total_bytes))
 }
 
-fn out_of_memory(total_bytes: usize) -> Error {
+pub(crate) fn out_of_memory(total_bytes: usize) -> Error {
     Error::Io(io::Error::new(
         io::ErrorKind::OutOfMemory,
         format!("cannot allocate {total_bytes} bytes for array data"),
@@ -461,7 +438,7 @@ impl Source<'_> {
                 if let Source::Stream { reader, max_len } = self {
                     let mut piece = vec![0u8; STREAM_STEP];
                     loop {
-                        let got = crate::header::read_full(*reader, &mut piece)?;
+                        let got = crate::io::checked::read_full(*reader, &mut piece)?;
                         out.extend_from_slice(&piece[..got]);
                         // A pickle declares no length: the limit is checked
                         // as the bytes arrive.
@@ -492,7 +469,7 @@ fn fill_zeroed<R: Read + ?Sized>(reader: &mut R, dst: &mut [MaybeUninit<u8>]) ->
         // SAFETY: every byte of `piece` was just initialised to zero.
         let piece: &mut [u8] =
             unsafe { std::slice::from_raw_parts_mut(piece.as_mut_ptr().cast(), piece.len()) };
-        let got = crate::header::read_full(reader, piece)?;
+        let got = crate::io::checked::read_full(reader, piece)?;
         filled += got;
         if got < piece.len() {
             break;

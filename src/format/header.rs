@@ -1,27 +1,18 @@
 //! The `.npy` preamble: magic string, version, and the header dictionary.
 //!
 //! Data flows bytes → [`Header`] here; everything after the header is the
-//! array data, which [`crate::read`], [`crate::view`] and [`crate::mmap`]
+//! array data, which [`crate::npy::read`], [`crate::npy::view`] and [`crate::npy::mmap`]
 //! interpret with the header's dtype, shape and order.
 
-pub(crate) mod literal;
-
-use crate::dtype::DType;
+use crate::format::dtype::DType;
 use crate::error::{Error, Result};
-use literal::{Value, ValueKind};
+use crate::format::literal::{self, Value, ValueKind};
+use crate::io::checked::{read_full, read_full_vec};
+use crate::options::ReadOptions;
 use std::io::{self, Read, Write};
-use std::path::Path;
 
 /// The six bytes every `.npy` file starts with.
 pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
-
-/// Default limit on the header length, as in NumPy (`max_header_size=10000`).
-pub const DEFAULT_MAX_HEADER_LEN: usize = 10_000;
-
-/// Default of [`ReadOptions::max_stream_len`]: 64 GiB, more than any
-/// array one would pipe between processes, far less than the 10¹⁵ bytes a
-/// hostile header may claim.
-pub const DEFAULT_MAX_STREAM_LEN: u64 = 64 << 30;
 
 /// NumPy's `NPY_MAXDIMS`: arrays have at most 64 dimensions.
 pub const NUMPY_MAX_DIMS: usize = 64;
@@ -72,197 +63,6 @@ impl Version {
     }
 }
 
-/// Options for reading untrusted files.
-///
-/// ```
-/// use ndnpy::ReadOptions;
-///
-/// let options = ReadOptions::default().max_header_len(1 << 20);
-/// assert_eq!(options.get_max_header_len(), 1 << 20);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadOptions {
-    max_header_len: usize,
-    max_stream_len: u64,
-    beyond_numpy_limits: bool,
-    allow_objects: bool,
-    pickle_encoding: crate::options::PickleEncoding,
-    opaque_objects: bool,
-}
-
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions {
-            max_header_len: DEFAULT_MAX_HEADER_LEN,
-            max_stream_len: DEFAULT_MAX_STREAM_LEN,
-            beyond_numpy_limits: false,
-            allow_objects: true,
-            pickle_encoding: crate::options::PickleEncoding::Ascii,
-            opaque_objects: false,
-        }
-    }
-}
-
-impl ReadOptions {
-    /// Sets the longest header text accepted, in bytes. Headers of large
-    /// record dtypes can exceed the default of 10 000 bytes (as in NumPy,
-    /// whose `np.load` takes `max_header_size`).
-    pub fn max_header_len(mut self, len: usize) -> Self {
-        self.max_header_len = len;
-        self
-    }
-
-    /// The longest header text accepted, in bytes.
-    pub fn get_max_header_len(&self) -> usize {
-        self.max_header_len
-    }
-
-    /// Sets the most data bytes read from a stream of unknown length (a
-    /// pipe, a socket, any `Read` given to `read_npy_from`): a header that
-    /// declares more gives [`Error::StreamLimit`] before anything is read,
-    /// so a FIFO fed endless data ends with an error instead of growing
-    /// memory until allocation fails. Files, byte slices and archive
-    /// members have a known length and are not affected. Default
-    /// [`DEFAULT_MAX_STREAM_LEN`] (64 GiB; lower it where memory is smaller
-    /// and the stream is not trusted).
-    ///
-    /// ```
-    /// use ndarray::Array1;
-    /// use ndnpy::{Error, ReadNpy, ReadOptions, WriteNpy};
-    ///
-    /// let bytes = Array1::<f64>::zeros(1000).to_npy_bytes()?;
-    /// let small = ReadOptions::default().max_stream_len(4096);
-    /// let err = Array1::<f64>::read_npy_from_with(&bytes[..], &small).unwrap_err();
-    /// assert!(matches!(err, Error::StreamLimit { claimed: 8000, max: 4096 }));
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn max_stream_len(mut self, len: u64) -> Self {
-        self.max_stream_len = len;
-        self
-    }
-
-    /// The most data bytes read from a stream of unknown length.
-    pub fn get_max_stream_len(&self) -> u64 {
-        self.max_stream_len
-    }
-
-    /// Accepts headers beyond NumPy's limits, which `np.load` refuses: more
-    /// than 64 dimensions, or a shape whose size in bytes, ignoring zero
-    /// dimensions, exceeds `isize::MAX` (such as `(0, 2**62)` of `f8`: an
-    /// empty array NumPy cannot create). Off by default, so that what reads
-    /// here also reads in NumPy; the writers always keep to these limits.
-    ///
-    /// ```
-    /// use ndnpy::{AnyArray, Error, ReadOptions};
-    ///
-    /// // A header written by hand: shape (0, 2**62) of f8.
-    /// let text = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': (0, {}), }}", 1u64 << 62);
-    /// let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-    /// npy.extend_from_slice(&(text.len() as u16 + 1).to_le_bytes());
-    /// npy.extend_from_slice(text.as_bytes());
-    /// npy.push(b'\n');
-    ///
-    /// assert!(matches!(AnyArray::from_npy_bytes(&npy), Err(Error::LengthOverflow { .. })));
-    /// let relaxed = ReadOptions::default().allow_beyond_numpy_limits(true);
-    /// let empty = AnyArray::from_npy_bytes_with(&npy, &relaxed)?;
-    /// assert_eq!(empty.shape(), &[0, 1 << 62]);
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn allow_beyond_numpy_limits(mut self, allow: bool) -> Self {
-        self.beyond_numpy_limits = allow;
-        self
-    }
-
-    /// Whether headers beyond NumPy's limits are accepted.
-    pub fn get_allow_beyond_numpy_limits(&self) -> bool {
-        self.beyond_numpy_limits
-    }
-
-    /// Whether object arrays (`|O`, and records with an `O` field) are read.
-    ///
-    /// The default is `true`. Unlike NumPy's `allow_pickle`, reading an
-    /// object array here cannot run code: [`crate::pickle`] is a closed
-    /// stack machine that builds plain values and never imports or calls
-    /// anything, and its memory and depth are bounded by the input's size.
-    /// Refusing objects is for services that want no pickle parsing at all
-    /// (a smaller attack surface, or a policy that object data is never
-    /// accepted): such files then fail with [`crate::Error::ObjectsRefused`]
-    /// before any pickle byte is read.
-    ///
-    /// ```
-    /// use ndnpy::{AnyArray, Error, ReadOptions};
-    ///
-    /// // A 0-d object array holding None, as `np.save` writes it.
-    /// let bytes = ndnpy::pickle::to_object_npy_bytes(
-    ///     &ndarray::arr0(ndnpy::pickle::PyValue::None).into_dyn(),
-    /// )?;
-    /// assert!(AnyArray::from_npy_bytes(&bytes).is_ok());
-    /// let strict = ReadOptions::default().allow_objects(false);
-    /// assert!(matches!(
-    ///     AnyArray::from_npy_bytes_with(&bytes, &strict),
-    ///     Err(Error::ObjectsRefused)
-    /// ));
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn allow_objects(mut self, allow: bool) -> Self {
-        self.allow_objects = allow;
-        self
-    }
-
-    /// Whether object arrays are read (see [`ReadOptions::allow_objects`]).
-    pub fn get_allow_objects(&self) -> bool {
-        self.allow_objects
-    }
-
-    /// How Python 2 `str` values in a pickle are read, as `np.load`'s
-    /// `encoding`: [`crate::PickleEncoding::Ascii`] by default (NumPy's default,
-    /// an error for non-ASCII bytes), `Latin1` (what NumPy advises for
-    /// Python 2 files, and what the `ndnpy` command uses) or `Bytes`.
-    /// Only values are affected: dtype codes and other names a pickle
-    /// spells as Python 2 strings are read whatever the choice.
-    ///
-    /// ```
-    /// use ndnpy::pickle::{loads_with, PyValue};
-    /// use ndnpy::{PickleEncoding, ReadOptions};
-    ///
-    /// // A Python 2 pickle of the str '\xe9' (SHORT_BINSTRING).
-    /// let p = b"\x80\x02U\x01\xe9q\x00.";
-    /// assert!(loads_with(p, &ReadOptions::default()).is_err());
-    /// let latin1 = ReadOptions::default().pickle_encoding(PickleEncoding::Latin1);
-    /// assert_eq!(loads_with(p, &latin1)?, PyValue::Str("é".into()));
-    /// let bytes = ReadOptions::default().pickle_encoding(PickleEncoding::Bytes);
-    /// assert_eq!(loads_with(p, &bytes)?, PyValue::Bytes(vec![0xe9]));
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn pickle_encoding(mut self, encoding: crate::options::PickleEncoding) -> Self {
-        self.pickle_encoding = encoding;
-        self
-    }
-
-    /// How Python 2 `str` values are read (see
-    /// [`ReadOptions::pickle_encoding`]).
-    pub fn get_pickle_encoding(&self) -> crate::options::PickleEncoding {
-        self.pickle_encoding
-    }
-
-    /// Reads objects of classes outside the pickle reader's closed list as
-    /// inert data ([`crate::pickle::PyValue::Opaque`]: the class's name,
-    /// the arguments and the state the pickle gives), instead of refusing
-    /// them (the default). Nothing is imported or called either way; an
-    /// opaque object costs memory in proportion to its pickle, like any
-    /// other value, and is written back as an equivalent pickle.
-    pub fn opaque_objects(mut self, opaque: bool) -> Self {
-        self.opaque_objects = opaque;
-        self
-    }
-
-    /// Whether objects of other classes are read as inert data (see
-    /// [`ReadOptions::opaque_objects`]).
-    pub fn get_opaque_objects(&self) -> bool {
-        self.opaque_objects
-    }
-}
-
 /// What a `.npy` header says: the element type, shape, memory order and
 /// format version.
 ///
@@ -298,7 +98,7 @@ impl Header {
 
     /// Like [`Header::read_from`], with explicit limits.
     pub fn read_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Header> {
-        let mut reader = crate::checked_io::CheckedRead(reader);
+        let mut reader = crate::io::checked::CheckedRead(reader);
         read_preamble(&mut reader, options).map(|(header, _)| header)
     }
 
@@ -403,33 +203,9 @@ impl Header {
 
     /// Writes [`Header::to_bytes`] to `writer`.
     pub fn write_to<W: Write>(&self, writer: W) -> Result<()> {
-        crate::checked_io::CheckedWrite(writer).write_all(&self.to_bytes()?)?;
+        crate::io::checked::CheckedWrite(writer).write_all(&self.to_bytes()?)?;
         Ok(())
     }
-}
-
-/// Reads the header of the `.npy` file at `path` without reading its data.
-///
-/// ```
-/// # let dir = tempfile::tempdir().unwrap();
-/// # let path = dir.path().join("a.npy");
-/// use ndnpy::WriteNpy;
-///
-/// ndarray::Array2::<i16>::zeros((3, 4)).write_npy(&path).unwrap();
-/// let header = ndnpy::inspect(&path).unwrap();
-/// assert_eq!(header.shape, vec![3, 4]);
-/// assert_eq!(header.version, ndnpy::Version::V1);
-/// ```
-pub fn inspect<P: AsRef<Path>>(path: P) -> Result<Header> {
-    inspect_with(path, &ReadOptions::default())
-}
-
-/// [`inspect`] with explicit limits.
-pub fn inspect_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Header> {
-    let path = path.as_ref();
-    let file = crate::error::open_file(path)?;
-    Header::read_from_with(io::BufReader::with_capacity(4096, file), options)
-        .map_err(|e| e.at_path(path))
 }
 
 /// Python's `repr` of a tuple of ints.
@@ -480,42 +256,6 @@ fn wrap(text: &[u8], version: Version) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Reads as many bytes as are available up to `buf.len()`, returning the count.
-pub(crate) fn read_full<R: Read + ?Sized>(reader: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += crate::checked_io::checked_read_count(n, buf.len() - filled)?,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
-}
-
-/// Appends up to `len` bytes from `reader` to `buf`, growing it in bounded
-/// steps as bytes arrive; returns the count read.
-fn read_full_vec<R: Read + ?Sized>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
-    len: usize,
-) -> io::Result<usize> {
-    const STEP: usize = 1 << 16;
-    let start = buf.len();
-    while buf.len() - start < len {
-        let old = buf.len();
-        let want = (len - (old - start)).min(STEP.max(old - start));
-        buf.resize(old + want, 0);
-        let got = read_full(reader, &mut buf[old..])?;
-        buf.truncate(old + got);
-        if got < want {
-            break;
-        }
-    }
-    Ok(buf.len() - start)
-}
-
 /// Reads preamble and header, returning the header and the data offset.
 pub(crate) fn read_preamble<R: Read + ?Sized>(
     reader: &mut R,
@@ -545,10 +285,10 @@ pub(crate) fn read_preamble<R: Read + ?Sized>(
         });
     }
     let len = u32::from_le_bytes(len_bytes) as u64;
-    if len > options.max_header_len as u64 {
+    if len > options.get_max_header_len() as u64 {
         return Err(Error::HeaderTooLarge {
             len,
-            max: options.max_header_len,
+            max: options.get_max_header_len(),
         });
     }
     let len = len as usize;
@@ -564,7 +304,7 @@ pub(crate) fn read_preamble<R: Read + ?Sized>(
         });
     }
     let header = parse_header_text(&text, version)?;
-    if !options.beyond_numpy_limits {
+    if !options.get_allow_beyond_numpy_limits() {
         header.check_numpy_limits()?;
     }
     Ok((header, offset))

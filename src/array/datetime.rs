@@ -1,9 +1,9 @@
 //! `datetime64` and `timedelta64`: [`Datetime64<U>`] and [`Timedelta64<U>`],
 //! `i64` counts of a unit that the marker type `U` (from [`unit`]) fixes.
 
-use crate::any::AnyArray;
-use crate::dtype::{ByteOrder, DType, Kind, Scalar};
-use crate::element::LayoutElement;
+use crate::array::any::AnyArray;
+use crate::format::dtype::{ByteOrder, DType, Kind, Scalar};
+use crate::array::element::LayoutElement;
 use ndarray::ArrayD;
 use std::marker::PhantomData;
 

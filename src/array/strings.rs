@@ -2,11 +2,11 @@
 //! [`FixedUnicode`] (`<UN`), and the converted elements `Vec<u8>` and
 //! `String`, built value by value.
 
-use crate::any::AnyArray;
-use crate::dtype::{ByteOrder, DType, Kind, Scalar};
-use crate::element::{sealed, Element, LayoutElement};
+use crate::array::any::AnyArray;
+use crate::format::dtype::{ByteOrder, DType, Kind, Scalar};
+use crate::array::element::{sealed, Element, LayoutElement};
 use crate::error::{Error, Result};
-use crate::source::Source;
+use crate::io::source::Source;
 use ndarray::ArrayD;
 use std::io::Write;
 
@@ -159,7 +159,7 @@ fn string_dtype(kind: Kind, width: usize) -> DType {
 }
 
 fn string_mismatch(rust: &str, wanted: Kind, found: &DType) -> Error {
-    if let Err(e) = crate::any::check_supported(found) {
+    if let Err(e) = crate::plan::support::check_supported(found) {
         return e;
     }
     let hint = match found {
@@ -196,8 +196,8 @@ impl Element for String {
         string_dtype(Kind::Unicode, 1)
     }
 
-    fn from_objects() -> Option<fn(ArrayD<crate::pickle::PyValue>) -> Result<ArrayD<Self>>> {
-        Some(crate::pickle::strings_from_objects)
+    fn from_objects() -> Option<fn(ArrayD<crate::array::pyvalue::PyValue>) -> Result<ArrayD<Self>>> {
+        Some(crate::array::pyvalue::convert::strings_from_objects)
     }
 
     fn dtype_of<'a, I: Iterator<Item = &'a Self>>(elements: I) -> DType {
@@ -221,7 +221,7 @@ impl Element for String {
         let swap = s.order != ByteOrder::NATIVE;
         let mut out: Vec<String> = Vec::new();
         if n > 0 && (s.size == 0 || source.trusted_len() >= Some(n as u64 * s.size as u64)) {
-            crate::source::reserve(&mut out, n, n.saturating_mul(24))?;
+            crate::io::source::reserve(&mut out, n, n.saturating_mul(24))?;
         }
         source.read_chunks(n, s.size, |chunk, count| {
             if s.size == 0 {
@@ -367,7 +367,7 @@ impl Element for Vec<u8> {
         let size = dtype.itemsize().unwrap_or(0);
         let mut out: Vec<Vec<u8>> = Vec::new();
         if n > 0 && size == 0 {
-            crate::source::reserve(&mut out, n, n.saturating_mul(24))?;
+            crate::io::source::reserve(&mut out, n, n.saturating_mul(24))?;
         }
         source.read_chunks(n, size, |chunk, count| {
             if size == 0 {

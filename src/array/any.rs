@@ -1,16 +1,14 @@
 //! [`AnyArray`]: reading a file whose element type is known only at run time.
 
-use crate::dtype::{DType, Kind, Scalar};
-use crate::element::{Element, LayoutElement};
+use crate::format::dtype::{DType, Kind, Scalar};
+use crate::array::element::{Element, LayoutElement};
 use crate::error::{Error, Result};
-use crate::header::{self, Header, ReadOptions};
-use crate::read::read_array;
-use crate::record::RecordArray;
-use crate::source::Source;
+use crate::format::header::Header;
+use crate::array::decode::read_array;
+use crate::array::record::RecordArray;
+use crate::io::source::Source;
 use ndarray::{Array, ArrayD, Dimension, IxDyn};
 use num_traits::AsPrimitive;
-use std::io::Read;
-use std::path::Path;
 
 /// An owned array of any supported element type, as found in a file.
 ///
@@ -99,11 +97,11 @@ pub enum AnyArray {
     /// `|O`: Python objects, read by the safe pickle reader
     /// ([`crate::pickle`]); an `ArrayD<PyValue>` writes them back with
     /// [`crate::WriteNpy`] (or [`AnyArray::to_npy_bytes`]).
-    Object(ArrayD<crate::pickle::PyValue>),
+    Object(ArrayD<crate::array::pyvalue::PyValue>),
     /// NumPy 2's variable-width strings (`np.dtypes.StringDType()`), which
     /// `np.save` writes as a `|O` header and a pickle; [`AnyArray::dtype`]
     /// says `|O`, as the header does.
-    StringDType(crate::pickle::StringDTypeArray),
+    StringDType(crate::array::stringdtype::StringDTypeArray),
 }
 
 /// Evaluates `$body` with `$a` bound to the array inside any variant that
@@ -113,13 +111,13 @@ pub enum AnyArray {
 /// unreachable: callers that can see such a variant must give it.
 macro_rules! each_variant {
     ($value:expr, $a:ident => $body:expr) => {
-        $crate::any::each_variant!($value, $a => $body, object _o => unreachable!("object arrays are handled before each_variant!"), raw _r => unreachable!("raw variants are handled before each_variant!"))
+        $crate::array::any::each_variant!($value, $a => $body, object _o => unreachable!("object arrays are handled before each_variant!"), raw _r => unreachable!("raw variants are handled before each_variant!"))
     };
     ($value:expr, $a:ident => $body:expr, object $o:pat => $obj:expr) => {
-        $crate::any::each_variant!($value, $a => $body, object $o => $obj, raw _r => unreachable!("raw variants are handled before each_variant!"))
+        $crate::array::any::each_variant!($value, $a => $body, object $o => $obj, raw _r => unreachable!("raw variants are handled before each_variant!"))
     };
     ($value:expr, $a:ident => $body:expr, raw $raw:ident => $raw_body:expr) => {
-        $crate::any::each_variant!($value, $a => $body, object _o => unreachable!("object arrays are handled before each_variant!"), raw $raw => $raw_body)
+        $crate::array::any::each_variant!($value, $a => $body, object _o => unreachable!("object arrays are handled before each_variant!"), raw $raw => $raw_body)
     };
     ($value:expr, $a:ident => $body:expr, object $o:pat => $obj:expr, raw $raw:ident => $raw_body:expr) => {
         match $value {
@@ -235,44 +233,6 @@ macro_rules! dispatch {
     }};
 }
 
-/// Succeeds if some element type (or [`AnyArray`] variant) can hold
-/// `dtype`; otherwise explains why none can.
-pub(crate) fn check_supported(dtype: &DType) -> Result<()> {
-    match dtype {
-        DType::Scalar(s) => match s.kind {
-            Kind::Unicode | Kind::Bytes | Kind::Void | Kind::Datetime | Kind::Timedelta => Ok(()),
-            _ => {
-                dispatch!(dtype, T => { let _ = std::marker::PhantomData::<T>; Ok(()) }, Err(unsupported(dtype)))
-            }
-        },
-        DType::Record(fields) => fields
-            .iter()
-            .try_for_each(|f| check_supported(&f.dtype).map_err(|_| unsupported(dtype))),
-        DType::SubArray(inner, _) => check_supported(inner).map_err(|_| unsupported(dtype)),
-    }
-}
-
-fn unsupported(dtype: &DType) -> Error {
-    let reason = match dtype {
-        DType::Scalar(s) => match s.kind {
-            Kind::Object => "object arrays hold pickled Python objects: read them with AnyArray::read_npy (AnyArray::Object) or ndnpy::pickle".to_owned(),
-            Kind::Float if s.size == 2 => "enable the `half` feature to read float16 data".to_owned(),
-            Kind::Complex if s.size == 8 || s.size == 16 => "enable the `complex` feature to read complex data".to_owned(),
-            Kind::Float | Kind::Complex if s.size > 8 => format!(
-                "a {}-byte long double: only x86-64's (<f16, <c32: 80-bit extended precision in 16 bytes) is read",
-                if s.kind == Kind::Complex { s.size / 2 } else { s.size }
-            ),
-            _ => format!("no Rust element type holds {}-byte {:?} values", s.size, s.kind),
-        },
-        DType::Record(_) => "a field of the record has an unsupported type".to_owned(),
-        DType::SubArray(..) => "the sub-array's element type is unsupported".to_owned(),
-    };
-    Error::UnsupportedDType {
-        dtype: dtype.to_string(),
-        reason,
-    }
-}
-
 /// A runtime-typed array that has no `ArrayD` of an element type: its
 /// native-order C-order bytes, dtype and shape.
 #[derive(Debug)]
@@ -289,7 +249,7 @@ impl Raw<'_> {
             dtype: self.dtype.clone(),
             shape: self.shape.to_vec(),
             fortran_order: false,
-            version: crate::header::Version::V1,
+            version: crate::format::header::Version::V1,
         }
     }
 }
@@ -300,12 +260,12 @@ pub(crate) fn layout_into_any<T: LayoutElement>(array: ArrayD<T>) -> AnyArray {
     let standard = array.as_standard_layout();
     let elements = standard.as_slice().expect("standard layout is contiguous");
     let mut bytes = Vec::new();
-    crate::plan::write_layout(elements, &mut bytes).expect("writing to memory cannot fail");
+    crate::array::encode::write_layout(elements, &mut bytes).expect("writing to memory cannot fail");
     let header = Header {
         dtype: T::layout_dtype(),
         shape: array.shape().to_vec(),
         fortran_order: false,
-        version: crate::header::Version::V1,
+        version: crate::format::header::Version::V1,
     };
     AnyArray::read_data(&header, &mut Source::slice(&bytes))
         .expect("a layout element's own bytes load as its dtype")
@@ -328,59 +288,16 @@ pub(crate) fn layout_from_any<T: LayoutElement>(
 }
 
 impl AnyArray {
-    /// Reads the `.npy` file at `path`, whatever its element type.
-    pub fn read_npy<P: AsRef<Path>>(path: P) -> Result<Self> {
-        Self::read_npy_with(path, &ReadOptions::default())
-    }
-
-    /// Reads a `.npy` stream, whatever its element type.
-    pub fn read_npy_from<R: Read>(reader: R) -> Result<Self> {
-        Self::read_npy_from_with(reader, &ReadOptions::default())
-    }
-
-    /// Reads `.npy` data held in memory, whatever its element type.
-    pub fn from_npy_bytes(bytes: &[u8]) -> Result<Self> {
-        Self::from_npy_bytes_with(bytes, &ReadOptions::default())
-    }
-
-    /// [`AnyArray::read_npy`] with explicit limits.
-    pub fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
-        crate::read::read_path(path.as_ref(), options, |h, s| {
-            Self::read_data_with(h, s, options)
-        })
-    }
-
-    /// [`AnyArray::read_npy_from`] with explicit limits.
-    pub fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
-        let mut reader = crate::checked_io::CheckedRead(reader);
-        let (header, _) = header::read_preamble(&mut reader, options)?;
-        Self::read_data_with(
-            &header,
-            &mut Source::stream_with(&mut reader, options),
-            options,
-        )
-    }
-
-    /// [`AnyArray::from_npy_bytes`] with explicit limits.
-    pub fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
-        let (header, offset) = header::parse_slice(bytes, options)?;
-        Self::read_data_with(&header, &mut Source::slice(&bytes[offset..]), options)
-    }
-
     /// Reads the data that follows `header` from `source`, whatever its
-    /// element type (the entry point for nested and member arrays).
+    /// element type (the entry point for nested and member arrays). Object
+    /// arrays are not raw bytes and are refused here, as `np.frombuffer`
+    /// refuses them: their pickles are read by `crate::npy::read::read_any`.
     pub(crate) fn read_data(header: &Header, source: &mut Source<'_>) -> Result<Self> {
-        Self::read_data_with(header, source, &ReadOptions::default())
-    }
-
-    /// [`AnyArray::read_data`], refusing object arrays if `options` say so.
-    pub(crate) fn read_data_with(
-        header: &Header,
-        source: &mut Source<'_>,
-        options: &ReadOptions,
-    ) -> Result<Self> {
         if header.dtype.has_object() {
-            return crate::pickle::read_object_data(header, source, options);
+            return Err(Error::UnsupportedDType {
+                dtype: header.dtype.to_string(),
+                reason: "object arrays are pickled, not raw bytes".to_owned(),
+            });
         }
         if let DType::SubArray(inner, sub) = &header.dtype {
             // As `np.load`: a sub-array dtype becomes trailing dimensions.
@@ -398,7 +315,7 @@ impl AnyArray {
                     reason: "a sub-array dtype in a multi-dimensional Fortran-order file (np.save never writes one)".to_owned(),
                 });
             }
-            return Self::read_data_with(&flat, source, options);
+            return Self::read_data(&flat, source);
         }
         match &header.dtype {
             DType::Scalar(s) => match s.kind {
@@ -423,11 +340,11 @@ impl AnyArray {
                 _ => dispatch!(
                     &header.dtype,
                     T => read_array::<T, IxDyn>(header, source).map(T::into_any),
-                    Err(unsupported(&header.dtype))
+                    Err(crate::plan::support::unsupported(&header.dtype))
                 ),
             },
             DType::Record(_) => {
-                check_supported(&header.dtype)?;
+                crate::plan::support::check_supported(&header.dtype)?;
                 RecordArray::read(header, source).map(AnyArray::Record)
             }
             DType::SubArray(..) => unreachable!("flattened above"),
@@ -442,13 +359,13 @@ impl AnyArray {
             let data = match a.as_slice() {
                 Some(s) => {
                     let mut out = Vec::new();
-                    crate::plan::write_layout(s, &mut out).expect("writing to memory cannot fail");
+                    crate::array::encode::write_layout(s, &mut out).expect("writing to memory cannot fail");
                     out
                 }
                 None => {
                     let standard = a.as_standard_layout();
                     let mut out = Vec::new();
-                    crate::plan::write_layout(standard.as_slice().expect("standard"), &mut out)
+                    crate::array::encode::write_layout(standard.as_slice().expect("standard"), &mut out)
                         .expect("writing to memory cannot fail");
                     out
                 }
@@ -513,34 +430,6 @@ impl AnyArray {
             .expect("only string variants have no raw form")
     }
 
-    /// The `.npy` bytes of the array, as `np.save` writes them.
-    ///
-    /// ```
-    /// use ndnpy::AnyArray;
-    ///
-    /// let any = AnyArray::Str(ndarray::arr1(&["a".to_owned(), "bc".to_owned()]).into_dyn());
-    /// let bytes = any.to_npy_bytes()?;
-    /// assert_eq!(AnyArray::from_npy_bytes(&bytes)?, any);
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    ///
-    /// (Inline, so that only programs that call it compile the write path of
-    /// every element type.)
-    #[inline]
-    pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
-        use crate::WriteNpy;
-        if let AnyArray::Record(r) = self {
-            return r.to_npy_bytes();
-        }
-        if let AnyArray::StringDType(a) = self {
-            return crate::pickle::stringdtype_npy_bytes(a);
-        }
-        each_variant!(self, a => a.to_npy_bytes(), object o => crate::pickle::to_object_npy_bytes(o), raw r => {
-            let mut out = r.header().to_bytes()?;
-            out.extend_from_slice(&r.data);
-            Ok(out)
-        })
-    }
 
     /// Converts a numeric variant to an array of `T` with Rust's `as`
     /// semantics (floats to integers truncate toward zero and saturate, NaN
@@ -640,7 +529,7 @@ impl AnyArray {
     pub fn into_array<T: Element, D: Dimension>(self) -> Result<Array<T, D>> {
         let found = self.dtype();
         let array = T::from_any(self).map_err(|_| Error::DTypeMismatch {
-            expected: format!("{} (`{}`)", crate::element::type_name::<T>(), T::dtype()),
+            expected: format!("{} (`{}`)", crate::array::element::type_name::<T>(), T::dtype()),
             found: found.to_string(),
         })?;
         let shape = array.shape().to_vec();
@@ -656,5 +545,40 @@ impl AnyArray {
     /// Borrows the array if it holds `T`.
     pub fn as_array<T: Element>(&self) -> Option<&ArrayD<T>> {
         T::ref_any(self)
+    }
+}
+
+#[cfg(test)]
+mod support_tests {
+    use super::*;
+
+    /// `crate::plan::support` names the scalars some element type holds
+    /// without knowing the types; `dispatch!` is the list of those types.
+    /// They must agree, for every kind and size.
+    #[test]
+    fn plan_support_agrees_with_dispatch() {
+        let kinds = [
+            Kind::Bool,
+            Kind::Int,
+            Kind::UInt,
+            Kind::Float,
+            Kind::Complex,
+        ];
+        for kind in kinds {
+            for size in 0..=40 {
+                let dtype = DType::Scalar(Scalar {
+                    order: crate::format::dtype::ByteOrder::NATIVE,
+                    kind,
+                    size,
+                    unit: None,
+                });
+                let typed = dispatch!(&dtype, T => { let _ = std::marker::PhantomData::<T>; true }, false);
+                assert_eq!(
+                    typed,
+                    crate::plan::support::check_supported(&dtype).is_ok(),
+                    "{kind:?} of {size} bytes"
+                );
+            }
+        }
     }
 }

@@ -11,11 +11,11 @@
 //! read; any other plan copies each item field by field from a cache-sized
 //! scratch buffer into zeroed memory.
 
-use crate::dtype::{ByteOrder, DType, Field, Kind, Scalar};
-use crate::element::LayoutElement;
+pub(crate) mod support;
+
+use crate::format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
-use std::io::Write;
 
 /// One byte move: `len` bytes from `src` to `dst` (offsets within an item),
 /// reversing each `swap`-byte group on the way (0: plain copy).
@@ -64,7 +64,7 @@ impl Plan {
         match plan.walk(src, 0, dst, 0, &mut String::new()) {
             Ok(()) => Ok(plan),
             Err(m) if m.path.is_empty() => {
-                crate::any::check_supported(src)?;
+                support::check_supported(src)?;
                 Err(Error::DTypeMismatch {
                     expected: format!("{type_name} (`{dst}`){}", fits_hint(src)),
                     found: src.to_string(),
@@ -84,22 +84,6 @@ impl Plan {
                 ),
                 found: src.to_string(),
             }),
-        }
-    }
-
-    /// The identity plan over single bytes (`|u1`).
-    pub(crate) fn identity_bytes() -> Plan {
-        Plan {
-            src_size: 1,
-            dst_size: 1,
-            moves: vec![Move {
-                src: 0,
-                dst: 0,
-                len: 1,
-                swap: 0,
-            }],
-            bools: Vec::new(),
-            pads: Vec::new(),
         }
     }
 
@@ -554,49 +538,9 @@ pub(crate) fn swap_units(bytes: &mut [u8], unit: usize) {
     }
 }
 
-/// Writes layout elements: one write of their memory when they have no
-/// padding, otherwise through the mirror plan into zeroed buffers, so that
-/// padding is written as zeros and never read.
-pub(crate) fn write_layout<T: LayoutElement, W: Write + ?Sized>(
-    elements: &[T],
-    out: &mut W,
-) -> Result<()> {
-    let size = std::mem::size_of::<T>();
-    let plan = Plan::mirror(&T::layout_dtype())?;
-    if plan.is_memcpy() {
-        // SAFETY: the mirror plan is one move over whole items, so by
-        // `LayoutElement`'s contract `T` has no padding: every byte of the
-        // slice is initialised, and `u8` has no alignment or validity
-        // requirement.
-        let bytes = unsafe {
-            std::slice::from_raw_parts(
-                elements.as_ptr().cast::<u8>(),
-                std::mem::size_of_val(elements),
-            )
-        };
-        out.write_all(bytes)?;
-        return Ok(());
-    }
-    let per_chunk = (CHUNK_BYTES / size.max(1)).max(1);
-    let mut buffer = Vec::new();
-    for chunk in elements.chunks(per_chunk) {
-        buffer.clear();
-        buffer.resize(std::mem::size_of_val(chunk), 0);
-        // SAFETY: `chunk` is `chunk.len()` initialised `T`s, `size` bytes
-        // each; the moves read only field bytes, which `LayoutElement`'s
-        // contract places inside each item and which are initialised.
-        unsafe { plan.convert(chunk.as_ptr().cast::<u8>(), chunk.len(), &mut buffer) };
-        out.write_all(&buffer)?;
-    }
-    Ok(())
-}
-
 /// Most byte moves a plan may hold: a hostile descriptor (a huge sub-array
 /// of big-endian records) is refused rather than compiled.
 const MAX_MOVES: usize = 1 << 18;
-
-/// Padded items are converted into buffers of about this size.
-const CHUNK_BYTES: usize = 256 << 10;
 
 /// Whether `field` is a named field (not a `('', '|Vn')` padding entry).
 fn is_named(field: &Field) -> bool {

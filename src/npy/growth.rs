@@ -5,9 +5,9 @@
 //! order) are contiguous runs of bytes in either order, so a row range is
 //! one byte range and appending is writing at the end.
 
-use crate::element::Element;
+use crate::array::element::Element;
 use crate::error::{Error, Result};
-use crate::header::{Header, MAGIC};
+use crate::format::header::{Header, MAGIC};
 use ndarray::{ArrayBase, ArrayViewD, Axis, Data, Dimension};
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -153,8 +153,8 @@ pub(crate) fn check_block<'a, T: Element, S: Data<Elem = T>, D: Dimension>(
     axis: usize,
     block: &'a ArrayBase<S, D>,
 ) -> Result<ArrayViewD<'a, T>> {
-    crate::element::check_blockwise::<T>()?;
-    let dtype = crate::write::npy_header(block).dtype;
+    crate::array::element::check_blockwise::<T>()?;
+    let dtype = crate::array::encode::npy_header(block).dtype;
     if dtype != header.dtype {
         return Err(Error::AppendMismatch {
             what: "dtype",
@@ -202,9 +202,9 @@ pub(crate) fn write_rows<T: Element, W: Write + ?Sized>(
     writer: &mut W,
 ) -> Result<()> {
     if !rows.is_standard_layout() && rows.t().is_standard_layout() {
-        crate::write::write_body(&rows.as_standard_layout(), &[], writer)
+        crate::array::encode::write_body(&rows.as_standard_layout(), &[], writer)
     } else {
-        crate::write::write_body(rows, &[], writer)
+        crate::array::encode::write_body(rows, &[], writer)
     }
 }
 
@@ -309,8 +309,9 @@ pub(crate) fn still_at(_file: &File, _path: &std::path::Path) -> io::Result<bool
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dtype::DType;
-    use crate::header::{parse_slice, ReadOptions, Version};
+    use crate::format::dtype::DType;
+    use crate::format::header::{parse_slice, Version};
+use crate::options::ReadOptions;
 
     fn header(shape: &[usize]) -> Header {
         Header {

@@ -7,7 +7,7 @@
 //! ([`super::write`]) pickles them back through the same constructors, so
 //! that Python rebuilds what it first pickled.
 
-use super::value::{PyValue, TimeDelta};
+use super::{PyValue, TimeDelta};
 use std::fmt;
 
 /// An object of a class outside the reader's closed list, read as inert

@@ -1,15 +1,16 @@
 //! Streaming `.npy` in blocks of rows: [`NpyWriter`] writes an array of
 //! unknown length, [`NpyReader`] reads one from any `io::Read`.
 
-use crate::atomic::TempFile;
-use crate::checked_io::{CheckedRead, CheckedWrite};
-use crate::element::Element;
+use crate::io::atomic::TempFile;
+use crate::io::checked::{CheckedRead, CheckedWrite};
+use crate::array::element::Element;
 use crate::error::{Error, Result};
-use crate::growth;
-use crate::header::{self, Header, ReadOptions, Version};
+use crate::npy::growth;
+use crate::format::header::{self, Header, Version};
+use crate::options::ReadOptions;
 use crate::options::WriteOptions;
-use crate::order::Order;
-use crate::source::Source;
+use crate::options::Order;
+use crate::io::source::Source;
 use ndarray::{Array, ArrayBase, Data, Dimension};
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
@@ -237,14 +238,14 @@ impl<T: Element> NpyWriter<T, File> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn append<P: AsRef<Path>>(path: P) -> Result<Self> {
-        crate::element::check_blockwise::<T>()?;
+        crate::array::element::check_blockwise::<T>()?;
         let (file, header, data_offset, data_end) =
-            crate::file::NpyFile::open_append(path)?.into_parts();
+            crate::npy::file::NpyFile::open_append(path)?.into_parts();
         if header.dtype != T::dtype() {
             return Err(Error::AppendMismatch {
                 what: "dtype",
                 expected: format!("`{}`", header.dtype),
-                found: format!("`{}` ({})", T::dtype(), crate::element::type_name::<T>()),
+                found: format!("`{}` ({})", T::dtype(), crate::array::element::type_name::<T>()),
             });
         }
         Ok(NpyWriter {
@@ -267,7 +268,7 @@ impl<T: Element, W: Write + Seek> NpyWriter<T, W> {
         order: Order,
         temp: Option<TempFile>,
     ) -> Result<Self> {
-        crate::element::check_blockwise::<T>()?;
+        crate::array::element::check_blockwise::<T>()?;
         let mut shape = inner_shape.to_vec();
         if order.is_fortran() {
             shape.push(0);
@@ -395,14 +396,14 @@ impl<R: Read> NpyReader<R> {
     /// leaves the reader at an unknown row: it should be dropped.
     pub fn read_rows<T: Element, D: Dimension>(&mut self, n: usize) -> Result<Option<Array<T, D>>> {
         let axis = self.axis.ok_or(Error::NoGrowthAxis)?;
-        crate::read::check_header::<T, D>(&self.header)?;
+        crate::array::decode::check_header::<T, D>(&self.header)?;
         if self.left == 0 {
             return Ok(None);
         }
         let take = n.min(self.left);
         let sub = growth::with_len(&self.header, axis, take);
         let mut source = Source::stream_with(&mut self.reader, &self.options);
-        let block = crate::read::read_array_with(&sub, &mut source, &self.options)?;
+        let block = crate::npy::read::read_array_with(&sub, &mut source, &self.options)?;
         self.left -= take;
         Ok(Some(block))
     }

@@ -1,0 +1,153 @@
+//! Object-free decoding of array bytes: a [`Source`] into typed arrays
+//! through a conversion [`Plan`], and into an [`AnyArray`] of whatever
+//! element type the header names. Object arrays are decoded above, in
+//! `crate::pickle`; this module refuses them.
+
+use crate::array::any::AnyArray;
+use crate::array::element::{Element, LayoutElement};
+use crate::error::{Error, Result};
+use crate::format::dtype::DType;
+use crate::format::header::{Header, Version};
+use crate::io::source::{out_of_memory, reserve, zero_sized, Source};
+use crate::plan::Plan;
+use ndarray::{Array, Dimension, ShapeBuilder};
+
+/// Reads `n` items of `plan`'s source dtype as `T`s.
+///
+/// Never allocates more than the source is known to hold; a stream's
+/// buffer grows in steps as its bytes arrive.
+pub(crate) fn read_planned<T: LayoutElement>(
+    source: &mut Source<'_>,
+    n: usize,
+    plan: &Plan,
+) -> Result<Vec<T>> {
+    debug_assert_eq!(plan.dst_size(), std::mem::size_of::<T>());
+    if plan.in_place() {
+        let fix = |bytes: &mut [u8]| plan.fix_in_place(bytes);
+        let fix: Option<&dyn Fn(&mut [u8])> = if plan.has_fixups() { Some(&fix) } else { None };
+        // SAFETY: an in-place plan's source has the destination's offsets
+        // and types, so by `LayoutElement`'s contract any bits are valid
+        // there once `fix_in_place` has swapped them to native order and
+        // made `bool` bytes 0 or 1; a plan without fixups needs neither.
+        unsafe { source.read_items::<T>(n, fix) }
+    } else {
+        read_converted(source, n, plan)
+    }
+}
+
+/// Reads `n` items through a cache-sized scratch buffer and converts
+/// them item by item into zeroed destination memory.
+fn read_converted<T: LayoutElement>(
+source: &mut Source<'_>,
+n: usize,
+plan: &Plan,
+) -> Result<Vec<T>> {
+    let size = std::mem::size_of::<T>();
+    if size == 0 {
+        // Still consume the source bytes, so a stream stays in step.
+        source.read_chunks(n, plan.src_size(), |_, _| Ok(()))?;
+        // SAFETY: by `LayoutElement`'s contract a zero-sized `T` has no
+        // bytes to be invalid.
+        return unsafe { zero_sized(n) };
+    }
+    let mut data: Vec<T> = Vec::new();
+    if source.is_trusted() {
+        source.check_len(n as u64 * plan.src_size() as u64)?;
+        reserve(&mut data, n, n.saturating_mul(size))?;
+    }
+    source.read_chunks(n, plan.src_size(), |chunk, count| {
+        let start = data.len();
+        data.try_reserve(count)
+            .map_err(|_| out_of_memory((start + count).saturating_mul(size)))?;
+        let spare = &mut data.spare_capacity_mut()[..count];
+        // SAFETY: as in `read_in_place`, the bytes cover exactly the
+        // memory of `spare`; zeroing them first makes them initialised.
+        let bytes: &mut [u8] = unsafe {
+            let ptr = spare.as_mut_ptr().cast::<u8>();
+            std::ptr::write_bytes(ptr, 0, count * size);
+            std::slice::from_raw_parts_mut(ptr, count * size)
+        };
+        plan.convert_slice(chunk, bytes);
+        // SAFETY: every destination field was written from a source
+        // field of the same type (the plan matched them), in native
+        // order; `bool` bytes were normalised; the remaining bytes are
+        // the destination's padding (zero). By `LayoutElement`'s
+        // contract these are valid `T`s.
+        unsafe { data.set_len(start + count) };
+        Ok(())
+    })?;
+    Ok(data)
+}
+
+/// Checks that `header` describes an array of `T` with the dimensionality of
+/// `D`, returning the dimension.
+pub(crate) fn check_header<T: Element, D: Dimension>(header: &Header) -> Result<D> {
+    T::check_dtype(&header.dtype)?;
+    let dim = dimension::<D>(&header.shape)?;
+    header.data_len()?;
+    Ok(dim)
+}
+
+/// The shape as a `D`, or the error naming both dimensionalities.
+pub(crate) fn dimension<D: Dimension>(shape: &[usize]) -> Result<D> {
+    if let Some(ndim) = D::NDIM {
+        if ndim != shape.len() {
+            return Err(Error::NdimMismatch {
+                expected: ndim,
+                found: shape.len(),
+                shape: shape.to_vec(),
+            });
+        }
+    }
+    let mut dim = D::zeros(shape.len());
+    dim.slice_mut().copy_from_slice(shape);
+    Ok(dim)
+}
+
+/// Reads the data that follows `header` from `source` into an owned array
+/// of `T` (object arrays excepted: `T::check_dtype` refuses them here).
+pub(crate) fn read_array<T: Element, D: Dimension>(
+    header: &Header,
+    source: &mut Source<'_>,
+) -> Result<Array<T, D>> {
+    let dim = check_header::<T, D>(header)?;
+    let data = T::read_vec(&header.dtype, header.num_elements()?, source)?;
+    Array::from_shape_vec(dim.set_f(header.fortran_order), data).map_err(|_| {
+        Error::LengthOverflow {
+            shape: header.shape.iter().map(|&d| d as u64).collect(),
+            itemsize: std::mem::size_of::<T>(),
+        }
+    })
+}
+
+/// An array of `dtype` and `shape` from exactly its bytes, through the
+/// crate's `.npy` reading path (a pickled array's data, or a NumPy
+/// scalar's; `pos` is where the pickle held it, for errors).
+pub(crate) fn array_from_bytes(
+    dtype: &DType,
+    shape: &[usize],
+    fortran: bool,
+    bytes: &[u8],
+    pos: usize,
+) -> Result<AnyArray> {
+    let header = Header {
+        dtype: dtype.clone(),
+        shape: shape.to_vec(),
+        fortran_order: fortran,
+        version: Version::V1,
+    };
+    let need = header.data_len().map_err(|_| Error::MalformedPickle {
+        pos,
+        reason: format!("the array shape {shape:?} of {dtype} overflows"),
+    })?;
+    if bytes.len() != need {
+        return Err(Error::MalformedPickle {
+            pos,
+            reason: format!(
+                "the array data has {} bytes, its shape {shape:?} and dtype {dtype} need {need}",
+                bytes.len()
+            ),
+        });
+    }
+    AnyArray::read_data(&header, &mut Source::slice(bytes))
+}

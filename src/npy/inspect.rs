@@ -1,0 +1,31 @@
+//! Reading the header of a `.npy` file at a path without its data.
+
+use crate::error::Result;
+use crate::format::header::Header;
+use crate::options::ReadOptions;
+use std::io;
+use std::path::Path;
+
+/// Reads the header of the `.npy` file at `path` without reading its data.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("a.npy");
+/// use ndnpy::WriteNpy;
+///
+/// ndarray::Array2::<i16>::zeros((3, 4)).write_npy(&path).unwrap();
+/// let header = ndnpy::inspect(&path).unwrap();
+/// assert_eq!(header.shape, vec![3, 4]);
+/// assert_eq!(header.version, ndnpy::Version::V1);
+/// ```
+pub fn inspect<P: AsRef<Path>>(path: P) -> Result<Header> {
+    inspect_with(path, &ReadOptions::default())
+}
+
+/// [`inspect`] with explicit limits.
+pub fn inspect_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Header> {
+    let path = path.as_ref();
+    let file = crate::error::open_file(path)?;
+    Header::read_from_with(io::BufReader::with_capacity(4096, file), options)
+        .map_err(|e| e.at_path(path))
+}

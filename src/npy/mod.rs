@@ -1,0 +1,18 @@
+//! Layer 5, `.npy` operations: reading ([`read`]: `ReadNpy`, `AnyArray::read_npy`),
+//! writing ([`write`]: `WriteNpy`), zero-copy views ([`view`]), memory maps
+//! ([`mmap`]), [`file::NpyFile`], the streaming [`stream::NpyReader`] and
+//! [`stream::NpyWriter`], growth of files in place ([`growth`]) and
+//! [`inspect::inspect`].
+//!
+//! May use every layer below: [`crate::error`], [`crate::options`],
+//! [`crate::io`], [`crate::format`], [`crate::plan`], [`crate::array`] and
+//! [`crate::pickle`]. Archives ([`crate::npz`]) build on this layer.
+
+pub(crate) mod file;
+pub(crate) mod growth;
+pub(crate) mod inspect;
+pub(crate) mod mmap;
+pub(crate) mod read;
+pub(crate) mod stream;
+pub(crate) mod view;
+pub(crate) mod write;
