@@ -5,7 +5,8 @@ pub(crate) mod convert;
 pub(crate) mod foreign;
 
 use crate::array::any::AnyArray;
-use crate::format::dtype::{python_str_repr, ByteOrder, DType, Kind};
+use crate::format::dtype::descr::python_str_repr;
+use crate::format::dtype::{ByteOrder, DType, Kind};
 use crate::error::Result;
 use std::fmt::{self, Write as _};
 
