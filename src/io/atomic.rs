@@ -17,6 +17,7 @@
 //! a dead process's locks).
 
 use crate::error::Result;
+use crate::io::fs::{copy_identity, is_pseudo_fs, links, lock, reserve, same_file, sync_if_supported, unlock};
 use crate::options::WriteOptions;
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
@@ -263,54 +264,6 @@ fn no_file_name() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, "path has no file name")
 }
 
-#[cfg(unix)]
-fn links(meta: &fs::Metadata) -> u64 {
-    std::os::unix::fs::MetadataExt::nlink(meta)
-}
-
-#[cfg(not(unix))]
-fn links(_meta: &fs::Metadata) -> u64 {
-    1
-}
-
-/// Whether `path` lies on a kernel interface file system (`/proc`, `/sys`,
-/// ...), whose "files" are not data and cannot be replaced.
-#[cfg(target_os = "linux")]
-fn is_pseudo_fs(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    const PSEUDO: &[i64] = &[
-        0x9fa0,     // proc
-        0x62656572, // sysfs
-        0x64626720, // debugfs
-        0x74726163, // tracefs
-        0x27e0eb,   // cgroup
-        0x63677270, // cgroup2
-        0x73636673, // securityfs
-        0x62656570, // configfs
-        0xcafe4a11, // bpf
-        0x6165676c, // pstore
-        0xde5e81e4, // efivarfs
-        0x1cd1,     // devpts
-    ];
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: `c` is a NUL-terminated string and `st` a properly sized,
-    // zeroed out-parameter that `statfs` fills.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; the pointers are valid for the call.
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-        return false;
-    }
-    #[allow(clippy::unnecessary_cast)]
-    PSEUDO.contains(&(st.f_type as i64))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn is_pseudo_fs(_path: &Path) -> bool {
-    false
-}
-
 /// Refuses a target the caller may not write, as `np.save`'s `open` would
 /// (`PermissionError`): replacing it by rename needs only the folder's
 /// permission and would silently overwrite a read-only file.
@@ -422,6 +375,141 @@ fn create_temp(target: &Path) -> io::Result<(File, Option<PathBuf>)> {
     ))
 }
 
+/// Removes temporary files of earlier writes to `target` whose writers are
+/// gone: a regular file in one of the slots that nobody holds a lock on.
+/// Best effort: whatever cannot be checked is left alone.
+#[cfg(unix)]
+fn remove_stale(target: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    for k in 0..SLOTS {
+        let Ok(path) = slot_path(target, &k.to_string()) else {
+            return;
+        };
+        let Ok(file) = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&path)
+        else {
+            continue;
+        };
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
+        if regular && matches!(lock(&file, false), Ok(true)) && same_file(&file, &path) {
+            // Nobody writes it: a live writer holds its lock from before
+            // the name exists (anonymous files) or checks it still owns the
+            // name after locking (named ones).
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn remove_stale(_target: &Path) {}
+
+/// Refuses to rename over a target that became something other than a
+/// regular file with one name since the write started.
+fn check_still_replaceable(target: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(target) {
+        Ok(meta) if !(meta.is_file() && links(&meta) == 1) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} changed into something other than a regular file with one name \
+                 during the write; it was not replaced",
+                target.display()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Flushes the folder holding `target`, so the rename itself is durable.
+#[cfg(unix)]
+fn sync_dir(target: &Path) -> io::Result<()> {
+    let dir = File::open(folder(target))?;
+    sync_if_supported(&dir)
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_target: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// Replaced files at least this large are released on a background thread.
+const RELEASE_LATER_MIN: u64 = 16 << 20;
+
+/// Opens the file that renaming over `target` will replace, if it is a large
+/// regular file with no other name, so that [`release_later`] can drop its
+/// last reference. `O_NONBLOCK` guards against a FIFO swapped in meanwhile.
+#[cfg(unix)]
+fn open_replaced(target: &Path) -> Option<File> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let meta = fs::symlink_metadata(target).ok()?;
+    if !meta.is_file() || meta.nlink() != 1 || meta.len() < RELEASE_LATER_MIN {
+        return None;
+    }
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(target)
+        .ok()
+}
+
+/// Elsewhere a replaced file cannot be held open across the rename.
+#[cfg(not(unix))]
+fn open_replaced(_target: &Path) -> Option<File> {
+    None
+}
+
+/// Closes the replaced file (its last reference, now that the rename took
+/// its name) on a short-lived background thread.
+///
+/// The kernel frees a file's blocks when its last reference goes. With the
+/// rename holding that reference, the freeing happens inside `rename(2)`:
+/// on ext4 mounted with `discard` (common on cloud VMs) it includes a
+/// synchronous discard of every block, ~350 ms for a 256 MiB file on the
+/// benchmark machine, more than writing the new file took. `np.save` pays the
+/// same inside `open(O_TRUNC)`. Closing off the calling thread lets
+/// `write_npy` over an existing file return as fast as one to a new file
+/// (BENCHMARKS.md, `write_existing_*`); the new file is already in place, so
+/// nothing about the result depends on when the old blocks are freed. If no
+/// thread can be started, the file is closed here.
+fn release_later(old: File) {
+    let _ = std::thread::Builder::new()
+        .name("ndnpy-release".into())
+        .spawn(move || drop(old));
+}
+
+/// Writes a file of `len` bytes at `target` with `body`, with the default
+/// options.
+#[allow(dead_code)]
+pub(crate) fn write_file<F>(target: &Path, len: u64, body: F) -> Result<()>
+where
+    F: FnOnce(&mut io::BufWriter<&mut File>) -> Result<()>,
+{
+    write_file_with(target, len, &WriteOptions::default(), body)
+}
+
+/// Writes a file of `len` bytes at `target` with `body`: atomically for a
+/// regular file, in place for anything else (see the module docs).
+pub(crate) fn write_file_with<F>(
+    target: &Path,
+    len: u64,
+    options: &WriteOptions,
+    body: F,
+) -> Result<()>
+where
+    F: FnOnce(&mut io::BufWriter<&mut File>) -> Result<()>,
+{
+    let mut temp = TempFile::create_with(target, len, options)?;
+    {
+        // Small pieces (headers, strided chunks) are coalesced; large slices
+        // go straight through.
+        let mut writer = io::BufWriter::with_capacity(64 << 10, temp.file_mut());
+        body(&mut writer)?;
+        writer.flush()?;
+    }
+    temp.commit()
+}
+
 /// An unnamed, locked file in the target's folder (`O_TMPFILE`), if the
 /// file system supports it and `/proc/self/fd` is there to name it later.
 #[cfg(target_os = "linux")]
@@ -499,293 +587,6 @@ fn link_anonymous(file: &File, target: &Path) -> io::Result<PathBuf> {
 #[cfg(not(target_os = "linux"))]
 fn link_anonymous(_file: &File, _target: &Path) -> io::Result<PathBuf> {
     unreachable!("no anonymous temporary files outside Linux")
-}
-
-/// Releases the `flock` of `file`'s open file description, whichever
-/// descriptors (a forked child's copies included) still refer to it.
-#[cfg(unix)]
-fn unlock(file: &File) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: plain system call on a descriptor we own; an error leaves the
-    // lock to be released with the last descriptor, as before.
-    unsafe {
-        libc::flock(file.as_raw_fd(), libc::LOCK_UN);
-    }
-}
-
-#[cfg(not(unix))]
-fn unlock(_file: &File) {}
-
-/// Takes an exclusive `flock` (waiting for it when `wait`); `Ok(false)` if
-/// another descriptor holds it.
-#[cfg(unix)]
-fn lock(file: &File, wait: bool) -> io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    let op = if wait {
-        libc::LOCK_EX
-    } else {
-        libc::LOCK_EX | libc::LOCK_NB
-    };
-    loop {
-        // SAFETY: plain system call on a descriptor we own.
-        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
-            return Ok(true);
-        }
-        let err = io::Error::last_os_error();
-        match err.kind() {
-            io::ErrorKind::Interrupted => continue,
-            io::ErrorKind::WouldBlock => return Ok(false),
-            // File systems without locks: take the name as ours.
-            _ if err.raw_os_error() == Some(libc::ENOLCK) => return Ok(true),
-            _ => return Err(err),
-        }
-    }
-}
-
-#[cfg(not(unix))]
-fn lock(_file: &File, _wait: bool) -> io::Result<bool> {
-    Ok(true)
-}
-
-/// Whether `path` still names the open `file`.
-#[cfg(unix)]
-fn same_file(file: &File, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (file.metadata(), fs::symlink_metadata(path)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
-}
-
-#[cfg(not(unix))]
-fn same_file(_file: &File, _path: &Path) -> bool {
-    true
-}
-
-/// Removes temporary files of earlier writes to `target` whose writers are
-/// gone: a regular file in one of the slots that nobody holds a lock on.
-/// Best effort: whatever cannot be checked is left alone.
-#[cfg(unix)]
-fn remove_stale(target: &Path) {
-    use std::os::unix::fs::OpenOptionsExt;
-    for k in 0..SLOTS {
-        let Ok(path) = slot_path(target, &k.to_string()) else {
-            return;
-        };
-        let Ok(file) = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&path)
-        else {
-            continue;
-        };
-        let regular = file.metadata().is_ok_and(|m| m.is_file());
-        if regular && matches!(lock(&file, false), Ok(true)) && same_file(&file, &path) {
-            // Nobody writes it: a live writer holds its lock from before
-            // the name exists (anonymous files) or checks it still owns the
-            // name after locking (named ones).
-            let _ = fs::remove_file(&path);
-        }
-    }
-}
-
-#[cfg(not(unix))]
-fn remove_stale(_target: &Path) {}
-
-/// Gives the temporary file the old file's permission bits and, where the
-/// caller may, its owner and group. When the owner or group cannot be kept,
-/// the set-user-ID or set-group-ID bit is dropped rather than handed to the
-/// caller's identity.
-#[cfg(unix)]
-fn copy_identity(file: &File, old: &fs::Metadata) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    let new = file.metadata()?;
-    let mut mode = old.mode() & 0o7777;
-    if new.uid() != old.uid() || new.gid() != old.gid() {
-        let fd = file.as_raw_fd();
-        // SAFETY: plain system calls on a descriptor we own.
-        let kept_both = unsafe { libc::fchown(fd, old.uid(), old.gid()) } == 0;
-        if !kept_both {
-            // An ordinary user may still give the file the old group.
-            // SAFETY: as above; `uid_t::MAX` (-1) leaves the owner.
-            let kept_group = unsafe { libc::fchown(fd, libc::uid_t::MAX, old.gid()) } == 0
-                || new.gid() == old.gid();
-            if new.uid() != old.uid() {
-                mode &= !0o4000;
-            }
-            if !kept_group {
-                mode &= !0o2000;
-            }
-        }
-    }
-    // After `fchown`, which clears the set-ID bits.
-    file.set_permissions(fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn copy_identity(file: &File, old: &fs::Metadata) -> io::Result<()> {
-    file.set_permissions(old.permissions())
-        .or_else(|e| match e.kind() {
-            io::ErrorKind::Unsupported => Ok(()),
-            _ => Err(e),
-        })
-}
-
-/// Refuses to rename over a target that became something other than a
-/// regular file with one name since the write started.
-fn check_still_replaceable(target: &Path) -> io::Result<()> {
-    match fs::symlink_metadata(target) {
-        Ok(meta) if !(meta.is_file() && links(&meta) == 1) => Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "{} changed into something other than a regular file with one name \
-                 during the write; it was not replaced",
-                target.display()
-            ),
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// `fsync`, ignoring kinds of file that do not support it (FIFOs, some
-/// devices).
-fn sync_if_supported(file: &File) -> io::Result<()> {
-    match file.sync_all() {
-        Err(e) if e.kind() == io::ErrorKind::InvalidInput || is_unsupported(&e) => Ok(()),
-        other => other,
-    }
-}
-
-#[cfg(unix)]
-fn is_unsupported(e: &io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::EROFS))
-}
-
-#[cfg(not(unix))]
-fn is_unsupported(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::Unsupported
-}
-
-/// Flushes the folder holding `target`, so the rename itself is durable.
-#[cfg(unix)]
-fn sync_dir(target: &Path) -> io::Result<()> {
-    let dir = File::open(folder(target))?;
-    sync_if_supported(&dir)
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_target: &Path) -> io::Result<()> {
-    Ok(())
-}
-
-/// Replaced files at least this large are released on a background thread.
-const RELEASE_LATER_MIN: u64 = 16 << 20;
-
-/// Opens the file that renaming over `target` will replace, if it is a large
-/// regular file with no other name, so that [`release_later`] can drop its
-/// last reference. `O_NONBLOCK` guards against a FIFO swapped in meanwhile.
-#[cfg(unix)]
-fn open_replaced(target: &Path) -> Option<File> {
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let meta = fs::symlink_metadata(target).ok()?;
-    if !meta.is_file() || meta.nlink() != 1 || meta.len() < RELEASE_LATER_MIN {
-        return None;
-    }
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(target)
-        .ok()
-}
-
-/// Elsewhere a replaced file cannot be held open across the rename.
-#[cfg(not(unix))]
-fn open_replaced(_target: &Path) -> Option<File> {
-    None
-}
-
-/// Closes the replaced file (its last reference, now that the rename took
-/// its name) on a short-lived background thread.
-///
-/// The kernel frees a file's blocks when its last reference goes. With the
-/// rename holding that reference, the freeing happens inside `rename(2)`:
-/// on ext4 mounted with `discard` (common on cloud VMs) it includes a
-/// synchronous discard of every block, ~350 ms for a 256 MiB file on the
-/// benchmark machine, more than writing the new file took. `np.save` pays the
-/// same inside `open(O_TRUNC)`. Closing off the calling thread lets
-/// `write_npy` over an existing file return as fast as one to a new file
-/// (BENCHMARKS.md, `write_existing_*`); the new file is already in place, so
-/// nothing about the result depends on when the old blocks are freed. If no
-/// thread can be started, the file is closed here.
-fn release_later(old: File) {
-    let _ = std::thread::Builder::new()
-        .name("ndnpy-release".into())
-        .spawn(move || drop(old));
-}
-
-/// Reserves `len` bytes for `file`, so that a full disk is reported before
-/// any data is written and ext4 need not allocate blocks piecemeal.
-#[cfg(target_os = "linux")]
-pub(crate) fn reserve(file: &File, len: u64) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    if len == 0 {
-        return Ok(());
-    }
-    let Ok(len) = libc::off_t::try_from(len) else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "file too large",
-        ));
-    };
-    // SAFETY: plain system call on a file descriptor we own.
-    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) };
-    if rc == 0 {
-        return Ok(());
-    }
-    let err = io::Error::last_os_error();
-    match err.raw_os_error() {
-        // File systems without fallocate: write without a reservation.
-        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) | Some(libc::EINVAL) => Ok(()),
-        _ => Err(err),
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn reserve(_file: &File, _len: u64) -> io::Result<()> {
-    Ok(())
-}
-
-/// Writes a file of `len` bytes at `target` with `body`, with the default
-/// options.
-#[allow(dead_code)]
-pub(crate) fn write_file<F>(target: &Path, len: u64, body: F) -> Result<()>
-where
-    F: FnOnce(&mut io::BufWriter<&mut File>) -> Result<()>,
-{
-    write_file_with(target, len, &WriteOptions::default(), body)
-}
-
-/// Writes a file of `len` bytes at `target` with `body`: atomically for a
-/// regular file, in place for anything else (see the module docs).
-pub(crate) fn write_file_with<F>(
-    target: &Path,
-    len: u64,
-    options: &WriteOptions,
-    body: F,
-) -> Result<()>
-where
-    F: FnOnce(&mut io::BufWriter<&mut File>) -> Result<()>,
-{
-    let mut temp = TempFile::create_with(target, len, options)?;
-    {
-        // Small pieces (headers, strided chunks) are coalesced; large slices
-        // go straight through.
-        let mut writer = io::BufWriter::with_capacity(64 << 10, temp.file_mut());
-        body(&mut writer)?;
-        writer.flush()?;
-    }
-    temp.commit()
 }
 
 use std::io::Write as _;

@@ -7,4 +7,5 @@
 
 pub(crate) mod atomic;
 pub(crate) mod checked;
+pub(crate) mod fs;
 pub(crate) mod source;

@@ -95,9 +95,9 @@ impl NpyFile {
     fn open_append_at(path: &Path) -> Result<NpyFile> {
         let file = loop {
             let file = OpenOptions::new().read(true).write(true).open(path)?;
-            growth::lock(&file, path)?;
+            crate::io::fs::lock_appender(&file, path)?;
             // `make_appendable` may have replaced the file while we opened it.
-            if growth::still_at(&file, path)? {
+            if crate::io::fs::still_at(&file, path)? {
                 break file;
             }
         };
@@ -149,7 +149,7 @@ impl NpyFile {
 
     fn make_appendable_at(path: &Path) -> Result<bool> {
         let file = File::open(path)?;
-        growth::lock(&file, path)?;
+        crate::io::fs::lock_appender(&file, path)?;
         let f = Self::from_file(file, path, &ReadOptions::default(), false)?;
         growth::check_fixed_rows(&f.header)?;
         let axis = f.axis.ok_or(Error::NoGrowthAxis)?;

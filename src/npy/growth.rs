@@ -7,6 +7,7 @@
 
 use crate::array::element::Element;
 use crate::error::{Error, Result};
+use crate::io::fs::{read_at, write_at};
 use crate::format::header::{Header, MAGIC};
 use ndarray::{ArrayBase, ArrayViewD, Axis, Data, Dimension};
 use std::fs::File;
@@ -239,71 +240,6 @@ impl Write for WriteAt<'_> {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
-}
-
-#[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(file, buf, pos)
-}
-
-#[cfg(windows)]
-fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(file, buf, pos)
-}
-
-#[cfg(unix)]
-fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
-    std::os::unix::fs::FileExt::write_at(file, buf, pos)
-}
-
-#[cfg(windows)]
-fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_write(file, buf, pos)
-}
-
-/// Takes the advisory exclusive lock that marks the one appender of a file,
-/// without waiting. Readers never take it, so they are not blocked.
-#[cfg(unix)]
-pub(crate) fn lock(file: &File, path: &std::path::Path) -> Result<()> {
-    use std::os::fd::AsRawFd;
-    loop {
-        // SAFETY: plain system call on a file descriptor we own.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc == 0 {
-            return Ok(());
-        }
-        let err = io::Error::last_os_error();
-        match err.kind() {
-            io::ErrorKind::Interrupted => continue,
-            io::ErrorKind::WouldBlock => {
-                return Err(Error::Locked {
-                    path: path.to_path_buf(),
-                })
-            }
-            _ => return Err(err.into()),
-        }
-    }
-}
-
-/// Without `flock`, appenders are not serialised (documented on
-/// `NpyFile::open_append`).
-#[cfg(not(unix))]
-pub(crate) fn lock(_file: &File, _path: &std::path::Path) -> Result<()> {
-    Ok(())
-}
-
-/// Whether `file` is still the file at `path` (a concurrent
-/// `make_appendable` may have renamed a new one over it while we waited).
-#[cfg(unix)]
-pub(crate) fn still_at(file: &File, path: &std::path::Path) -> io::Result<bool> {
-    use std::os::unix::fs::MetadataExt;
-    let (a, b) = (file.metadata()?, std::fs::metadata(path)?);
-    Ok(a.dev() == b.dev() && a.ino() == b.ino())
-}
-
-#[cfg(not(unix))]
-pub(crate) fn still_at(_file: &File, _path: &std::path::Path) -> io::Result<bool> {
-    Ok(true)
 }
 
 #[cfg(test)]

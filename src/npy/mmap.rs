@@ -197,7 +197,7 @@ impl MmapNpy {
             .open(path)
             .map_err(|e| at(e.into()))?;
         file.set_len(total).map_err(|e| at(e.into()))?;
-        crate::io::atomic::reserve(&file, total).map_err(|e| at(e.into()))?;
+        crate::io::fs::reserve(&file, total).map_err(|e| at(e.into()))?;
         // SAFETY: the caller upholds `open`'s contract; the file was just
         // sized (and its blocks reserved) to hold the mapping.
         let mut map = unsafe { MmapMut::map_mut(&file)? };

@@ -1,33 +1,16 @@
-//! Pickling [`PyValue`] arrays as NumPy object arrays.
-//!
-//! The pickle is protocol 3 (NumPy 1.x and 2.x on any Python 3 load it),
-//! names `numpy.core.multiarray._reconstruct` (importable without a warning
-//! in NumPy 1.x and 2.x alike), uses no memo, and lists the elements in C
-//! order, as NumPy does. Nested numeric arrays are written through the
-//! crate's `.npy` writer, so their bytes are exactly what `np.save` writes.
+//! The [`Pickler`]'s opcodes for each kind of value: Python scalars and
+//! containers, NumPy dtypes, arrays and scalars, pandas values and time
+//! zones, opaque objects.
 
-use super::machine::MAX_DEPTH;
+use super::{alignment_of, check_missing, flags_of, fortran_only, resolution, unsupported, Pickler};
+use crate::pickle::machine::MAX_DEPTH;
 use crate::array::pyvalue::PyValue;
 use crate::array::any::AnyArray;
 use crate::format::dtype::{ByteOrder, DType, Kind};
 use crate::error::{Error, Result};
-use crate::format::header::{Header, Version};
-use ndarray::{ArrayBase, Data, Dimension};
-
-/// Appends opcodes to a buffer.
-struct Pickler {
-    out: Vec<u8>,
-}
-
-fn unsupported(what: impl Into<String>) -> Error {
-    Error::UnsupportedDType {
-        dtype: "|O".into(),
-        reason: what.into(),
-    }
-}
 
 impl Pickler {
-    fn global(&mut self, module: &str, name: &str) {
+    pub(super) fn global(&mut self, module: &str, name: &str) {
         self.out.push(b'c');
         self.out.extend_from_slice(module.as_bytes());
         self.out.push(b'\n');
@@ -35,7 +18,7 @@ impl Pickler {
         self.out.push(b'\n');
     }
 
-    fn int(&mut self, n: i64) {
+    pub(super) fn int(&mut self, n: i64) {
         if (0..=0xff).contains(&n) {
             self.out.extend_from_slice(&[b'K', n as u8]);
         } else if (0..=0xffff).contains(&n) {
@@ -45,13 +28,13 @@ impl Pickler {
             self.out.push(b'J');
             self.out.extend_from_slice(&(n as i32).to_le_bytes());
         } else {
-            let bytes = super::bigint::decimal_to_le_twos_complement(&n.to_string())
+            let bytes = crate::pickle::bigint::decimal_to_le_twos_complement(&n.to_string())
                 .expect("an i64's text is decimal");
             self.long(&bytes);
         }
     }
 
-    fn long(&mut self, bytes: &[u8]) {
+    pub(super) fn long(&mut self, bytes: &[u8]) {
         if bytes.len() < 256 {
             self.out.extend_from_slice(&[0x8a, bytes.len() as u8]);
         } else {
@@ -62,12 +45,12 @@ impl Pickler {
         self.out.extend_from_slice(bytes);
     }
 
-    fn float(&mut self, x: f64) {
+    pub(super) fn float(&mut self, x: f64) {
         self.out.push(b'G');
         self.out.extend_from_slice(&x.to_be_bytes());
     }
 
-    fn str(&mut self, s: &str) -> Result<()> {
+    pub(super) fn str(&mut self, s: &str) -> Result<()> {
         let n = u32::try_from(s.len()).map_err(|_| unsupported("a str of 4 GiB or more"))?;
         self.out.push(b'X');
         self.out.extend_from_slice(&n.to_le_bytes());
@@ -75,7 +58,7 @@ impl Pickler {
         Ok(())
     }
 
-    fn bytes(&mut self, b: &[u8]) -> Result<()> {
+    pub(super) fn bytes(&mut self, b: &[u8]) -> Result<()> {
         if b.len() < 256 {
             self.out.extend_from_slice(&[b'C', b.len() as u8]);
         } else {
@@ -87,7 +70,7 @@ impl Pickler {
         Ok(())
     }
 
-    fn tuple(&mut self, items: &[PyValue], depth: usize) -> Result<()> {
+    pub(super) fn tuple(&mut self, items: &[PyValue], depth: usize) -> Result<()> {
         match items.len() {
             0 => self.out.push(b')'),
             1..=3 => {
@@ -108,7 +91,7 @@ impl Pickler {
     }
 
     /// `]` then `( items e` in batches of 1000, as Python does.
-    fn list<'a>(
+    pub(super) fn list<'a>(
         &mut self,
         items: impl IntoIterator<Item = &'a PyValue>,
         depth: usize,
@@ -117,7 +100,7 @@ impl Pickler {
     }
 
     /// [`Pickler::list`] of items that `item` pickles.
-    fn list_with<'a, T: 'a>(
+    pub(super) fn list_with<'a, T: 'a>(
         &mut self,
         items: impl IntoIterator<Item = &'a T>,
         mut item: impl FnMut(&mut Self, &'a T) -> Result<()>,
@@ -143,11 +126,11 @@ impl Pickler {
 
     /// `callable(*args)` for a global taking the already-written arguments
     /// as one tuple.
-    fn reduce_tuple1(&mut self) {
+    pub(super) fn reduce_tuple1(&mut self) {
         self.out.extend_from_slice(&[0x85, b'R']);
     }
 
-    fn value(&mut self, v: &PyValue, depth: usize) -> Result<()> {
+    pub(super) fn value(&mut self, v: &PyValue, depth: usize) -> Result<()> {
         if depth >= MAX_DEPTH {
             return Err(Error::PickleLimit {
                 what: "nesting depth of values",
@@ -159,7 +142,7 @@ impl Pickler {
             PyValue::Bool(b) => self.out.push(if *b { 0x88 } else { 0x89 }),
             PyValue::Int(n) => self.int(*n),
             PyValue::BigInt(s) => {
-                let bytes = super::bigint::decimal_to_le_twos_complement(s)
+                let bytes = crate::pickle::bigint::decimal_to_le_twos_complement(s)
                     .ok_or_else(|| unsupported(format!("BigInt {s:?} is not decimal text")))?;
                 self.long(&bytes);
             }
@@ -272,7 +255,7 @@ impl Pickler {
     /// A dotted name (`Outer.Inner`, read from a protocol 4 pickle) is
     /// written as `getattr(module.Outer, 'Inner')`, as Python's pickler
     /// does below protocol 4, whose `GLOBAL` takes no dots.
-    fn checked_global(&mut self, module: &str, name: &str) -> Result<()> {
+    pub(super) fn checked_global(&mut self, module: &str, name: &str) -> Result<()> {
         let bad = |s: &str| s.is_empty() || s.contains(['\n', '\r', '\0']);
         if bad(module) || name.split('.').any(bad) {
             return Err(unsupported(format!(
@@ -295,7 +278,7 @@ impl Pickler {
 
     /// An opaque object as the pickle that made it: the call (or
     /// `NEWOBJ`), its items and entries, then its state.
-    fn opaque(&mut self, o: &crate::array::pyvalue::foreign::Opaque, depth: usize) -> Result<()> {
+    pub(super) fn opaque(&mut self, o: &crate::array::pyvalue::foreign::Opaque, depth: usize) -> Result<()> {
         self.value(&o.callable, depth + 1)?;
         self.tuple(&o.args, depth)?;
         self.out.push(if o.new_object { 0x81 } else { b'R' });
@@ -322,7 +305,7 @@ impl Pickler {
     }
 
     /// A time zone as Python pickles it.
-    fn time_zone(&mut self, z: &crate::array::pyvalue::foreign::TimeZone) -> Result<()> {
+    pub(super) fn time_zone(&mut self, z: &crate::array::pyvalue::foreign::TimeZone) -> Result<()> {
         match z {
             crate::array::pyvalue::foreign::TimeZone::Fixed { offset, name } => {
                 self.global("datetime", "timezone");
@@ -349,7 +332,7 @@ impl Pickler {
     }
 
     /// `numpy.dtype(code, False, True)` and its state, for scalar dtypes.
-    fn dtype(&mut self, d: &DType) -> Result<()> {
+    pub(super) fn dtype(&mut self, d: &DType) -> Result<()> {
         let DType::Scalar(s) = d else {
             return Err(unsupported(format!(
                 "writing the dtype {d} inside an object array (only scalar dtypes)"
@@ -406,7 +389,7 @@ impl Pickler {
     /// `numpy.dtype(...)` and its state for any dtype: records (`V<size>`
     /// with names, fields and offsets) and sub-arrays (`V<size>` with
     /// `(base, shape)`) as NumPy pickles them, scalars by [`Pickler::dtype`].
-    fn any_dtype(&mut self, d: &DType) -> Result<()> {
+    pub(super) fn any_dtype(&mut self, d: &DType) -> Result<()> {
         let size = d
             .itemsize()
             .ok_or_else(|| unsupported(format!("the dtype {d} is too large")))?;
@@ -468,7 +451,7 @@ impl Pickler {
     }
 
     /// `_reconstruct(ndarray, (0,), b'b')` and its `BUILD` state.
-    fn array(&mut self, a: &AnyArray, depth: usize) -> Result<()> {
+    pub(super) fn array(&mut self, a: &AnyArray, depth: usize) -> Result<()> {
         self.global("numpy.core.multiarray", "_reconstruct");
         self.global("numpy", "ndarray");
         self.int(0);
@@ -513,7 +496,7 @@ impl Pickler {
     }
 
     /// `_convert_to_stringdtype_kwargs(coerce[, na_object])`.
-    fn string_dtype(&mut self, a: &crate::array::stringdtype::StringDTypeArray) -> Result<()> {
+    pub(super) fn string_dtype(&mut self, a: &crate::array::stringdtype::StringDTypeArray) -> Result<()> {
         self.global("numpy._core._internal", "_convert_to_stringdtype_kwargs");
         self.out.push(if a.coerce { 0x88 } else { 0x89 });
         match &a.na_object {
@@ -528,7 +511,7 @@ impl Pickler {
 
     /// The elements of a `StringDType` array in C order, the NA object
     /// for missing ones.
-    fn string_dtype_items(&mut self, a: &crate::array::stringdtype::StringDTypeArray) -> Result<()> {
+    pub(super) fn string_dtype_items(&mut self, a: &crate::array::stringdtype::StringDTypeArray) -> Result<()> {
         check_missing(a)?;
         let na = a.na_object.clone().unwrap_or(PyValue::None);
         self.list_with(a.values.iter(), |p, v| match v {
@@ -539,8 +522,8 @@ impl Pickler {
 
     /// The list of one tuple of field values per record, as NumPy pickles
     /// records with object fields.
-    fn record_rows(&mut self, r: &crate::RecordArray, depth: usize) -> Result<()> {
-        let rows = super::records::record_rows(r)?;
+    pub(super) fn record_rows(&mut self, r: &crate::RecordArray, depth: usize) -> Result<()> {
+        let rows = crate::pickle::records::record_rows(r)?;
         self.list_with(rows.iter(), |p, row| {
             p.out.push(b'(');
             for v in row {
@@ -551,7 +534,7 @@ impl Pickler {
         })
     }
 
-    fn shape(&mut self, shape: &[usize]) {
+    pub(super) fn shape(&mut self, shape: &[usize]) {
         self.out.push(b'(');
         for &d in shape {
             self.int(d as i64);
@@ -559,251 +542,3 @@ impl Pickler {
         self.out.push(b't');
     }
 }
-
-/// A missing element needs the dtype's `na_object` to stand for it
-/// (without one, NumPy would store `None` as the string `'None'`).
-fn check_missing(a: &crate::array::stringdtype::StringDTypeArray) -> Result<()> {
-    if a.na_object.is_none() && a.values.iter().any(Option::is_none) {
-        return Err(unsupported(
-            "a missing element in a StringDType array without na_object",
-        ));
-    }
-    Ok(())
-}
-
-/// pandas' resolution code for a unit.
-fn resolution(unit: &str) -> Result<i64> {
-    crate::array::pyvalue::foreign::RESOLUTIONS
-        .iter()
-        .find(|(_, u)| *u == unit)
-        .map(|(c, _)| *c)
-        .ok_or_else(|| unsupported(format!("the pandas unit {unit:?} (s, ms, us or ns)")))
-}
-
-/// NumPy's `dtype.flags` for `d` (what its pickled state carries):
-/// `NPY_OBJECT_DTYPE_FLAGS` for objects, `NPY_NEEDS_INIT` for str, and for a
-/// record `NPY_NEEDS_PYAPI` plus its fields' flags within
-/// `NPY_FROM_FIELDS`.
-fn flags_of(d: &DType) -> i64 {
-    const NEEDS_PYAPI: i64 = 0x10;
-    const FROM_FIELDS: i64 = 0x08 | 0x02 | 0x01 | 0x10;
-    match d {
-        DType::Scalar(s) => match s.kind {
-            Kind::Object => 63,
-            Kind::Unicode => 8,
-            _ => 0,
-        },
-        DType::Record(fields) => fields.iter().fold(NEEDS_PYAPI, |acc, f| {
-            acc | (flags_of(&f.dtype) & FROM_FIELDS)
-        }),
-        DType::SubArray(inner, _) => flags_of(inner),
-    }
-}
-
-/// NumPy's `dtype.alignment` (records as packed, which is how they are
-/// pickled unless built with `align=True`).
-fn alignment_of(d: &DType) -> usize {
-    match d {
-        DType::Scalar(s) => match s.kind {
-            Kind::Bool | Kind::Bytes | Kind::Void => 1,
-            Kind::Complex => s.size / 2,
-            Kind::Unicode => 4,
-            Kind::Object | Kind::Datetime | Kind::Timedelta => 8,
-            _ => s.size.max(1),
-        },
-        DType::Record(_) => 1,
-        DType::SubArray(inner, _) => alignment_of(inner),
-    }
-}
-
-/// The `.npy` file of records with object fields: their dtype's header,
-/// then the records pickled as `np.save` does (one tuple of field values
-/// per record, C order).
-pub(crate) fn record_npy_bytes(r: &crate::RecordArray) -> Result<Vec<u8>> {
-    let header = Header {
-        dtype: r.dtype().clone(),
-        shape: r.shape().to_vec(),
-        fortran_order: false,
-        version: Version::V1,
-    };
-    let mut p = Pickler {
-        out: header.to_bytes()?,
-    };
-    p.out.extend_from_slice(&[0x80, 3]);
-    p.global("numpy.core.multiarray", "_reconstruct");
-    p.global("numpy", "ndarray");
-    p.int(0);
-    p.out.push(0x85);
-    p.bytes(b"b")?;
-    p.out.extend_from_slice(&[0x87, b'R']);
-    p.out.push(b'(');
-    p.int(1);
-    p.shape(r.shape());
-    p.any_dtype(r.dtype())?;
-    p.out.push(0x89);
-    p.record_rows(r, 0)?;
-    p.out.extend_from_slice(b"tb.");
-    Ok(p.out)
-}
-
-/// NumPy's rule for `fortran_order`: Fortran-contiguous and not C-contiguous.
-fn fortran_only<S: Data, D: Dimension>(array: &ArrayBase<S, D>) -> bool {
-    array.ndim() > 1 && array.t().is_standard_layout() && !array.is_standard_layout()
-}
-
-/// The pickle of `value` alone (protocol 3), as `pickle.dumps(value,
-/// protocol=3)` would load it back.
-///
-/// ```
-/// use ndnpy::pickle::{dumps, loads, PyValue};
-///
-/// let v = PyValue::Dict(vec![(PyValue::Str("k".into()), PyValue::BigInt("-99999999999999999999".into()))]);
-/// assert_eq!(loads(&dumps(&v)?)?, v);
-/// # Ok::<(), ndnpy::Error>(())
-/// ```
-pub fn dumps(value: &PyValue) -> Result<Vec<u8>> {
-    let mut p = Pickler { out: vec![0x80, 3] };
-    p.value(value, 0)?;
-    p.out.push(b'.');
-    Ok(p.out)
-}
-
-/// The `.npy` file of an object array: a `|O` header, then the array
-/// pickled as `np.save` does (NumPy loads it with `allow_pickle=True`).
-///
-/// ```
-/// use ndarray::array;
-/// use ndnpy::pickle::{to_object_npy_bytes, PyValue};
-/// use ndnpy::AnyArray;
-///
-/// let a = array![PyValue::Str("a".into()), PyValue::None, PyValue::Int(3)];
-/// let bytes = to_object_npy_bytes(&a)?;
-/// let AnyArray::Object(back) = AnyArray::from_npy_bytes(&bytes)? else { panic!() };
-/// assert_eq!(back, a.into_dyn());
-/// # Ok::<(), ndnpy::Error>(())
-/// ```
-pub fn to_object_npy_bytes<S, D>(array: &ArrayBase<S, D>) -> Result<Vec<u8>>
-where
-    S: Data<Elem = PyValue>,
-    D: Dimension,
-{
-    object_npy_bytes_with(array, object_dtype, |p, v| p.value(v, 1))
-}
-
-/// The `.npy` file of an array of optional strings, as an object array of
-/// `str` and `None` (what `np.save(np.array(["a", None]))` writes).
-pub(crate) fn optional_strings_npy_bytes<S, D>(array: &ArrayBase<S, D>) -> Result<Vec<u8>>
-where
-    S: Data<Elem = Option<String>>,
-    D: Dimension,
-{
-    object_npy_bytes_with(array, object_dtype, |p, v| match v {
-        Some(s) => p.str(s),
-        None => {
-            p.out.push(b'N');
-            Ok(())
-        }
-    })
-}
-
-/// The `|O` dtype in a pickle.
-fn object_dtype(p: &mut Pickler) -> Result<()> {
-    p.dtype(&DType::parse("|O").expect("valid"))
-}
-
-/// The `.npy` file of a NumPy 2 `StringDType` array, as `np.save` writes
-/// it (a `|O` header, then the pickled array; protocol 3, which NumPy 2
-/// loads as well as the protocol 4 it writes).
-pub(crate) fn stringdtype_npy_bytes(a: &crate::array::stringdtype::StringDTypeArray) -> Result<Vec<u8>> {
-    check_missing(a)?;
-    let na = a.na_object.clone().unwrap_or(PyValue::None);
-    object_npy_bytes_with(
-        &a.values,
-        |p| p.string_dtype(a),
-        |p, v| match v {
-            Some(s) => p.str(s),
-            None => p.value(&na, 1),
-        },
-    )
-}
-
-/// The `.npy` file of an object array whose elements `item` pickles, and
-/// whose dtype `dtype` pickles.
-fn object_npy_bytes_with<T, S, D>(
-    array: &ArrayBase<S, D>,
-    dtype: impl FnOnce(&mut Pickler) -> Result<()>,
-    item: impl FnMut(&mut Pickler, &T) -> Result<()>,
-) -> Result<Vec<u8>>
-where
-    S: Data<Elem = T>,
-    D: Dimension,
-{
-    let fortran = array.ndim() > 1 && array.t().is_standard_layout() && !array.is_standard_layout();
-    let header = Header {
-        dtype: DType::parse("|O").expect("valid"),
-        shape: array.shape().to_vec(),
-        fortran_order: fortran,
-        version: Version::V1,
-    };
-    let mut p = Pickler {
-        out: header.to_bytes()?,
-    };
-    // np.save writes protocol 3 before NumPy 2.1.
-    p.out.extend_from_slice(&[0x80, 3]);
-    p.global("numpy.core.multiarray", "_reconstruct");
-    p.global("numpy", "ndarray");
-    p.int(0);
-    p.out.push(0x85);
-    p.bytes(b"b")?;
-    p.out.extend_from_slice(&[0x87, b'R']);
-    p.out.push(b'(');
-    p.int(1);
-    p.shape(array.shape());
-    dtype(&mut p)?;
-    p.out.push(if fortran { 0x88 } else { 0x89 });
-    p.list_with(array.iter(), item)?;
-    p.out.extend_from_slice(b"tb.");
-    Ok(p.out)
-}
-
-/// Writes an object array as a `.npy` stream to `writer`
-/// (see [`to_object_npy_bytes`]).
-pub fn write_object_npy_to<S, D, W>(array: &ArrayBase<S, D>, writer: W) -> Result<()>
-where
-    S: Data<Elem = PyValue>,
-    D: Dimension,
-    W: std::io::Write,
-{
-    let bytes = to_object_npy_bytes(array)?;
-    crate::io::checked::CheckedWrite(writer).write_all(&bytes)?;
-    Ok(())
-}
-
-/// Writes an object array to the `.npy` file at `path`, replacing it
-/// atomically (see [`to_object_npy_bytes`]).
-///
-/// ```
-/// # let dir = tempfile::tempdir().unwrap();
-/// # let path = dir.path().join("names.npy");
-/// use ndarray::array;
-/// use ndnpy::pickle::{read_str_npy, write_object_npy, PyValue};
-///
-/// write_object_npy(&array![PyValue::Str("ab".into()), PyValue::Str("c".into())], &path)?;
-/// let names = read_str_npy::<ndarray::Ix1, _>(&path)?;
-/// assert_eq!(names, array!["ab".to_string(), "c".to_string()]);
-/// # Ok::<(), ndnpy::Error>(())
-/// ```
-pub fn write_object_npy<S, D, P>(array: &ArrayBase<S, D>, path: P) -> Result<()>
-where
-    S: Data<Elem = PyValue>,
-    D: Dimension,
-    P: AsRef<std::path::Path>,
-{
-    let bytes = to_object_npy_bytes(array)?;
-    crate::io::atomic::write_file(path.as_ref(), bytes.len() as u64, |w| {
-        w.write_all(&bytes)?;
-        Ok(())
-    })
-}
-
-use std::io::Write as _;

@@ -1,0 +1,256 @@
+//! File system calls the layers above share: advisory locks, file
+//! identity, positioned reads and writes, preallocation and `fsync`, each
+//! with its fallback where the platform lacks it.
+
+use crate::error::{Error, Result};
+use std::fs::{self, File};
+use std::io;
+use std::path::Path;
+
+#[cfg(unix)]
+pub(crate) fn links(meta: &fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(meta)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn links(_meta: &fs::Metadata) -> u64 {
+    1
+}
+
+/// Releases the `flock` of `file`'s open file description, whichever
+/// descriptors (a forked child's copies included) still refer to it.
+#[cfg(unix)]
+pub(crate) fn unlock(file: &File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: plain system call on a descriptor we own; an error leaves the
+    // lock to be released with the last descriptor, as before.
+    unsafe {
+        libc::flock(file.as_raw_fd(), libc::LOCK_UN);
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn unlock(_file: &File) {}
+
+/// Takes an exclusive `flock` (waiting for it when `wait`); `Ok(false)` if
+/// another descriptor holds it.
+#[cfg(unix)]
+pub(crate) fn lock(file: &File, wait: bool) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let op = if wait {
+        libc::LOCK_EX
+    } else {
+        libc::LOCK_EX | libc::LOCK_NB
+    };
+    loop {
+        // SAFETY: plain system call on a descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+            return Ok(true);
+        }
+        let err = io::Error::last_os_error();
+        match err.kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return Ok(false),
+            // File systems without locks: take the name as ours.
+            _ if err.raw_os_error() == Some(libc::ENOLCK) => return Ok(true),
+            _ => return Err(err),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn lock(_file: &File, _wait: bool) -> io::Result<bool> {
+    Ok(true)
+}
+
+/// Whether `path` still names the open `file`.
+#[cfg(unix)]
+pub(crate) fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn same_file(_file: &File, _path: &Path) -> bool {
+    true
+}
+
+/// `fsync`, ignoring kinds of file that do not support it (FIFOs, some
+/// devices).
+pub(crate) fn sync_if_supported(file: &File) -> io::Result<()> {
+    match file.sync_all() {
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput || is_unsupported(&e) => Ok(()),
+        other => other,
+    }
+}
+
+#[cfg(unix)]
+pub(crate) fn is_unsupported(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::EROFS))
+}
+
+#[cfg(not(unix))]
+pub(crate) fn is_unsupported(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Unsupported
+}
+
+/// Reserves `len` bytes for `file`, so that a full disk is reported before
+/// any data is written and ext4 need not allocate blocks piecemeal.
+#[cfg(target_os = "linux")]
+pub(crate) fn reserve(file: &File, len: u64) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    if len == 0 {
+        return Ok(());
+    }
+    let Ok(len) = libc::off_t::try_from(len) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "file too large",
+        ));
+    };
+    // SAFETY: plain system call on a file descriptor we own.
+    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) };
+    if rc == 0 {
+        return Ok(());
+    }
+    let err = io::Error::last_os_error();
+    match err.raw_os_error() {
+        // File systems without fallocate: write without a reservation.
+        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) | Some(libc::EINVAL) => Ok(()),
+        _ => Err(err),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn reserve(_file: &File, _len: u64) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(unix)]
+pub(crate) fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, pos)
+}
+
+#[cfg(windows)]
+pub(crate) fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, pos)
+}
+
+#[cfg(unix)]
+pub(crate) fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::write_at(file, buf, pos)
+}
+
+#[cfg(windows)]
+pub(crate) fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_write(file, buf, pos)
+}
+
+/// Takes the advisory exclusive lock that marks the one appender of a file,
+/// without waiting. Readers never take it, so they are not blocked. Where
+/// the platform or the file system has no `flock`, appenders are not
+/// serialised (documented on `NpyFile::open_append`).
+pub(crate) fn lock_appender(file: &File, path: &Path) -> Result<()> {
+    if lock(file, false)? {
+        Ok(())
+    } else {
+        Err(Error::Locked {
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+/// Whether `file` is still the file at `path` (a concurrent
+/// `make_appendable` may have renamed a new one over it while we waited).
+#[cfg(unix)]
+pub(crate) fn still_at(file: &File, path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let (a, b) = (file.metadata()?, std::fs::metadata(path)?);
+    Ok(a.dev() == b.dev() && a.ino() == b.ino())
+}
+
+#[cfg(not(unix))]
+pub(crate) fn still_at(_file: &File, _path: &Path) -> io::Result<bool> {
+    Ok(true)
+}
+
+/// Whether `path` lies on a kernel interface file system (`/proc`, `/sys`,
+/// ...), whose "files" are not data and cannot be replaced.
+#[cfg(target_os = "linux")]
+pub(crate) fn is_pseudo_fs(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    const PSEUDO: &[i64] = &[
+        0x9fa0,     // proc
+        0x62656572, // sysfs
+        0x64626720, // debugfs
+        0x74726163, // tracefs
+        0x27e0eb,   // cgroup
+        0x63677270, // cgroup2
+        0x73636673, // securityfs
+        0x62656570, // configfs
+        0xcafe4a11, // bpf
+        0x6165676c, // pstore
+        0xde5e81e4, // efivarfs
+        0x1cd1,     // devpts
+    ];
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a NUL-terminated string and `st` a properly sized,
+    // zeroed out-parameter that `statfs` fills.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; the pointers are valid for the call.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return false;
+    }
+    #[allow(clippy::unnecessary_cast)]
+    PSEUDO.contains(&(st.f_type as i64))
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn is_pseudo_fs(_path: &Path) -> bool {
+    false
+}
+
+/// Gives the temporary file the old file's permission bits and, where the
+/// caller may, its owner and group. When the owner or group cannot be kept,
+/// the set-user-ID or set-group-ID bit is dropped rather than handed to the
+/// caller's identity.
+#[cfg(unix)]
+pub(crate) fn copy_identity(file: &File, old: &fs::Metadata) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let new = file.metadata()?;
+    let mut mode = old.mode() & 0o7777;
+    if new.uid() != old.uid() || new.gid() != old.gid() {
+        let fd = file.as_raw_fd();
+        // SAFETY: plain system calls on a descriptor we own.
+        let kept_both = unsafe { libc::fchown(fd, old.uid(), old.gid()) } == 0;
+        if !kept_both {
+            // An ordinary user may still give the file the old group.
+            // SAFETY: as above; `uid_t::MAX` (-1) leaves the owner.
+            let kept_group = unsafe { libc::fchown(fd, libc::uid_t::MAX, old.gid()) } == 0
+                || new.gid() == old.gid();
+            if new.uid() != old.uid() {
+                mode &= !0o4000;
+            }
+            if !kept_group {
+                mode &= !0o2000;
+            }
+        }
+    }
+    // After `fchown`, which clears the set-ID bits.
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+pub(crate) fn copy_identity(file: &File, old: &fs::Metadata) -> io::Result<()> {
+    file.set_permissions(old.permissions())
+        .or_else(|e| match e.kind() {
+            io::ErrorKind::Unsupported => Ok(()),
+            _ => Err(e),
+        })
+}
