@@ -65,9 +65,9 @@ pub enum AnyArray {
     #[cfg(feature = "complex")]
     C128(ArrayD<num_complex::Complex<f64>>),
     /// `<f16`: x86-64's long double ([`crate::LongDouble`], exact).
-    LongDouble(ArrayD<crate::LongDouble>),
+    LongDouble(ArrayD<crate::array::longdouble::LongDouble>),
     /// `<c32`: x86-64's complex long double ([`crate::ComplexLongDouble`]).
-    ComplexLongDouble(ArrayD<crate::ComplexLongDouble>),
+    ComplexLongDouble(ArrayD<crate::array::longdouble::ComplexLongDouble>),
     /// `<U` strings (trailing NULs stripped, as NumPy does).
     Str(ArrayD<String>),
     /// `|S` byte strings (trailing NULs stripped, as NumPy does).
@@ -219,11 +219,11 @@ macro_rules! dispatch {
                     $body
                 }
                 (Kind::Float, 16) => {
-                    type $t = crate::LongDouble;
+                    type $t = crate::array::longdouble::LongDouble;
                     $body
                 }
                 (Kind::Complex, 32) => {
-                    type $t = crate::ComplexLongDouble;
+                    type $t = crate::array::longdouble::ComplexLongDouble;
                     $body
                 }
                 _ => $otherwise,
@@ -384,7 +384,7 @@ impl AnyArray {
             AnyArray::Datetime64 { array, unit } | AnyArray::Timedelta64 { array, unit } => {
                 let mut raw = bytes(array);
                 raw.dtype = DType::Scalar(Scalar {
-                    order: crate::ByteOrder::NATIVE,
+                    order: crate::format::dtype::ByteOrder::NATIVE,
                     kind: if matches!(self, AnyArray::Datetime64 { .. }) {
                         Kind::Datetime
                     } else {
@@ -494,7 +494,7 @@ impl AnyArray {
         match self {
             AnyArray::Datetime64 { unit, .. } | AnyArray::Timedelta64 { unit, .. } => {
                 DType::Scalar(Scalar {
-                    order: crate::ByteOrder::NATIVE,
+                    order: crate::format::dtype::ByteOrder::NATIVE,
                     kind: if matches!(self, AnyArray::Datetime64 { .. }) {
                         Kind::Datetime
                     } else {

@@ -274,8 +274,8 @@ scalar_element!(num_complex::Complex<f32>, Kind::Complex, C64);
 scalar_element!(num_complex::Complex<f64>, Kind::Complex, C128);
 // x86-64's long double: 16 bytes, align 16, any bytes valid (`[u8; 16]`
 // inside); the plan zeroes the six padding bytes of each value.
-scalar_element!(crate::LongDouble, Kind::Float, LongDouble);
-scalar_element!(crate::ComplexLongDouble, Kind::Complex, ComplexLongDouble);
+scalar_element!(crate::array::longdouble::LongDouble, Kind::Float, LongDouble);
+scalar_element!(crate::array::longdouble::ComplexLongDouble, Kind::Complex, ComplexLongDouble);
 
 // SAFETY: `[T; N]` is `N` values of `T` back to back with no padding
 // (Rust guarantees array stride == size_of::<T>()), which is exactly the

@@ -92,7 +92,7 @@ fn check_view<T: LayoutElement, D: Dimension>(
 }
 
 /// The plan from `dtype` to `T`, which must be the identity for a view.
-pub(crate) fn view_plan<T: LayoutElement>(dtype: &crate::DType) -> Result<Plan> {
+pub(crate) fn view_plan<T: LayoutElement>(dtype: &crate::format::dtype::DType) -> Result<Plan> {
     let target = T::layout_dtype();
     let plan = Plan::compile(dtype, &target, type_name::<T>())?;
     if plan.is_identity() {

@@ -18,6 +18,8 @@
 mod deflate;
 mod directory;
 mod info;
+mod input;
+mod member;
 mod mmap;
 mod names;
 mod reader;

@@ -1,6 +1,8 @@
 //! [`NpzReader`]: members of an `.npz` archive into owned arrays.
 
-use super::directory::{Directory, Input, MemberReader, STORED};
+use super::directory::{Directory, STORED};
+use super::input::Input;
+use super::member::MemberReader;
 use super::{in_member, key_of, not_an_archive};
 use crate::array::any::AnyArray;
 use crate::io::checked::CheckedRead;

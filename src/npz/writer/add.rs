@@ -157,7 +157,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     pub fn add_npy_data(
         &mut self,
         name: &str,
-        header: &crate::Header,
+        header: &crate::format::header::Header,
         data: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     ) -> Result<()> {
         self.check_open(name)?;
@@ -216,7 +216,7 @@ impl<W: Write + Seek> NpzWriter<W> {
 
     /// Adds a member from a header and its data bytes (runtime-typed
     /// arrays without an element type: datetimes, records, void).
-    pub(super) fn add_raw(&mut self, name: &str, header: &crate::Header, data: &[u8]) -> Result<()> {
+    pub(super) fn add_raw(&mut self, name: &str, header: &crate::format::header::Header, data: &[u8]) -> Result<()> {
         self.check_open(name)?;
         let result = header.to_bytes().and_then(|header| {
             self.claim(name)?;

@@ -84,7 +84,7 @@ fn alignment_of(d: &DType) -> usize {
 /// The `.npy` file of records with object fields: their dtype's header,
 /// then the records pickled as `np.save` does (one tuple of field values
 /// per record, C order).
-pub(crate) fn record_npy_bytes(r: &crate::RecordArray) -> Result<Vec<u8>> {
+pub(crate) fn record_npy_bytes(r: &crate::array::record::RecordArray) -> Result<Vec<u8>> {
     let header = Header {
         dtype: r.dtype().clone(),
         shape: r.shape().to_vec(),

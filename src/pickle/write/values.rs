@@ -522,7 +522,7 @@ impl Pickler {
 
     /// The list of one tuple of field values per record, as NumPy pickles
     /// records with object fields.
-    pub(super) fn record_rows(&mut self, r: &crate::RecordArray, depth: usize) -> Result<()> {
+    pub(super) fn record_rows(&mut self, r: &crate::array::record::RecordArray, depth: usize) -> Result<()> {
         let rows = crate::pickle::records::record_rows(r)?;
         self.list_with(rows.iter(), |p, row| {
             p.out.push(b'(');
