@@ -2,23 +2,21 @@
 //! files without loading them into memory or running pickled code.
 #![forbid(unsafe_code)]
 
-mod check;
-mod convert;
-mod diff;
+mod cmd;
 mod error;
-mod info;
+mod gather;
 mod input;
+mod output;
 mod parquet;
 mod repr;
-mod show;
+mod settings;
 mod slice;
-mod stats;
 mod values;
 
 use clap::{Parser, Subcommand};
+use output::{indented, progress_bar, Outcome};
 use error::{CliError, CliResult, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE};
-use serde_json::{json, Value};
-use std::io::Write;
+use serde_json::json;
 use std::path::{Path, PathBuf};
 
 const EXIT_CODES: &str = "Exit codes:
@@ -110,7 +108,7 @@ enum Command {
         paths: Vec<String>,
         /// Output format (default: from the output's extension).
         #[arg(long, value_enum)]
-        to: Option<convert::Format>,
+        to: Option<settings::Format>,
         /// Deflate the members of an .npz output (np.savez_compressed).
         #[arg(long)]
         compress: bool,
@@ -119,10 +117,10 @@ enum Command {
         split: bool,
         /// Memory order of the output data.
         #[arg(long, value_enum)]
-        order: Option<convert::OrderArg>,
+        order: Option<settings::OrderArg>,
         /// Byte order of the output data.
         #[arg(long, value_enum)]
-        byteorder: Option<convert::ByteOrderArg>,
+        byteorder: Option<settings::ByteOrderArg>,
         /// Only this member of an .npz input.
         #[arg(long)]
         key: Option<String>,
@@ -178,109 +176,6 @@ fn expand(args: &[String]) -> CliResult<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// `v` as `serde_json::to_string_pretty` writes it, every line indented by
-/// `by` spaces (as it stands inside arrays and objects).
-fn indented(v: &Value, by: usize) -> String {
-    let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
-    let pad = " ".repeat(by);
-    pretty
-        .lines()
-        .map(|l| format!("{pad}{l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// What a command produces: text for people or JSON for programs, written
-/// as it comes (an archive of 65 536 members is never held as text or
-/// JSON), the errors (printed last, on stderr) and the exit code.
-struct Outcome {
-    out: std::io::BufWriter<std::io::Stdout>,
-    json: bool,
-    /// JSON items written so far (the output is one array).
-    items: usize,
-    /// A JSON document that is not an array (`convert`'s), written at the
-    /// end.
-    document: Option<Value>,
-    errors: Vec<String>,
-    code: i32,
-}
-
-impl Outcome {
-    fn new(json: bool) -> Outcome {
-        Outcome {
-            out: std::io::BufWriter::new(std::io::stdout()),
-            json,
-            items: 0,
-            document: None,
-            errors: Vec::new(),
-            code: EXIT_OK,
-        }
-    }
-
-    /// Text for people (ignored under `--json`).
-    fn text(&mut self, text: &str) {
-        if !self.json {
-            let _ = self.out.write_all(text.as_bytes());
-        }
-    }
-
-    /// One item of the JSON array (ignored without `--json`), formatted as
-    /// `serde_json::to_string_pretty` formats it inside the array.
-    fn item(&mut self, v: Value) {
-        if !self.json {
-            return;
-        }
-        self.begin_item();
-        self.raw(&indented(&v, 2));
-    }
-
-    /// Starts one item of the JSON array, whose text the caller writes
-    /// with [`Outcome::raw`] (an archive's members one by one).
-    fn begin_item(&mut self) {
-        let sep = if self.items == 0 { "[\n" } else { ",\n" };
-        self.raw(sep);
-        self.items += 1;
-    }
-
-    fn raw(&mut self, text: &str) {
-        let _ = self.out.write_all(text.as_bytes());
-    }
-
-    fn fail(&mut self, e: CliError) {
-        self.code = self.code.max(e.code);
-        self.errors.push(e.message);
-    }
-
-    /// Ends the output (closes the JSON array, or writes the document).
-    fn finish(mut self) -> (Vec<String>, i32) {
-        if self.json {
-            let _ = match self.document.take() {
-                Some(doc) => writeln!(
-                    self.out,
-                    "{}",
-                    serde_json::to_string_pretty(&doc).unwrap_or_default()
-                ),
-                None if self.items == 0 => writeln!(self.out, "[]"),
-                None => writeln!(self.out, "\n]"),
-            };
-        }
-        let _ = self.out.flush();
-        (self.errors, self.code)
-    }
-}
-
-fn progress_bar() -> indicatif::ProgressBar {
-    // Drawn on stderr only when it is a terminal: hidden in pipes and CI.
-    let bar =
-        indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::stderr());
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}
-
 fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
     match cli.command {
         Command::Info { files } => {
@@ -302,7 +197,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                         o.raw(&indented(m, 6));
                         members += 1;
                     };
-                    let result = info::info(&path, Some(&mut each));
+                    let result = cmd::info::info(&path, Some(&mut each));
                     if let Some(path) = head {
                         let close = if members == 0 { "]" } else { "\n    ]" };
                         o.raw(&format!("{close},\n    \"path\": {path}\n  }}"));
@@ -325,18 +220,18 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                     if let Some(count) = m.get("count") {
                         streamed = true;
                         o.text(&format!("{}\n", m["path"].as_str().unwrap_or("")));
-                        o.text(&info::render_npz_head(count.as_u64().unwrap_or(0) as usize));
+                        o.text(&cmd::info::render_npz_head(count.as_u64().unwrap_or(0) as usize));
                     } else {
-                        o.text(&info::render_member(m));
+                        o.text(&cmd::info::render_member(m));
                     }
                 };
-                match info::info(&path, Some(&mut each)) {
+                match cmd::info::info(&path, Some(&mut each)) {
                     Ok(v) => {
                         if v["truncated"] == json!(true) {
                             o.code = o.code.max(EXIT_PROBLEM);
                         }
                         if !streamed {
-                            o.text(&info::render(&v));
+                            o.text(&cmd::info::render(&v));
                         }
                     }
                     Err(e) => o.fail(e),
@@ -375,7 +270,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                 let mut count = 0usize;
                 let r = input::for_each_array(&path, key.as_deref(), |label, opened| {
                     let shown = opened.and_then(|mut op| {
-                        show::show(&mut op, slice.as_deref(), full)
+                        cmd::show::show(&mut op, slice.as_deref(), full)
                             .map_err(|m| CliError::problem(format!("{label}: {m}")))
                     });
                     count += 1;
@@ -404,7 +299,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
             for path in expand(&files)? {
                 let r = input::for_each_array(&path, key.as_deref(), |label, opened| {
                     let result = opened.and_then(|mut op| {
-                        stats::stats(&mut op, &bar)
+                        cmd::stats::stats(&mut op, &bar)
                             .map_err(|e| CliError::lib(&path, None, e))
                             .map_err(|e| CliError {
                                 message: e.message.replacen(&path.display().to_string(), label, 1),
@@ -414,7 +309,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                     match result {
                         Ok(mut v) => {
                             // Not over the progress bar (drawn on a terminal).
-                            bar.suspend(|| o.text(&stats::render(label, &v)));
+                            bar.suspend(|| o.text(&cmd::stats::render(label, &v)));
                             v["name"] = json!(label);
                             o.item(v);
                         }
@@ -440,7 +335,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
         } => {
             let (out, inputs) = paths.split_last().expect("clap requires two paths");
             let inputs = expand(inputs)?;
-            let opts = convert::Options {
+            let opts = settings::Options {
                 to,
                 compress,
                 split,
@@ -450,7 +345,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
             };
             // What --json prints if the conversion fails: nothing written.
             o.document = Some(json!({ "written": [] }));
-            let written = convert::convert(&inputs, Path::new(out), &opts)?;
+            let written = cmd::convert::convert(&inputs, Path::new(out), &opts)?;
             o.document = Some(json!({ "written": written }));
             for w in &written {
                 o.text(&format!("wrote {w}\n"));
@@ -463,13 +358,13 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
         } => {
             let mut files = Vec::new();
             for p in expand(&paths)? {
-                if let Err(e) = check::walk(&p, &mut files) {
+                if let Err(e) = cmd::check::walk(&p, &mut files) {
                     o.fail(CliError::io(&p, e));
                 }
             }
             let mut bad = 0;
             for f in &files {
-                match check::check_file(f, allow_pickle) {
+                match cmd::check::check_file(f, allow_pickle) {
                     Ok(problems) => {
                         let ok = problems.is_empty();
                         bad += !ok as usize;
@@ -571,11 +466,11 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                     Some(z) => z.member(mb.as_deref().unwrap_or(""))?,
                     None => input::open_npy(&pb)?,
                 };
-                let mut v = diff::diff(&mut oa, &mut ob, rtol, atol)?;
+                let mut v = cmd::diff::diff(&mut oa, &mut ob, rtol, atol)?;
                 if v["equal"] != json!(true) {
                     o.code = o.code.max(EXIT_PROBLEM);
                 }
-                o.text(&diff::render(&label, &v));
+                o.text(&cmd::diff::render(&label, &v));
                 v["name"] = json!(label);
                 o.item(v);
             }

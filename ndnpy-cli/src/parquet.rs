@@ -6,7 +6,7 @@
 //! levels as `__index__.NAME`). Unlike the `.npy`/`.npz` commands these load
 //! the whole frame.
 
-use crate::convert::{Format, Options};
+use crate::settings::{Format, Options};
 use crate::error::{CliError, CliResult};
 use serde_json::Value;
 use std::io::Read;

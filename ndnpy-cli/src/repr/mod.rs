@@ -3,292 +3,27 @@
 //! `numpy/_core/arrayprint.py` for the element types ndnpy reads.
 
 use crate::values::{datetime_str, f16_to_f64, Values, Width};
+use ndnpy::pickle::PyValue;
 use ndnpy::{ByteOrder, DType, Kind};
+
+mod float;
+use float::FloatFormat;
 
 pub const THRESHOLD: usize = 1000;
 pub const EDGE: usize = 3;
 const LINE_WIDTH: usize = 75;
 const PRECISION: usize = 8;
 
-/// Shortest decimal digits that read back as the same value of `width`:
-/// `(digits, exponent)` with the value `d.ddd × 10^exponent`.
-fn shortest(v: f64, width: Width) -> (String, i32) {
-    let s = match width {
-        Width::F64 => format!("{:e}", v.abs()),
-        Width::F32 => format!("{:e}", (v as f32).abs()),
-        Width::F16 => {
-            let a = v.abs();
-            (0..6)
-                .map(|p| format!("{a:.p$e}"))
-                .find(|s| rounds_to_f16(s.parse().unwrap_or(f64::NAN), a))
-                .unwrap_or_else(|| format!("{a:e}"))
-        }
-    };
-    split_sci(&s)
-}
-
-/// Whether `x` rounds to the float16 value `v` (round half to even).
-fn rounds_to_f16(x: f64, v: f64) -> bool {
-    if v == 0.0 {
-        return x < 2f64.powi(-25);
-    }
-    let e = v.log2().floor().max(-14.0) as i32;
-    let ulp = 2f64.powi(e - 10);
-    let diff = (x - v).abs();
-    let even = (v / ulp).round() as i64 % 2 == 0;
-    diff < ulp / 2.0 || (diff == ulp / 2.0 && even)
-}
-
-fn split_sci(s: &str) -> (String, i32) {
-    let (m, e) = s.split_once('e').expect("scientific");
-    (m.replace('.', ""), e.parse().expect("exponent"))
-}
-
-/// `v` rounded to `digits` fraction digits in scientific notation, as
-/// `(mantissa digits, exponent)`.
-fn sci_rounded(v: f64, digits: usize) -> (String, i32) {
-    split_sci(&format!("{:.digits$e}", v.abs()))
-}
-
-/// Positional rendering with at most 8 fraction digits, trailing zeros
-/// trimmed (NumPy's `dragon4_positional(unique, precision=8, trim='.')`):
-/// (integer part with sign, fraction part).
-fn positional(v: f64, width: Width, sign_plus: bool) -> (String, String) {
-    let (digits, exp) = shortest(v, width);
-    let frac_needed = (digits.len() as i32 - 1 - exp).max(0) as usize;
-    let (int, frac) = if frac_needed > PRECISION {
-        let s = format!("{:.PRECISION$}", v.abs());
-        let (i, f) = s.split_once('.').expect("point");
-        (i.to_owned(), f.trim_end_matches('0').to_owned())
-    } else {
-        place_point(&digits, exp)
-    };
-    let int = if int.is_empty() { "0".to_owned() } else { int };
-    (with_sign(v, int, sign_plus), frac)
-}
-
-/// Integer and fraction parts of `d.ddd × 10^exp`, trailing zeros trimmed.
-fn place_point(digits: &str, exp: i32) -> (String, String) {
-    if exp >= 0 {
-        let e = exp as usize;
-        let mut int = digits.to_owned();
-        if int.len() < e + 1 {
-            int.extend(std::iter::repeat_n('0', e + 1 - int.len()));
-        }
-        let frac = int.split_off(e + 1);
-        (int, frac.trim_end_matches('0').to_owned())
-    } else {
-        let zeros = "0".repeat((-exp - 1) as usize);
-        (
-            "0".to_owned(),
-            format!("{zeros}{digits}").trim_end_matches('0').to_owned(),
-        )
-    }
-}
-
-fn with_sign(v: f64, s: String, sign_plus: bool) -> String {
-    if v.is_sign_negative() {
-        format!("-{s}")
-    } else if sign_plus {
-        format!("+{s}")
-    } else {
-        s
-    }
-}
-
-/// NumPy's `FloatingFormat` with `floatmode='maxprec'`.
-struct FloatFormat {
-    width: Width,
-    exp: bool,
-    pad_left: usize,
-    pad_right: usize,
-    precision: usize,
-    exp_size: usize,
-    sign_plus: bool,
-}
-
-impl FloatFormat {
-    fn new(data: &[f64], width: Width, sign_plus: bool) -> FloatFormat {
-        let finite: Vec<f64> = data.iter().copied().filter(|x| x.is_finite()).collect();
-        let nonzero: Vec<f64> = finite
-            .iter()
-            .map(|x| x.abs())
-            .filter(|&x| x != 0.0)
-            .collect();
-        let mut f = FloatFormat {
-            width,
-            exp: false,
-            pad_left: 0,
-            pad_right: 0,
-            precision: PRECISION,
-            exp_size: 0,
-            sign_plus,
-        };
-        if !nonzero.is_empty() {
-            let max = nonzero.iter().copied().fold(f64::MIN, f64::max);
-            let min = nonzero.iter().copied().fold(f64::MAX, f64::min);
-            f.exp = max >= 1e8 || min < 0.0001 || max / min > 1000.0;
-        }
-        if finite.is_empty() {
-            f.precision = 0;
-        } else if f.exp {
-            let parts: Vec<(String, String, i32)> = finite
-                .iter()
-                .map(|&x| {
-                    let (d, e) = capped_sci(x, width);
-                    let sign = if x.is_sign_negative() {
-                        "-"
-                    } else if sign_plus {
-                        "+"
-                    } else {
-                        ""
-                    };
-                    (format!("{sign}{}", &d[..1]), d[1..].to_owned(), e)
-                })
-                .collect();
-            f.precision = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
-            f.exp_size = parts
-                .iter()
-                .map(|p| p.2.unsigned_abs().to_string().len())
-                .max()
-                .unwrap_or(2)
-                .max(2);
-            f.pad_left = parts.iter().map(|p| p.0.len()).max().unwrap_or(0);
-            f.pad_right = f.exp_size + 2 + f.precision;
-        } else {
-            let parts: Vec<(String, String)> = finite
-                .iter()
-                .map(|&x| positional(x, width, sign_plus))
-                .collect();
-            f.pad_left = parts.iter().map(|p| p.0.len()).max().unwrap_or(0);
-            f.pad_right = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
-        }
-        if finite.len() != data.len() {
-            let neginf = sign_plus || data.contains(&f64::NEG_INFINITY);
-            let offset = f.pad_right + 1;
-            f.pad_left = f
-                .pad_left
-                .max(3usize.saturating_sub(offset))
-                .max((3 + neginf as usize).saturating_sub(offset));
-        }
-        f
-    }
-
-    fn format(&self, x: f64) -> String {
-        if !x.is_finite() {
-            let ret = if x.is_nan() {
-                if self.sign_plus { "+nan" } else { "nan" }.to_owned()
-            } else if x < 0.0 {
-                "-inf".to_owned()
-            } else if self.sign_plus {
-                "+inf".to_owned()
-            } else {
-                "inf".to_owned()
-            };
-            let width = self.pad_left + self.pad_right + 1;
-            return format!("{ret:>width$}");
-        }
-        if self.exp {
-            let (own, _) = capped_sci(x, self.width);
-            let (digits, e) = if own.len() - 1 == self.precision {
-                capped_sci(x, self.width)
-            } else {
-                sci_rounded(x, self.precision)
-            };
-            let mantissa = format!("{}.{}", &digits[..1], &digits[1..]);
-            let mantissa = with_sign(x, mantissa, self.sign_plus);
-            let (mi, mf) = mantissa.split_once('.').expect("point");
-            let sign = if e < 0 { '-' } else { '+' };
-            let size = self.exp_size;
-            format!(
-                "{mi:>w$}.{mf}e{sign}{:0size$}",
-                e.unsigned_abs(),
-                w = self.pad_left
-            )
-        } else {
-            let (int, frac) = positional(x, self.width, self.sign_plus);
-            format!(
-                "{int:>l$}.{frac:<r$}",
-                l = self.pad_left,
-                r = self.pad_right
-            )
-        }
-    }
-}
-
-/// Shortest scientific digits, rounded to at most 8 fraction digits.
-fn capped_sci(x: f64, width: Width) -> (String, i32) {
-    let (d, e) = shortest(x, width);
-    if d.len() - 1 > PRECISION {
-        let (d, e) = sci_rounded(x, PRECISION);
-        (trim_digits(d), e)
-    } else {
-        (d, e)
-    }
-}
-
-fn trim_digits(d: String) -> String {
-    let t = d.trim_end_matches('0');
-    if t.is_empty() {
-        "0".to_owned()
-    } else {
-        t.to_owned()
-    }
-}
-
 /// Python's `repr` of a `str`.
 pub fn py_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::from(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || (0x7f..0xa1).contains(&(c as u32)) || c == '\u{ad}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
+    // The library's repr (through `PyValue`'s `Display`), so that the
+    // command and the library quote strings alike.
+    PyValue::Str(s.to_owned()).to_string()
 }
 
 /// Python's `repr` of `bytes`.
 pub fn py_bytes(b: &[u8]) -> String {
-    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
-        b'"'
-    } else {
-        b'\''
-    };
-    let mut out = String::from("b");
-    out.push(quote as char);
-    for &c in b {
-        match c {
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c as char);
-            }
-            0x20..=0x7e => out.push(c as char),
-            c => out.push_str(&format!("\\x{c:02x}")),
-        }
-    }
-    out.push(quote as char);
-    out
+    PyValue::Bytes(b.to_vec()).to_string()
 }
 
 fn pad_right_all(words: Vec<String>) -> Vec<String> {
@@ -656,27 +391,7 @@ pub fn array_repr_with(
 
 /// Python's `repr` of a float (shortest digits, as `repr(float(x))`).
 pub fn py_float(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let (digits, exp) = shortest(x, Width::F64);
-    let sign = if x.is_sign_negative() { "-" } else { "" };
-    if (-4..16).contains(&exp) {
-        let (i, f) = place_point(&digits, exp);
-        let f = if f.is_empty() { "0".to_owned() } else { f };
-        format!("{sign}{i}.{f}")
-    } else {
-        let m = if digits.len() > 1 {
-            format!("{}.{}", &digits[..1], &digits[1..])
-        } else {
-            digits
-        };
-        let es = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{m}e{es}{:02}", exp.unsigned_abs())
-    }
+    PyValue::Float(x).to_string()
 }
 
 /// The shortest repr of a float16 value given as bits (for tests).

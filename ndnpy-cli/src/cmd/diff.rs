@@ -2,7 +2,7 @@
 //! differing indices. Values are compared as `np.isclose` does
 //! (`|a - b| <= atol + rtol * |b|`), except that NaN equals NaN.
 
-use crate::convert::Gather;
+use crate::gather::Gather;
 use crate::error::{CliError, CliResult};
 use crate::input::Opened;
 use crate::slice::View;
