@@ -75,8 +75,8 @@ impl<'o, 'a> Gather<'o, 'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndnpy::{DType, Header};
     use crate::input::DataSource;
+    use ndnpy::{DType, Header};
     use std::cell::Cell;
     use std::rc::Rc;
 

@@ -14,8 +14,8 @@ mod slice;
 mod values;
 
 use clap::{Parser, Subcommand};
-use output::{indented, progress_bar, Outcome};
 use error::{CliError, CliResult, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE};
+use output::{indented, progress_bar, Outcome};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -220,7 +220,9 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                     if let Some(count) = m.get("count") {
                         streamed = true;
                         o.text(&format!("{}\n", m["path"].as_str().unwrap_or("")));
-                        o.text(&cmd::info::render_npz_head(count.as_u64().unwrap_or(0) as usize));
+                        o.text(&cmd::info::render_npz_head(
+                            count.as_u64().unwrap_or(0) as usize
+                        ));
                     } else {
                         o.text(&cmd::info::render_member(m));
                     }

@@ -6,8 +6,8 @@
 //! levels as `__index__.NAME`). Unlike the `.npy`/`.npz` commands these load
 //! the whole frame.
 
-use crate::settings::{Format, Options};
 use crate::error::{CliError, CliResult};
+use crate::settings::{Format, Options};
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -35,9 +35,9 @@
 //! (renumbered in order of appearance), and empty categoricals (their
 //! categories are lost).
 
-use crate::column::{Categorical, Column, Values};
 use crate::error::{Error, Result};
-use crate::frame::{Frame, Index, RangeIndex};
+use crate::model::column::{Categorical, Column, Values};
+use crate::model::frame::{Frame, Index, RangeIndex};
 use ndarray::{arr0, Array1};
 use ndnpy::AnyArray;
 use std::path::Path;
@@ -46,37 +46,6 @@ use std::path::Path;
 pub const INDEX_PREFIX: &str = "__index__.";
 /// The member name of a non-default RangeIndex.
 pub const RANGE_MEMBER: &str = "__range_index__";
-
-pub(crate) fn signed_codes(codes: &AnyArray) -> Result<Vec<i64>> {
-    if codes.shape().len() != 1 {
-        return Err(Error::Invalid("categorical codes must be 1-D".into()));
-    }
-    Ok(match codes {
-        AnyArray::I8(a) => a.iter().map(|&c| c as i64).collect(),
-        AnyArray::I16(a) => a.iter().map(|&c| c as i64).collect(),
-        AnyArray::I32(a) => a.iter().map(|&c| c as i64).collect(),
-        AnyArray::I64(a) => a.iter().copied().collect(),
-        other => {
-            return Err(Error::Invalid(format!(
-                "categorical codes must be signed integers, not {}",
-                other.dtype()
-            )))
-        }
-    })
-}
-
-/// Codes in the smallest signed type that holds `k` categories, as pandas.
-pub(crate) fn narrow_codes(codes: Vec<i64>, k: usize) -> AnyArray {
-    if k <= i8::MAX as usize {
-        AnyArray::I8(Array1::from_iter(codes.iter().map(|&c| c as i8)).into_dyn())
-    } else if k <= i16::MAX as usize {
-        AnyArray::I16(Array1::from_iter(codes.iter().map(|&c| c as i16)).into_dyn())
-    } else if k <= i32::MAX as usize {
-        AnyArray::I32(Array1::from_iter(codes.iter().map(|&c| c as i32)).into_dyn())
-    } else {
-        AnyArray::I64(Array1::from(codes).into_dyn())
-    }
-}
 
 fn push_column(out: &mut Vec<(String, AnyArray)>, name: String, column: &Column) {
     match column.values() {
@@ -114,9 +83,12 @@ fn push_column(out: &mut Vec<(String, AnyArray)>, name: String, column: &Column)
 /// validity NumPy users read from the values themselves.
 fn nat_mask(a: &AnyArray) -> Option<Vec<bool>> {
     match a {
-        AnyArray::Datetime64 { array, .. } | AnyArray::Timedelta64 { array, .. } => {
-            Some(array.iter().map(|&v| v != crate::NAT).collect())
-        }
+        AnyArray::Datetime64 { array, .. } | AnyArray::Timedelta64 { array, .. } => Some(
+            array
+                .iter()
+                .map(|&v| v != crate::model::column::NAT)
+                .collect(),
+        ),
         _ => None,
     }
 }

@@ -11,8 +11,8 @@
 //! Pages are written uncompressed: the dictionary is small and the codes are
 //! bit-packed at the width the category count needs.
 
-use crate::column::Categorical;
 use crate::error::{Error, Result};
+use crate::model::column::Categorical;
 use bytes::Bytes;
 use ndnpy::AnyArray;
 use parquet::basic::{Compression, Encoding};

@@ -71,18 +71,16 @@
 //!   as, generic) are refused.
 #![deny(missing_docs)]
 
-mod column;
 pub mod convert;
 mod dictionary;
 mod error;
-mod frame;
-mod meta;
+mod model;
 mod read;
 mod write;
 
-pub use column::{Categorical, Column, TimeUnit, Values, NAT};
 pub use error::{Error, Result};
-pub use frame::{Compression, Frame, Index, RangeIndex, ReadOptions, WriteOptions};
+pub use model::column::{Categorical, Column, TimeUnit, Values, NAT};
+pub use model::frame::{Compression, Frame, Index, RangeIndex, ReadOptions, WriteOptions};
 
 /// Entry points for the fuzz targets (`fuzz/fuzz_targets/parquet_*.rs`); not
 /// part of the API.

@@ -3,10 +3,10 @@
 //! `dictionary.rs`), the `pandas` key, and the `ARROW:schema` key pyarrow
 //! takes dictionary types, time zones and durations from.
 
-use crate::column::{parquet_unit, Column, TimeUnit, Values, NAT};
 use crate::error::{Error, Result};
-use crate::frame::{Compression, Frame, Index, WriteOptions};
-use crate::meta;
+use crate::model::column::{parquet_unit, Column, TimeUnit, Values, NAT};
+use crate::model::frame::{Compression, Frame, Index, WriteOptions};
+use crate::model::meta;
 use arrow_array::types::*;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, DictionaryArray, LargeStringArray, PrimitiveArray,
@@ -508,4 +508,21 @@ fn check_categories_survive(column: &Column) -> Result<()> {
                  in order of appearance, which would change the order)"
             .into(),
     })
+}
+
+/// `Frame`'s writers, here rather than beside the type: they write files.
+impl Frame {
+    /// Writes a Parquet file that pandas reads back into an equal DataFrame
+    /// (snappy-compressed, as pandas does).
+    pub fn write<P: AsRef<Path>>(&self, path: P) -> Result<()> {
+        self.write_with(path, &WriteOptions::default())
+    }
+    /// [`Frame::write`] with explicit options.
+    pub fn write_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()> {
+        write_path(self, path.as_ref(), options)
+    }
+    /// Writes the Parquet file into memory.
+    pub fn to_bytes(&self, options: &WriteOptions) -> Result<Vec<u8>> {
+        write_to(self, Vec::new(), options)
+    }
 }

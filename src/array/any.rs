@@ -1,11 +1,11 @@
 //! [`AnyArray`]: reading a file whose element type is known only at run time.
 
-use crate::format::dtype::{DType, Kind, Scalar};
-use crate::array::element::{Element, LayoutElement};
-use crate::error::{Error, Result};
-use crate::format::header::Header;
 use crate::array::decode::read_array;
+use crate::array::element::{Element, LayoutElement};
 use crate::array::record::RecordArray;
+use crate::error::{Error, Result};
+use crate::format::dtype::{DType, Kind, Scalar};
+use crate::format::header::Header;
 use crate::io::source::Source;
 use ndarray::{Array, ArrayD, Dimension, IxDyn};
 use num_traits::AsPrimitive;
@@ -260,7 +260,8 @@ pub(crate) fn layout_into_any<T: LayoutElement>(array: ArrayD<T>) -> AnyArray {
     let standard = array.as_standard_layout();
     let elements = standard.as_slice().expect("standard layout is contiguous");
     let mut bytes = Vec::new();
-    crate::array::encode::write_layout(elements, &mut bytes).expect("writing to memory cannot fail");
+    crate::array::encode::write_layout(elements, &mut bytes)
+        .expect("writing to memory cannot fail");
     let header = Header {
         dtype: T::layout_dtype(),
         shape: array.shape().to_vec(),
@@ -359,14 +360,18 @@ impl AnyArray {
             let data = match a.as_slice() {
                 Some(s) => {
                     let mut out = Vec::new();
-                    crate::array::encode::write_layout(s, &mut out).expect("writing to memory cannot fail");
+                    crate::array::encode::write_layout(s, &mut out)
+                        .expect("writing to memory cannot fail");
                     out
                 }
                 None => {
                     let standard = a.as_standard_layout();
                     let mut out = Vec::new();
-                    crate::array::encode::write_layout(standard.as_slice().expect("standard"), &mut out)
-                        .expect("writing to memory cannot fail");
+                    crate::array::encode::write_layout(
+                        standard.as_slice().expect("standard"),
+                        &mut out,
+                    )
+                    .expect("writing to memory cannot fail");
                     out
                 }
             };
@@ -429,7 +434,6 @@ impl AnyArray {
         self.raw_any()
             .expect("only string variants have no raw form")
     }
-
 
     /// Converts a numeric variant to an array of `T` with Rust's `as`
     /// semantics (floats to integers truncate toward zero and saturate, NaN
@@ -529,7 +533,11 @@ impl AnyArray {
     pub fn into_array<T: Element, D: Dimension>(self) -> Result<Array<T, D>> {
         let found = self.dtype();
         let array = T::from_any(self).map_err(|_| Error::DTypeMismatch {
-            expected: format!("{} (`{}`)", crate::array::element::type_name::<T>(), T::dtype()),
+            expected: format!(
+                "{} (`{}`)",
+                crate::array::element::type_name::<T>(),
+                T::dtype()
+            ),
             found: found.to_string(),
         })?;
         let shape = array.shape().to_vec();
@@ -572,7 +580,8 @@ mod support_tests {
                     size,
                     unit: None,
                 });
-                let typed = dispatch!(&dtype, T => { let _ = std::marker::PhantomData::<T>; true }, false);
+                let typed =
+                    dispatch!(&dtype, T => { let _ = std::marker::PhantomData::<T>; true }, false);
                 assert_eq!(
                     typed,
                     crate::plan::support::check_supported(&dtype).is_ok(),

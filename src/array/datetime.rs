@@ -2,8 +2,8 @@
 //! `i64` counts of a unit that the marker type `U` (from [`unit`]) fixes.
 
 use crate::array::any::AnyArray;
-use crate::format::dtype::{ByteOrder, DType, Kind, Scalar};
 use crate::array::element::LayoutElement;
+use crate::format::dtype::{ByteOrder, DType, Kind, Scalar};
 use ndarray::ArrayD;
 use std::marker::PhantomData;
 

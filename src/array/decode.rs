@@ -38,9 +38,9 @@ pub(crate) fn read_planned<T: LayoutElement>(
 /// Reads `n` items through a cache-sized scratch buffer and converts
 /// them item by item into zeroed destination memory.
 fn read_converted<T: LayoutElement>(
-source: &mut Source<'_>,
-n: usize,
-plan: &Plan,
+    source: &mut Source<'_>,
+    n: usize,
+    plan: &Plan,
 ) -> Result<Vec<T>> {
     let size = std::mem::size_of::<T>();
     if size == 0 {

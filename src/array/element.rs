@@ -7,10 +7,10 @@
 //! Both kinds read through the same conversion plans ([`crate::plan`]).
 
 use crate::array::any::AnyArray;
-use crate::format::dtype::{ByteOrder, DType, Kind, Scalar};
 use crate::error::{Error, Result};
-use crate::plan::Plan;
+use crate::format::dtype::{ByteOrder, DType, Kind, Scalar};
 use crate::io::source::Source;
+use crate::plan::Plan;
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 use std::io::Write;
 
@@ -88,7 +88,8 @@ pub trait Element: Clone + Send + Sync + 'static + sealed::Sealed {
     /// then never starts the pickle reader.
     #[doc(hidden)]
     #[allow(clippy::type_complexity)]
-    fn from_objects() -> Option<fn(ArrayD<crate::array::pyvalue::PyValue>) -> Result<ArrayD<Self>>> {
+    fn from_objects() -> Option<fn(ArrayD<crate::array::pyvalue::PyValue>) -> Result<ArrayD<Self>>>
+    {
         None
     }
 
@@ -274,8 +275,16 @@ scalar_element!(num_complex::Complex<f32>, Kind::Complex, C64);
 scalar_element!(num_complex::Complex<f64>, Kind::Complex, C128);
 // x86-64's long double: 16 bytes, align 16, any bytes valid (`[u8; 16]`
 // inside); the plan zeroes the six padding bytes of each value.
-scalar_element!(crate::array::longdouble::LongDouble, Kind::Float, LongDouble);
-scalar_element!(crate::array::longdouble::ComplexLongDouble, Kind::Complex, ComplexLongDouble);
+scalar_element!(
+    crate::array::longdouble::LongDouble,
+    Kind::Float,
+    LongDouble
+);
+scalar_element!(
+    crate::array::longdouble::ComplexLongDouble,
+    Kind::Complex,
+    ComplexLongDouble
+);
 
 // SAFETY: `[T; N]` is `N` values of `T` back to back with no padding
 // (Rust guarantees array stride == size_of::<T>()), which is exactly the

@@ -5,11 +5,11 @@
 
 use crate::array::any::{each_variant, AnyArray};
 use crate::array::element::{Element, LayoutElement};
-use crate::plan::Plan;
 use crate::array::record::RecordArray;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::header::{Header, Version};
+use crate::plan::Plan;
 use ndarray::{ArrayBase, Data, Dimension};
 use std::io::Write;
 

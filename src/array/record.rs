@@ -3,12 +3,12 @@
 //! type is known only at run time.
 
 use crate::array::any::AnyArray;
-use crate::format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
 use crate::array::element::LayoutElement;
 use crate::error::{Error, Result};
+use crate::format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
 use crate::format::header::{Header, Version};
-use crate::plan::Plan;
 use crate::io::source::Source;
+use crate::plan::Plan;
 use ndarray::{Array, ArrayBase, Data, Dimension, IxDyn, ShapeBuilder};
 
 /// Declares a `#[repr(C)]` struct whose values are NumPy records, and
@@ -215,8 +215,11 @@ impl RecordArray {
     ) -> Self {
         let standard = array.as_standard_layout();
         let mut data = Vec::new();
-        crate::array::encode::write_layout(standard.as_slice().expect("standard layout"), &mut data)
-            .expect("writing to memory cannot fail");
+        crate::array::encode::write_layout(
+            standard.as_slice().expect("standard layout"),
+            &mut data,
+        )
+        .expect("writing to memory cannot fail");
         RecordArray {
             dtype: T::layout_dtype(),
             shape: array.shape().to_vec(),
@@ -377,7 +380,6 @@ impl RecordArray {
     pub fn to_array<T: LayoutElement, D: Dimension>(&self) -> Result<Array<T, D>> {
         crate::array::decode::read_array(&self.header(), &mut Source::slice(&self.data))
     }
-
 
     pub(crate) fn header(&self) -> Header {
         Header {

@@ -3,9 +3,9 @@
 //! `String`, built value by value.
 
 use crate::array::any::AnyArray;
-use crate::format::dtype::{ByteOrder, DType, Kind, Scalar};
 use crate::array::element::{sealed, Element, LayoutElement};
 use crate::error::{Error, Result};
+use crate::format::dtype::{ByteOrder, DType, Kind, Scalar};
 use crate::io::source::Source;
 use ndarray::ArrayD;
 use std::io::Write;
@@ -196,7 +196,8 @@ impl Element for String {
         string_dtype(Kind::Unicode, 1)
     }
 
-    fn from_objects() -> Option<fn(ArrayD<crate::array::pyvalue::PyValue>) -> Result<ArrayD<Self>>> {
+    fn from_objects() -> Option<fn(ArrayD<crate::array::pyvalue::PyValue>) -> Result<ArrayD<Self>>>
+    {
         Some(crate::array::pyvalue::convert::strings_from_objects)
     }
 

@@ -4,8 +4,8 @@
 //! array data, which [`crate::npy::read`], [`crate::npy::view`] and [`crate::npy::mmap`]
 //! interpret with the header's dtype, shape and order.
 
-use crate::format::dtype::DType;
 use crate::error::{Error, Result};
+use crate::format::dtype::DType;
 use crate::format::literal::{self, Value, ValueKind};
 use crate::io::checked::{read_full, read_full_vec};
 use crate::options::ReadOptions;

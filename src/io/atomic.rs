@@ -17,7 +17,9 @@
 //! a dead process's locks).
 
 use crate::error::Result;
-use crate::io::fs::{copy_identity, is_pseudo_fs, links, lock, reserve, same_file, sync_if_supported, unlock};
+use crate::io::fs::{
+    copy_identity, is_pseudo_fs, links, lock, reserve, same_file, sync_if_supported, unlock,
+};
 use crate::options::WriteOptions;
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};

@@ -64,7 +64,10 @@ impl<'a> Source<'a> {
     }
 
     /// A stream read with the limits of `options`.
-    pub(crate) fn stream_with(reader: &'a mut dyn Read, options: &crate::options::ReadOptions) -> Self {
+    pub(crate) fn stream_with(
+        reader: &'a mut dyn Read,
+        options: &crate::options::ReadOptions,
+    ) -> Self {
         Source::Stream {
             reader,
             max_len: options.get_max_stream_len(),

@@ -2,10 +2,10 @@
 
 use crate::array::element::Element;
 use crate::error::{Error, Result};
-use crate::npy::growth::{self, ReadAt, WriteAt};
 use crate::format::header::{self, Header};
-use crate::options::ReadOptions;
 use crate::io::source::Source;
+use crate::npy::growth::{self, ReadAt, WriteAt};
+use crate::options::ReadOptions;
 use ndarray::{Array, ArrayBase, Data, Dimension};
 use std::fs::{File, OpenOptions};
 use std::io;

@@ -7,8 +7,8 @@
 
 use crate::array::element::Element;
 use crate::error::{Error, Result};
-use crate::io::fs::{read_at, write_at};
 use crate::format::header::{Header, MAGIC};
+use crate::io::fs::{read_at, write_at};
 use ndarray::{ArrayBase, ArrayViewD, Axis, Data, Dimension};
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -247,7 +247,7 @@ mod tests {
     use super::*;
     use crate::format::dtype::DType;
     use crate::format::header::{parse_slice, Version};
-use crate::options::ReadOptions;
+    use crate::options::ReadOptions;
 
     fn header(shape: &[usize]) -> Header {
         Header {

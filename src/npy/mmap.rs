@@ -4,9 +4,9 @@
 use crate::array::element::LayoutElement;
 use crate::error::{Error, Result};
 use crate::format::header::{self, Header, Version};
-use crate::options::ReadOptions;
-use crate::options::Order;
 use crate::npy::view::{view_data, view_data_mut};
+use crate::options::Order;
+use crate::options::ReadOptions;
 use memmap2::{Mmap, MmapMut, MmapOptions};
 use ndarray::{ArrayView, ArrayViewMut, CowArray, Dimension};
 use std::fs::OpenOptions;

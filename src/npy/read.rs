@@ -4,8 +4,8 @@ use crate::array::any::AnyArray;
 use crate::array::element::Element;
 use crate::error::{Error, Result};
 use crate::format::header::{self, Header};
-use crate::options::ReadOptions;
 use crate::io::source::Source;
+use crate::options::ReadOptions;
 use ndarray::{Array, Dimension};
 use std::io::Read;
 use std::path::Path;
@@ -96,7 +96,10 @@ pub(crate) fn read_array_with<T: Element, D: Dimension>(
             // A record with an object field: not a `T` array.
             other => {
                 return Err(Error::DTypeMismatch {
-                    expected: format!("an object array for {}", crate::array::element::type_name::<T>()),
+                    expected: format!(
+                        "an object array for {}",
+                        crate::array::element::type_name::<T>()
+                    ),
                     found: other.dtype().descr(),
                 })
             }
@@ -156,9 +159,7 @@ impl AnyArray {
 
     /// [`AnyArray::read_npy`] with explicit limits.
     pub fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
-        read_path(path.as_ref(), options, |h, s| {
-            read_any(h, s, options)
-        })
+        read_path(path.as_ref(), options, |h, s| read_any(h, s, options))
     }
 
     /// [`AnyArray::read_npy_from`] with explicit limits.

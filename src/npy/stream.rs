@@ -1,16 +1,16 @@
 //! Streaming `.npy` in blocks of rows: [`NpyWriter`] writes an array of
 //! unknown length, [`NpyReader`] reads one from any `io::Read`.
 
-use crate::io::atomic::TempFile;
-use crate::io::checked::{CheckedRead, CheckedWrite};
 use crate::array::element::Element;
 use crate::error::{Error, Result};
-use crate::npy::growth;
 use crate::format::header::{self, Header, Version};
+use crate::io::atomic::TempFile;
+use crate::io::checked::{CheckedRead, CheckedWrite};
+use crate::io::source::Source;
+use crate::npy::growth;
+use crate::options::Order;
 use crate::options::ReadOptions;
 use crate::options::WriteOptions;
-use crate::options::Order;
-use crate::io::source::Source;
 use ndarray::{Array, ArrayBase, Data, Dimension};
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
@@ -245,7 +245,11 @@ impl<T: Element> NpyWriter<T, File> {
             return Err(Error::AppendMismatch {
                 what: "dtype",
                 expected: format!("`{}`", header.dtype),
-                found: format!("`{}` ({})", T::dtype(), crate::array::element::type_name::<T>()),
+                found: format!(
+                    "`{}` ({})",
+                    T::dtype(),
+                    crate::array::element::type_name::<T>()
+                ),
             });
         }
         Ok(NpyWriter {

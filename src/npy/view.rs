@@ -1,11 +1,11 @@
 //! [`ViewNpy`] / [`ViewMutNpy`]: zero-copy array views of `.npy` bytes.
 
+use crate::array::decode::dimension;
 use crate::array::element::{cast_slice, cast_slice_mut, type_name, LayoutElement};
 use crate::error::{Error, Result};
 use crate::format::header::{self, Header};
 use crate::options::ReadOptions;
 use crate::plan::Plan;
-use crate::array::decode::dimension;
 use ndarray::{ArrayView, ArrayViewMut, CowArray, Dimension, ShapeBuilder};
 
 /// Borrowing `.npy` bytes (for example a memory-mapped file) as an array
@@ -162,8 +162,11 @@ pub(crate) fn view_or_copy<'a, T: LayoutElement, D: Dimension>(
             | Error::NonNativeByteOrder { .. }
             | Error::LayoutMismatch { .. }
             | Error::InvalidBool { .. },
-        ) => crate::array::decode::read_array::<T, D>(header, &mut crate::io::source::Source::slice(data))
-            .map(Into::into),
+        ) => crate::array::decode::read_array::<T, D>(
+            header,
+            &mut crate::io::source::Source::slice(data),
+        )
+        .map(Into::into),
         Err(e) => Err(e),
     }
 }

@@ -1,11 +1,14 @@
 //! [`WriteNpy`]: any array, in any memory layout, to `.npy`.
 
+use crate::array::any::AnyArray;
 use crate::array::element::Element;
+use crate::array::encode::{
+    array_npy_bytes, header_bytes, npy_header, plain_npy_bytes, plain_record_npy_bytes,
+    write_body_with,
+};
+use crate::array::record::RecordArray;
 use crate::error::Result;
 use crate::options::WriteOptions;
-use crate::array::any::AnyArray;
-use crate::array::encode::{array_npy_bytes, header_bytes, npy_header, plain_npy_bytes, plain_record_npy_bytes, write_body_with};
-use crate::array::record::RecordArray;
 use ndarray::{ArrayBase, Data, Dimension};
 use std::io::Write;
 use std::path::Path;

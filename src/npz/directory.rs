@@ -25,8 +25,8 @@
 //! [`Error::InvalidArchive`], never a panic or a huge allocation.
 
 use super::key_of;
-use crate::io::checked::read_full;
 use crate::error::{Error, Result};
+use crate::io::checked::read_full;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 
@@ -479,4 +479,3 @@ fn read_exact_or<R: Read + ?Sized>(
     }
     Ok(())
 }
-

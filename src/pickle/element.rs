@@ -4,11 +4,11 @@
 //! time, so they join [`Element`] through its object hooks rather than
 //! through byte conversion.
 
-use crate::array::pyvalue::PyValue;
 use crate::array::any::AnyArray;
-use crate::format::dtype::{DType, Kind};
 use crate::array::element::{sealed, type_name, Element};
+use crate::array::pyvalue::PyValue;
 use crate::error::{Error, Result};
+use crate::format::dtype::{DType, Kind};
 use crate::io::source::Source;
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 use std::io::Write;
@@ -170,7 +170,10 @@ impl Element for Option<String> {
                 if a.iter()
                     .all(|v| matches!(v, PyValue::Str(_) | PyValue::None)) =>
             {
-                Ok(crate::array::pyvalue::convert::optional_strings_from_objects(a).expect("checked: str or None"))
+                Ok(
+                    crate::array::pyvalue::convert::optional_strings_from_objects(a)
+                        .expect("checked: str or None"),
+                )
             }
             other => Err(other),
         }

@@ -76,19 +76,19 @@ mod records;
 mod stringdtype;
 mod write;
 
-pub use crate::array::pyvalue::foreign::{Opaque, TimeZone, Timedelta, Timestamp};
-pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
 pub use crate::array::pyvalue::convert::{optional_strings_from_objects, strings_from_objects};
-pub use crate::array::stringdtype::StringDTypeArray;
+pub use crate::array::pyvalue::foreign::{Opaque, TimeZone, Timedelta, Timestamp};
 pub use crate::array::pyvalue::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
+pub use crate::array::stringdtype::StringDTypeArray;
+pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
 pub use write::{dumps, to_object_npy_bytes, write_object_npy, write_object_npy_to};
 pub(crate) use write::{record_npy_bytes, stringdtype_npy_bytes};
 
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
 use crate::format::header::Header;
-use crate::options::ReadOptions;
 use crate::io::source::Source;
+use crate::options::ReadOptions;
 use machine::{Machine, Node};
 use ndarray::{Array, Dimension};
 use std::path::Path;
@@ -171,7 +171,9 @@ pub(crate) fn read_object_data(
             ),
         });
     }
-    if crate::array::record::to_native(&array.dtype()) != crate::array::record::to_native(&header.dtype) {
+    if crate::array::record::to_native(&array.dtype())
+        != crate::array::record::to_native(&header.dtype)
+    {
         return Err(Error::MalformedPickle {
             pos: 0,
             reason: format!(
@@ -204,7 +206,9 @@ pub fn read_optional_str_npy<D: Dimension, P: AsRef<Path>>(
 ) -> Result<Array<Option<String>, D>> {
     match AnyArray::read_npy(path)? {
         AnyArray::Object(a) => optional_strings_from_objects(a),
-        AnyArray::StringDType(s) => optional_strings_from_objects(crate::array::stringdtype::as_objects(s)),
+        AnyArray::StringDType(s) => {
+            optional_strings_from_objects(crate::array::stringdtype::as_objects(s))
+        }
         other => Err(Error::DTypeMismatch {
             expected: "Option<String> (an object array of str or None)".into(),
             found: other.dtype().to_string(),

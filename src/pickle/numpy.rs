@@ -8,10 +8,10 @@
 //! exactly the dtypes a `.npy` file does.
 
 use super::machine::{self, Machine, Node};
-use crate::array::pyvalue::{NumpyScalar, PyValue};
 use crate::array::any::AnyArray;
-use crate::format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
+use crate::array::pyvalue::{NumpyScalar, PyValue};
 use crate::error::{Error, Result};
+use crate::format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
 use ndarray::{ArrayD, IxDyn, ShapeBuilder};
 
 /// `_reconstruct(ndarray, (0,), b'b')`, waiting for its state.

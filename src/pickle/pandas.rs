@@ -13,9 +13,9 @@
 //! | `datetime timezone` | fixed-offset zones, UTC among them: `(timedelta[, name])` | [`TimeZone::Fixed`] |
 //! | `builtins getattr` of `zoneinfo ZoneInfo` and `'_unpickle'` | named zones: `(key, 1)` | [`TimeZone::Zone`] |
 
-use crate::array::pyvalue::foreign::{TimeZone, Timedelta, Timestamp, RESOLUTIONS};
 use super::globals::Global;
 use super::machine::{value_node, Machine, Node};
+use crate::array::pyvalue::foreign::{TimeZone, Timedelta, Timestamp, RESOLUTIONS};
 use crate::array::pyvalue::PyValue;
 use crate::error::{Error, Result};
 

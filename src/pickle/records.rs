@@ -10,11 +10,11 @@
 //! sub-array field (written back as NumPy pickled them).
 
 use super::machine::Machine;
-use crate::array::pyvalue::{Date, PyValue};
 use crate::array::any::AnyArray;
-use crate::format::dtype::{DType, Field, Kind, Scalar};
-use crate::error::{Error, Result};
+use crate::array::pyvalue::{Date, PyValue};
 use crate::array::record::{to_native, RecordArray};
+use crate::error::{Error, Result};
+use crate::format::dtype::{DType, Field, Kind, Scalar};
 use ndarray::{ArrayD, IxDyn};
 
 /// The records of `dtype` and `shape` from the pickled list `items` (whose

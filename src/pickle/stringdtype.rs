@@ -6,8 +6,8 @@
 //! where an element is missing).
 
 use super::machine::{Machine, Node};
-use crate::array::pyvalue::PyValue;
 use crate::array::any::AnyArray;
+use crate::array::pyvalue::PyValue;
 use crate::array::stringdtype::StringDTypeArray;
 use crate::error::Result;
 

@@ -13,8 +13,8 @@
 
 pub(crate) mod support;
 
-use crate::format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
 use crate::error::{Error, Result};
+use crate::format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
 use std::collections::HashMap;
 
 /// One byte move: `len` bytes from `src` to `dst` (offsets within an item),

@@ -6,8 +6,8 @@
 
 use crate::error::{CliError, CliResult};
 use crate::gather::Gather;
-use crate::settings::{ByteOrderArg, Format, Options, OrderArg};
 use crate::input::{container_of, open_npy, Container, Npz, Opened};
+use crate::settings::{ByteOrderArg, Format, Options, OrderArg};
 use crate::slice::View;
 use ndnpy::{AnyArray, ByteOrder, DType, Header, Kind, Scalar};
 use std::fs::File;

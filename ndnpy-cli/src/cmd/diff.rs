@@ -2,8 +2,8 @@
 //! differing indices. Values are compared as `np.isclose` does
 //! (`|a - b| <= atol + rtol * |b|`), except that NaN equals NaN.
 
-use crate::gather::Gather;
 use crate::error::{CliError, CliResult};
+use crate::gather::Gather;
 use crate::input::Opened;
 use crate::slice::View;
 use ndnpy::{DType, Kind, Scalar};

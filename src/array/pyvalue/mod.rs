@@ -5,9 +5,9 @@ pub(crate) mod convert;
 pub(crate) mod foreign;
 
 use crate::array::any::AnyArray;
+use crate::error::Result;
 use crate::format::dtype::descr::python_str_repr;
 use crate::format::dtype::{ByteOrder, DType, Kind};
-use crate::error::Result;
 use std::fmt::{self, Write as _};
 
 /// A Python value read from (or written to) an object array.
@@ -215,9 +215,7 @@ impl fmt::Display for PyValue {
             PyValue::Set(items) => seq(f, "{", items, "}", false),
             PyValue::FrozenSet(items) if items.is_empty() => f.write_str("frozenset()"),
             PyValue::FrozenSet(items) => seq(f, "frozenset({", items, "})", false),
-            PyValue::Global { module, name } => {
-                f.write_str(&foreign::global_repr(module, name))
-            }
+            PyValue::Global { module, name } => f.write_str(&foreign::global_repr(module, name)),
             PyValue::Opaque(o) => write!(f, "<{} object>", o.class_name()),
             PyValue::Timestamp(t) => write!(f, "{t}"),
             PyValue::Timedelta(t) => write!(f, "{t}"),

@@ -18,9 +18,9 @@
 
 use crate::error::{Error, Result};
 use crate::format::literal::{Value, ValueKind};
-use std::fmt;
 use descr::{render_value, write_descr};
 use parse::{parse_type_str, record_from_values, shape_from_value, sub_array};
+use std::fmt;
 
 pub(crate) mod descr;
 mod parse;

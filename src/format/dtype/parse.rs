@@ -2,8 +2,8 @@
 //! names), record field lists and sub-array pairs, with NumPy's rules and
 //! limits.
 
-use super::*;
 use super::descr::{python_str_repr, render_value, truncate};
+use super::*;
 
 /// Parses a type string: an optional byte-order mark, then a kind and size,
 /// a one-character code, or a NumPy type name.
@@ -26,7 +26,12 @@ pub(super) fn parse_type_str(descr: &str) -> Result<Scalar> {
 }
 
 /// Applies NumPy's byte-order normalisation.
-pub(super) fn normalise(mark: Option<char>, kind: Kind, size: usize, unit: Option<String>) -> Scalar {
+pub(super) fn normalise(
+    mark: Option<char>,
+    kind: Kind,
+    size: usize,
+    unit: Option<String>,
+) -> Scalar {
     let has_order = match kind {
         Kind::Bool | Kind::Bytes | Kind::Void | Kind::Object => false,
         Kind::Int | Kind::UInt => size > 1,
@@ -258,7 +263,6 @@ pub(super) fn scalar_from_name(name: &str) -> Option<std::result::Result<Scalar,
     };
     Some(Ok(normalise(None, kind, size, unit)))
 }
-
 
 /// Builds a sub-array, collapsing an empty shape to the inner type as NumPy does.
 pub(super) fn sub_array(inner: DType, shape: Vec<usize>) -> DType {

@@ -372,8 +372,6 @@ impl Parser {
             }
         }
     }
-
-
 }
 
 fn overflow() -> Error {

@@ -216,7 +216,12 @@ impl<W: Write + Seek> NpzWriter<W> {
 
     /// Adds a member from a header and its data bytes (runtime-typed
     /// arrays without an element type: datetimes, records, void).
-    pub(super) fn add_raw(&mut self, name: &str, header: &crate::format::header::Header, data: &[u8]) -> Result<()> {
+    pub(super) fn add_raw(
+        &mut self,
+        name: &str,
+        header: &crate::format::header::Header,
+        data: &[u8],
+    ) -> Result<()> {
         self.check_open(name)?;
         let result = header.to_bytes().and_then(|header| {
             self.claim(name)?;

@@ -2,11 +2,11 @@
 //! local header patched with the final shape and sizes when it ends.
 
 use super::NpzWriter;
-use crate::npz::sink::MemberData;
-use crate::npz::zipwrite::{Method, Open};
 use crate::array::element::Element;
 use crate::error::{Error, Result};
 use crate::format::header::{Header, Version};
+use crate::npz::sink::MemberData;
+use crate::npz::zipwrite::{Method, Open};
 use crate::options::Order;
 use crc32fast::Hasher;
 use ndarray::{ArrayBase, Data, Dimension};
@@ -163,8 +163,10 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
             });
         };
         let data = self.m.data.as_mut().expect("data present until finish");
-        let result =
-            crate::npy::growth::write_rows(&rows, &mut data.sink(&mut self.npz.out, &mut self.npz.pool));
+        let result = crate::npy::growth::write_rows(
+            &rows,
+            &mut data.sink(&mut self.npz.out, &mut self.npz.pool),
+        );
         if result.is_err() {
             self.npz.failed = Some(self.m.name.clone());
         }

@@ -3,11 +3,11 @@
 use super::deflate::{BLOCK, DEFAULT_LEVEL};
 use super::sink::{MemberData, Pool};
 use super::zipwrite::{Method, ZipOut};
-use crate::io::atomic::TempFile;
 use crate::array::element::Element;
-use crate::error::{Error, Result};
-use crate::options::WriteOptions;
 use crate::array::encode::{npy_header, write_body};
+use crate::error::{Error, Result};
+use crate::io::atomic::TempFile;
+use crate::options::WriteOptions;
 use ndarray::{ArrayBase, Data, Dimension};
 use std::collections::HashSet;
 use std::fs::File;

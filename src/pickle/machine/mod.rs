@@ -30,10 +30,10 @@ pub(crate) use values::{value_node, ARRAY_COST};
 use super::globals::{self, Global};
 use super::numpy::{self, PendingArray};
 use crate::array::pyvalue::PyValue;
-use crate::format::dtype::DType;
 use crate::error::{Error, Result};
-use crate::options::ReadOptions;
+use crate::format::dtype::DType;
 use crate::options::PickleEncoding;
+use crate::options::ReadOptions;
 
 /// Deepest nesting of values (lists in lists, arrays in lists ...). Python's
 /// own recursion limit is about 1000; this keeps the recursive conversion,

@@ -46,14 +46,16 @@ impl Machine<'_> {
             ));
         }
         self.visiting[id] = false;
-        Ok(PyValue::Opaque(Box::new(crate::array::pyvalue::foreign::Opaque {
-            callable,
-            args,
-            new_object,
-            state,
-            items,
-            entries: pairs,
-        })))
+        Ok(PyValue::Opaque(Box::new(
+            crate::array::pyvalue::foreign::Opaque {
+                callable,
+                args,
+                new_object,
+                state,
+                items,
+                entries: pairs,
+            },
+        )))
     }
 
     pub(super) fn materialize_at(&mut self, id: Id, depth: usize) -> Result<PyValue> {

@@ -7,8 +7,8 @@
 //! crate's `.npy` writer, so their bytes are exactly what `np.save` writes.
 
 use crate::array::pyvalue::PyValue;
-use crate::format::dtype::{DType, Kind};
 use crate::error::{Error, Result};
+use crate::format::dtype::{DType, Kind};
 use crate::format::header::{Header, Version};
 use ndarray::{ArrayBase, Data, Dimension};
 
@@ -23,7 +23,6 @@ fn unsupported(what: impl Into<String>) -> Error {
         reason: what.into(),
     }
 }
-
 
 /// A missing element needs the dtype's `na_object` to stand for it
 /// (without one, NumPy would store `None` as the string `'None'`).
@@ -179,7 +178,9 @@ fn object_dtype(p: &mut Pickler) -> Result<()> {
 /// The `.npy` file of a NumPy 2 `StringDType` array, as `np.save` writes
 /// it (a `|O` header, then the pickled array; protocol 3, which NumPy 2
 /// loads as well as the protocol 4 it writes).
-pub(crate) fn stringdtype_npy_bytes(a: &crate::array::stringdtype::StringDTypeArray) -> Result<Vec<u8>> {
+pub(crate) fn stringdtype_npy_bytes(
+    a: &crate::array::stringdtype::StringDTypeArray,
+) -> Result<Vec<u8>> {
     check_missing(a)?;
     let na = a.na_object.clone().unwrap_or(PyValue::None);
     object_npy_bytes_with(

@@ -2,12 +2,14 @@
 //! containers, NumPy dtypes, arrays and scalars, pandas values and time
 //! zones, opaque objects.
 
-use super::{alignment_of, check_missing, flags_of, fortran_only, resolution, unsupported, Pickler};
-use crate::pickle::machine::MAX_DEPTH;
-use crate::array::pyvalue::PyValue;
+use super::{
+    alignment_of, check_missing, flags_of, fortran_only, resolution, unsupported, Pickler,
+};
 use crate::array::any::AnyArray;
-use crate::format::dtype::{ByteOrder, DType, Kind};
+use crate::array::pyvalue::PyValue;
 use crate::error::{Error, Result};
+use crate::format::dtype::{ByteOrder, DType, Kind};
+use crate::pickle::machine::MAX_DEPTH;
 
 impl Pickler {
     pub(super) fn global(&mut self, module: &str, name: &str) {
@@ -278,7 +280,11 @@ impl Pickler {
 
     /// An opaque object as the pickle that made it: the call (or
     /// `NEWOBJ`), its items and entries, then its state.
-    pub(super) fn opaque(&mut self, o: &crate::array::pyvalue::foreign::Opaque, depth: usize) -> Result<()> {
+    pub(super) fn opaque(
+        &mut self,
+        o: &crate::array::pyvalue::foreign::Opaque,
+        depth: usize,
+    ) -> Result<()> {
         self.value(&o.callable, depth + 1)?;
         self.tuple(&o.args, depth)?;
         self.out.push(if o.new_object { 0x81 } else { b'R' });
@@ -482,8 +488,10 @@ impl Pickler {
             }
             other => {
                 let npy = crate::array::encode::plain_npy_bytes(other)?;
-                let (header, offset) =
-                    crate::format::header::parse_slice(&npy, &crate::options::ReadOptions::default())?;
+                let (header, offset) = crate::format::header::parse_slice(
+                    &npy,
+                    &crate::options::ReadOptions::default(),
+                )?;
                 self.shape(&header.shape);
                 self.any_dtype(&header.dtype)?;
                 self.out
@@ -496,7 +504,10 @@ impl Pickler {
     }
 
     /// `_convert_to_stringdtype_kwargs(coerce[, na_object])`.
-    pub(super) fn string_dtype(&mut self, a: &crate::array::stringdtype::StringDTypeArray) -> Result<()> {
+    pub(super) fn string_dtype(
+        &mut self,
+        a: &crate::array::stringdtype::StringDTypeArray,
+    ) -> Result<()> {
         self.global("numpy._core._internal", "_convert_to_stringdtype_kwargs");
         self.out.push(if a.coerce { 0x88 } else { 0x89 });
         match &a.na_object {
@@ -511,7 +522,10 @@ impl Pickler {
 
     /// The elements of a `StringDType` array in C order, the NA object
     /// for missing ones.
-    pub(super) fn string_dtype_items(&mut self, a: &crate::array::stringdtype::StringDTypeArray) -> Result<()> {
+    pub(super) fn string_dtype_items(
+        &mut self,
+        a: &crate::array::stringdtype::StringDTypeArray,
+    ) -> Result<()> {
         check_missing(a)?;
         let na = a.na_object.clone().unwrap_or(PyValue::None);
         self.list_with(a.values.iter(), |p, v| match v {
@@ -522,7 +536,11 @@ impl Pickler {
 
     /// The list of one tuple of field values per record, as NumPy pickles
     /// records with object fields.
-    pub(super) fn record_rows(&mut self, r: &crate::array::record::RecordArray, depth: usize) -> Result<()> {
+    pub(super) fn record_rows(
+        &mut self,
+        r: &crate::array::record::RecordArray,
+        depth: usize,
+    ) -> Result<()> {
         let rows = crate::pickle::records::record_rows(r)?;
         self.list_with(rows.iter(), |p, row| {
             p.out.push(b'(');

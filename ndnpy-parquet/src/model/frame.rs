@@ -1,9 +1,8 @@
 //! [`Frame`], its [`Index`], and the options of reading and writing.
 
-use crate::column::Column;
 use crate::error::{Error, Result};
+use crate::model::column::Column;
 use serde_json::Value;
-use std::path::Path;
 
 /// A pandas `RangeIndex`: `start, start + step, ...` up to `stop` (excluded).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,37 +205,6 @@ impl Frame {
             column_indexes: None,
             attributes: None,
         })
-    }
-
-    /// Reads a Parquet file; see the crate documentation for what is kept.
-    pub fn read<P: AsRef<Path>>(path: P) -> Result<Self> {
-        Self::read_with(path, &ReadOptions::default())
-    }
-
-    /// [`Frame::read`] with explicit options.
-    pub fn read_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
-        crate::read::read_path(path.as_ref(), options)
-    }
-
-    /// Reads a Parquet file held in memory.
-    pub fn from_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
-        crate::read::read_bytes(bytes, options)
-    }
-
-    /// Writes a Parquet file that pandas reads back into an equal DataFrame
-    /// (snappy-compressed, as pandas does).
-    pub fn write<P: AsRef<Path>>(&self, path: P) -> Result<()> {
-        self.write_with(path, &WriteOptions::default())
-    }
-
-    /// [`Frame::write`] with explicit options.
-    pub fn write_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()> {
-        crate::write::write_path(self, path.as_ref(), options)
-    }
-
-    /// Writes the Parquet file into memory.
-    pub fn to_bytes(&self, options: &WriteOptions) -> Result<Vec<u8>> {
-        crate::write::write_to(self, Vec::new(), options)
     }
 
     /// The data columns, in order.

@@ -1,7 +1,8 @@
 //! [`Column`]: one named, 1-D column of a frame, with its pandas type.
 
 use crate::error::{Error, Result};
-use crate::meta::ColumnMeta;
+use crate::model::meta::ColumnMeta;
+use ndarray::Array1;
 use ndnpy::AnyArray;
 
 /// The resolution of a datetime or timedelta column, as NumPy spells it
@@ -150,7 +151,7 @@ impl Categorical {
     /// The codes widened to `i64`, or an error if they are not a 1-D
     /// signed integer array.
     pub fn codes_i64(&self) -> Result<Vec<i64>> {
-        crate::convert::signed_codes(&self.codes)
+        signed_codes(&self.codes)
     }
 
     /// The number of categories.
@@ -435,7 +436,7 @@ impl Column {
     pub fn pandas_type(&self) -> String {
         match &self.meta {
             Some(m) => m.pandas_type.clone(),
-            None => crate::meta::default_types(self).0,
+            None => crate::model::meta::default_types(self).0,
         }
     }
 
@@ -444,7 +445,7 @@ impl Column {
     pub fn numpy_type(&self) -> String {
         match &self.meta {
             Some(m) => m.numpy_type.clone(),
-            None => crate::meta::default_types(self).1,
+            None => crate::model::meta::default_types(self).1,
         }
     }
 
@@ -509,5 +510,36 @@ impl From<AnyArray> for Values {
 impl From<Categorical> for Values {
     fn from(c: Categorical) -> Self {
         Values::Categorical(c)
+    }
+}
+
+pub(crate) fn signed_codes(codes: &AnyArray) -> Result<Vec<i64>> {
+    if codes.shape().len() != 1 {
+        return Err(Error::Invalid("categorical codes must be 1-D".into()));
+    }
+    Ok(match codes {
+        AnyArray::I8(a) => a.iter().map(|&c| c as i64).collect(),
+        AnyArray::I16(a) => a.iter().map(|&c| c as i64).collect(),
+        AnyArray::I32(a) => a.iter().map(|&c| c as i64).collect(),
+        AnyArray::I64(a) => a.iter().copied().collect(),
+        other => {
+            return Err(Error::Invalid(format!(
+                "categorical codes must be signed integers, not {}",
+                other.dtype()
+            )))
+        }
+    })
+}
+
+/// Codes in the smallest signed type that holds `k` categories, as pandas.
+pub(crate) fn narrow_codes(codes: Vec<i64>, k: usize) -> AnyArray {
+    if k <= i8::MAX as usize {
+        AnyArray::I8(Array1::from_iter(codes.iter().map(|&c| c as i8)).into_dyn())
+    } else if k <= i16::MAX as usize {
+        AnyArray::I16(Array1::from_iter(codes.iter().map(|&c| c as i16)).into_dyn())
+    } else if k <= i32::MAX as usize {
+        AnyArray::I32(Array1::from_iter(codes.iter().map(|&c| c as i32)).into_dyn())
+    } else {
+        AnyArray::I64(Array1::from(codes).into_dyn())
     }
 }

@@ -4,8 +4,8 @@
 //! key) and never allocates from a number in the JSON: counts such as
 //! `num_categories` are redundant with the data and ignored.
 
-use crate::column::{Column, Values};
 use crate::error::{Error, Result};
+use crate::model::column::{Column, Values};
 use ndnpy::AnyArray;
 use serde_json::{json, Map, Value};
 
@@ -214,7 +214,7 @@ fn parse_column(i: usize, item: &Value) -> Result<ColumnMeta> {
 pub(crate) fn default_types(column: &Column) -> (String, String) {
     let dtype = column.pandas_dtype();
     let time = |unit: &Option<String>, datetime: bool| {
-        crate::column::parquet_unit(unit.as_deref(), datetime)
+        crate::model::column::parquet_unit(unit.as_deref(), datetime)
             .map(|(u, _)| u.as_str().to_owned())
             .or_else(|| unit.clone())
             .unwrap_or_default()
