@@ -8,7 +8,7 @@ use crate::array::element::{Element, LayoutElement};
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::header::{Header, Version};
-use crate::io::source::{out_of_memory, reserve, zero_sized, Source};
+use crate::io::source::{out_of_memory, reserve, zero_sized, Fix, Source};
 use crate::plan::Plan;
 use ndarray::{Array, Dimension, ShapeBuilder};
 
@@ -24,7 +24,7 @@ pub(crate) fn read_planned<T: LayoutElement>(
     debug_assert_eq!(plan.dst_size(), std::mem::size_of::<T>());
     if plan.in_place() {
         let fix = |bytes: &mut [u8]| plan.fix_in_place(bytes);
-        let fix: Option<&dyn Fn(&mut [u8])> = if plan.has_fixups() { Some(&fix) } else { None };
+        let fix: Option<Fix<'_>> = if plan.has_fixups() { Some(&fix) } else { None };
         // SAFETY: an in-place plan's source has the destination's offsets
         // and types, so by `LayoutElement`'s contract any bits are valid
         // there once `fix_in_place` has swapped them to native order and

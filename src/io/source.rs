@@ -20,6 +20,10 @@ const STREAM_STEP: usize = 64 << 10;
 /// in the L2 cache between the kernel's copy and the swap.
 const SWAP_PIECE: usize = 256 << 10;
 
+/// A fix run over each piece of bytes as it arrives (byte swaps, `bool`
+/// normalisation), in place.
+pub(crate) type Fix<'a> = &'a dyn Fn(&mut [u8]);
+
 /// A source of array data.
 pub(crate) enum Source<'a> {
     /// A file positioned at the data, with the bytes left in it.
@@ -189,7 +193,7 @@ impl<'a> Source<'a> {
     pub(crate) unsafe fn read_items<T>(
         &mut self,
         n: usize,
-        fix: Option<&dyn Fn(&mut [u8])>,
+        fix: Option<Fix<'_>>,
     ) -> Result<Vec<T>> {
         let size = std::mem::size_of::<T>();
         if size == 0 {

@@ -13,9 +13,6 @@ use ndarray::{ArrayBase, Data, Dimension};
 use std::io::Write;
 use std::path::Path;
 
-/// Elements of a non-contiguous array are gathered into a buffer of this
-/// many bytes before each write.
-
 /// Writing an array as `.npy`, byte-identical to what `np.save` writes.
 ///
 /// Implemented for every [`ArrayBase`] whose elements are an [`Element`]:

@@ -14,6 +14,9 @@
 //! deflated in parallel (`sink`, `deflate`) and streamed. Everything inside
 //! a member goes through the same preamble parser and element conversion as
 //! a `.npy` file.
+//!
+//! Layer 6, the top. May use every layer below, through `crate::npy` for
+//! the arrays inside members.
 
 mod deflate;
 mod directory;

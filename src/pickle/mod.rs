@@ -1,3 +1,6 @@
+// Layer 4 (see ARCHITECTURE.md): the `|O` codec. May use `crate::error`,
+// `crate::options`, `crate::io`, `crate::format`, `crate::plan` and
+// `crate::array` (where `PyValue` lives); never `crate::npy` or `crate::npz`.
 //! Object arrays (`|O`): a safe, bounded pickle reader of our own, and a
 //! writer.
 //!

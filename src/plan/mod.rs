@@ -10,6 +10,10 @@
 //! (same offsets, some swaps) is run over the destination buffer after one
 //! read; any other plan copies each item field by field from a cache-sized
 //! scratch buffer into zeroed memory.
+//!
+//! Layer 2. May use: `crate::error` and `crate::format` (the dtype model).
+//! Knows nothing of element types, arrays or I/O: `support` says which
+//! dtypes some element type holds without naming the types.
 
 pub(crate) mod support;
 
