@@ -5,7 +5,7 @@
 use crate::array::any::AnyArray;
 use crate::array::element::LayoutElement;
 use crate::error::{Error, Result};
-use crate::format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
+use crate::format::dtype::{ByteOrder, DType, Field, Scalar};
 use crate::format::header::{Header, Version};
 use crate::io::source::Source;
 use crate::plan::Plan;
@@ -107,7 +107,7 @@ pub fn __record_dtype(size: usize, mut fields: Vec<(&str, usize, DType)>) -> DTy
     let mut at = 0;
     for (name, offset, dtype) in fields {
         if offset > at {
-            out.push(padding(offset - at));
+            out.push(Field::padding(offset - at));
         }
         at = offset + dtype.itemsize().unwrap_or(0);
         out.push(Field {
@@ -117,22 +117,9 @@ pub fn __record_dtype(size: usize, mut fields: Vec<(&str, usize, DType)>) -> DTy
         });
     }
     if size > at {
-        out.push(padding(size - at));
+        out.push(Field::padding(size - at));
     }
     DType::Record(out)
-}
-
-fn padding(size: usize) -> Field {
-    Field {
-        name: String::new(),
-        title: None,
-        dtype: DType::Scalar(Scalar {
-            order: ByteOrder::NotApplicable,
-            kind: Kind::Void,
-            size,
-            unit: None,
-        }),
-    }
 }
 
 /// `dtype` with every byte order made native.

@@ -324,7 +324,7 @@ fn record(m: &mut Machine<'_>, names: usize, fields: usize, elsize: i64) -> Resu
             });
         }
         if offset > cur {
-            out.push(padding(offset - cur));
+            out.push(Field::padding((offset - cur) as usize));
         }
         let size = dtype
             .itemsize()
@@ -340,7 +340,7 @@ fn record(m: &mut Machine<'_>, names: usize, fields: usize, elsize: i64) -> Resu
         ));
     }
     if elsize > cur {
-        out.push(padding(elsize - cur));
+        out.push(Field::padding((elsize - cur) as usize));
     }
     // NumPy refuses a title that repeats a name or another title ("title
     // already used as a name or title"); field lookups by name would
@@ -355,19 +355,6 @@ fn record(m: &mut Machine<'_>, names: usize, fields: usize, elsize: i64) -> Resu
         }
     }
     Ok(DType::Record(out))
-}
-
-fn padding(n: u64) -> Field {
-    Field {
-        name: String::new(),
-        title: None,
-        dtype: DType::Scalar(Scalar {
-            order: ByteOrder::NotApplicable,
-            kind: Kind::Void,
-            size: n as usize,
-            unit: None,
-        }),
-    }
 }
 
 /// `ndarray.__setstate__((version, shape, dtype, is_fortran, data))`.

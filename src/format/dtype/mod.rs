@@ -162,6 +162,23 @@ pub enum DType {
     SubArray(Box<DType>, Vec<usize>),
 }
 
+impl Field {
+    /// An unnamed `|V{size}` field: the padding NumPy's descriptors list
+    /// as `('', '|V4')`.
+    pub(crate) fn padding(size: usize) -> Field {
+        Field {
+            name: String::new(),
+            title: None,
+            dtype: DType::Scalar(Scalar {
+                order: ByteOrder::NotApplicable,
+                kind: Kind::Void,
+                size,
+                unit: None,
+            }),
+        }
+    }
+}
+
 /// Largest item size NumPy allows for a flexible type or sub-array
 /// dimension (a C `int`).
 const MAX_C_INT: usize = i32::MAX as usize;

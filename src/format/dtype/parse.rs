@@ -344,16 +344,7 @@ pub(super) fn record_from_values(whole: &Value, entries: &[Value]) -> Result<DTy
                     .checked_add(size)
                     .ok_or_else(|| bad(render_value(whole), "padding size overflows"))?;
             } else {
-                fields.push(Field {
-                    name: String::new(),
-                    title: None,
-                    dtype: DType::Scalar(Scalar {
-                        order: ByteOrder::NotApplicable,
-                        kind: Kind::Void,
-                        size,
-                        unit: None,
-                    }),
-                });
+                fields.push(Field::padding(size));
             }
             continue;
         }

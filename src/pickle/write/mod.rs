@@ -94,14 +94,7 @@ pub(crate) fn record_npy_bytes(r: &crate::array::record::RecordArray) -> Result<
         out: header.to_bytes()?,
     };
     p.out.extend_from_slice(&[0x80, 3]);
-    p.global("numpy.core.multiarray", "_reconstruct");
-    p.global("numpy", "ndarray");
-    p.int(0);
-    p.out.push(0x85);
-    p.bytes(b"b")?;
-    p.out.extend_from_slice(&[0x87, b'R']);
-    p.out.push(b'(');
-    p.int(1);
+    p.reconstruct()?;
     p.shape(r.shape());
     p.any_dtype(r.dtype())?;
     p.out.push(0x89);
@@ -216,14 +209,7 @@ where
     };
     // np.save writes protocol 3 before NumPy 2.1.
     p.out.extend_from_slice(&[0x80, 3]);
-    p.global("numpy.core.multiarray", "_reconstruct");
-    p.global("numpy", "ndarray");
-    p.int(0);
-    p.out.push(0x85);
-    p.bytes(b"b")?;
-    p.out.extend_from_slice(&[0x87, b'R']);
-    p.out.push(b'(');
-    p.int(1);
+    p.reconstruct()?;
     p.shape(array.shape());
     dtype(&mut p)?;
     p.out.push(if fortran { 0x88 } else { 0x89 });

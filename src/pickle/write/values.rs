@@ -456,8 +456,9 @@ impl Pickler {
         Ok(())
     }
 
-    /// `_reconstruct(ndarray, (0,), b'b')` and its `BUILD` state.
-    pub(super) fn array(&mut self, a: &AnyArray, depth: usize) -> Result<()> {
+    /// `_reconstruct(ndarray, (0,), b'b')`, then the start of the state
+    /// tuple `BUILD` gives it: a mark and the state's version, 1.
+    pub(super) fn reconstruct(&mut self) -> Result<()> {
         self.global("numpy.core.multiarray", "_reconstruct");
         self.global("numpy", "ndarray");
         self.int(0);
@@ -466,6 +467,12 @@ impl Pickler {
         self.out.extend_from_slice(&[0x87, b'R']);
         self.out.push(b'(');
         self.int(1);
+        Ok(())
+    }
+
+    /// `_reconstruct(ndarray, (0,), b'b')` and its `BUILD` state.
+    pub(super) fn array(&mut self, a: &AnyArray, depth: usize) -> Result<()> {
+        self.reconstruct()?;
         match a {
             AnyArray::StringDType(x) => {
                 self.shape(x.values.shape());
