@@ -60,7 +60,6 @@ pub use array::any::AnyArray;
 pub use array::datetime::{unit, Datetime64, Timedelta64};
 pub use array::element::{Element, LayoutElement};
 pub use array::longdouble::{ComplexLongDouble, LongDouble};
-pub use array::pyvalue::PyValue;
 #[doc(hidden)]
 pub use array::record::__record_dtype;
 pub use array::record::RecordArray;
@@ -83,6 +82,7 @@ pub use options::{
     Order, PickleEncoding, ReadOptions, WriteOptions, DEFAULT_MAX_HEADER_LEN,
     DEFAULT_MAX_STREAM_LEN,
 };
+pub use pickle::PyValue;
 
 #[cfg(feature = "half")]
 pub use half;

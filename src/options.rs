@@ -139,7 +139,7 @@ impl ReadOptions {
 
     /// Sets the most data bytes read from a stream of unknown length (a
     /// pipe, a socket, any `Read` given to `read_npy_from`): a header that
-    /// declares more gives [`Error::StreamLimit`] before anything is read,
+    /// declares more gives [`Error::StreamLimit`](crate::Error::StreamLimit) before anything is read,
     /// so a FIFO fed endless data ends with an error instead of growing
     /// memory until allocation fails. Files, byte slices and archive
     /// members have a known length and are not affected. Default

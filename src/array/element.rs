@@ -3,7 +3,7 @@
 //! [`Element`] is every type an array can be read into or written from.
 //! [`LayoutElement`] is the subset whose memory a dtype describes exactly
 //! (scalars, fixed-width strings, datetimes, sub-arrays `[T; N]`, records
-//! declared with [`crate::array::record!`]): only those can be viewed or mapped.
+//! declared with [`crate::record!`]): only those can be viewed or mapped.
 //! Both kinds read through the same conversion plans ([`crate::plan`]).
 
 use crate::array::any::AnyArray;
@@ -25,7 +25,7 @@ pub(crate) mod sealed {
 /// Implemented for every [`LayoutElement`] (the numeric scalars, `bool`,
 /// [`crate::FixedBytes`], [`crate::FixedUnicode`], [`crate::Datetime64`],
 /// [`crate::Timedelta64`], arrays `[T; N]` of them and records declared with
-/// [`crate::array::record!`]), for the *converted* elements `String` (`<U`, or an
+/// [`crate::record!`]), for the *converted* elements `String` (`<U`, or an
 /// object array of `str`) and `Vec<u8>` (`|S`), which are built value by
 /// value and cannot be viewed, and for the object elements
 /// [`crate::array::pyvalue::PyValue`] and `Option<String>` (`|O`), read and written
@@ -128,7 +128,7 @@ pub(crate) fn check_blockwise<T: Element>() -> Result<()> {
 /// layouts (byte order, field order, padding) by a compiled plan of byte
 /// moves.
 ///
-/// Implement it with [`crate::array::record!`], which derives the dtype from the
+/// Implement it with [`crate::record!`], which derives the dtype from the
 /// struct's own offsets.
 ///
 /// # Safety

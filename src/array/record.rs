@@ -1,4 +1,4 @@
-//! Records (structured dtypes): the [`crate::array::record!`] macro that declares a
+//! Records (structured dtypes): the [`crate::record!`] macro that declares a
 //! Rust struct as a layout element, and [`RecordArray`] for records whose
 //! type is known only at run time.
 
@@ -151,7 +151,7 @@ pub(crate) fn to_native(dtype: &DType) -> DType {
 ///
 /// [`crate::AnyArray::Record`] holds one; [`RecordArray::field`] takes a
 /// column out as an [`AnyArray`], and [`RecordArray::to_array`] converts the
-/// records to a type declared with [`crate::array::record!`].
+/// records to a type declared with [`crate::record!`].
 ///
 /// ```
 /// use ndnpy::{AnyArray, WriteNpy};

@@ -5,11 +5,11 @@
 use crate::array::pyvalue::PyValue;
 use ndarray::ArrayD;
 
-/// A NumPy 2 `StringDType` array, as [`AnyArray::StringDType`] holds it:
+/// A NumPy 2 `StringDType` array, as [`AnyArray::StringDType`](crate::AnyArray::StringDType) holds it:
 /// each element a string, or `None` where it is the dtype's missing-value
 /// object.
 ///
-/// Writing it back ([`AnyArray::to_npy_bytes`],
+/// Writing it back ([`AnyArray::to_npy_bytes`](crate::AnyArray::to_npy_bytes),
 /// [`crate::NpzWriter::add_any`]) gives a file that NumPy loads as an equal
 /// `StringDType` array, with the same `na_object` and `coerce`.
 ///
