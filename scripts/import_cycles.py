@@ -46,19 +46,15 @@ def module_of(root, path):
     return first[:-3] if first.endswith(".rs") else first
 
 
-_MODS = {}
-
-
-def _mods_of(root):
-    if root not in _MODS:
-        found = set()
-        for f in os.listdir(root):
-            if f.endswith(".rs") and f not in ("lib.rs", "main.rs"):
-                found.add(f[:-3])
-            elif os.path.isdir(os.path.join(root, f)):
-                found.add(f)
-        _MODS[root] = found
-    return _MODS[root]
+def top_modules(root):
+    """The crate's top-level modules: its files and folders beside the root."""
+    found = set()
+    for f in os.listdir(root):
+        if f.endswith(".rs") and f not in ("lib.rs", "main.rs"):
+            found.add(f[:-3])
+        elif os.path.isdir(os.path.join(root, f)):
+            found.add(f)
+    return found
 
 
 def strip_comments(text):
@@ -88,6 +84,7 @@ def graph(root):
     mods = set()
     edges = {}
     aliases = root_names(root)
+    tops = top_modules(root)
     for dirpath, _, files in os.walk(root):
         for f in files:
             if not f.endswith(".rs"):
@@ -100,7 +97,7 @@ def graph(root):
             text = strip_comments(open(p, encoding="utf-8").read())
             targets = set(PATH.findall(text)) | group_heads(text)
             for t in targets:
-                t = t if t in _mods_of(root) else aliases.get(t, t)
+                t = t if t in tops else aliases.get(t, t)
                 if t != m:
                     edges.setdefault(m, set()).add(t)
     for m in edges:
