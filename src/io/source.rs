@@ -347,17 +347,7 @@ fn gather(
     // A partial field first, then whole fields (the common case: the reader
     // asks for whole items).
     while done < want && !(*pos).is_multiple_of(size) {
-        let (rec, within) = (*pos / size, *pos % size);
-        let take = (size - within).min(want - done);
-        let at = rec * itemsize + offset + within;
-        for (d, &b) in dst[done..done + take]
-            .iter_mut()
-            .zip(&records[at..at + take])
-        {
-            *d = MaybeUninit::new(b);
-        }
-        done += take;
-        *pos += take;
+        done += copy_piece(records, itemsize, offset, size, pos, &mut dst[done..want]);
     }
     let whole = (want - done) / size;
     let first = *pos / size;
@@ -385,19 +375,29 @@ fn gather(
     done += whole * size;
     *pos += whole * size;
     while done < want {
-        let (rec, within) = (*pos / size, *pos % size);
-        let take = (size - within).min(want - done);
-        let at = rec * itemsize + offset + within;
-        for (d, &b) in dst[done..done + take]
-            .iter_mut()
-            .zip(&records[at..at + take])
-        {
-            *d = MaybeUninit::new(b);
-        }
-        done += take;
-        *pos += take;
+        done += copy_piece(records, itemsize, offset, size, pos, &mut dst[done..want]);
     }
     done
+}
+
+/// Copies the rest of the field that column byte `*pos` falls in (as much of
+/// it as `dst` holds) and advances `*pos`; returns the count.
+fn copy_piece(
+    records: &[u8],
+    itemsize: usize,
+    offset: usize,
+    size: usize,
+    pos: &mut usize,
+    dst: &mut [MaybeUninit<u8>],
+) -> usize {
+    let (rec, within) = (*pos / size, *pos % size);
+    let take = (size - within).min(dst.len());
+    let at = rec * itemsize + offset + within;
+    for (d, &b) in dst[..take].iter_mut().zip(&records[at..at + take]) {
+        *d = MaybeUninit::new(b);
+    }
+    *pos += take;
+    take
 }
 
 /// `n` values of a zero-sized type, refusing counts that cannot be held.

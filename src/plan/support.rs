@@ -57,3 +57,30 @@ pub(crate) fn unsupported(dtype: &DType) -> Error {
         reason,
     }
 }
+
+/// A hint naming the Rust types that fit a file dtype, for mismatch errors.
+pub(super) fn fits_hint(src: &DType) -> String {
+    match src {
+        DType::Scalar(s) => match s.kind {
+            Kind::Unicode => format!("; `{src}` reads as String or FixedUnicode<{}>", s.size / 4),
+            Kind::Bytes => format!("; `{src}` reads as Vec<u8> or FixedBytes<{}>", s.size),
+            Kind::Datetime | Kind::Timedelta => {
+                let wrapper = if s.kind == Kind::Datetime {
+                    "Datetime64"
+                } else {
+                    "Timedelta64"
+                };
+                match s.unit.as_deref() {
+                    Some(u) if u.starts_with(|c: char| c.is_ascii_digit()) => format!(
+                        "; `{src}` has a unit multiplier, which no Rust type carries: read it with AnyArray"
+                    ),
+                    Some(u) => format!("; `{src}` reads as {wrapper}<unit::{}>", if u == "as" { "as_" } else { u }),
+                    None => format!("; `{src}` has the generic unit: read it with AnyArray"),
+                }
+            }
+            _ => String::new(),
+        },
+        DType::Record(_) => "; read a record file into a type declared with ndnpy::record! whose fields it has, or as AnyArray".to_owned(),
+        DType::SubArray(..) => String::new(),
+    }
+}
