@@ -1,4 +1,6 @@
-//! [`AnyArray`]: reading a file whose element type is known only at run time.
+//! [`AnyArray`]: an array whose element type is known only at run time,
+//! its decoding from raw bytes (`read_data`, objects excepted) and its
+//! conversions. Reading files into it is `crate::npy::read`.
 
 use crate::array::decode::read_array;
 use crate::array::element::{Element, LayoutElement};
@@ -292,7 +294,7 @@ impl AnyArray {
     /// Reads the data that follows `header` from `source`, whatever its
     /// element type (the entry point for nested and member arrays). Object
     /// arrays are not raw bytes and are refused here, as `np.frombuffer`
-    /// refuses them: their pickles are read by `crate::npy::read::read_any`.
+    /// refuses them: their pickles are read by `crate::pickle::read_any`.
     pub(crate) fn read_data(header: &Header, source: &mut Source<'_>) -> Result<Self> {
         if header.dtype.has_object() {
             return Err(Error::UnsupportedDType {

@@ -27,8 +27,10 @@ pub(crate) fn read_planned<T: LayoutElement>(
         let fix: Option<Fix<'_>> = if plan.has_fixups() { Some(&fix) } else { None };
         // SAFETY: an in-place plan's source has the destination's offsets
         // and types, so by `LayoutElement`'s contract any bits are valid
-        // there once `fix_in_place` has swapped them to native order and
-        // made `bool` bytes 0 or 1; a plan without fixups needs neither.
+        // there once `fix_in_place` has swapped them to native order, made
+        // `bool` bytes 0 or 1 and zeroed long-double padding; a plan
+        // without fixups needs none of that. Padding bytes of `T` hold the
+        // file's bytes: initialised, and never read as a field.
         unsafe { source.read_items::<T>(n, fix) }
     } else {
         read_converted(source, n, plan)
@@ -60,8 +62,9 @@ fn read_converted<T: LayoutElement>(
         data.try_reserve(count)
             .map_err(|_| out_of_memory((start + count).saturating_mul(size)))?;
         let spare = &mut data.spare_capacity_mut()[..count];
-        // SAFETY: as in `read_in_place`, the bytes cover exactly the
-        // memory of `spare`; zeroing them first makes them initialised.
+        // SAFETY: `spare` is `count` uninitialised `T`s; the byte slice
+        // covers exactly their memory (`count * size` bytes, borrowed from
+        // `spare`), and `write_bytes` initialises every byte of it first.
         let bytes: &mut [u8] = unsafe {
             let ptr = spare.as_mut_ptr().cast::<u8>();
             std::ptr::write_bytes(ptr, 0, count * size);

@@ -2,9 +2,11 @@
 //! and how they land in a typed buffer without zeroing it first.
 
 use crate::error::{Error, Result};
+use crate::options::ReadOptions;
 use std::fs::File;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
+use std::path::Path;
 
 /// Buffers at least this large get transparent huge pages, as in NumPy.
 const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
@@ -187,9 +189,10 @@ impl<'a> Source<'a> {
     /// # Safety
     ///
     /// Every byte pattern that `fix` leaves (or, without `fix`, that the
-    /// source may hold) must be a valid `T`, and `T` must have no padding
-    /// that a reader could observe as uninitialised: the caller vouches for
-    /// the bytes, this function only moves them.
+    /// source may hold) must be a valid `T`: the caller vouches for the
+    /// bytes, this function only moves them. (Every byte of the result is
+    /// initialised, padding included: `fill` must write all of each piece
+    /// before the length is set, or the read fails.)
     pub(crate) unsafe fn read_items<T>(
         &mut self,
         n: usize,
@@ -326,6 +329,32 @@ impl<'a> Source<'a> {
         }
         Ok(())
     }
+}
+
+/// Opens `path`, lets `preamble` read the header at its start (returning
+/// it and the offset of the data), and hands the rest to `read`: as a file of
+/// known length when it is a regular file, otherwise (a FIFO, `/dev/stdin`)
+/// as a stream of unknown length under `options`' stream limit. I/O errors
+/// name the path.
+pub(crate) fn read_file<H, X>(
+    path: &Path,
+    options: &ReadOptions,
+    preamble: impl FnOnce(&mut File) -> Result<(H, usize)>,
+    read: impl FnOnce(&H, &mut Source<'_>) -> Result<X>,
+) -> Result<X> {
+    let inner = || {
+        let mut file = File::open(path)?;
+        let meta = file.metadata()?;
+        let (header, offset) = preamble(&mut file)?;
+        if meta.is_file() {
+            let available = meta.len().saturating_sub(offset as u64);
+            read(&header, &mut Source::file(&mut file, available))
+        } else {
+            // A FIFO or device: its length is unknown, so the stream limit holds.
+            read(&header, &mut Source::stream_with(&mut file, options))
+        }
+    };
+    inner().map_err(|e| e.at_path(path))
 }
 
 /// Copies the field column of `records` from byte `*pos` of the column into

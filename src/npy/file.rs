@@ -77,7 +77,8 @@ impl NpyFile {
     /// Takes an advisory exclusive lock (`flock`) for as long as the handle
     /// lives, so a second appender, in this process or another, gets
     /// [`Error::Locked`] instead of interleaving its rows; readers are not
-    /// affected. (On platforms without `flock` nothing is locked.)
+    /// affected. (On platforms without `flock`, and on file systems without
+    /// locks, nothing is locked.)
     ///
     /// The header must have room to record a growth axis of up to 21 digits
     /// at its present length, which every file written by `np.save` or this

@@ -80,7 +80,7 @@ impl<T: Element, D: Dimension> ReadNpy for Array<T, D> {
     }
 }
 
-/// [`read_array`] under `options`, which decide whether a pickled (`|O`)
+/// `crate::array::decode::read_array` under `options`, which decide whether a pickled (`|O`)
 /// file may be parsed for the element types an object array can hold.
 pub(crate) fn read_array_with<T: Element, D: Dimension>(
     header: &Header,
@@ -116,27 +116,19 @@ pub(crate) fn read_array_with<T: Element, D: Dimension>(
     crate::array::decode::read_array(header, source)
 }
 
-/// Opens `path`, reads its header and hands the data to `read`: as a file of
-/// known length when it is a regular file, otherwise (a FIFO, `/dev/stdin`)
-/// as a stream of unknown length. I/O errors name the path.
+/// Opens `path`, reads its header and hands the data to `read` (see
+/// [`crate::io::source::read_file`]). I/O errors name the path.
 pub(crate) fn read_path<X>(
     path: &Path,
     options: &ReadOptions,
     read: impl FnOnce(&Header, &mut Source<'_>) -> Result<X>,
 ) -> Result<X> {
-    let inner = || {
-        let mut file = std::fs::File::open(path)?;
-        let meta = file.metadata()?;
-        let (header, offset) = header::read_preamble(&mut file, options)?;
-        if meta.is_file() {
-            let available = meta.len().saturating_sub(offset as u64);
-            read(&header, &mut Source::file(&mut file, available))
-        } else {
-            // A FIFO or device: its length is unknown, so the stream limit holds.
-            read(&header, &mut Source::stream_with(&mut file, options))
-        }
-    };
-    inner().map_err(|e| e.at_path(path))
+    crate::io::source::read_file(
+        path,
+        options,
+        |file| header::read_preamble(file, options),
+        read,
+    )
 }
 
 /// `AnyArray`'s file entry points, here rather than beside the type: they
@@ -159,14 +151,16 @@ impl AnyArray {
 
     /// [`AnyArray::read_npy`] with explicit limits.
     pub fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
-        read_path(path.as_ref(), options, |h, s| read_any(h, s, options))
+        read_path(path.as_ref(), options, |h, s| {
+            crate::pickle::read_any(h, s, options)
+        })
     }
 
     /// [`AnyArray::read_npy_from`] with explicit limits.
     pub fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
         let mut reader = crate::io::checked::CheckedRead(reader);
         let (header, _) = header::read_preamble(&mut reader, options)?;
-        read_any(
+        crate::pickle::read_any(
             &header,
             &mut Source::stream_with(&mut reader, options),
             options,
@@ -176,19 +170,6 @@ impl AnyArray {
     /// [`AnyArray::from_npy_bytes`] with explicit limits.
     pub fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
         let (header, offset) = header::parse_slice(bytes, options)?;
-        read_any(&header, &mut Source::slice(&bytes[offset..]), options)
+        crate::pickle::read_any(&header, &mut Source::slice(&bytes[offset..]), options)
     }
-}
-
-/// Reads the data that follows `header` from `source`, whatever its element
-/// type, object arrays included unless `options` refuse them.
-pub(crate) fn read_any(
-    header: &Header,
-    source: &mut Source<'_>,
-    options: &ReadOptions,
-) -> Result<AnyArray> {
-    if header.dtype.has_object() {
-        return crate::pickle::read_object_data(header, source, options);
-    }
-    AnyArray::read_data(header, source)
 }

@@ -174,10 +174,6 @@ impl AnyArray {
     /// assert_eq!(AnyArray::from_npy_bytes(&bytes)?, any);
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
-    ///
-    /// (Inline, so that only programs that call it compile the write path of
-    /// every element type.)
-    #[inline]
     pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
         match self {
             AnyArray::Record(r) => r.to_npy_bytes(),

@@ -15,8 +15,8 @@
 //! a member goes through the same preamble parser and element conversion as
 //! a `.npy` file.
 //!
-//! Layer 6, the top. May use every layer below, through `crate::npy` for
-//! the arrays inside members.
+//! Layer 6, the top. May use every layer below: `crate::npy` and
+//! `crate::pickle` to read members, `crate::array::encode` to write them.
 
 mod deflate;
 mod directory;

@@ -282,7 +282,7 @@ impl<R: Read + Seek> NpzReader<R> {
     pub fn read_any(&mut self, name: &str) -> Result<AnyArray> {
         let index = self.index(name)?;
         let options = self.options;
-        self.read_index(index, |h, s| crate::npy::read::read_any(h, s, &options))
+        self.read_index(index, |h, s| crate::pickle::read_any(h, s, &options))
     }
 
     /// The decompressed bytes of member `name`, whatever it holds (NumPy
@@ -554,7 +554,7 @@ impl<R: Read + Seek> Iterator for NpzArrays<'_, R> {
         Some((
             name,
             self.reader
-                .read_index(index, |h, s| crate::npy::read::read_any(h, s, &options)),
+                .read_index(index, |h, s| crate::pickle::read_any(h, s, &options)),
         ))
     }
 

@@ -189,10 +189,35 @@ pub(crate) fn read_object_data(
     Ok(array)
 }
 
+/// Reads the data that follows `header` from `source`, whatever its element
+/// type, object arrays included unless `options` refuse them.
+pub(crate) fn read_any(
+    header: &Header,
+    source: &mut Source<'_>,
+    options: &ReadOptions,
+) -> Result<AnyArray> {
+    if header.dtype.has_object() {
+        return read_object_data(header, source, options);
+    }
+    AnyArray::read_data(header, source)
+}
+
+/// Reads the `.npy` file at `path` whatever its element type, as
+/// `AnyArray::read_npy` does, from this layer (which `crate::npy` is above).
+fn read_object_file(path: &Path) -> Result<AnyArray> {
+    let options = ReadOptions::default();
+    crate::io::source::read_file(
+        path,
+        &options,
+        |file| crate::format::header::read_preamble(file, &options),
+        |header, source| read_any(header, source, &options),
+    )
+}
+
 /// Reads an object-of-`str` `.npy` file as a `String` array (the error
 /// names the first element that is not a `str`).
 pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<String, D>> {
-    match AnyArray::read_npy(path)? {
+    match read_object_file(path.as_ref())? {
         AnyArray::Object(a) => strings_from_objects(a),
         AnyArray::StringDType(s) => strings_from_objects(crate::array::stringdtype::as_objects(s)),
         other => Err(Error::DTypeMismatch {
@@ -207,7 +232,7 @@ pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<Strin
 pub fn read_optional_str_npy<D: Dimension, P: AsRef<Path>>(
     path: P,
 ) -> Result<Array<Option<String>, D>> {
-    match AnyArray::read_npy(path)? {
+    match read_object_file(path.as_ref())? {
         AnyArray::Object(a) => optional_strings_from_objects(a),
         AnyArray::StringDType(s) => {
             optional_strings_from_objects(crate::array::stringdtype::as_objects(s))

@@ -3,9 +3,10 @@
 //! `_frombuffer` plus state into [`AnyArray`], `scalar` into
 //! [`NumpyScalar`].
 //!
-//! Numeric data inside a pickle goes through the crate's ordinary reading
-//! path ([`AnyArray::read_data`] over the bytes), so nested arrays support
-//! exactly the dtypes a `.npy` file does.
+//! Numeric data inside a pickle goes through the crate's object-free
+//! decoding (`crate::array::decode::array_from_bytes`), so nested raw arrays
+//! support exactly the dtypes a `.npy` file does, objects excepted (as
+//! `np.frombuffer` refuses them).
 
 use super::machine::{self, Machine, Node};
 use crate::array::any::AnyArray;

@@ -27,7 +27,7 @@ pub(crate) fn check_supported(dtype: &DType) -> Result<()> {
     match dtype {
         DType::Scalar(s) => match s.kind {
             Kind::Unicode | Kind::Bytes | Kind::Void | Kind::Datetime | Kind::Timedelta => Ok(()),
-            _ if has_element_type(s.kind, s.size) => Ok(()),
+            _ if s.unit.is_none() && has_element_type(s.kind, s.size) => Ok(()),
             _ => Err(unsupported(dtype)),
         },
         DType::Record(fields) => fields
