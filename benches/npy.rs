@@ -205,6 +205,29 @@ fn read_group(c: &mut Criterion, d: &Data, name: &str, path: &Path) {
     g.bench_function("ndnpy", |b| {
         b.iter_custom(|n| time_each(n, || Array2::<f64>::read_npy(path).unwrap()))
     });
+    // Into an array allocated (and faulted in) once, outside the timing:
+    // `read_npy_into` against read(2) of the data into the same memory.
+    let mut into = Array2::<f64>::ones(d.c.dim());
+    let data_len = into.len() * 8;
+    let offset = std::fs::metadata(path).unwrap().len() - data_len as u64;
+    g.bench_function("into_read2", |b| {
+        b.iter_custom(|n| {
+            time_each(n, || {
+                use std::io::{Read, Seek, SeekFrom};
+                let mut f = std::fs::File::open(path).unwrap();
+                f.seek(SeekFrom::Start(offset)).unwrap();
+                let bytes = bytemuck_bytes(into.as_slice_memory_order_mut().unwrap());
+                f.read_exact(bytes).unwrap();
+            })
+        })
+    });
+    g.bench_function("ndnpy_into", |b| {
+        b.iter_custom(|n| {
+            time_each(n, || {
+                ndnpy::read_npy_into(path, &mut into.view_mut()).unwrap()
+            })
+        })
+    });
     g.bench_function("ndarray_npy", |b| {
         b.iter_custom(|n| time_each(n, || ndarray_npy::read_npy::<_, Array2<f64>>(path).unwrap()))
     });
@@ -212,6 +235,13 @@ fn read_group(c: &mut Criterion, d: &Data, name: &str, path: &Path) {
         b.iter_custom(|n| time_each(n, || npyz_read(path)))
     });
     g.finish();
+}
+
+/// The bytes of an `f64` slice, to read(2) into.
+fn bytemuck_bytes(v: &mut [f64]) -> &mut [u8] {
+    // SAFETY: any bytes are a valid `f64`, `u8` has no alignment, and the
+    // result borrows `v` exclusively for its whole length in bytes.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), std::mem::size_of_val(v)) }
 }
 
 fn bench_read(c: &mut Criterion) {

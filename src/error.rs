@@ -332,6 +332,14 @@ pub enum Error {
         path: std::path::PathBuf,
     },
 
+    /// The array to read into has another shape than the file's.
+    ShapeMismatch {
+        /// The shape of the array given.
+        expected: Vec<usize>,
+        /// The shape the header declares.
+        found: Vec<usize>,
+    },
+
     /// A view was requested of records (or sub-arrays) whose layout in the
     /// file is not the Rust type's own; reading by copy converts them.
     LayoutMismatch {
@@ -432,6 +440,7 @@ impl fmt::Display for Error {
             Error::Misaligned { type_name, align, address } => write!(f, "misaligned data: a view of {type_name} needs {align}-byte alignment, but the data starts at address {address:#x}"),
             Error::NonNativeByteOrder { dtype } => write!(f, "cannot view `{dtype}` data without copying: it is not in native byte order (read it into an owned array instead)", dtype = capped(dtype)),
             Error::InvalidBool { index, value } => write!(f, "invalid bool data: byte {value} at element {index} is neither 0 nor 1"),
+            Error::ShapeMismatch { expected, found } => write!(f, "shape mismatch: the array to read into has shape {:?}, the file's is {:?}", &expected[..expected.len().min(70)], &found[..found.len().min(70)]),
             Error::LayoutMismatch { type_name, dtype, reason } => write!(f, "cannot view `{dtype}` as {type_name} without copying: {reason}", dtype = capped(dtype), reason = capped(reason)),
             Error::InvalidUnicode { index, value } => write!(f, "invalid unicode data: code unit {value:#x} in string {index} is not a Unicode scalar value"),
             Error::MisalignedMember { name, type_name, align, address } => write!(f, "member `{name}` cannot be viewed as {type_name}: its data starts at address {address:#x}, not {align}-byte aligned (np.savez does not align members); use NpzMmap::view_or_copy, which copies when a view is impossible"),

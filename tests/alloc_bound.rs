@@ -333,3 +333,34 @@ fn npz_member_claiming_data_past_the_end_of_the_file() {
     let err = map.view::<f64, ndarray::Ix1>("a").unwrap_err();
     assert!(matches!(err, Error::InvalidArchive { .. }), "{err:?}");
 }
+
+/// Reading into an array the caller has allocates nothing in proportion to
+/// the data: a constant for the fast path (same layout, in-place plan) and
+/// a cache-sized scratch buffer for the converting path (a Fortran file into
+/// a C-order array, big-endian records ...).
+#[test]
+fn reading_into_an_existing_array_allocates_no_copy_of_the_data() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    use ndarray::{Array2, ShapeBuilder};
+    use ndnpy::{from_npy_bytes_into, WriteNpy};
+    let rows = 1024;
+    let cols = 1024; // 8 MiB of f64
+    let c = Array2::from_shape_fn((rows, cols), |(i, j)| (i * cols + j) as f64);
+    let c_bytes = c.to_npy_bytes().unwrap();
+    let mut f = Array2::<f64>::zeros((rows, cols).f());
+    f.assign(&c);
+    let f_bytes = f.to_npy_bytes().unwrap();
+    let mut out = Array2::<f64>::zeros((rows, cols));
+    let (result, peak, _) = measure(|| from_npy_bytes_into(&c_bytes, &mut out.view_mut()));
+    result.unwrap();
+    assert_eq!(out, c);
+    assert!(peak < 4096, "{peak} bytes at the peak for the fast path");
+    out.fill(0.0);
+    let (result, peak, _) = measure(|| from_npy_bytes_into(&f_bytes, &mut out.view_mut()));
+    result.unwrap();
+    assert_eq!(out, c);
+    assert!(
+        peak < 600 << 10,
+        "{peak} bytes at the peak for the converting path"
+    );
+}

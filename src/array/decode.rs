@@ -4,13 +4,13 @@
 //! `crate::pickle`; this module refuses them.
 
 use crate::array::any::AnyArray;
-use crate::array::element::{Element, LayoutElement};
+use crate::array::element::{type_name, Element, LayoutElement};
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::header::{Header, Version};
 use crate::io::source::{out_of_memory, reserve, zero_sized, Fix, Source};
 use crate::plan::Plan;
-use ndarray::{Array, Dimension, ShapeBuilder};
+use ndarray::{Array, ArrayViewMut, Dimension, ShapeBuilder};
 
 /// Reads `n` items of `plan`'s source dtype as `T`s.
 ///
@@ -154,3 +154,95 @@ pub(crate) fn array_from_bytes(
     }
     AnyArray::read_data(&header, &mut Source::slice(bytes))
 }
+
+/// Reads the data that follows `header` from `source` into `out`, which must
+/// have the header's shape: converting byte order, fields and memory order
+/// (a C-order file into a Fortran-order view and the reverse), with memory
+/// bounded by a constant, not by the data.
+///
+/// When `out` is contiguous in the file's order and the plan works in
+/// place, the bytes land in `out`'s memory directly; otherwise they pass
+/// through a cache-sized scratch buffer. On an error `out` holds valid
+/// elements, some of them already overwritten.
+pub(crate) fn read_into<T: LayoutElement, D: Dimension>(
+    header: &Header,
+    source: &mut Source<'_>,
+    out: &mut ArrayViewMut<'_, T, D>,
+) -> Result<()> {
+    let plan = Plan::compile(&header.dtype, &T::layout_dtype(), type_name::<T>())?;
+    if out.shape() != header.shape.as_slice() {
+        return Err(Error::ShapeMismatch {
+            expected: out.shape().to_vec(),
+            found: header.shape.clone(),
+        });
+    }
+    header.data_len()?;
+    let n = header.num_elements()?;
+    // Whether `out`'s memory, in order, is the file's order of elements.
+    let in_file_order = if header.fortran_order && out.ndim() > 1 {
+        out.t().is_standard_layout()
+    } else {
+        out.is_standard_layout()
+    };
+    if plan.in_place() && in_file_order {
+        if let Some(slice) = out.as_slice_memory_order_mut() {
+            let fix = |bytes: &mut [u8]| plan.fix_in_place(bytes);
+            let fix: Option<Fix<'_>> = if plan.has_fixups() { Some(&fix) } else { None };
+            // SAFETY: as in `read_planned`: after the in-place fix-ups the
+            // file's bytes are valid `T`s by `LayoutElement`'s contract,
+            // which also makes all-zero bytes valid.
+            return unsafe { source.read_items_into(slice, fix) };
+        }
+    }
+    let size = std::mem::size_of::<T>();
+    let per_chunk = (SCRATCH_BYTES / size.max(1)).max(1).min(n.max(1));
+    let mut scratch: Vec<T> = Vec::new();
+    reserve(&mut scratch, per_chunk, per_chunk.saturating_mul(size))?;
+    // The file's order of elements: C order of `out`, or C order of its
+    // transpose (Fortran order of `out`).
+    let mut targets: Box<dyn Iterator<Item = &mut T>> = if header.fortran_order {
+        Box::new(out.view_mut().reversed_axes().into_iter())
+    } else {
+        Box::new(out.iter_mut())
+    };
+    let mut filled = 0usize;
+    source.read_chunks(n, plan.src_size(), |chunk, count| {
+        for part in chunk.chunks(per_chunk * plan.src_size().max(1)) {
+            let items = if plan.src_size() == 0 {
+                count
+            } else {
+                part.len() / plan.src_size()
+            };
+            scratch.clear();
+            let spare = &mut scratch.spare_capacity_mut()[..items];
+            // SAFETY: `spare` is `items` uninitialised `T`s (`items` is at
+            // most the capacity reserved above); the byte slice covers
+            // exactly their memory and `write_bytes` initialises it first.
+            let bytes: &mut [u8] = unsafe {
+                let ptr = spare.as_mut_ptr().cast::<u8>();
+                std::ptr::write_bytes(ptr, 0, items * size);
+                std::slice::from_raw_parts_mut(ptr, items * size)
+            };
+            plan.convert_slice(part, bytes);
+            // SAFETY: as in `read_converted`: every field was written from
+            // a source field of its type, in native order, `bool` bytes
+            // normalised, padding zero; valid `T`s by `LayoutElement`'s
+            // contract.
+            unsafe { scratch.set_len(items) };
+            for (value, target) in scratch.drain(..).zip(&mut targets) {
+                *target = value;
+            }
+            filled += items;
+            if plan.src_size() == 0 {
+                break;
+            }
+        }
+        Ok(())
+    })?;
+    debug_assert!(filled == n || size == 0);
+    Ok(())
+}
+
+/// Elements read into an existing array through a scratch buffer pass
+/// through pieces of about this many bytes.
+const SCRATCH_BYTES: usize = 256 << 10;

@@ -259,6 +259,70 @@ impl<'a> Source<'a> {
         Ok(data)
     }
 
+    /// Overwrites `dst` with the next `dst.len()` items of the source,
+    /// running `fix` over each cache-sized piece just after it arrives (as
+    /// [`Source::read_items`] does), without allocating. On any error the
+    /// piece being read is zeroed before returning, so `dst` never holds a
+    /// partly written item that `fix` has not seen.
+    ///
+    /// # Safety
+    ///
+    /// Every byte pattern that `fix` leaves (or, without `fix`, that the
+    /// source may hold) must be a valid `T`, and so must all-zero bytes.
+    pub(crate) unsafe fn read_items_into<T>(
+        &mut self,
+        dst: &mut [T],
+        fix: Option<Fix<'_>>,
+    ) -> Result<()> {
+        let size = std::mem::size_of::<T>();
+        if size == 0 || dst.is_empty() {
+            return Ok(());
+        }
+        let nbytes = dst.len() as u64 * size as u64;
+        self.check_available(nbytes)?;
+        let piece_len = if fix.is_some() {
+            (SWAP_PIECE / size).max(1)
+        } else {
+            dst.len()
+        };
+        let mut done = 0u64;
+        for piece in dst.chunks_mut(piece_len) {
+            // SAFETY: the byte slice covers exactly the memory of `piece`
+            // (initialised `T`s, so initialised bytes), which it borrows
+            // exclusively; `MaybeUninit<u8>` has the layout of `u8`. Bytes
+            // written through it are made valid `T`s below (fixed, or
+            // zeroed on error) before `piece` can be read again.
+            let bytes: &mut [MaybeUninit<u8>] = unsafe {
+                std::slice::from_raw_parts_mut(
+                    piece.as_mut_ptr().cast(),
+                    std::mem::size_of_val(piece),
+                )
+            };
+            let got = match self.fill(bytes) {
+                Ok(got) => got,
+                Err(e) => {
+                    bytes.fill(MaybeUninit::new(0));
+                    return Err(e.into());
+                }
+            };
+            if got < bytes.len() {
+                bytes.fill(MaybeUninit::new(0));
+                return Err(Error::TruncatedData {
+                    expected: nbytes,
+                    found: done + got as u64,
+                });
+            }
+            done += got as u64;
+            // SAFETY: `fill` wrote every byte (checked above).
+            let bytes: &mut [u8] =
+                unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) };
+            if let Some(fix) = fix {
+                fix(bytes);
+            }
+        }
+        Ok(())
+    }
+
     /// Whether the source's length is known and its bytes are all there
     /// (a file, a slice, a sized member), so that a buffer for a claimed
     /// length may be allocated at once.

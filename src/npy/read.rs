@@ -1,12 +1,12 @@
 //! [`ReadNpy`]: `.npy` data into owned arrays.
 
 use crate::array::any::AnyArray;
-use crate::array::element::Element;
+use crate::array::element::{Element, LayoutElement};
 use crate::error::{Error, Result};
 use crate::format::header::{self, Header};
 use crate::io::source::Source;
 use crate::options::ReadOptions;
-use ndarray::{Array, Dimension};
+use ndarray::{Array, ArrayViewMut, Dimension};
 use std::io::Read;
 use std::path::Path;
 
@@ -114,6 +114,64 @@ pub(crate) fn read_array_with<T: Element, D: Dimension>(
             });
     }
     crate::array::decode::read_array(header, source)
+}
+
+/// Reads the `.npy` file at `path` into an array the caller already has,
+/// such as a slice of a preallocated batch buffer: its element type must
+/// hold the file's dtype and its shape must be the file's
+/// ([`Error::ShapeMismatch`] otherwise). Byte order, record fields and
+/// memory order are converted (a C-order file into a Fortran-order view and
+/// the reverse); nothing is allocated in proportion to the data. NumPy has
+/// no equivalent (`np.load` always allocates).
+///
+/// On an error, `out` holds valid elements, some of them overwritten.
+///
+/// ```
+/// use ndarray::{s, Array2, Array3};
+/// use ndnpy::{read_npy_into, WriteNpy};
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("a.npy");
+///
+/// Array2::from_shape_fn((2, 3), |(i, j)| (10 * i + j) as f32).write_npy(&path)?;
+/// // Fill the second of four batch slots.
+/// let mut batch = Array3::<f32>::zeros((4, 2, 3));
+/// read_npy_into(&path, &mut batch.slice_mut(s![1, .., ..]))?;
+/// assert_eq!(batch[[1, 1, 2]], 12.0);
+/// assert_eq!(batch[[0, 1, 2]], 0.0);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn read_npy_into<T: LayoutElement, D: Dimension, P: AsRef<Path>>(
+    path: P,
+    out: &mut ArrayViewMut<'_, T, D>,
+) -> Result<()> {
+    let options = ReadOptions::default();
+    read_path(path.as_ref(), &options, |header, source| {
+        crate::array::decode::read_into(header, source, out)
+    })
+}
+
+/// [`read_npy_into`] from a `.npy` stream.
+pub fn read_npy_into_from<T: LayoutElement, D: Dimension, R: Read>(
+    reader: R,
+    out: &mut ArrayViewMut<'_, T, D>,
+) -> Result<()> {
+    let options = ReadOptions::default();
+    let mut reader = crate::io::checked::CheckedRead(reader);
+    let (header, _) = header::read_preamble(&mut reader, &options)?;
+    crate::array::decode::read_into(
+        &header,
+        &mut Source::stream_with(&mut reader, &options),
+        out,
+    )
+}
+
+/// [`read_npy_into`] from `.npy` data held in memory.
+pub fn from_npy_bytes_into<T: LayoutElement, D: Dimension>(
+    bytes: &[u8],
+    out: &mut ArrayViewMut<'_, T, D>,
+) -> Result<()> {
+    let (header, offset) = header::parse_slice(bytes, &ReadOptions::default())?;
+    crate::array::decode::read_into(&header, &mut Source::slice(&bytes[offset..]), out)
 }
 
 /// Opens `path`, reads its header and hands the data to `read` (see

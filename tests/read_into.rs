@@ -1,0 +1,142 @@
+//! `read_npy_into` and its stream and bytes forms: every layout pairing,
+//! conversions, and the errors, each against what `read_npy` gives.
+
+use ndarray::{s, Array1, Array2, Array3, ShapeBuilder};
+use ndnpy::{from_npy_bytes_into, read_npy_into, read_npy_into_from, Error, ReadNpy, WriteNpy};
+
+mod common;
+use common::npy_v1;
+
+fn c_array() -> Array2<f64> {
+    Array2::from_shape_fn((37, 53), |(i, j)| (i * 1000 + j) as f64)
+}
+
+#[test]
+fn every_layout_pairing_reads_the_same_values() {
+    let c = c_array();
+    let mut f = Array2::<f64>::zeros((37, 53).f());
+    f.assign(&c);
+    for file in [c.to_npy_bytes().unwrap(), f.to_npy_bytes().unwrap()] {
+        // Into a C-order array, a Fortran-order array and a strided view.
+        let mut into_c = Array2::<f64>::zeros((37, 53));
+        from_npy_bytes_into(&file, &mut into_c.view_mut()).unwrap();
+        assert_eq!(into_c, c);
+        let mut into_f = Array2::<f64>::zeros((37, 53).f());
+        from_npy_bytes_into(&file, &mut into_f.view_mut()).unwrap();
+        assert_eq!(into_f, c);
+        let mut wide = Array2::<f64>::from_elem((37, 106), -1.0);
+        from_npy_bytes_into(&file, &mut wide.slice_mut(s![.., ..;2])).unwrap();
+        assert_eq!(wide.slice(s![.., ..;2]), c);
+        assert!(wide.slice(s![.., 1..;2]).iter().all(|&v| v == -1.0));
+        // From a stream as from bytes.
+        let mut streamed = Array2::<f64>::zeros((37, 53));
+        read_npy_into_from(&file[..], &mut streamed.view_mut()).unwrap();
+        assert_eq!(streamed, c);
+    }
+}
+
+#[test]
+fn a_file_fills_one_slot_of_a_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.npy");
+    let c = c_array();
+    c.write_npy(&path).unwrap();
+    let mut batch = Array3::<f64>::zeros((3, 37, 53));
+    read_npy_into(&path, &mut batch.slice_mut(s![2, .., ..])).unwrap();
+    assert_eq!(batch.slice(s![2, .., ..]), c);
+    assert!(batch.slice(s![..2, .., ..]).iter().all(|&v| v == 0.0));
+}
+
+#[test]
+fn byte_order_and_bools_are_converted() {
+    // Big-endian u32: the in-place plan swaps while reading.
+    let data: Vec<u8> = (0u32..1000).flat_map(|v| v.to_be_bytes()).collect();
+    let file = npy_v1(
+        "{'descr': '>u4', 'fortran_order': False, 'shape': (1000,), }",
+        &data,
+    );
+    let mut out = Array1::<u32>::zeros(1000);
+    from_npy_bytes_into(&file, &mut out.view_mut()).unwrap();
+    assert_eq!(out, Array1::from_iter(0u32..1000));
+    // Bytes other than 0 and 1 are `true`, as NumPy reads them.
+    let file = npy_v1(
+        "{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }",
+        &[0, 1, 2, 255],
+    );
+    let mut out = Array1::<bool>::from_elem(4, false);
+    from_npy_bytes_into(&file, &mut out.view_mut()).unwrap();
+    assert_eq!(out, Array1::<bool>::from_file_default(&file));
+}
+
+/// What `read_npy` gives for the same bytes, as the reference.
+trait FromFile: Sized {
+    fn from_file_default(bytes: &[u8]) -> Self;
+}
+
+impl FromFile for Array1<bool> {
+    fn from_file_default(bytes: &[u8]) -> Self {
+        Array1::<bool>::from_npy_bytes(bytes).unwrap()
+    }
+}
+
+#[test]
+fn errors_say_what_is_wrong_and_leave_valid_elements() {
+    let c = c_array();
+    let file = c.to_npy_bytes().unwrap();
+    let mut wrong_shape = Array2::<f64>::zeros((53, 37));
+    let e = from_npy_bytes_into(&file, &mut wrong_shape.view_mut()).unwrap_err();
+    assert!(matches!(e, Error::ShapeMismatch { .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "shape mismatch: the array to read into has shape [53, 37], the file's is [37, 53]"
+    );
+    let mut wrong_type = Array2::<f32>::zeros((37, 53));
+    let e = from_npy_bytes_into(&file, &mut wrong_type.view_mut()).unwrap_err();
+    assert!(matches!(e, Error::DTypeMismatch { .. }), "{e}");
+    // A truncated file: the error `read_npy` gives, and `out` still valid.
+    let cut = &file[..file.len() - 100];
+    let mut out = Array2::<f64>::from_elem((37, 53), 7.0);
+    let e = from_npy_bytes_into(cut, &mut out.view_mut()).unwrap_err();
+    let reference = Array2::<f64>::from_npy_bytes(cut).unwrap_err();
+    assert_eq!(e.to_string(), reference.to_string());
+    let mut bools = Array1::<bool>::from_elem(4, true);
+    let file = npy_v1(
+        "{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }",
+        &[1, 2],
+    );
+    // Data of known length is checked before anything is written.
+    assert!(from_npy_bytes_into(&file, &mut bools.view_mut()).is_err());
+    assert_eq!(bools, Array1::from_elem(4, true));
+    // From a stream the shortfall shows only while reading: the piece being
+    // read is then zeroed, not left half written (a byte 2 in a `bool`).
+    assert!(read_npy_into_from(&file[..], &mut bools.view_mut()).is_err());
+    assert_eq!(bools, Array1::from_elem(4, false));
+    // A missing file names its path.
+    let e = read_npy_into("/nonexistent/x.npy", &mut out.view_mut()).unwrap_err();
+    assert!(e.to_string().starts_with("/nonexistent/x.npy: "), "{e}");
+}
+
+ndnpy::record! {
+    #[derive(Debug, Clone, Copy, PartialEq, Default)]
+    pub struct Point { x: f64, y: i32 }
+}
+
+#[test]
+fn record_fields_are_matched_by_name() {
+    // The file lists the fields the other way round, big-endian, with an
+    // extra field the type does not have.
+    let mut data = Vec::new();
+    for i in 0..5i32 {
+        data.extend_from_slice(&i.to_be_bytes());
+        data.extend_from_slice(&[9, 9]);
+        data.extend_from_slice(&(i as f64 * 0.5).to_be_bytes());
+    }
+    let file = npy_v1(
+        "{'descr': [('y', '>i4'), ('z', '|V2'), ('x', '>f8')], 'fortran_order': False, 'shape': (5,), }",
+        &data,
+    );
+    let mut out = Array1::<Point>::default(5);
+    from_npy_bytes_into(&file, &mut out.view_mut()).unwrap();
+    assert_eq!(out, Array1::<Point>::from_npy_bytes(&file).unwrap());
+    assert_eq!(out[3], Point { x: 1.5, y: 3 });
+}
