@@ -8,4 +8,5 @@
 pub(crate) mod atomic;
 pub(crate) mod checked;
 pub(crate) mod fs;
+pub(crate) mod gather;
 pub(crate) mod source;
