@@ -19,13 +19,6 @@ const CHUNK_BYTES: usize = 1 << 20;
 /// The header bytes and the data length, refusing arrays (such as huge
 /// broadcast views) whose byte count overflows or that no reader could
 /// load.
-#[allow(dead_code)] // kept for callers that only need the bytes
-pub(crate) fn prepare<T: Element, S: Data<Elem = T>, D: Dimension>(
-    array: &ArrayBase<S, D>,
-) -> Result<(Vec<u8>, usize)> {
-    header_bytes(&npy_header(array))
-}
-
 pub(crate) fn header_bytes(header: &Header) -> Result<(Vec<u8>, usize)> {
     let data_len = header.data_len()?;
     Ok((header.to_bytes()?, data_len))

@@ -56,13 +56,6 @@ enum Mode {
 }
 
 impl TempFile {
-    /// Opens the destination of a write of `len` bytes to `target`, with
-    /// the default options.
-    #[allow(dead_code)]
-    pub(crate) fn create(target: &Path, len: u64) -> Result<TempFile> {
-        TempFile::create_with(target, len, &WriteOptions::default())
-    }
-
     /// Like [`TempFile::create`], but refuses (before touching anything) a
     /// target that would be written in place: for callers that read the
     /// old file while writing the new one, where truncating it in place
@@ -146,7 +139,6 @@ impl TempFile {
     }
 
     /// Whether the target is written in place (not replaced on commit).
-    #[allow(dead_code)]
     pub(crate) fn in_place(&self) -> bool {
         matches!(self.mode, Mode::InPlace)
     }
@@ -482,7 +474,6 @@ fn release_later(old: File) {
 
 /// Writes a file of `len` bytes at `target` with `body`, with the default
 /// options.
-#[allow(dead_code)]
 pub(crate) fn write_file<F>(target: &Path, len: u64, body: F) -> Result<()>
 where
     F: FnOnce(&mut io::BufWriter<&mut File>) -> Result<()>,
