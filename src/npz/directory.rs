@@ -26,7 +26,7 @@
 
 use super::key_of;
 use crate::error::{Error, Result};
-use crate::io::checked::read_full;
+use crate::io::checked::{read_full, read_full_vec};
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 
@@ -200,8 +200,12 @@ impl Directory {
         // the last signature in the final 64 KiB + 22 bytes.
         let tail_start = len.saturating_sub((1 << 16) + END_LEN as u64);
         reader.seek(SeekFrom::Start(tail_start))?;
-        let mut tail = Vec::new();
-        reader.take(len - tail_start).read_to_end(&mut tail)?;
+        // One read call of the exact size (at most 64 KiB + 22 bytes): a
+        // reader that fetches what it is asked for (ndnpy-store's ranged
+        // GETs) then makes one request, not one per growth step.
+        let mut tail = vec![0u8; (len - tail_start) as usize];
+        let got = read_full(reader, &mut tail)?;
+        tail.truncate(got);
         let n = tail.len();
         let at = if n >= END_LEN
             && &tail[n - END_LEN..n - END_LEN + 4] == END_SIG
@@ -258,8 +262,15 @@ impl Directory {
         }
         let start_dir = start_dir as u64; // <= location, so it fits
         reader.seek(SeekFrom::Start(start_dir))?;
-        let mut cd = Vec::new();
-        reader.take(size_cd).read_to_end(&mut cd)?;
+        // size_cd <= location <= len: the claim is bounded by the archive's
+        // length. Up to 64 MiB (a million members) is asked for in one read
+        // call, as for the tail; beyond, the buffer grows as bytes arrive.
+        let mut cd = vec![0u8; size_cd.min(1 << 26) as usize];
+        let got = read_full(reader, &mut cd)?;
+        cd.truncate(got);
+        if got as u64 == size_cd.min(1 << 26) && size_cd > got as u64 {
+            read_full_vec(reader, &mut cd, (size_cd - got as u64) as usize)?;
+        }
         let (entries, by_name) = parse_entries(&cd, size_cd, concat)?;
         let mut directory = Directory {
             entries,

@@ -1,0 +1,103 @@
+//! How reads and writes use the store: request sizes, how many run at
+//! once, the library's read limits, and a progress hook.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A function told of every body byte received or part sent (for progress
+/// bars).
+pub type Progress = Arc<dyn Fn(u64) + Send + Sync>;
+
+/// Request sizes and parallelism for one object.
+///
+/// ```
+/// let config = ndnpy_store::Config::default()
+///     .chunk_size(4 << 20)
+///     .concurrency(16);
+/// assert_eq!(config.get_concurrency(), 16);
+/// ```
+#[derive(Clone)]
+pub struct Config {
+    pub(crate) chunk_size: u64,
+    pub(crate) concurrency: usize,
+    pub(crate) part_size: usize,
+    pub(crate) parts_in_flight: usize,
+    pub(crate) read_options: ndnpy::ReadOptions,
+    pub(crate) progress: Option<Progress>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            chunk_size: 8 << 20,
+            concurrency: 8,
+            // S3 wants parts of at least 5 MiB (but the last), and at most
+            // 10 000 of them: 16 MiB parts reach 160 GB.
+            part_size: 16 << 20,
+            parts_in_flight: 4,
+            read_options: ndnpy::ReadOptions::default(),
+            progress: None,
+        }
+    }
+}
+
+impl Config {
+    /// Bytes per ranged GET when a whole array is read (default 8 MiB; at
+    /// least 64 KiB).
+    pub fn chunk_size(mut self, bytes: u64) -> Self {
+        self.chunk_size = bytes.max(1 << 16);
+        self
+    }
+
+    /// Ranged GETs in flight at once when a whole array is read (default 8).
+    pub fn concurrency(mut self, requests: usize) -> Self {
+        self.concurrency = requests.max(1);
+        self
+    }
+
+    /// The configured number of GETs in flight.
+    pub fn get_concurrency(&self) -> usize {
+        self.concurrency
+    }
+
+    /// Bytes per part of a multipart upload (default 16 MiB; at least the
+    /// 5 MiB S3 requires).
+    pub fn part_size(mut self, bytes: usize) -> Self {
+        self.part_size = bytes.max(5 << 20);
+        self
+    }
+
+    /// Parts uploaded at once (default 4). Memory held by a writer is about
+    /// `(parts_in_flight + 1) * part_size`.
+    pub fn parts_in_flight(mut self, parts: usize) -> Self {
+        self.parts_in_flight = parts.max(1);
+        self
+    }
+
+    /// The library's limits and choices for parsing (header length, object
+    /// arrays, pickle encoding).
+    pub fn read_options(mut self, options: ndnpy::ReadOptions) -> Self {
+        self.read_options = options;
+        self
+    }
+
+    /// Calls `progress` with the size of every body chunk received and of
+    /// every part uploaded.
+    pub fn progress(mut self, progress: Progress) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("chunk_size", &self.chunk_size)
+            .field("concurrency", &self.concurrency)
+            .field("part_size", &self.part_size)
+            .field("parts_in_flight", &self.parts_in_flight)
+            .field("read_options", &self.read_options)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}

@@ -1,0 +1,192 @@
+//! From a URL the user typed to a store and a path in it: `s3://`,
+//! `gs://`, `az://` (and the other spellings `object_store` knows),
+//! `https://`, `file://` and `memory://`. Credentials, regions and
+//! endpoints come from the standard environment variables (`AWS_*`,
+//! `GOOGLE_*`, `AZURE_*`), as the cloud providers' own tools read them,
+//! then from explicit options.
+
+use crate::error::{Result, StoreError};
+use object_store::multipart::MultipartStore;
+use object_store::path::Path;
+use object_store::{ObjectStore, ObjectStoreScheme};
+use std::sync::Arc;
+use url::Url;
+
+/// A store and a path in it, as a URL names them.
+///
+/// ```
+/// let at = ndnpy_store::Location::parse("memory:///arrays/a.npy")?;
+/// assert_eq!(at.path.as_ref(), "arrays/a.npy");
+/// # Ok::<(), ndnpy_store::StoreError>(())
+/// ```
+#[derive(Clone)]
+pub struct Location {
+    /// The store.
+    pub store: Arc<dyn ObjectStore>,
+    /// The object's path in the store.
+    pub path: Path,
+    /// The same store's part-by-index upload interface, where it has one
+    /// (S3, GCS, Azure, memory): the streaming writer uploads the part that
+    /// holds the header last through it.
+    pub multipart: Option<Arc<dyn MultipartStore>>,
+}
+
+impl std::fmt::Debug for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Location")
+            .field("store", &self.store)
+            .field("path", &self.path)
+            .field("multipart", &self.multipart.is_some())
+            .finish()
+    }
+}
+
+/// Settings for stores opened by URL, beyond the environment.
+#[derive(Debug, Clone, Default)]
+pub struct UrlOptions {
+    /// Builder options as `object_store` names them (`"aws_endpoint"`,
+    /// `"aws_allow_http"`, `"timeout"`, ...), applied after the
+    /// environment's.
+    pub options: Vec<(String, String)>,
+    /// How transient errors (5xx, timeouts) are retried; `object_store`'s
+    /// default (up to 10 retries within 3 minutes) when `None`.
+    #[cfg(any(feature = "aws", feature = "gcp", feature = "azure", feature = "http"))]
+    pub retry: Option<object_store::RetryConfig>,
+}
+
+/// Whether `text` is a URL this crate opens (rather than a local path):
+/// it has a scheme of two or more letters followed by `://` or `:/`.
+///
+/// ```
+/// assert!(ndnpy_store::is_url("s3://bucket/a.npy"));
+/// assert!(!ndnpy_store::is_url("data/a.npy"));
+/// assert!(!ndnpy_store::is_url("C:/data/a.npy"));
+/// ```
+pub fn is_url(text: &str) -> bool {
+    match text.split_once(':') {
+        Some((scheme, rest)) => {
+            scheme.len() >= 2
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.')
+                && rest.starts_with('/')
+        }
+        None => false,
+    }
+}
+
+impl Location {
+    /// A store and path from `url`, with credentials and settings from the
+    /// environment.
+    pub fn parse(url: &str) -> Result<Location> {
+        Self::parse_with(url, &UrlOptions::default())
+    }
+
+    /// Like [`Location::parse`], with explicit options and retries.
+    pub fn parse_with(url: &str, options: &UrlOptions) -> Result<Location> {
+        let parsed =
+            Url::parse(url).map_err(|e| StoreError::Url(format!("{url} is not a URL: {e}")))?;
+        let (scheme, path) = ObjectStoreScheme::parse(&parsed)
+            .map_err(|e| StoreError::Url(format!("{url}: {e}")))?;
+        let unknown = |key: &str| StoreError::Url(format!("{url}: unknown store option '{key}'"));
+        let _ = (&unknown, options);
+        let (store, multipart): (Arc<dyn ObjectStore>, Option<Arc<dyn MultipartStore>>) =
+            match scheme {
+                ObjectStoreScheme::Local => {
+                    let path = parsed.to_file_path().map_err(|()| {
+                        StoreError::Url(format!("{url} is not a local file path"))
+                    })?;
+                    let path = Path::from_absolute_path(&path)
+                        .map_err(|e| StoreError::Url(format!("{url}: {e}")))?;
+                    return Ok(Location {
+                        store: Arc::new(object_store::local::LocalFileSystem::new()),
+                        path,
+                        multipart: None,
+                    });
+                }
+                ObjectStoreScheme::Memory => {
+                    let store = Arc::new(object_store::memory::InMemory::new());
+                    (store.clone(), Some(store))
+                }
+                #[cfg(feature = "aws")]
+                ObjectStoreScheme::AmazonS3 => {
+                    let mut builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
+                    for (key, value) in &options.options {
+                        builder = builder.with_config(key.parse().map_err(|_| unknown(key))?, value);
+                    }
+                    if let Some(retry) = &options.retry {
+                        builder = builder.with_retry(retry.clone());
+                    }
+                    let store = Arc::new(builder.build()?);
+                    (store.clone(), Some(store))
+                }
+                #[cfg(feature = "gcp")]
+                ObjectStoreScheme::GoogleCloudStorage => {
+                    let mut builder =
+                        object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
+                    for (key, value) in &options.options {
+                        builder = builder.with_config(key.parse().map_err(|_| unknown(key))?, value);
+                    }
+                    if let Some(retry) = &options.retry {
+                        builder = builder.with_retry(retry.clone());
+                    }
+                    let store = Arc::new(builder.build()?);
+                    (store.clone(), Some(store))
+                }
+                #[cfg(feature = "azure")]
+                ObjectStoreScheme::MicrosoftAzure => {
+                    let mut builder =
+                        object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
+                    for (key, value) in &options.options {
+                        builder = builder.with_config(key.parse().map_err(|_| unknown(key))?, value);
+                    }
+                    if let Some(retry) = &options.retry {
+                        builder = builder.with_retry(retry.clone());
+                    }
+                    let store = Arc::new(builder.build()?);
+                    (store.clone(), Some(store))
+                }
+                #[cfg(feature = "http")]
+                ObjectStoreScheme::Http => {
+                    let base = &parsed[..url::Position::BeforePath];
+                    let mut builder = object_store::http::HttpBuilder::new().with_url(base);
+                    for (key, value) in &options.options {
+                        builder = builder.with_config(key.parse().map_err(|_| unknown(key))?, value);
+                    }
+                    if let Some(retry) = &options.retry {
+                        builder = builder.with_retry(retry.clone());
+                    }
+                    (Arc::new(builder.build()?), None)
+                }
+                #[allow(unreachable_patterns)]
+                other => {
+                    return Err(StoreError::Url(format!(
+                        "{url}: this build of ndnpy-store has no {other:?} support (enable its cargo feature)"
+                    )))
+                }
+            };
+        Ok(Location {
+            store,
+            path,
+            multipart,
+        })
+    }
+
+    /// A location in a store the caller built (with its own credentials,
+    /// retries or wrappers). Without a part-by-index upload interface, the
+    /// streaming writer spools to a temporary file.
+    pub fn new(store: Arc<dyn ObjectStore>, path: impl Into<Path>) -> Location {
+        Location {
+            store,
+            path: path.into(),
+            multipart: None,
+        }
+    }
+
+    /// Adds the store's part-by-index upload interface (for stores built by
+    /// the caller that have one).
+    pub fn with_multipart(mut self, multipart: Arc<dyn MultipartStore>) -> Location {
+        self.multipart = Some(multipart);
+        self
+    }
+}

@@ -1,0 +1,234 @@
+//! One object pinned to the version its first answer came from: every later
+//! GET carries that ETag (`If-Match`) or version, and every answer is
+//! checked against the range that was asked for, so an array is never
+//! stitched from two versions of an object or from a short body.
+
+use crate::config::Config;
+use crate::error::{Result, StoreError};
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use object_store::path::Path;
+use object_store::{GetOptions, GetRange, GetResult, ObjectMeta, ObjectStore};
+use std::ops::Range;
+use std::sync::Arc;
+
+/// An object as its first answer described it.
+#[derive(Debug, Clone)]
+pub(crate) struct Object {
+    pub(crate) store: Arc<dyn ObjectStore>,
+    pub(crate) path: Path,
+    pub(crate) meta: ObjectMeta,
+    pub(crate) config: Config,
+}
+
+impl Object {
+    /// The first request: a GET of `range` (clipped to the object), which
+    /// also tells the object's size and version.
+    pub(crate) async fn open(
+        store: Arc<dyn ObjectStore>,
+        path: Path,
+        range: GetRange,
+        config: Config,
+    ) -> Result<(Object, Bytes)> {
+        let options = GetOptions {
+            range: Some(range),
+            ..GetOptions::default()
+        };
+        let result = match store.get_opts(&path, options).await {
+            Ok(result) => result,
+            // An empty object has no byte 0 to range over: ask for it whole.
+            Err(e) if is_range_not_satisfiable(&e) => {
+                store.get_opts(&path, GetOptions::default()).await?
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let object = Object {
+            store,
+            path,
+            meta: result.meta.clone(),
+            config,
+        };
+        let asked = result.range.clone();
+        let bytes = object.collect(result, asked).await?;
+        Ok((object, bytes))
+    }
+
+    /// The object's size in bytes.
+    pub(crate) fn size(&self) -> u64 {
+        self.meta.size
+    }
+
+    /// The path, for messages.
+    pub(crate) fn name(&self) -> String {
+        self.path.to_string()
+    }
+
+    /// Options that pin the version of the first answer.
+    fn pinned(&self, range: Range<u64>) -> GetOptions {
+        GetOptions {
+            if_match: self.meta.e_tag.clone(),
+            // Without an ETag, the modification time is the best there is.
+            if_unmodified_since: match self.meta.e_tag {
+                Some(_) => None,
+                None => Some(self.meta.last_modified),
+            },
+            version: self.meta.version.clone(),
+            range: Some(GetRange::Bounded(range)),
+            ..GetOptions::default()
+        }
+    }
+
+    /// A GET of exactly `range`, whole.
+    pub(crate) async fn get(&self, range: Range<u64>) -> Result<Bytes> {
+        if range.is_empty() {
+            return Ok(Bytes::new());
+        }
+        let result = self.request(range.clone()).await?;
+        self.collect(result, range).await
+    }
+
+    /// A GET of exactly `range`, appended to a copy of `prefix` (a `.npy`
+    /// header, so that the library parses header and body as one slice).
+    /// The buffer grows as the body arrives: memory follows the bytes
+    /// present, not the size the store declares.
+    pub(crate) async fn get_after(&self, prefix: &[u8], range: Range<u64>) -> Result<Vec<u8>> {
+        let expected = range.end - range.start;
+        let mut out = Vec::with_capacity(prefix.len() + expected.min(1 << 26) as usize);
+        out.extend_from_slice(prefix);
+        let mut body = self.stream(range).await?;
+        while let Some(bytes) = body.next().await {
+            out.extend_from_slice(&bytes?);
+        }
+        Ok(out)
+    }
+
+    /// A GET of exactly `range` whose body arrives as a stream; the stream
+    /// ends with an error if the body is shorter or longer than the range.
+    pub(crate) async fn stream(
+        &self,
+        range: Range<u64>,
+    ) -> Result<BoxStream<'static, Result<Bytes>>> {
+        if range.is_empty() {
+            return Ok(futures::stream::empty().boxed());
+        }
+        let result = self.request(range.clone()).await?;
+        let expected = range.end - range.start;
+        let path = self.name();
+        let progress = self.config.progress.clone();
+        let mut got = 0u64;
+        let mut done = false;
+        let body = result.into_stream();
+        let checked = body
+            .map(Some)
+            .chain(futures::stream::iter([None]))
+            .filter_map(move |item| {
+                let out = match item {
+                    _ if done => None,
+                    Some(Ok(bytes)) => {
+                        got += bytes.len() as u64;
+                        if let Some(p) = &progress {
+                            p(bytes.len() as u64);
+                        }
+                        if got > expected {
+                            done = true;
+                            Some(Err(short(&path, &range, got)))
+                        } else {
+                            Some(Ok(bytes))
+                        }
+                    }
+                    Some(Err(e)) => {
+                        done = true;
+                        Some(Err(map_error(e, &path)))
+                    }
+                    None if got != expected => Some(Err(short(&path, &range, got))),
+                    None => None,
+                };
+                std::future::ready(out)
+            });
+        Ok(checked.boxed())
+    }
+
+    async fn request(&self, range: Range<u64>) -> Result<GetResult> {
+        let result = self
+            .store
+            .get_opts(&self.path, self.pinned(range.clone()))
+            .await
+            .map_err(|e| map_error(e, &self.name()))?;
+        if result.range != range {
+            return Err(StoreError::BadAnswer {
+                path: self.name(),
+                asked: range,
+                got: format!("bytes {}..{}", result.range.start, result.range.end),
+            });
+        }
+        if result.meta.e_tag.is_some() && result.meta.e_tag != self.meta.e_tag {
+            return Err(StoreError::Changed { path: self.name() });
+        }
+        Ok(result)
+    }
+
+    /// Reads a whole body, checking its length against `range`.
+    async fn collect(&self, result: GetResult, range: Range<u64>) -> Result<Bytes> {
+        let expected = range.end - range.start;
+        let path = self.name();
+        let mut body = result.into_stream();
+        let mut parts: Vec<Bytes> = Vec::new();
+        let mut got = 0u64;
+        while let Some(bytes) = body.next().await {
+            let bytes = bytes.map_err(|e| map_error(e, &path))?;
+            got += bytes.len() as u64;
+            if let Some(p) = &self.config.progress {
+                p(bytes.len() as u64);
+            }
+            if got > expected {
+                return Err(short(&path, &range, got));
+            }
+            parts.push(bytes);
+        }
+        if got != expected {
+            return Err(short(&path, &range, got));
+        }
+        Ok(match parts.len() {
+            0 => Bytes::new(),
+            1 => parts.pop().expect("one part"),
+            _ => {
+                let mut all = Vec::with_capacity(expected as usize);
+                for part in parts {
+                    all.extend_from_slice(&part);
+                }
+                Bytes::from(all)
+            }
+        })
+    }
+}
+
+fn short(path: &str, range: &Range<u64>, got: u64) -> StoreError {
+    StoreError::BadAnswer {
+        path: path.to_owned(),
+        asked: range.clone(),
+        got: format!("a body of {got} bytes"),
+    }
+}
+
+/// A failed precondition means the object is no longer the one first read.
+fn map_error(e: object_store::Error, path: &str) -> StoreError {
+    match e {
+        object_store::Error::Precondition { .. } | object_store::Error::NotModified { .. } => {
+            StoreError::Changed {
+                path: path.to_owned(),
+            }
+        }
+        e => StoreError::Store(e),
+    }
+}
+
+/// Whether a store refused a range because the object is empty (S3 answers
+/// 416 for `bytes=0-N` of an empty object).
+fn is_range_not_satisfiable(e: &object_store::Error) -> bool {
+    let text = e.to_string();
+    text.contains("416")
+        || text.contains("Range Not Satisfiable")
+        || text.contains("InvalidRange")
+        || text.contains("but object was only 0 bytes")
+}
