@@ -8,6 +8,7 @@ mod gather;
 mod input;
 mod output;
 mod parquet;
+mod remote;
 mod repr;
 mod settings;
 mod slice;
@@ -481,6 +482,44 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
     }
 }
 
+/// Puts local stand-ins in place of URL arguments (see `remote.rs`).
+fn localize(mut cli: Cli, remote: &mut remote::Remote) -> CliResult<Cli> {
+    use remote::Need;
+    let all = |remote: &mut remote::Remote, args: &mut Vec<String>| -> CliResult<()> {
+        for a in args.iter_mut() {
+            *a = remote.input(a, Need::All)?;
+        }
+        Ok(())
+    };
+    match &mut cli.command {
+        Command::Info { files } => {
+            for f in files.iter_mut() {
+                *f = remote.input(f, Need::Header)?;
+            }
+        }
+        Command::Show { files, slice, .. } => {
+            for f in files.iter_mut() {
+                *f = remote.input(f, Need::Show(slice.as_deref()))?;
+            }
+        }
+        Command::Stats { files, .. } => all(remote, files)?,
+        Command::Check { paths, .. } => all(remote, paths)?,
+        Command::Diff { a, b, .. } => {
+            *a = remote.input(a, Need::All)?;
+            *b = remote.input(b, Need::All)?;
+        }
+        Command::Convert { paths, .. } => {
+            if let Some((output, inputs)) = paths.split_last_mut() {
+                for i in inputs.iter_mut() {
+                    *i = remote.input(i, Need::All)?;
+                }
+                *output = remote.output(output)?;
+            }
+        }
+    }
+    Ok(cli)
+}
+
 fn main() {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -503,7 +542,16 @@ fn main() {
         });
     input::set_read_options(options);
     let mut outcome = Outcome::new(json);
-    let result = run(cli, &mut outcome);
+    let mut remote = remote::Remote::new();
+    let result = localize(cli, &mut remote).and_then(|cli| {
+        outcome.aliases = remote.aliases();
+        run(cli, &mut outcome)
+    });
+    let result = match result {
+        Ok(()) if outcome.code != EXIT_OK => Ok(()),
+        Ok(()) => remote.finish(),
+        Err(e) => Err(e),
+    };
     let (errors, mut code) = outcome.finish();
     for e in &errors {
         eprintln!("ndnpy: {e}");

@@ -31,6 +31,8 @@ pub(crate) struct Outcome {
     pub(crate) document: Option<Value>,
     pub(crate) errors: Vec<String>,
     pub(crate) code: i32,
+    /// (local stand-in, URL) pairs: output names the URL the user typed.
+    pub(crate) aliases: Vec<(String, String)>,
 }
 
 impl Outcome {
@@ -42,12 +44,14 @@ impl Outcome {
             document: None,
             errors: Vec::new(),
             code: EXIT_OK,
+            aliases: Vec::new(),
         }
     }
 
     /// Text for people (ignored under `--json`).
     pub(crate) fn text(&mut self, text: &str) {
         if !self.json {
+            let text = self.unalias(text);
             let _ = self.out.write_all(text.as_bytes());
         }
     }
@@ -71,23 +75,36 @@ impl Outcome {
     }
 
     pub(crate) fn raw(&mut self, text: &str) {
+        let text = self.unalias(text);
         let _ = self.out.write_all(text.as_bytes());
     }
 
     pub(crate) fn fail(&mut self, e: CliError) {
         self.code = self.code.max(e.code);
-        self.errors.push(e.message);
+        let message = self.unalias(&e.message).into_owned();
+        self.errors.push(message);
+    }
+
+    /// `text` with local stand-ins of URLs replaced by the URLs.
+    pub(crate) fn unalias<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        let mut text = std::borrow::Cow::Borrowed(text);
+        for (local, url) in &self.aliases {
+            if text.contains(local.as_str()) {
+                text = std::borrow::Cow::Owned(text.replace(local.as_str(), url));
+            }
+        }
+        text
     }
 
     /// Ends the output (closes the JSON array, or writes the document).
     pub(crate) fn finish(mut self) -> (Vec<String>, i32) {
         if self.json {
             let _ = match self.document.take() {
-                Some(doc) => writeln!(
-                    self.out,
-                    "{}",
-                    serde_json::to_string_pretty(&doc).unwrap_or_default()
-                ),
+                Some(doc) => {
+                    let doc = serde_json::to_string_pretty(&doc).unwrap_or_default();
+                    let doc = self.unalias(&doc).into_owned();
+                    writeln!(self.out, "{doc}")
+                }
                 None if self.items == 0 => writeln!(self.out, "[]"),
                 None => writeln!(self.out, "\n]"),
             };

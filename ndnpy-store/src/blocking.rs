@@ -230,3 +230,19 @@ impl NpzWriter {
         run(self.0.finish())
     }
 }
+
+/// [`crate::download`], blocking.
+pub fn download(
+    location: &Location,
+    file: &std::fs::File,
+    first: u64,
+    more: impl FnOnce(u64, &[u8]) -> Vec<std::ops::Range<u64>>,
+    config: Config,
+) -> Result<u64> {
+    run(crate::download(location, file, first, more, config))
+}
+
+/// [`crate::upload`], blocking.
+pub fn upload(location: &Location, file: std::fs::File, config: Config) -> Result<()> {
+    run(crate::upload(location, file, config))
+}

@@ -35,6 +35,7 @@
 
 pub mod blocking;
 mod config;
+mod copy;
 mod error;
 mod location;
 mod npy;
@@ -44,6 +45,7 @@ mod reader;
 mod write;
 
 pub use config::{Config, Progress};
+pub use copy::{download, upload};
 pub use error::{Result, StoreError};
 pub use location::{is_url, Location, UrlOptions};
 pub use npy::RemoteNpy;

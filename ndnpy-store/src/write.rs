@@ -263,7 +263,7 @@ impl Drop for Upload {
 
 /// Uploads `head`, then `spool`'s bytes, then `tail`, as one object by
 /// parts in order (for stores without part-by-index uploads).
-async fn upload_in_order(
+pub(crate) async fn upload_in_order(
     store: &dyn ObjectStore,
     path: &Path,
     config: &Config,
