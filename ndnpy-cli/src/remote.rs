@@ -96,7 +96,7 @@ impl Remote {
                 match need {
                     Need::Header if npy => Vec::new(),
                     Need::Show(slice) if npy => show_ranges(len, head, slice),
-                    _ => vec![0..len],
+                    _ => std::iter::once(0..len).collect(),
                 }
             },
             config,
@@ -149,7 +149,7 @@ impl Remote {
 /// component of `slice` picks, or, without a slice, the first and last three
 /// rows that a summarised repr prints. Anything else: everything.
 fn show_ranges(len: u64, head: &[u8], slice: Option<&str>) -> Vec<Range<u64>> {
-    let all = vec![0..len];
+    let all: Vec<Range<u64>> = std::iter::once(0..len).collect();
     let mut rest = head;
     let Ok(header) = ndnpy::Header::read_from(&mut rest) else {
         return all;
@@ -167,7 +167,7 @@ fn show_ranges(len: u64, head: &[u8], slice: Option<&str>) -> Vec<Range<u64>> {
     }
     let row = data_len as u64 / rows as u64;
     let picked: Vec<Range<i64>> = match slice {
-        None if count <= 1000 || rows <= 6 => vec![0..rows],
+        None if count <= 1000 || rows <= 6 => std::iter::once(0..rows).collect(),
         None => vec![0..3, rows - 3..rows],
         Some(s) => match first_rows(s.split(',').next().unwrap_or("").trim(), rows) {
             Some(r) => vec![r],

@@ -122,8 +122,8 @@ impl RemoteNpy {
             }
             if let Some(axis) = axis {
                 let rows = header.shape[axis] as u64;
-                row_bytes = if rows == 0 {
-                    // Any row size will do for no rows: compute it anyway.
+                row_bytes = data_len.checked_div(rows).unwrap_or_else(|| {
+                    // No rows: any row size will do, compute it anyway.
                     let itemsize = header.dtype.itemsize().unwrap_or(0) as u64;
                     header
                         .shape
@@ -131,9 +131,7 @@ impl RemoteNpy {
                         .enumerate()
                         .filter(|&(i, _)| i != axis)
                         .fold(itemsize, |acc, (_, &d)| acc.saturating_mul(d as u64))
-                } else {
-                    data_len / rows
-                };
+                });
             }
         }
         Ok(RemoteNpy {

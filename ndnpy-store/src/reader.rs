@@ -72,7 +72,7 @@ impl RangeReader {
         plan.clone().filter(|p| p.contains(&self.pos))
     }
 
-    fn from_cache(&self, buf: &mut [u8]) -> Option<usize> {
+    fn read_cached(&self, buf: &mut [u8]) -> Option<usize> {
         self.cache.iter().find_map(|(start, bytes)| {
             let end = start + bytes.len() as u64;
             (self.pos >= *start && self.pos < end).then(|| {
@@ -84,7 +84,7 @@ impl RangeReader {
         })
     }
 
-    fn from_body(&mut self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+    fn read_body(&mut self, buf: &mut [u8]) -> io::Result<Option<usize>> {
         let Some(body) = self.body.as_mut().filter(|b| b.pos == self.pos) else {
             return Ok(None);
         };
@@ -109,9 +109,9 @@ impl Read for RangeReader {
         if buf.is_empty() || self.pos >= size {
             return Ok(0);
         }
-        let n = if let Some(n) = self.from_cache(buf) {
+        let n = if let Some(n) = self.read_cached(buf) {
             n
-        } else if let Some(n) = self.from_body(buf)? {
+        } else if let Some(n) = self.read_body(buf)? {
             n
         } else if let Some(plan) = self.planned() {
             let end = plan.end.min(size);
@@ -124,7 +124,7 @@ impl Read for RangeReader {
                 pending: Bytes::new(),
                 stream,
             });
-            self.from_body(buf)?.unwrap_or(0)
+            self.read_body(buf)?.unwrap_or(0)
         } else {
             let want = (buf.len() as u64).max(MIN_FETCH);
             let end = self.pos.saturating_add(want).min(size);
@@ -136,7 +136,7 @@ impl Read for RangeReader {
                 self.cache.pop_front();
             }
             self.cache.push_back((self.pos, bytes));
-            self.from_cache(buf).unwrap_or(0)
+            self.read_cached(buf).unwrap_or(0)
         };
         self.pos += n as u64;
         Ok(n)

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The `ndnpy` command against a real S3 protocol server on 127.0.0.1 (moto's
+server): it reads what boto3 uploaded, and NumPy (through s3fs) reads what
+it uploaded, equal. Run with the Python of a venv that has moto[server],
+boto3, s3fs and numpy (.ci/run makes one); NDNPY_BIN names the binary."""
+
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import boto3
+import numpy as np
+import s3fs
+
+BIN = os.environ.get("NDNPY_BIN", "target/release/ndnpy")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    port = free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    server_bin = os.path.join(os.path.dirname(sys.executable), "moto_server")
+    server = subprocess.Popen(
+        [server_bin, "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        # Bounded wait for the server to listen.
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            sys.exit("moto server did not start")
+        run(endpoint)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def ndnpy(env, *args):
+    out = subprocess.run([BIN, *args], env=env, capture_output=True, text=True, timeout=300)
+    if out.returncode != 0:
+        sys.exit(f"ndnpy {' '.join(args)} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}")
+    return out.stdout
+
+
+def run(endpoint):
+    creds = dict(aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1")
+    s3 = boto3.client("s3", endpoint_url=endpoint, **creds)
+    s3.create_bucket(Bucket="arrays")
+    env = dict(
+        os.environ,
+        AWS_ENDPOINT=endpoint,
+        AWS_ALLOW_HTTP="true",
+        AWS_ACCESS_KEY_ID="test",
+        AWS_SECRET_ACCESS_KEY="test",
+        AWS_REGION="us-east-1",
+    )
+    rng = np.random.default_rng(7)
+    arrays = {
+        "weights.npy": rng.standard_normal((5000, 1200)).astype(np.float32),  # 24 MB: several parts
+        "be.npy": np.arange(1000, dtype=">i8").reshape(100, 10),
+        "words.npy": np.array(["alpha", "βeta", ""]),
+        "objects.npy": np.array([1, "two", None, [3.5]], dtype=object),
+    }
+    for name, a in arrays.items():
+        buf = io.BytesIO()
+        np.save(buf, a, allow_pickle=True)
+        s3.put_object(Bucket="arrays", Key=name, Body=buf.getvalue())
+    buf = io.BytesIO()
+    np.savez_compressed(buf, a=arrays["be.npy"], b=arrays["words.npy"])
+    s3.put_object(Bucket="arrays", Key="both.npz", Body=buf.getvalue())
+
+    fs = s3fs.S3FileSystem(key="test", secret="test", client_kwargs={"endpoint_url": endpoint, "region_name": "us-east-1"})
+    checks = 0
+
+    # Reading what boto3 uploaded.
+    info = json.loads(ndnpy(env, "--json", "info", "s3://arrays/weights.npy"))
+    assert info[0]["shape"] == [5000, 1200], info
+    assert info[0]["path"] == "s3://arrays/weights.npy", info
+    checks += 1
+    shown = ndnpy(env, "--json", "show", "--slice", "1000:1002, 0:3", "s3://arrays/weights.npy")
+    assert json.loads(shown)[0]["shape"] == [2, 3], shown
+    checks += 1
+    ndnpy(env, "check", "--allow-pickle", "s3://arrays/objects.npy", "s3://arrays/both.npz")
+    checks += 1
+    diff = ndnpy(env, "diff", "s3://arrays/be.npy", "s3://arrays/be.npy")
+    assert "equal" in diff, diff
+    checks += 1
+
+    # Writing: NumPy reads back through s3fs what the command uploaded.
+    for src, dst, key in [
+        ("weights.npy", "weights.npz", "weights"),
+        ("objects.npy", "objects.npz", "objects"),
+        ("words.npy", "words.npz", "words"),
+    ]:
+        ndnpy(env, "convert", "--compress", f"s3://arrays/{src}", f"s3://arrays/out/{dst}")
+        with fs.open(f"arrays/out/{dst}", "rb") as f:
+            got = np.load(io.BytesIO(f.read()), allow_pickle=True)[key]
+        want = arrays[src]
+        assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+        assert all(x == y for x, y in zip(got.ravel(), want.ravel())), src
+        checks += 1
+    ndnpy(env, "convert", "--key", "a", "s3://arrays/both.npz", "s3://arrays/out/a.npy")
+    with fs.open("arrays/out/a.npy", "rb") as f:
+        np.testing.assert_array_equal(np.load(io.BytesIO(f.read())), arrays["be.npy"])
+    checks += 1
+    # A local file uploaded, a remote one downloaded.
+    with tempfile.TemporaryDirectory() as d:
+        local = os.path.join(d, "w.npy")
+        np.save(local, arrays["be.npy"])
+        ndnpy(env, "convert", local, "s3://arrays/out/w.npz")
+        ndnpy(env, "convert", "s3://arrays/out/w.npz", os.path.join(d, "back.npz"))
+        np.testing.assert_array_equal(np.load(os.path.join(d, "back.npz"))["w"], arrays["be.npy"])
+        checks += 1
+    # A missing object is an error naming it.
+    out = subprocess.run([BIN, "info", "s3://arrays/nope.npy"], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "s3://arrays/nope.npy" in out.stderr, out.stderr
+    checks += 1
+    print(f"s3 interop: {checks} passed, 0 failed")
+
+
+if __name__ == "__main__":
+    main()
