@@ -191,10 +191,12 @@ impl RemoteNpy {
         let first_end = per_chunk.min(rows);
         let first: Array<T, D> =
             Array::from_npy_bytes_with(&self.data_range(0, first_end).await?, &options)?;
-        let fill = *first
-            .iter()
-            .next()
-            .expect("rows and row bytes are non-zero");
+        let Some(&fill) = first.iter().next() else {
+            // Rows of bytes that hold no element of T (a dtype the library
+            // maps to an empty shape): no chunks to place, read it at once.
+            let all = self.data_range(0, rows).await?;
+            return Ok(Array::from_npy_bytes_with(&all, &options)?);
+        };
         let mut dim = first.raw_dim();
         dim.slice_mut()[axis] = rows;
         let mut out = Array::from_elem(dim.set_f(self.header.fortran_order), fill);
