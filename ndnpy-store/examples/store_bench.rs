@@ -45,6 +45,11 @@ async fn main() {
     );
     assert_eq!(part[[0, 0]], a[[1000, 0]]);
 
+    let start = Instant::now();
+    let back = npy.read::<f32, Ix2>().await.unwrap();
+    println!("read() unthrottled: {:?}", start.elapsed());
+    drop(back);
+
     // Throttled: 20 ms per request, 10 ns per byte (about 100 MB/s per
     // stream).
     let throttle = ThrottleConfig {

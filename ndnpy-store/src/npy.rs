@@ -206,11 +206,18 @@ impl RemoteNpy {
         let chunks = (first_end..rows)
             .step_by(per_chunk)
             .map(|start| start..(start + per_chunk).min(rows));
+        // Each GET is a task of its own, so that bodies keep arriving on
+        // the runtime's other threads while this one decodes.
         let mut arrived = futures::stream::iter(chunks)
-            .map(|rows| async move {
-                Ok::<_, StoreError>((rows.clone(), self.data_range(rows.start, rows.end).await?))
+            .map(|rows| {
+                let this = self.clone();
+                tokio::spawn(async move {
+                    let bytes = this.data_range(rows.start, rows.end).await?;
+                    Ok::<_, StoreError>((rows, bytes))
+                })
             })
-            .buffer_unordered(self.object.config.concurrency);
+            .buffer_unordered(self.object.config.concurrency)
+            .map(|joined| joined.map_err(|e| StoreError::Io(std::io::Error::other(e)))?);
         while let Some((rows, bytes)) = arrived.try_next().await? {
             let mut part = out.slice_axis_mut(Axis(axis), Slice::from(rows));
             ndnpy::from_npy_bytes_into(&bytes, &mut part)?;
