@@ -70,7 +70,9 @@ pub use format::header::{Header, Version, NUMPY_MAX_DIMS};
 pub use npy::file::NpyFile;
 pub use npy::inspect::{inspect, inspect_with};
 pub use npy::mmap::MmapNpy;
-pub use npy::read::{from_npy_bytes_into, read_npy_into, read_npy_into_from, ReadNpy};
+pub use npy::read::{
+    from_data_into, from_npy_bytes_into, read_npy_into, read_npy_into_from, ReadNpy,
+};
 pub use npy::stream::{NpyReader, NpyWriter};
 pub use npy::view::{ViewMutNpy, ViewNpy};
 pub use npy::write::WriteNpy;

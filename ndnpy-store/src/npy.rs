@@ -12,6 +12,7 @@ use ndarray::{Array, Axis, Dimension, ShapeBuilder, Slice};
 use ndnpy::{AnyArray, Element, Header, LayoutElement, ReadNpy};
 use object_store::GetRange;
 use std::ops::{Bound, Range, RangeBounds};
+use std::sync::Arc;
 
 /// Bytes asked for by the first request: the preamble and header of any
 /// ordinary file, and the first rows.
@@ -179,48 +180,73 @@ impl RemoteNpy {
     pub async fn read<T: LayoutElement, D: Dimension>(&self) -> Result<Array<T, D>> {
         self.check_fixed_rows("read them with read_any")?;
         let options = self.object.config.read_options;
-        let Some(axis) = self.axis.filter(|_| self.row_bytes > 0) else {
+        let rows = self.len();
+        let shape = &self.header.shape;
+        let n = self.header.num_elements()?;
+        let Some(axis) = self
+            .axis
+            .filter(|_| self.row_bytes > 0 && n > 0 && std::mem::size_of::<T>() > 0)
+        else {
             // A 0-d or empty array: one small GET at most.
-            let body = self.data_range(0, self.len()).await?;
+            let body = self.data_range(0, rows).await?;
             return Ok(Array::from_npy_bytes_with(&body, &options)?);
         };
-        let rows = self.len();
+        let dim = D::from_dimension(&ndarray::IxDyn(shape)).ok_or_else(|| {
+            ndnpy::Error::NdimMismatch {
+                expected: D::NDIM.unwrap_or(shape.len()),
+                found: shape.len(),
+                shape: shape.clone(),
+            }
+        })?;
+        let mut out = zeroed::<T, D>(dim.set_f(self.header.fortran_order), n)?;
         let per_chunk = (self.object.config.chunk_size / self.row_bytes).max(1) as usize;
-        // The first chunk fixes the element the output starts filled with
-        // (a LayoutElement has no zero), and checks T and D.
-        let first_end = per_chunk.min(rows);
-        let first: Array<T, D> =
-            Array::from_npy_bytes_with(&self.data_range(0, first_end).await?, &options)?;
-        let Some(&fill) = first.iter().next() else {
-            // Rows of bytes that hold no element of T (a dtype the library
-            // maps to an empty shape): no chunks to place, read it at once.
-            let all = self.data_range(0, rows).await?;
-            return Ok(Array::from_npy_bytes_with(&all, &options)?);
-        };
-        let mut dim = first.raw_dim();
-        dim.slice_mut()[axis] = rows;
-        let mut out = Array::from_elem(dim.set_f(self.header.fortran_order), fill);
-        out.slice_axis_mut(Axis(axis), Slice::from(0..first_end))
-            .assign(&first);
-        drop(first);
-        let chunks = (first_end..rows)
+        let chunks: Vec<Range<usize>> = (0..rows)
             .step_by(per_chunk)
-            .map(|start| start..(start + per_chunk).min(rows));
-        // Each GET is a task of its own, so that bodies keep arriving on
-        // the runtime's other threads while this one decodes.
-        let mut arrived = futures::stream::iter(chunks)
-            .map(|rows| {
-                let this = self.clone();
+            .map(|start| start..(start + per_chunk).min(rows))
+            .collect();
+        // Each GET is a task of its own, started as soon as one of the
+        // `concurrency` slots frees (when a body has arrived, not when it
+        // has been copied), so requests keep flowing while this task copies.
+        // Bodies wait in a channel of `concurrency` places: at most twice
+        // that many chunks are held at once.
+        let concurrency = self.object.config.concurrency;
+        let slots = Arc::new(tokio::sync::Semaphore::new(concurrency));
+        let (sender, mut receiver) = tokio::sync::mpsc::channel(concurrency);
+        let count = chunks.len();
+        let this = self.clone();
+        let producer = tokio::spawn(async move {
+            for rows in chunks {
+                let Ok(slot) = slots.clone().acquire_owned().await else {
+                    return;
+                };
+                let this = this.clone();
+                let sender = sender.clone();
                 tokio::spawn(async move {
-                    let bytes = this.data_range(rows.start, rows.end).await?;
-                    Ok::<_, StoreError>((rows, bytes))
-                })
-            })
-            .buffer_unordered(self.object.config.concurrency)
-            .map(|joined| joined.map_err(|e| StoreError::Io(std::io::Error::other(e)))?);
-        while let Some((rows, bytes)) = arrived.try_next().await? {
+                    let fetched = async {
+                        let (header, range) = this.chunk(rows.start, rows.end)?;
+                        let bytes = this.object.get(range).await?;
+                        Ok::<_, StoreError>((rows, header, bytes))
+                    }
+                    .await;
+                    drop(slot);
+                    // A closed channel: the reader stopped at an error.
+                    let _ = sender.send(fetched).await;
+                });
+            }
+        });
+        // Dropped on return (an error included): no new GETs start.
+        let _stop = AbortOnDrop(producer);
+        for _ in 0..count {
+            let fetched = receiver
+                .recv()
+                .await
+                .ok_or_else(|| StoreError::Io(std::io::Error::other("a GET task ended")))?;
+            let (rows, header, bytes) = fetched?;
             let mut part = out.slice_axis_mut(Axis(axis), Slice::from(rows));
-            ndnpy::from_npy_bytes_into(&bytes, &mut part)?;
+            // The body goes straight from the GET's buffer into the output
+            // (one copy; a byte swap or cast on the way when the file's
+            // dtype is not T's).
+            ndnpy::from_data_into(&header, &bytes, &mut part)?;
         }
         Ok(out)
     }
@@ -281,9 +307,8 @@ impl RemoteNpy {
         Ok(AnyArray::from_npy_bytes_with(&all, &options)?)
     }
 
-    /// The `.npy` bytes of rows `start..end`: a header for that many rows,
-    /// then their data, fetched by one GET.
-    async fn data_range(&self, start: usize, end: usize) -> Result<Vec<u8>> {
+    /// A header for rows `start..end` and the byte range of their data.
+    fn chunk(&self, start: usize, end: usize) -> Result<(Header, Range<u64>)> {
         let mut header = self.header.clone();
         let mut from = self.base + self.data_offset();
         let mut to = from;
@@ -295,8 +320,14 @@ impl RemoteNpy {
             }
             None => to += self.header.data_len()? as u64,
         }
-        let head = header.to_bytes()?;
-        self.object.get_after(&head, from..to).await
+        Ok((header, from..to))
+    }
+
+    /// The `.npy` bytes of rows `start..end`: a header for that many rows,
+    /// then their data, fetched by one GET.
+    async fn data_range(&self, start: usize, end: usize) -> Result<Vec<u8>> {
+        let (header, range) = self.chunk(start, end)?;
+        self.object.get_after(&header.to_bytes()?, range).await
     }
 
     fn rows(&self, range: impl RangeBounds<usize>) -> Result<Range<usize>> {
@@ -334,4 +365,47 @@ pub(crate) fn parse(bytes: &[u8], options: &ndnpy::ReadOptions) -> ndnpy::Result
     let mut rest = bytes;
     let header = Header::read_from_with(&mut rest, options)?;
     Ok((header, bytes.len() - rest.len()))
+}
+
+/// An array of `n` elements whose bytes are all zero, in memory from the
+/// allocator's zeroed allocation: the operating system hands out zero
+/// pages as they are first written, so nothing is written here, and pages
+/// a failed read never reached are never resident.
+fn zeroed<T: LayoutElement, D: Dimension>(
+    shape: ndarray::Shape<D>,
+    n: usize,
+) -> Result<Array<T, D>> {
+    let too_big = || {
+        StoreError::Npy(ndnpy::Error::Io(std::io::Error::from(
+            std::io::ErrorKind::OutOfMemory,
+        )))
+    };
+    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| too_big())?;
+    assert!(layout.size() > 0, "callers pass n > 0 and a sized T");
+    // SAFETY: `layout` has a non-zero size (checked above). The memory comes
+    // from the global allocator with exactly the layout `Vec<T>` of
+    // capacity `n` uses (`Layout::array::<T>(n)`: T's alignment, n times its
+    // size), so the Vec may own and free it. All `n` elements are
+    // initialised: every byte is zero, and `LayoutElement`'s contract makes
+    // every bit pattern of its scalar fields valid (bools are 0 or 1, and 0
+    // is false), so all-zero bytes are a valid `T`; padding bytes carry no
+    // validity requirement.
+    let vec = unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout).cast::<T>();
+        if ptr.is_null() {
+            return Err(too_big());
+        }
+        Vec::from_raw_parts(ptr, n, n)
+    };
+    Array::from_shape_vec(shape, vec)
+        .map_err(|e| StoreError::Npy(ndnpy::Error::BadShape(format!("{e}"))))
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }

@@ -174,6 +174,33 @@ pub fn from_npy_bytes_into<T: LayoutElement, D: Dimension>(
     crate::array::decode::read_into(&header, &mut Source::slice(&bytes[offset..]), out)
 }
 
+/// [`read_npy_into`] from the data of a `.npy` file whose header was parsed
+/// apart (for example from its first bytes, fetched on their own): `data`
+/// holds the array's bytes as `header` describes them, from the first.
+///
+/// ```
+/// use ndarray::{array, Array1};
+/// use ndnpy::{from_data_into, DType, Header, Version};
+///
+/// let header = Header {
+///     dtype: DType::parse(">i2")?,
+///     shape: vec![2],
+///     fortran_order: false,
+///     version: Version::V1,
+/// };
+/// let mut out = Array1::<i16>::zeros(2);
+/// from_data_into(&header, &[0, 1, 1, 0], &mut out.view_mut())?;
+/// assert_eq!(out, array![1, 256]);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn from_data_into<T: LayoutElement, D: Dimension>(
+    header: &Header,
+    data: &[u8],
+    out: &mut ArrayViewMut<'_, T, D>,
+) -> Result<()> {
+    crate::array::decode::read_into(header, &mut Source::slice(data), out)
+}
+
 /// Opens `path`, reads its header and hands the data to `read` (see
 /// [`crate::io::source::read_file`]). I/O errors name the path.
 pub(crate) fn read_path<X>(
