@@ -96,7 +96,8 @@ impl Remote {
                 match need {
                     Need::Header if npy => Vec::new(),
                     Need::Show(slice) if npy => show_ranges(len, head, slice),
-                    _ => std::iter::once(0..len).collect(),
+                    // The first GET brought the first bytes already.
+                    _ => std::iter::once(FIRST.min(len)..len).collect(),
                 }
             },
             config,
