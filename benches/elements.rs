@@ -1,8 +1,9 @@
 //! Strings and records: ndnpy against the one-copy baseline and `npyz`
 //! (NumPy's figures come from `scripts/bench_elements.py`, run alongside).
 //!
-//! - `strings_read`: 1 M `<U16` strings into `Array1<String>`; `npyz` reads
-//!   the same file into `Vec<String>`.
+//! - `strings_read`: 1 M `<U16` strings into `Array1<String>` and into a
+//!   `StringArray` (one buffer and offsets); `npyz` reads the same file
+//!   into `Vec<String>`.
 //! - `strings_write`: the same strings to `.npy` bytes in memory.
 //! - `records_read`: 10 M records of 24 bytes (`x: f64, id: i64, y: f32,
 //!   n: i32`) whose layout is the struct's own, then packed files into an
@@ -82,6 +83,9 @@ fn benches(c: &mut Criterion) {
     });
     g.bench_function("ndnpy", |b| {
         b.iter(|| black_box(Array1::<String>::read_npy(&str_path).unwrap()))
+    });
+    g.bench_function("ndnpy_string_array", |b| {
+        b.iter(|| black_box(ndnpy::StringArray::read_npy(&str_path).unwrap()))
     });
     g.bench_function("npyz", |b| {
         b.iter(|| {

@@ -57,6 +57,7 @@ pub mod pickle;
 mod plan;
 
 pub use array::any::AnyArray;
+pub use array::compact::{BytesArray, StringArray};
 pub use array::datetime::{unit, Datetime64, Timedelta64};
 pub use array::element::{Element, LayoutElement};
 pub use array::longdouble::{ComplexLongDouble, LongDouble};

@@ -13,6 +13,7 @@
 //! [`crate::npy`].
 
 pub(crate) mod any;
+pub(crate) mod compact;
 pub(crate) mod datetime;
 pub(crate) mod decode;
 pub(crate) mod element;

@@ -141,7 +141,7 @@ pub(crate) fn strip_nuls(bytes: &[u8]) -> &[u8] {
     &bytes[..end]
 }
 
-fn string_dtype(kind: Kind, width: usize) -> DType {
+pub(crate) fn string_dtype(kind: Kind, width: usize) -> DType {
     DType::Scalar(Scalar {
         order: if kind == Kind::Unicode {
             ByteOrder::NATIVE
@@ -158,7 +158,7 @@ fn string_dtype(kind: Kind, width: usize) -> DType {
     })
 }
 
-fn string_mismatch(rust: &str, wanted: Kind, found: &DType) -> Error {
+pub(crate) fn string_mismatch(rust: &str, wanted: Kind, found: &DType) -> Error {
     if let Err(e) = crate::plan::support::check_supported(found) {
         return e;
     }
@@ -304,7 +304,7 @@ pub(crate) fn decode_ucs4(item: &[u8], swap: bool, index: usize) -> Result<Strin
 }
 
 #[inline(always)]
-fn code_unit<const SWAP: bool>(c: &[u8]) -> u32 {
+pub(crate) fn code_unit<const SWAP: bool>(c: &[u8]) -> u32 {
     let bytes = [c[0], c[1], c[2], c[3]];
     if SWAP {
         u32::from_ne_bytes(bytes).swap_bytes()

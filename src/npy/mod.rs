@@ -8,6 +8,7 @@
 //! [`crate::io`], [`crate::format`], [`crate::plan`], [`crate::array`] and
 //! [`crate::pickle`]. Archives ([`crate::npz`]) build on this layer.
 
+pub(crate) mod compact;
 pub(crate) mod file;
 pub(crate) mod growth;
 pub(crate) mod inspect;

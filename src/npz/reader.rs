@@ -5,6 +5,7 @@ use super::input::Input;
 use super::member::MemberReader;
 use super::{in_member, key_of, not_an_archive};
 use crate::array::any::AnyArray;
+use crate::array::compact::{BytesArray, StringArray};
 use crate::array::element::Element;
 use crate::error::{Error, Result};
 use crate::format::header::{self, Header};
@@ -283,6 +284,28 @@ impl<R: Read + Seek> NpzReader<R> {
         let index = self.index(name)?;
         let options = self.options;
         self.read_index(index, |h, s| crate::pickle::read_any(h, s, &options))
+    }
+
+    /// Reads `<U` member `name` as a [`crate::StringArray`]: two
+    /// allocations, not one per element.
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
+    /// w.add("words", &ndarray::array!["a".to_string(), "bc".into()])?;
+    /// let mut npz = ndnpy::NpzReader::new(w.finish_into_inner()?)?;
+    /// assert_eq!(npz.read_strings("words")?.values(), "abc");
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn read_strings(&mut self, name: &str) -> Result<StringArray> {
+        let index = self.index(name)?;
+        self.read_index(index, StringArray::decode)
+    }
+
+    /// Reads `|S` member `name` as a [`crate::BytesArray`].
+    pub fn read_byte_strings(&mut self, name: &str) -> Result<BytesArray> {
+        let index = self.index(name)?;
+        self.read_index(index, BytesArray::decode)
     }
 
     /// The decompressed bytes of member `name`, whatever it holds (NumPy
