@@ -140,3 +140,47 @@ fn record_fields_are_matched_by_name() {
     assert_eq!(out, Array1::<Point>::from_npy_bytes(&file).unwrap());
     assert_eq!(out[3], Point { x: 1.5, y: 3 });
 }
+
+#[test]
+fn row_ranges_and_archive_members_read_into_arrays_the_caller_has() {
+    use ndnpy::{NpyFile, NpzReader, NpzWriter};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.npy");
+    let a = ndarray::Array2::from_shape_fn((100, 3), |(i, j)| (i * 3 + j) as i32);
+    a.write_npy(&path).unwrap();
+    let file = NpyFile::open(&path).unwrap();
+    // Into a Fortran-order buffer.
+    let mut out = ndarray::Array2::<i32>::zeros((10, 3).f());
+    file.read_range_into(20..30, &mut out.view_mut()).unwrap();
+    assert_eq!(out, a.slice(ndarray::s![20..30, ..]));
+    let mut wrong = ndarray::Array2::<i32>::zeros((9, 3));
+    let err = file
+        .read_range_into(20..30, &mut wrong.view_mut())
+        .unwrap_err();
+    assert!(matches!(err, ndnpy::Error::ShapeMismatch { .. }), "{err:?}");
+    let err = file
+        .read_range_into(95..105, &mut out.view_mut())
+        .unwrap_err();
+    assert!(
+        matches!(err, ndnpy::Error::RangeOutOfBounds { .. }),
+        "{err:?}"
+    );
+
+    for compressed in [false, true] {
+        let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).compressed(compressed);
+        w.add("a", &a).unwrap();
+        let mut npz = NpzReader::new(w.finish_into_inner().unwrap()).unwrap();
+        let mut out = ndarray::Array3::<i32>::zeros((2, 100, 3));
+        npz.read_into("a", &mut out.slice_mut(ndarray::s![1, .., ..]))
+            .unwrap();
+        assert_eq!(out.slice(ndarray::s![1, .., ..]), a);
+        assert_eq!(out.slice(ndarray::s![0, .., ..]).sum(), 0);
+        let err = npz
+            .read_into("nope", &mut out.slice_mut(ndarray::s![1, .., ..]))
+            .unwrap_err();
+        assert!(
+            matches!(err, ndnpy::Error::MemberNotFound { .. }),
+            "{err:?}"
+        );
+    }
+}

@@ -1,12 +1,12 @@
 //! [`NpyFile`]: an open `.npy` file, read in row ranges and grown in place.
 
-use crate::array::element::Element;
+use crate::array::element::{Element, LayoutElement};
 use crate::error::{Error, Result};
 use crate::format::header::{self, Header};
 use crate::io::source::Source;
 use crate::npy::growth::{self, ReadAt, WriteAt};
 use crate::options::ReadOptions;
-use ndarray::{Array, ArrayBase, Data, Dimension};
+use ndarray::{Array, ArrayBase, ArrayViewMut, Data, Dimension};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::ops::{Bound, RangeBounds};
@@ -263,6 +263,49 @@ impl NpyFile {
         &self,
         range: impl RangeBounds<usize>,
     ) -> Result<Array<T, D>> {
+        let (sub, offset) = self.range_header(range)?;
+        self.read_at(&sub, offset)
+    }
+
+    /// Reads the rows `range` of the growth axis into `out`, an array the
+    /// caller has (of the range's shape, any memory layout), as
+    /// [`crate::read_npy_into`] does: exactly those bytes, converted on the
+    /// way, with no allocation in proportion to them.
+    ///
+    /// ```
+    /// use ndarray::{s, Array2};
+    /// use ndnpy::{NpyFile, WriteNpy};
+    ///
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npy");
+    /// Array2::from_shape_fn((100, 3), |(i, j)| (i * 3 + j) as f32).write_npy(&path)?;
+    /// let file = NpyFile::open(&path)?;
+    /// let mut batch = Array2::<f32>::zeros((10, 3));
+    /// file.read_range_into(40..50, &mut batch.view_mut())?;
+    /// assert_eq!(batch[[0, 0]], 120.0);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn read_range_into<T: LayoutElement, D: Dimension>(
+        &self,
+        range: impl RangeBounds<usize>,
+        out: &mut ArrayViewMut<'_, T, D>,
+    ) -> Result<()> {
+        let (sub, offset) = self.range_header(range)?;
+        let available = self.file.metadata()?.len().saturating_sub(offset);
+        let mut reader = ReadAt {
+            file: &self.file,
+            pos: offset,
+        };
+        let mut source = Source::Sized {
+            reader: &mut reader,
+            len: available,
+            trusted: true,
+        };
+        crate::array::decode::read_into(&sub, &mut source, out)
+    }
+
+    /// The header of rows `range` of the growth axis and where they start.
+    fn range_header(&self, range: impl RangeBounds<usize>) -> Result<(Header, u64)> {
         let axis = self.axis.ok_or(Error::NoGrowthAxis)?;
         let len = self.len();
         let start = match range.start_bound() {
@@ -287,7 +330,7 @@ impl NpyFile {
         let sub = growth::with_len(&self.header, axis, end - start);
         // In bounds of a header whose byte length fits, so no overflow.
         let offset = self.data_offset + start as u64 * self.row_bytes;
-        self.read_at(&sub, offset)
+        Ok((sub, offset))
     }
 
     /// Reads the data of `header` starting at byte `offset`.

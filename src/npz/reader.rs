@@ -6,14 +6,14 @@ use super::member::MemberReader;
 use super::{in_member, key_of, not_an_archive};
 use crate::array::any::AnyArray;
 use crate::array::compact::{BytesArray, StringArray};
-use crate::array::element::Element;
+use crate::array::element::{Element, LayoutElement};
 use crate::error::{Error, Result};
 use crate::format::header::{self, Header};
 use crate::io::checked::CheckedRead;
 use crate::io::source::Source;
 use crate::npy::read::read_array_with;
 use crate::options::ReadOptions;
-use ndarray::{Array, Dimension};
+use ndarray::{Array, ArrayViewMut, Dimension};
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -284,6 +284,19 @@ impl<R: Read + Seek> NpzReader<R> {
         let index = self.index(name)?;
         let options = self.options;
         self.read_index(index, |h, s| crate::pickle::read_any(h, s, &options))
+    }
+
+    /// Reads member `name` into `out`, an array the caller has (of the
+    /// member's shape, any memory layout), as [`crate::read_npy_into`] does:
+    /// inflated and converted on the way, with no allocation in proportion
+    /// to the data.
+    pub fn read_into<T: LayoutElement, D: Dimension>(
+        &mut self,
+        name: &str,
+        out: &mut ArrayViewMut<'_, T, D>,
+    ) -> Result<()> {
+        let index = self.index(name)?;
+        self.read_index(index, |h, s| crate::array::decode::read_into(h, s, out))
     }
 
     /// Reads `<U` member `name` as a [`crate::StringArray`]: two
