@@ -372,11 +372,11 @@ fn reserve(
 ) -> Result<()> {
     let bytes = n as u64 * width.max(1) as u64;
     if n > 0 && source.trusted_len() >= Some(bytes) {
-        crate::io::source::reserve(offsets, n + 1, (n + 1).saturating_mul(8))?;
+        crate::io::source::reserve_huge(offsets, n + 1, (n + 1).saturating_mul(8))?;
         // Most text is ASCII and shorter than the width: a quarter of the
         // UCS-4 bytes is the common size (it grows if not).
         let guess = (n.saturating_mul(width) / 2).min(1 << 30);
-        crate::io::source::reserve(data, guess, guess)?;
+        crate::io::source::reserve_huge(data, guess, guess)?;
     }
     Ok(())
 }
@@ -407,7 +407,7 @@ fn grow_for_rest(data: &mut Vec<u8>, done: usize, n: usize) {
     if done > 0 && done < n {
         let expected = (data.len() as f64 / done as f64 * n as f64 * 1.125) as usize;
         if expected > data.capacity() {
-            let _ = data.try_reserve(expected - data.len());
+            let _ = crate::io::source::reserve_huge(data, expected - data.len(), expected);
         }
     }
 }
