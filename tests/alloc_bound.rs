@@ -359,8 +359,10 @@ fn reading_into_an_existing_array_allocates_no_copy_of_the_data() {
     let (result, peak, _) = measure(|| from_npy_bytes_into(&f_bytes, &mut out.view_mut()));
     result.unwrap();
     assert_eq!(out, c);
+    // The blocked transposition's scratch (up to 2 MiB: 64 lanes of 8 KiB
+    // here) and the read buffer: a constant, a tenth of the data.
     assert!(
-        peak < 600 << 10,
+        peak < 1 << 20,
         "{peak} bytes at the peak for the converting path"
     );
 }

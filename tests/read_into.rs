@@ -184,3 +184,27 @@ fn row_ranges_and_archive_members_read_into_arrays_the_caller_has() {
         );
     }
 }
+
+#[test]
+fn long_and_short_lanes_in_the_other_order() {
+    // Lanes (the file's contiguous runs) of 560 KB take the element path;
+    // short ones the blocked transposition; both give read_npy's values.
+    for (rows, cols) in [(70_000usize, 2usize), (2, 70_000), (300, 7), (1, 1)] {
+        let c = Array2::from_shape_fn((rows, cols), |(i, j)| (i * cols + j) as f64);
+        let mut f = Array2::<f64>::zeros((rows, cols).f());
+        f.assign(&c);
+        for bytes in [f.to_npy_bytes().unwrap(), c.to_npy_bytes().unwrap()] {
+            let mut into_c = Array2::<f64>::zeros((rows, cols));
+            from_npy_bytes_into(&bytes, &mut into_c.view_mut()).unwrap();
+            assert_eq!(into_c, c);
+            let mut into_f = Array2::<f64>::zeros((rows, cols).f());
+            from_npy_bytes_into(&bytes, &mut into_f.view_mut()).unwrap();
+            assert_eq!(into_f, c);
+            // A strided, reversed view.
+            let mut big = Array2::<f64>::zeros((rows, 2 * cols));
+            let mut view = big.slice_mut(s![.., ..;-2]);
+            from_npy_bytes_into(&bytes, &mut view).unwrap();
+            assert_eq!(view, c);
+        }
+    }
+}

@@ -195,6 +195,24 @@ pub(crate) fn read_into<T: LayoutElement, D: Dimension>(
         }
     }
     let size = std::mem::size_of::<T>();
+    // A 2-D array in the other order: the blocked transposition, for
+    // lanes (the file's contiguous runs) of up to 256 KiB, so that a block
+    // of 8 to 64 of them stays within 2 MiB.
+    let lane = header
+        .shape
+        .get(usize::from(!header.fortran_order))
+        .copied();
+    let short_lanes = lane.is_some_and(|l| l.saturating_mul(size) <= 256 << 10);
+    if out.ndim() == 2 && n > 0 && size > 0 && plan.src_size() > 0 && short_lanes {
+        let two = out.view_mut().into_dimensionality::<ndarray::Ix2>();
+        let two = two.expect("two dimensions");
+        let lanes = if header.fortran_order {
+            two.reversed_axes()
+        } else {
+            two
+        };
+        return crate::array::transpose::read_lanes(&plan, source, lanes);
+    }
     let per_chunk = (SCRATCH_BYTES / size.max(1)).max(1).min(n.max(1));
     let mut scratch: Vec<T> = Vec::new();
     reserve(&mut scratch, per_chunk, per_chunk.saturating_mul(size))?;

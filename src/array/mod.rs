@@ -23,3 +23,4 @@ pub(crate) mod pyvalue;
 pub(crate) mod record;
 pub(crate) mod stringdtype;
 pub(crate) mod strings;
+pub(crate) mod transpose;
