@@ -818,3 +818,39 @@ fn writer_refuses_names_numpy_cannot_give_back() {
     let bytes = w.finish_into_inner().unwrap().into_inner();
     assert_eq!(reader_of(bytes).names(), ["x"]);
 }
+
+/// Members deflated in several pieces carry ndnpy's piece table and are
+/// inflated on every core; damage in the data is an error, and a table that
+/// does not describe the member is ignored (the member is inflated as one
+/// stream).
+#[test]
+fn piece_tables_are_used_and_checked() {
+    use ndnpy::{NpzReader, NpzWriter};
+    let a = ndarray::Array1::from_shape_fn(450_000, |i| ((i * 7919) % 1000) as f64);
+    let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).compressed(true);
+    w.add("big", &a).unwrap();
+    let bytes = w.finish_into_inner().unwrap().into_inner();
+    let read = |bytes: &[u8]| {
+        NpzReader::new(std::io::Cursor::new(bytes.to_vec()))
+            .and_then(|mut z| z.read::<f64, ndarray::Ix1>("big"))
+    };
+    assert_eq!(read(&bytes).unwrap(), a);
+    // The table: id "nd", then the block size and one length per piece.
+    let at = bytes
+        .windows(2)
+        .rposition(|w| w == b"nd")
+        .expect("a piece table");
+    let len = u16::from_le_bytes([bytes[at + 2], bytes[at + 3]]) as usize;
+    assert_eq!(&bytes[at + 4..at + 8], &(1u32 << 20).to_le_bytes());
+    assert_eq!(len, 4 + 4 * 4, "3.6 MB in four pieces");
+    // A lying table (one piece one byte longer): ignored, still read.
+    let mut lying = bytes.clone();
+    lying[at + 8] = lying[at + 8].wrapping_add(1);
+    assert_eq!(read(&lying).unwrap(), a);
+    // Damaged data in a middle piece: an error, never garbage.
+    let mut damaged = bytes.clone();
+    let middle = bytes.len() / 2;
+    damaged[middle] ^= 0x5A;
+    damaged[middle + 1] ^= 0xA5;
+    assert!(read(&damaged).is_err());
+}

@@ -24,6 +24,7 @@
 //! computed with checked or wide arithmetic, so hostile directories give
 //! [`Error::InvalidArchive`], never a panic or a huge allocation.
 
+use super::inflate::{Pieces, BLOCKS_ID};
 use super::key_of;
 use crate::error::{Error, Result};
 use crate::io::checked::{read_full, read_full_vec};
@@ -69,6 +70,9 @@ pub(crate) struct Entry {
     /// Where the next local header (or the central directory) starts: the
     /// member's bytes must end here.
     end_offset: u64,
+    /// ndnpy's table of independently deflated pieces, if the writer left
+    /// one (`inflate.rs`).
+    pub(crate) pieces: Option<Pieces>,
 }
 
 impl Entry {
@@ -394,6 +398,7 @@ fn parse_entries(cd: &[u8], size_cd: u64, concat: i128) -> Result<Parsed> {
             size,
             header_offset: u64::try_from(offset).ok(),
             end_offset: 0,
+            pieces: find_pieces(extra),
         });
         pos = name_start + name_len + extra_len + comment_len;
     }
@@ -435,6 +440,21 @@ fn decode_zip64(
         extra = &extra[4 + len..];
     }
     Ok(())
+}
+
+/// ndnpy's piece table among the extra fields (already checked to be
+/// well-formed by `decode_zip64`).
+fn find_pieces(mut extra: &[u8]) -> Option<Pieces> {
+    while extra.len() >= 4 {
+        let tag = u16_at(extra, 0);
+        let len = u16_at(extra, 2) as usize;
+        let data = extra.get(4..4 + len)?;
+        if tag == BLOCKS_ID {
+            return Pieces::decode(data);
+        }
+        extra = &extra[4 + len..];
+    }
+    None
 }
 
 /// Decodes a stored name: UTF-8 under flag bit 11 (`None` if invalid),

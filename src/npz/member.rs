@@ -3,6 +3,7 @@
 //! checked at the end as Python's `zipfile` checks it.
 
 use super::directory::{Entry, DEFLATED};
+use super::inflate::{inflate_whole, Pieces};
 use crate::error::Error;
 use std::io::{self, BufRead, Read};
 
@@ -36,6 +37,16 @@ impl<R: BufRead> MemberReader<'_, R> {
 enum Body<'a, R: BufRead> {
     Stored(io::Take<&'a mut R>),
     Deflated(io::Take<&'a mut R>, &'a mut flate2::Decompress),
+    /// Inflated whole at the first read (`inflate.rs`), then served from
+    /// memory.
+    Whole(Whole<'a, R>),
+}
+
+/// A member to inflate whole: its compressed bytes still in the archive,
+/// then its bytes.
+enum Whole<'a, R: BufRead> {
+    Pending(io::Take<&'a mut R>, Option<Pieces>, u64),
+    Ready(io::Cursor<Vec<u8>>),
 }
 
 impl<'a, R: BufRead> MemberReader<'a, R> {
@@ -44,13 +55,28 @@ impl<'a, R: BufRead> MemberReader<'a, R> {
     /// that reading many small members does not allocate an inflater's
     /// window each: those allocations, interleaved with the caller's,
     /// fragmented the heap by about 30 KB a member).
+    ///
+    /// A deflated member of up to `whole` bytes (and not too small to pay)
+    /// is inflated in one go at the first read (`inflate::inflate_whole`),
+    /// on every core when ndnpy wrote it; the streaming member reader
+    /// passes a smaller bound than the array readers, which hold the array
+    /// anyway.
     pub(crate) fn new(
         entry: &Entry,
         reader: &'a mut R,
         inflater: &'a mut flate2::Decompress,
+        whole: u64,
     ) -> Self {
         let raw = reader.take(entry.compressed_size);
-        let body = if entry.method == DEFLATED {
+        let body = if entry.method == DEFLATED
+            && inflate_whole(entry.size, entry.compressed_size, whole)
+        {
+            let pieces = entry
+                .pieces
+                .clone()
+                .filter(|p| p.fits(entry.size, entry.compressed_size));
+            Body::Whole(Whole::Pending(raw, pieces, entry.size))
+        } else if entry.method == DEFLATED {
             inflater.reset(false);
             Body::Deflated(raw, inflater)
         } else {
@@ -78,6 +104,16 @@ impl<R: BufRead> Read for MemberReader<'_, R> {
         let n = match &mut self.body {
             Body::Stored(r) => r.read(buf)?,
             Body::Deflated(r, inflater) => inflate(r, inflater, buf)?,
+            Body::Whole(whole) => {
+                // Inflated whole, with its CRC computed on the way (in
+                // parallel): checked now, not byte by byte.
+                let (n, crc) = whole.read(buf)?;
+                if crc.is_some_and(|crc| crc != self.expected_crc) {
+                    return Err(self.bad_crc());
+                }
+                self.left -= crate::io::checked::checked_read_count(n, want)? as u64;
+                return Ok(n);
+            }
         };
         let n = crate::io::checked::checked_read_count(n, want)?;
         if n == 0 {
@@ -86,14 +122,43 @@ impl<R: BufRead> Read for MemberReader<'_, R> {
         self.crc.update(&buf[..n]);
         self.left -= n as u64;
         if self.left == 0 && self.crc.clone().finalize() != self.expected_crc {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                Error::BadCrc {
-                    name: self.name.clone(),
-                },
-            ));
+            return Err(self.bad_crc());
         }
         Ok(n)
+    }
+}
+
+impl<R: BufRead> MemberReader<'_, R> {
+    fn bad_crc(&self) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            Error::BadCrc {
+                name: self.name.clone(),
+            },
+        )
+    }
+}
+
+impl<R: BufRead> Whole<'_, R> {
+    /// Reads on, inflating the whole member first; gives its CRC-32 then.
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
+        let mut crc = None;
+        if let Whole::Pending(raw, pieces, size) = self {
+            // The compressed bytes lie inside the archive (the directory
+            // checked), and the size is at most deflate's largest expansion
+            // of them (`inflate_whole`).
+            let mut compressed = Vec::new();
+            raw.read_to_end(&mut compressed)?;
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let (bytes, sum) =
+                super::inflate::inflate(&compressed, *size as usize, pieces.as_ref(), threads)?;
+            crc = Some(sum);
+            *self = Whole::Ready(io::Cursor::new(bytes));
+        }
+        match self {
+            Whole::Ready(cursor) => Ok((cursor.read(buf)?, crc)),
+            Whole::Pending(..) => unreachable!("inflated above"),
+        }
     }
 }
 

@@ -20,6 +20,7 @@
 
 mod deflate;
 mod directory;
+mod inflate;
 mod info;
 mod input;
 mod member;

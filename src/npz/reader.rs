@@ -390,7 +390,9 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn member_reader(&mut self, name: &str) -> Result<NpzMemberReader<'_, R>> {
         let index = self.index(name)?;
-        let (inner, size, _) = self.open_member(index)?;
+        // Whole inflation up to 64 MiB: the streaming reader's memory
+        // stays bounded by that constant.
+        let (inner, size, _) = self.open_member(index, 0)?;
         Ok(NpzMemberReader { inner, size })
     }
 
@@ -399,7 +401,13 @@ impl<R: Read + Seek> NpzReader<R> {
     /// its declared uncompressed size, and whether that size can be trusted
     /// to size one allocation (a stored member whose bytes lie inside the
     /// archive; a compressed member's size is only a claim).
-    fn open_member(&mut self, index: usize) -> Result<(ArchiveMember<'_, R>, u64, bool)> {
+    /// A deflated member of up to `whole` bytes may be inflated in one go
+    /// (`inflate.rs`) rather than streamed.
+    fn open_member(
+        &mut self,
+        index: usize,
+        whole: u64,
+    ) -> Result<(ArchiveMember<'_, R>, u64, bool)> {
         let entry = &self.directory.entries[index];
         let key = entry.key();
         let start = entry
@@ -407,10 +415,14 @@ impl<R: Read + Seek> NpzReader<R> {
             .map_err(|e| in_member(key, e))?;
         entry.check_supported()?;
         self.input.seek(SeekFrom::Start(start))?;
-        // The directory checked that the data lies inside the archive.
-        let trusted = entry.method == STORED && entry.compressed_size == entry.size;
+        // The directory checked that the data lies inside the archive; a
+        // member inflated whole is all in memory, at its declared size or
+        // an error.
+        let trusted = (entry.method == STORED && entry.compressed_size == entry.size)
+            || (entry.method == super::directory::DEFLATED
+                && super::inflate::inflate_whole(entry.size, entry.compressed_size, whole));
         let size = entry.size;
-        let member = MemberReader::new(entry, &mut self.input, &mut self.inflater);
+        let member = MemberReader::new(entry, &mut self.input, &mut self.inflater, whole);
         Ok((member, size, trusted))
     }
 
@@ -496,7 +508,10 @@ impl<R: Read + Seek> NpzReader<R> {
         f: impl FnOnce(&mut dyn Read, u64, bool) -> Result<A>,
     ) -> Result<A> {
         let key = self.directory.entries[index].key().to_owned();
-        let (mut member, size, trusted) = self.open_member(index)?;
+        // The array readers hold the array anyway: up to 1 GiB is inflated
+        // whole (the inflated bytes and the array, twice the member, at
+        // the peak).
+        let (mut member, size, trusted) = self.open_member(index, 1 << 30)?;
         f(&mut member, size, trusted).map_err(|e| in_member(&key, e))
     }
 }

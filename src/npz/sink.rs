@@ -2,6 +2,7 @@
 //! cut into blocks deflated on several threads and written in order.
 
 use super::deflate::{Deflater, BLOCK};
+use super::inflate::Pieces;
 use super::zipwrite::ZipOut;
 use crc32fast::Hasher;
 use std::io::{self, Seek, Write};
@@ -130,6 +131,8 @@ pub(crate) struct MemberData {
     pending: Vec<Vec<u8>>,
     crc: Hasher,
     len: u64,
+    /// The compressed length of every piece written (deflated members).
+    pieces: Vec<u32>,
 }
 
 impl MemberData {
@@ -140,6 +143,7 @@ impl MemberData {
             pending: Vec::new(),
             crc: Hasher::new(),
             len: 0,
+            pieces: Vec::new(),
         }
     }
 
@@ -157,18 +161,22 @@ impl MemberData {
     }
 
     /// Writes what is left (the end of the deflate stream): the member's
-    /// CRC state and uncompressed length.
+    /// CRC state, uncompressed length and piece table.
     pub(crate) fn finish<W: Write + Seek>(
         mut self,
         out: &mut ZipOut<W>,
         pool: &mut Pool,
-    ) -> io::Result<(Hasher, u64)> {
+    ) -> io::Result<(Hasher, u64, Option<Pieces>)> {
         if self.deflate {
             let mut blocks = std::mem::take(&mut self.pending);
             blocks.push(std::mem::take(&mut self.current));
             self.flush_blocks(&blocks, true, out, pool)?;
         }
-        Ok((self.crc, self.len))
+        let pieces = (self.pieces.len() > 1).then_some(Pieces {
+            block: BLOCK as u32,
+            lengths: self.pieces,
+        });
+        Ok((self.crc, self.len, pieces))
     }
 
     fn flush_blocks<W: Write + Seek>(
@@ -181,6 +189,8 @@ impl MemberData {
         for (piece, crc) in pool.compress(blocks, last)? {
             out.write_all(&piece)?;
             self.crc.combine(&crc);
+            // A piece over 4 GiB cannot be recorded: no table then.
+            self.pieces.push(u32::try_from(piece.len()).unwrap_or(0));
         }
         Ok(())
     }

@@ -8,6 +8,7 @@
 //! threads) and so that a streamed member can have its `.npy` header
 //! rewritten after its data.
 
+use super::inflate::{Pieces, BLOCKS_ID};
 use crate::io::checked::CheckedWrite;
 use std::io::{self, Seek, SeekFrom, Write};
 
@@ -65,6 +66,8 @@ struct Entry {
     compressed: u64,
     uncompressed: u64,
     zip64_local: bool,
+    /// The table of independently deflated pieces (`inflate.rs`).
+    pieces: Option<Pieces>,
 }
 
 /// The archive being written into `W`, tracking the write position itself.
@@ -163,6 +166,7 @@ impl<W: Write + Seek> ZipOut<W> {
             compressed: 0,
             uncompressed: 0,
             zip64_local: zip64,
+            pieces: None,
         });
         Ok(Open {
             index: self.entries.len() - 1,
@@ -183,9 +187,16 @@ impl<W: Write + Seek> ZipOut<W> {
 
     /// Records the member's CRC and sizes (the data ends at the current
     /// position) in its local header.
-    pub(crate) fn close(&mut self, open: Open, crc: u32, uncompressed: u64) -> io::Result<()> {
+    pub(crate) fn close(
+        &mut self,
+        open: Open,
+        crc: u32,
+        uncompressed: u64,
+        pieces: Option<Pieces>,
+    ) -> io::Result<()> {
         let compressed = self.pos - open.data_start;
         let entry = &mut self.entries[open.index];
+        entry.pieces = pieces;
         entry.crc = crc;
         entry.compressed = compressed;
         entry.uncompressed = uncompressed;
@@ -258,6 +269,12 @@ impl<W: Write + Seek> ZipOut<W> {
             if !extra.is_empty() {
                 let len = extra.len() as u16;
                 extra.splice(0..0, [1u16.to_le_bytes(), len.to_le_bytes()].concat());
+            }
+            // The piece table, for readers that inflate on every core.
+            if let Some(table) = e.pieces.as_ref().and_then(Pieces::encode) {
+                extra.extend_from_slice(&BLOCKS_ID.to_le_bytes());
+                extra.extend_from_slice(&(table.len() as u16).to_le_bytes());
+                extra.extend_from_slice(&table);
             }
             let needed: u16 = if e.zip64_local || !extra.is_empty() {
                 45

@@ -80,6 +80,10 @@ impl Leaf {
         match s.kind {
             Kind::Float | Kind::Int | Kind::UInt | Kind::Bool if s.size <= 8 => {
                 let size = s.size;
+                if size == 1 && itemsize == 1 && self.offsets == [0] && s.kind != Kind::Float {
+                    add_bytes(&mut self.acc, chunk, s.kind);
+                    return;
+                }
                 // The common case, native float64 elements, straight from
                 // the bytes; everything else is decoded to f64 first.
                 if s.kind == Kind::Float
@@ -270,6 +274,57 @@ impl Acc {
         self.imin = pick(self.imin, other.imin, i128::min);
         self.imax = pick(self.imax, other.imax, i128::max);
     }
+}
+
+/// One-byte integers and booleans (masks, images) through a histogram of
+/// the 256 byte values: one increment per element, then exact sums over at
+/// most 256 values, where the general path converts every element to
+/// `f64` twice.
+fn add_bytes(acc: &mut Acc, bytes: &[u8], kind: Kind) {
+    if bytes.is_empty() {
+        return;
+    }
+    // Four histograms, so that runs of one value do not wait on the
+    // previous increment of the same counter.
+    let mut hist = [[0u64; 256]; 4];
+    let (quads, rest) = bytes.as_chunks::<4>();
+    for q in quads {
+        for (h, &b) in hist.iter_mut().zip(q) {
+            h[b as usize] += 1;
+        }
+    }
+    for &b in rest {
+        hist[0][b as usize] += 1;
+    }
+    let value = |b: usize| -> i128 {
+        match kind {
+            Kind::Int => b as u8 as i8 as i128,
+            Kind::Bool => (b != 0) as i128,
+            _ => b as i128,
+        }
+    };
+    let counts: Vec<(i128, u64)> = (0..256)
+        .map(|b| (value(b), hist.iter().map(|h| h[b]).sum::<u64>()))
+        .filter(|&(_, c)| c > 0)
+        .collect();
+    let n = bytes.len() as u64;
+    let sum: i128 = counts.iter().map(|&(v, c)| v * c as i128).sum();
+    let lo = counts.iter().map(|&(v, _)| v).min().expect("n > 0");
+    let hi = counts.iter().map(|&(v, _)| v).max().expect("n > 0");
+    let mean = sum as f64 / n as f64;
+    let m2: f64 = counts
+        .iter()
+        .map(|&(v, c)| {
+            let d = v as f64 - mean;
+            c as f64 * d * d
+        })
+        .sum();
+    acc.count += n;
+    acc.min = Some(acc.min.map_or(lo as f64, |m| m.min(lo as f64)));
+    acc.max = Some(acc.max.map_or(hi as f64, |m| m.max(hi as f64)));
+    acc.imin = Some(acc.imin.map_or(lo, |m| m.min(lo)));
+    acc.imax = Some(acc.imax.map_or(hi, |m| m.max(hi)));
+    merge(acc, n, mean, m2);
 }
 
 /// Merges a chunk's count, mean and M2 into `acc` (Chan's formula).

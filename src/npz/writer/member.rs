@@ -201,7 +201,9 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
         let data = self.m.data.take().expect("data present until finish");
         let open = self.m.open.take().expect("open until finish");
         let out = &mut self.npz.out;
-        let (data_crc, data_len) = data.finish(out, &mut self.npz.pool)?;
+        // The header is written apart from the data's pieces, so a piece
+        // table would not describe the member: none.
+        let (data_crc, data_len, _) = data.finish(out, &mut self.npz.pool)?;
         let mut done = 0;
         for &(at, len) in &self.m.header_at {
             out.patch(at, &header[done..done + len])?;
@@ -210,7 +212,7 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
         let mut crc = Hasher::new();
         crc.update(&header);
         crc.combine(&data_crc);
-        out.close(open, crc.finalize(), header.len() as u64 + data_len)?;
+        out.close(open, crc.finalize(), header.len() as u64 + data_len, None)?;
         Ok(())
     }
 

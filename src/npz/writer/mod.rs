@@ -376,8 +376,8 @@ impl<W: Write + Seek> NpzWriter<W> {
         )?;
         let mut data = MemberData::new(method == Method::Deflated);
         body(&mut data.sink(&mut self.out, &mut self.pool))?;
-        let (crc, len) = data.finish(&mut self.out, &mut self.pool)?;
-        self.out.close(open, crc.finalize(), len)?;
+        let (crc, len, pieces) = data.finish(&mut self.out, &mut self.pool)?;
+        self.out.close(open, crc.finalize(), len, pieces)?;
         Ok(())
     }
 
@@ -402,7 +402,8 @@ impl<W: Write + Seek> NpzWriter<W> {
                 .open(&format!("{name}.npy"), Method::Deflated, false, false, None)
                 .and_then(|open| {
                     self.out.write_all(&piece)?;
-                    self.out.close(open, crc.finalize(), block.len() as u64)
+                    self.out
+                        .close(open, crc.finalize(), block.len() as u64, None)
                 });
             if let Err(e) = result {
                 self.failed = Some(name.clone());
