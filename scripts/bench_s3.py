@@ -12,11 +12,12 @@ Numbers in BENCHMARKS.md, "Object storage"."""
 
 import io
 import os
-import socket
 import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import s3_server  # noqa: E402  (scripts/s3_server.py)
 import boto3
 import numpy as np
 import s3fs
@@ -26,26 +27,8 @@ ROWS, COLS = 1000, 256
 
 def main():
     mib = int(sys.argv[1]) if len(sys.argv) > 1 else 1024
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    endpoint = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [os.path.join(os.path.dirname(sys.executable), "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+    with s3_server.server() as endpoint:
         run(endpoint, mib)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def run(endpoint, mib):

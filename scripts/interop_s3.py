@@ -7,12 +7,12 @@ boto3, s3fs and numpy (.ci/run makes one); NDNPY_BIN names the binary."""
 import io
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import s3_server  # noqa: E402  (scripts/s3_server.py)
 import boto3
 import numpy as np
 import s3fs
@@ -20,35 +20,11 @@ import s3fs
 BIN = os.environ.get("NDNPY_BIN", "target/release/ndnpy")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main():
-    port = free_port()
-    endpoint = f"http://127.0.0.1:{port}"
-    server_bin = os.path.join(os.path.dirname(sys.executable), "moto_server")
-    server = subprocess.Popen(
-        [server_bin, "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        # Bounded wait for the server to listen.
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            sys.exit("moto server did not start")
+    with s3_server.server() as endpoint:
         run(endpoint)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def ndnpy(env, *args):

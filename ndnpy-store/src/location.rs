@@ -75,6 +75,22 @@ pub fn is_url(text: &str) -> bool {
     }
 }
 
+/// Applies `options` (builder keys, then retries) to an `object_store`
+/// builder.
+#[cfg(any(feature = "aws", feature = "gcp", feature = "azure", feature = "http"))]
+macro_rules! configure {
+    ($builder:expr, $options:expr, $unknown:expr) => {{
+        let mut builder = $builder;
+        for (key, value) in &$options.options {
+            builder = builder.with_config(key.parse().map_err(|_| $unknown(key))?, value);
+        }
+        if let Some(retry) = &$options.retry {
+            builder = builder.with_retry(retry.clone());
+        }
+        builder
+    }};
+}
+
 impl Location {
     /// A store and path from `url`, with credentials and settings from the
     /// environment.
@@ -110,52 +126,26 @@ impl Location {
                 }
                 #[cfg(feature = "aws")]
                 ObjectStoreScheme::AmazonS3 => {
-                    let mut builder = object_store::aws::AmazonS3Builder::from_env().with_url(url);
-                    for (key, value) in &options.options {
-                        builder = builder.with_config(key.parse().map_err(|_| unknown(key))?, value);
-                    }
-                    if let Some(retry) = &options.retry {
-                        builder = builder.with_retry(retry.clone());
-                    }
+                    let builder = configure!(object_store::aws::AmazonS3Builder::from_env().with_url(url), options, unknown);
                     let store = Arc::new(builder.build()?);
                     (store.clone(), Some(store))
                 }
                 #[cfg(feature = "gcp")]
                 ObjectStoreScheme::GoogleCloudStorage => {
-                    let mut builder =
-                        object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url);
-                    for (key, value) in &options.options {
-                        builder = builder.with_config(key.parse().map_err(|_| unknown(key))?, value);
-                    }
-                    if let Some(retry) = &options.retry {
-                        builder = builder.with_retry(retry.clone());
-                    }
+                    let builder = configure!(object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url), options, unknown);
                     let store = Arc::new(builder.build()?);
                     (store.clone(), Some(store))
                 }
                 #[cfg(feature = "azure")]
                 ObjectStoreScheme::MicrosoftAzure => {
-                    let mut builder =
-                        object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url);
-                    for (key, value) in &options.options {
-                        builder = builder.with_config(key.parse().map_err(|_| unknown(key))?, value);
-                    }
-                    if let Some(retry) = &options.retry {
-                        builder = builder.with_retry(retry.clone());
-                    }
+                    let builder = configure!(object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url), options, unknown);
                     let store = Arc::new(builder.build()?);
                     (store.clone(), Some(store))
                 }
                 #[cfg(feature = "http")]
                 ObjectStoreScheme::Http => {
                     let base = &parsed[..url::Position::BeforePath];
-                    let mut builder = object_store::http::HttpBuilder::new().with_url(base);
-                    for (key, value) in &options.options {
-                        builder = builder.with_config(key.parse().map_err(|_| unknown(key))?, value);
-                    }
-                    if let Some(retry) = &options.retry {
-                        builder = builder.with_retry(retry.clone());
-                    }
+                    let builder = configure!(object_store::http::HttpBuilder::new().with_url(base), options, unknown);
                     (Arc::new(builder.build()?), None)
                 }
                 #[allow(unreachable_patterns)]

@@ -291,17 +291,28 @@ impl NpyFile {
         out: &mut ArrayViewMut<'_, T, D>,
     ) -> Result<()> {
         let (sub, offset) = self.range_header(range)?;
+        self.with_source(offset, |source| {
+            crate::array::decode::read_into(&sub, source, out)
+        })
+    }
+
+    /// Runs `read` on the file's bytes from `offset` to its end, read with
+    /// positioned reads.
+    fn with_source<X>(
+        &self,
+        offset: u64,
+        read: impl FnOnce(&mut Source<'_>) -> Result<X>,
+    ) -> Result<X> {
         let available = self.file.metadata()?.len().saturating_sub(offset);
         let mut reader = ReadAt {
             file: &self.file,
             pos: offset,
         };
-        let mut source = Source::Sized {
+        read(&mut Source::Sized {
             reader: &mut reader,
             len: available,
             trusted: true,
-        };
-        crate::array::decode::read_into(&sub, &mut source, out)
+        })
     }
 
     /// The header of rows `range` of the growth axis and where they start.
@@ -344,17 +355,9 @@ impl NpyFile {
         if !header.dtype.has_object() {
             crate::array::decode::check_header::<T, D>(header)?;
         }
-        let available = self.file.metadata()?.len().saturating_sub(offset);
-        let mut reader = ReadAt {
-            file: &self.file,
-            pos: offset,
-        };
-        let mut source = Source::Sized {
-            reader: &mut reader,
-            len: available,
-            trusted: true,
-        };
-        crate::npy::read::read_array_with(header, &mut source, &self.options)
+        self.with_source(offset, |source| {
+            crate::npy::read::read_array_with(header, source, &self.options)
+        })
     }
 
     /// Appends `block` along the growth axis, in place.
