@@ -286,9 +286,9 @@ impl RemoteNpy {
             return Ok(AnyArray::from_npy_bytes_with(&all, &options)?);
         }
         let data_len = self.header.data_len()?;
-        let mut all = Vec::with_capacity(self.head.len() + data_len);
-        all.extend_from_slice(&self.head);
-        all.resize(self.head.len() + data_len, 0);
+        // Zeroed by the allocator: pages are touched only as bodies land.
+        let mut all = vec![0u8; self.head.len() + data_len];
+        all[..self.head.len()].copy_from_slice(&self.head);
         let chunk = self.object.config.chunk_size;
         let start = self.base + self.data_offset();
         let ranges = (0..data_len as u64)

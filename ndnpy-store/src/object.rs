@@ -32,14 +32,15 @@ impl Object {
         config: Config,
     ) -> Result<(Object, Bytes)> {
         let options = GetOptions {
-            range: Some(range),
+            range: Some(range.clone()),
             ..GetOptions::default()
         };
-        let result = match store.get_opts(&path, options).await {
-            Ok(result) => result,
+        let (result, asked) = match store.get_opts(&path, options).await {
+            Ok(result) => (result, range),
             // An empty object has no byte 0 to range over: ask for it whole.
             Err(e) if is_range_not_satisfiable(&e) => {
-                store.get_opts(&path, GetOptions::default()).await?
+                let whole = store.get_opts(&path, GetOptions::default()).await?;
+                (whole, GetRange::Offset(0))
             }
             Err(e) => return Err(e.into()),
         };
@@ -49,8 +50,18 @@ impl Object {
             meta: result.meta.clone(),
             config,
         };
-        let asked = result.range.clone();
-        let bytes = object.collect(result, asked).await?;
+        // The answer must be the asked range as the object's size resolves
+        // it: its bytes are placed by offset from here on.
+        let size = object.size();
+        let expected = asked.as_range(size).unwrap_or(0..0);
+        if result.range != expected && !(size == 0 && result.range.is_empty()) {
+            return Err(StoreError::BadAnswer {
+                path: object.name(),
+                asked: expected,
+                got: format!("bytes {}..{}", result.range.start, result.range.end),
+            });
+        }
+        let bytes = object.collect(result, expected).await?;
         Ok((object, bytes))
     }
 
@@ -113,13 +124,20 @@ impl Object {
             return Ok(futures::stream::empty().boxed());
         }
         let result = self.request(range.clone()).await?;
+        Ok(self.checked(result, range))
+    }
+
+    /// The body of `result`, which answers `range`: progress reported, and
+    /// an error instead of the end if it is shorter or longer than the
+    /// range (or the connection fails).
+    fn checked(&self, result: GetResult, range: Range<u64>) -> BoxStream<'static, Result<Bytes>> {
         let expected = range.end - range.start;
         let path = self.name();
         let progress = self.config.progress.clone();
         let mut got = 0u64;
         let mut done = false;
-        let body = result.into_stream();
-        let checked = body
+        result
+            .into_stream()
             .map(Some)
             .chain(futures::stream::iter([None]))
             .filter_map(move |item| {
@@ -145,8 +163,8 @@ impl Object {
                     None => None,
                 };
                 std::future::ready(out)
-            });
-        Ok(checked.boxed())
+            })
+            .boxed()
     }
 
     async fn request(&self, range: Range<u64>) -> Result<GetResult> {
@@ -171,23 +189,10 @@ impl Object {
     /// Reads a whole body, checking its length against `range`.
     async fn collect(&self, result: GetResult, range: Range<u64>) -> Result<Bytes> {
         let expected = range.end - range.start;
-        let path = self.name();
-        let mut body = result.into_stream();
+        let mut body = self.checked(result, range);
         let mut parts: Vec<Bytes> = Vec::new();
-        let mut got = 0u64;
         while let Some(bytes) = body.next().await {
-            let bytes = bytes.map_err(|e| map_error(e, &path))?;
-            got += bytes.len() as u64;
-            if let Some(p) = &self.config.progress {
-                p(bytes.len() as u64);
-            }
-            if got > expected {
-                return Err(short(&path, &range, got));
-            }
-            parts.push(bytes);
-        }
-        if got != expected {
-            return Err(short(&path, &range, got));
+            parts.push(bytes?);
         }
         Ok(match parts.len() {
             0 => Bytes::new(),

@@ -359,3 +359,35 @@ impl ViaPath for Array2<f64> {
         ndnpy::ReadNpy::read_npy(path).unwrap()
     }
 }
+
+#[tokio::test]
+async fn the_first_answer_is_checked_too() {
+    let store = memory();
+    let at = put(&store, "a.npy", big().to_npy_bytes().unwrap()).await;
+    store.with_fault(Fault::WrongRange(1));
+    let err = RemoteNpy::open(&at).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a.npy: asked for bytes 0..65536 and got bytes 1..65537"
+    );
+    store.take();
+    store.with_fault(Fault::Short(1, 10));
+    let err = RemoteNpy::open(&at).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a.npy: asked for bytes 0..65536 and got a body of 10 bytes"
+    );
+    // The archive reader's first request is a suffix range.
+    let at = put(&store, "c.npz", archive(3, true)).await;
+    store.with_fault(Fault::WrongRange(1));
+    let err = RemoteNpz::open(&at).await.unwrap_err();
+    assert!(matches!(err, StoreError::BadAnswer { .. }), "{err:?}");
+    // An empty object is an empty answer, and not a .npy file.
+    let at = put(&store, "empty.npy", Vec::new()).await;
+    store.with_fault(Fault::None);
+    let err = RemoteNpy::open(&at).await.unwrap_err();
+    assert!(
+        matches!(err, StoreError::Npy(ndnpy::Error::BadMagic { .. })),
+        "{err:?}"
+    );
+}

@@ -32,6 +32,13 @@ impl<R: BufRead> MemberReader<'_, R> {
     pub(crate) fn name(&self) -> &str {
         &self.name
     }
+
+    /// Whether the member is inflated whole: then its bytes are all in
+    /// memory at its declared size (or reading them fails), so that size
+    /// can size one allocation.
+    pub(crate) fn whole(&self) -> bool {
+        matches!(self.body, Body::Whole(_))
+    }
 }
 
 enum Body<'a, R: BufRead> {

@@ -415,14 +415,12 @@ impl<R: Read + Seek> NpzReader<R> {
             .map_err(|e| in_member(key, e))?;
         entry.check_supported()?;
         self.input.seek(SeekFrom::Start(start))?;
-        // The directory checked that the data lies inside the archive; a
-        // member inflated whole is all in memory, at its declared size or
-        // an error.
-        let trusted = (entry.method == STORED && entry.compressed_size == entry.size)
-            || (entry.method == super::directory::DEFLATED
-                && super::inflate::inflate_whole(entry.size, entry.compressed_size, whole));
+        // The directory checked that a stored member's data lies inside
+        // the archive.
+        let stored = entry.method == STORED && entry.compressed_size == entry.size;
         let size = entry.size;
         let member = MemberReader::new(entry, &mut self.input, &mut self.inflater, whole);
+        let trusted = stored || member.whole();
         Ok((member, size, trusted))
     }
 
