@@ -853,4 +853,25 @@ fn piece_tables_are_used_and_checked() {
     damaged[middle] ^= 0x5A;
     damaged[middle + 1] ^= 0xA5;
     assert!(read(&damaged).is_err());
+    // Every way in reads the same values: into an existing array (the
+    // pieces inflated straight into it), in the other byte order (fixed
+    // after), and as a stream of bytes (pieces into a buffer of their own).
+    let mut z = NpzReader::new(std::io::Cursor::new(bytes.clone())).unwrap();
+    let mut out = ndarray::Array1::<f64>::zeros(a.len());
+    z.read_into("big", &mut out.view_mut()).unwrap();
+    assert_eq!(out, a);
+    let mut streamed = Vec::new();
+    std::io::Read::read_to_end(&mut z.member_reader("big").unwrap(), &mut streamed).unwrap();
+    assert_eq!(streamed.len(), 128 + 8 * a.len());
+    assert_eq!(&streamed[..6], b"\x93NUMPY");
+    let mask = ndarray::Array1::from_shape_fn(3_000_000, |i| (i * 7919) % 1000 < 300);
+    let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).compressed(true);
+    w.add("mask", &mask).unwrap();
+    let bools = w.finish_into_inner().unwrap().into_inner();
+    let mut z = NpzReader::new(std::io::Cursor::new(bools)).unwrap();
+    assert_eq!(z.read::<bool, ndarray::Ix1>("mask").unwrap(), mask);
+    // A damaged piece read into an existing array: an error, and the
+    // array holds no half-written garbage from the damaged piece on.
+    let mut z = NpzReader::new(std::io::Cursor::new(damaged)).unwrap();
+    assert!(z.read_into("big", &mut out.view_mut()).is_err());
 }

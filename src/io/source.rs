@@ -26,6 +26,27 @@ const SWAP_PIECE: usize = 256 << 10;
 /// normalisation), in place.
 pub(crate) type Fix<'a> = &'a dyn Fn(&mut [u8]);
 
+/// A reader of a known number of bytes that may deliver all of them at
+/// once better than piece by piece: a compressed zip member whose pieces
+/// inflate on every core straight into the array (`npz/member.rs`).
+pub(crate) trait SizedRead: Read {
+    /// Whether [`SizedRead::fill_whole`] takes a destination of exactly
+    /// `len` bytes at once (rather than piece by piece, as `read` does).
+    fn fills_whole(&self, _len: u64) -> bool {
+        false
+    }
+
+    /// Fills `dst` with the next `dst.len()` bytes; gives how many it
+    /// filled (less than `dst.len()` means the bytes ended early). The
+    /// first that many bytes of `dst` are initialised on return. A reader
+    /// that [`SizedRead::fills_whole`] fills it all at once, zeroing each
+    /// piece just before writing it (on the thread that writes it), so
+    /// nobody zeroes the destination ahead.
+    fn fill_whole(&mut self, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
+        fill_zeroed(self, dst)
+    }
+}
+
 /// A source of array data.
 pub(crate) enum Source<'a> {
     /// A file positioned at the data, with the bytes left in it.
@@ -44,7 +65,7 @@ pub(crate) enum Source<'a> {
     /// that lies inside the archive file), so a compressed member claiming a
     /// huge size costs only the memory of the bytes that really decompress.
     Sized {
-        reader: &'a mut dyn Read,
+        reader: &'a mut dyn SizedRead,
         len: u64,
         trusted: bool,
     },
@@ -135,9 +156,8 @@ impl<'a> Source<'a> {
             Source::File { file, .. } => fill_from_fd(file, dst),
             #[cfg(not(unix))]
             Source::File { file, .. } => fill_zeroed(*file, dst),
-            Source::Stream { reader, .. } | Source::Sized { reader, .. } => {
-                fill_zeroed(*reader, dst)
-            }
+            Source::Stream { reader, .. } => fill_zeroed(*reader, dst),
+            Source::Sized { reader, .. } => fill_zeroed(&mut **reader, dst),
             Source::Gather {
                 records,
                 itemsize,
@@ -207,6 +227,17 @@ impl<'a> Source<'a> {
         }
         let nbytes = n as u64 * size as u64;
         self.check_available(nbytes)?;
+        if let Source::Sized {
+            reader,
+            trusted: true,
+            ..
+        } = self
+        {
+            if n > 0 && reader.fills_whole(nbytes) {
+                // SAFETY: the caller's contract is this function's.
+                return unsafe { read_whole(&mut **reader, n, fix) };
+            }
+        }
         let step = if self.trusted() {
             n
         } else {
@@ -282,6 +313,45 @@ impl<'a> Source<'a> {
         }
         let nbytes = dst.len() as u64 * size as u64;
         self.check_available(nbytes)?;
+        if let Source::Sized { reader, .. } = self {
+            if reader.fills_whole(nbytes) {
+                // SAFETY: the byte slice covers exactly the memory of `dst`
+                // (initialised `T`s, so initialised bytes), which it
+                // borrows exclusively; `MaybeUninit<u8>` has the layout of
+                // `u8`, and `fill_whole` writes only initialised bytes.
+                // What it writes is fixed, or zeroed on error, before `dst`
+                // can be read again.
+                let bytes: &mut [MaybeUninit<u8>] = unsafe {
+                    std::slice::from_raw_parts_mut(
+                        dst.as_mut_ptr().cast(),
+                        std::mem::size_of_val(dst),
+                    )
+                };
+                let got = match reader.fill_whole(bytes) {
+                    Ok(got) if got == bytes.len() => got,
+                    Ok(got) => {
+                        bytes.fill(MaybeUninit::new(0));
+                        return Err(Error::TruncatedData {
+                            expected: nbytes,
+                            found: got as u64,
+                        });
+                    }
+                    Err(e) => {
+                        bytes.fill(MaybeUninit::new(0));
+                        return Err(e.into());
+                    }
+                };
+                if let Some(fix) = fix {
+                    // SAFETY: `fill_whole` initialised all `got` bytes.
+                    let bytes: &mut [u8] =
+                        unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), got) };
+                    bytes
+                        .chunks_mut((SWAP_PIECE / size).max(1) * size)
+                        .for_each(fix);
+                }
+                return Ok(());
+            }
+        }
         let piece_len = if fix.is_some() {
             (SWAP_PIECE / size).max(1)
         } else {
@@ -423,6 +493,54 @@ pub(crate) fn read_file<H, X>(
     inner().map_err(|e| e.at_path(path))
 }
 
+/// `n` items of `size_of::<T>()` bytes (`n > 0`, not zero-sized) from a
+/// reader that fills them all at once ([`SizedRead::fill_whole`]), on
+/// every core, into memory nobody zeroed ahead. `fix` runs over cache-sized
+/// pieces afterwards.
+///
+/// # Safety
+///
+/// As [`Source::read_items`]: every byte pattern that `fix` leaves (or,
+/// without `fix`, that the reader may give) must be a valid `T`.
+unsafe fn read_whole<T>(
+    reader: &mut dyn SizedRead,
+    n: usize,
+    fix: Option<Fix<'_>>,
+) -> Result<Vec<T>> {
+    let size = std::mem::size_of::<T>();
+    let nbytes = n * size;
+    let mut data: Vec<T> = Vec::new();
+    reserve(&mut data, n, nbytes)?;
+    if nbytes >= HUGE_PAGE_THRESHOLD {
+        advise_huge_pages(data.as_mut_ptr().cast(), nbytes);
+    }
+    let spare = &mut data.spare_capacity_mut()[..n];
+    // SAFETY: `MaybeUninit<T>` has the size of `T` and no validity
+    // invariant, and neither has `MaybeUninit<u8>`; the byte slice covers
+    // exactly the memory of `spare`, which it borrows.
+    let bytes: &mut [MaybeUninit<u8>] =
+        unsafe { std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast(), nbytes) };
+    let got = reader.fill_whole(bytes)?;
+    if got < nbytes {
+        return Err(Error::TruncatedData {
+            expected: nbytes as u64,
+            found: got as u64,
+        });
+    }
+    if let Some(fix) = fix {
+        // SAFETY: `fill_whole` initialised all `nbytes` bytes (checked).
+        let bytes: &mut [u8] =
+            unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), nbytes) };
+        bytes
+            .chunks_mut((SWAP_PIECE / size).max(1) * size)
+            .for_each(fix);
+    }
+    // SAFETY: all `n` items are initialised (filled, then fixed), and the
+    // caller vouches that such bytes are valid `T`s.
+    unsafe { data.set_len(n) };
+    Ok(data)
+}
+
 /// `n` values of a zero-sized type, refusing counts that cannot be held.
 ///
 /// # Safety
@@ -502,7 +620,10 @@ impl Source<'_> {
 
 /// Fills `dst` from a reader that needs initialised memory: zeroes a piece
 /// at a time, just before the reader overwrites it, so it stays in cache.
-fn fill_zeroed<R: Read + ?Sized>(reader: &mut R, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
+pub(crate) fn fill_zeroed<R: Read + ?Sized>(
+    reader: &mut R,
+    dst: &mut [MaybeUninit<u8>],
+) -> io::Result<usize> {
     const PIECE: usize = 256 << 10;
     let mut filled = 0;
     for piece in dst.chunks_mut(PIECE) {

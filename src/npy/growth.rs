@@ -224,6 +224,8 @@ impl Read for ReadAt<'_> {
     }
 }
 
+impl crate::io::source::SizedRead for ReadAt<'_> {}
+
 /// Writes to a file at an explicit position (`pwrite`).
 pub(crate) struct WriteAt<'a> {
     pub(crate) file: &'a File,

@@ -10,7 +10,11 @@
 //! fields they do not know). With that table each piece can be inflated on
 //! its own thread into its own megabyte of the output.
 
-use std::io;
+use std::collections::VecDeque;
+use std::io::{self, Read};
+use std::mem::MaybeUninit;
+use std::ops::Range;
+use std::sync::{Condvar, Mutex};
 
 /// The extra field id of the piece table: "nd" in the file.
 pub(crate) const BLOCKS_ID: u16 = u16::from_le_bytes(*b"nd");
@@ -74,62 +78,185 @@ pub(crate) fn inflate_whole(size: u64, compressed: u64, limit: u64) -> bool {
     (1 << 16..=limit).contains(&size) && size <= compressed.saturating_mul(MAX_RATIO) + (1 << 10)
 }
 
-/// Inflates the whole member `compressed` into exactly `size` bytes and
-/// computes their CRC-32: piece by piece on up to `threads` threads when
-/// `pieces` is given, else in one call. A stream that is corrupt or does not
-/// give exactly `size` bytes is an `InvalidData` error.
-pub(crate) fn inflate(
-    compressed: &[u8],
-    size: usize,
-    pieces: Option<&Pieces>,
-    threads: usize,
-) -> io::Result<(Vec<u8>, u32)> {
+/// Inflates the whole deflate stream `compressed` into exactly `size`
+/// bytes, in one call, and computes their CRC-32. A stream that is corrupt
+/// or does not give exactly `size` bytes is an `InvalidData` error.
+pub(crate) fn inflate(compressed: &[u8], size: usize) -> io::Result<(Vec<u8>, u32)> {
     let mut out = vec![0u8; size];
-    let Some(pieces) = pieces.filter(|p| p.lengths.len() > 1 && threads > 1) else {
-        inflate_piece(compressed, &mut out, true)?;
-        let crc = crc32fast::hash(&out);
-        return Ok((out, crc));
-    };
+    inflate_piece(compressed, &mut out, true)?;
+    let crc = crc32fast::hash(&out);
+    Ok((out, crc))
+}
+
+/// Inflates pieces `which` of a member (its table `pieces`, checked with
+/// [`Pieces::fits`]), reading their compressed bytes in order from `input`
+/// (positioned at piece `which.start`), into `out`, which must be exactly
+/// their bytes (a block each, the member's last piece what is left).
+///
+/// The calling thread reads the pieces, a few ahead, into buffers that are
+/// reused (so the compressed member is never held whole: fresh memory is
+/// costly to fault in), and inflates too when enough are waiting; up to
+/// `threads - 1` more threads inflate. Each zeroes its piece of `out` just
+/// before inflating into it (libdeflate writes into initialised memory),
+/// so the output's pages are faulted in on every core and in cache. On
+/// success all of `out` is initialised. Gives the CRC-32 state of `out`.
+pub(crate) fn inflate_pieces(
+    input: &mut dyn io::Read,
+    pieces: &Pieces,
+    which: Range<usize>,
+    out: &mut [MaybeUninit<u8>],
+    threads: usize,
+) -> io::Result<crc32fast::Hasher> {
     let block = pieces.block as usize;
-    let mut jobs = Vec::with_capacity(pieces.lengths.len());
-    let mut at = 0usize;
     let last = pieces.lengths.len() - 1;
-    for (i, (piece, target)) in pieces.lengths.iter().zip(out.chunks_mut(block)).enumerate() {
-        let end = at + *piece as usize;
-        jobs.push((&compressed[at..end], target, i == last));
-        at = end;
+    if which.is_empty()
+        || which.end > pieces.lengths.len()
+        || out.len().div_ceil(block) != which.len()
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the piece table does not match the member",
+        ));
     }
-    let jobs = std::sync::Mutex::new(jobs.into_iter().enumerate());
-    let failed = std::sync::Mutex::new(None);
-    // Each piece's CRC, combined in order at the end.
-    let crcs = std::sync::Mutex::new(vec![None; pieces.lengths.len()]);
-    let work = || loop {
-        let job = jobs.lock().unwrap_or_else(|e| e.into_inner()).next();
-        let Some((i, (piece, target, last))) = job else {
-            return;
+    let count = which.len();
+    let threads = threads.clamp(1, count);
+    let targets: Vec<&mut [MaybeUninit<u8>]> = out.chunks_mut(block).collect();
+    let shared = Mutex::new(Shared {
+        queue: VecDeque::new(),
+        spare: Vec::new(),
+        done: false,
+        failed: None,
+        crcs: vec![None; count],
+    });
+    let ready = Condvar::new();
+    let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
+    // Runs queued pieces; when `wait`, waits for more until the reader is
+    // done, else returns as soon as the queue is empty.
+    let work = |wait: bool| loop {
+        let job = {
+            let mut s = lock();
+            loop {
+                if s.failed.is_some() {
+                    return;
+                }
+                if let Some(job) = s.queue.pop_front() {
+                    break job;
+                }
+                if s.done || !wait {
+                    return;
+                }
+                s = ready.wait(s).unwrap_or_else(|e| e.into_inner());
+            }
         };
-        if let Err(e) = inflate_piece(piece, target, last) {
-            *failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-            return;
+        let Job {
+            index,
+            input,
+            target,
+            last,
+        } = job;
+        let result = inflate_into(&input, target, last);
+        let mut s = lock();
+        match result {
+            Ok(crc) => s.crcs[index] = Some(crc),
+            Err(e) => s.failed = Some(e),
         }
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(target);
-        crcs.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(crc);
+        s.spare.push(input);
+        ready.notify_all();
+    };
+    let read = |input: &mut dyn io::Read| -> io::Result<()> {
+        for ((index, piece), target) in which.clone().enumerate().zip(targets) {
+            let len = pieces.lengths[piece] as usize;
+            let mut buf = lock().spare.pop().unwrap_or_default();
+            buf.clear();
+            buf.reserve_exact(len);
+            input.take(len as u64).read_to_end(&mut buf)?;
+            if buf.len() != len {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "a piece of the member lies past its end",
+                ));
+            }
+            let mut s = lock();
+            if s.failed.is_some() {
+                return Ok(());
+            }
+            s.queue.push_back(Job {
+                index,
+                input: buf,
+                target,
+                last: piece == last,
+            });
+            ready.notify_one();
+            // Enough waiting for every thread: inflate one here rather
+            // than read further ahead.
+            let busy = s.queue.len() >= threads;
+            drop(s);
+            if busy {
+                work(false);
+            }
+        }
+        Ok(())
     };
     std::thread::scope(|scope| {
-        for _ in 1..threads.min(pieces.lengths.len()) {
-            scope.spawn(work);
+        for _ in 1..threads {
+            scope.spawn(|| work(true));
         }
-        work();
+        let result = read(input);
+        {
+            let mut s = lock();
+            if let Err(e) = result {
+                s.failed.get_or_insert(e);
+            }
+            s.done = true;
+            ready.notify_all();
+        }
+        work(false);
     });
-    if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    let s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = s.failed {
         return Err(e);
     }
     let mut crc = crc32fast::Hasher::new();
-    for piece in crcs.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    for piece in s.crcs {
         crc.combine(&piece.ok_or_else(|| io::Error::other("an inflating thread failed"))?);
     }
-    Ok((out, crc.finalize()))
+    Ok(crc)
+}
+
+/// What the inflating threads share: pieces read and waiting, buffers to
+/// reuse, whether the reader is done, the first error, each piece's CRC.
+struct Shared<'o> {
+    queue: VecDeque<Job<'o>>,
+    spare: Vec<Vec<u8>>,
+    done: bool,
+    failed: Option<io::Error>,
+    crcs: Vec<Option<crc32fast::Hasher>>,
+}
+
+/// One piece to inflate: its place among the pieces asked for, its
+/// compressed bytes, its output, whether it ends the stream.
+struct Job<'o> {
+    index: usize,
+    input: Vec<u8>,
+    target: &'o mut [MaybeUninit<u8>],
+    last: bool,
+}
+
+/// Zeroes `target`, inflates `piece` into exactly it, and gives its CRC.
+fn inflate_into(
+    piece: &[u8],
+    target: &mut [MaybeUninit<u8>],
+    last: bool,
+) -> io::Result<crc32fast::Hasher> {
+    target.fill(MaybeUninit::new(0));
+    // SAFETY: every byte of `target` was just initialised to zero;
+    // `MaybeUninit<u8>` has the layout of `u8`.
+    let target: &mut [u8] =
+        unsafe { std::slice::from_raw_parts_mut(target.as_mut_ptr().cast(), target.len()) };
+    inflate_piece(piece, target, last)?;
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(target);
+    Ok(crc)
 }
 
 /// Inflates one piece into exactly `out`. A piece other than the last ends
@@ -199,16 +326,26 @@ mod tests {
             lengths,
         };
         let whole = (data.clone(), crc32fast::hash(&data));
-        assert_eq!(
-            inflate(&stream, data.len(), Some(&pieces), 2).unwrap(),
-            whole
-        );
-        assert_eq!(inflate(&stream, data.len(), None, 1).unwrap(), whole);
-        let err = inflate(&stream, data.len() + 1, None, 1).unwrap_err();
+        let lengths0 = pieces.lengths[0] as usize;
+        assert_eq!(inflate(&stream, data.len()).unwrap(), whole);
+        // Piece 0 alone, then the rest on two threads: one stream's bytes
+        // and CRC.
+        let mut out = vec![MaybeUninit::new(0xAA); data.len()];
+        let (head, rest) = out.split_at_mut(1 << 20);
+        let mut crc = inflate_pieces(&mut &stream[..], &pieces, 0..1, head, 1).unwrap();
+        crc.combine(&inflate_pieces(&mut &stream[lengths0..], &pieces, 1..4, rest, 2).unwrap());
+        // SAFETY: initialised above.
+        let out: Vec<u8> = out.iter().map(|b| unsafe { b.assume_init() }).collect();
+        assert_eq!((out, crc.finalize()), whole);
+        // Outputs that do not match the pieces asked for are refused.
+        let mut short = vec![MaybeUninit::new(0); 1 << 20];
+        assert!(inflate_pieces(&mut &stream[lengths0..], &pieces, 1..4, &mut short, 2).is_err());
+        let err = inflate(&stream, data.len() + 1).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
         let mut broken = stream.clone();
         broken[100] ^= 0xFF;
         broken[101] ^= 0x55;
-        assert!(inflate(&broken, data.len(), Some(&pieces), 2).is_err());
+        let mut out = vec![MaybeUninit::new(0); data.len()];
+        assert!(inflate_pieces(&mut &broken[..], &pieces, 0..4, &mut out, 2).is_err());
     }
 }

@@ -3,9 +3,11 @@
 //! checked at the end as Python's `zipfile` checks it.
 
 use super::directory::{Entry, DEFLATED};
-use super::inflate::{inflate_whole, Pieces};
+use super::inflate::{self as whole, inflate_pieces, inflate_whole, Pieces};
 use crate::error::Error;
+use crate::io::source::{fill_zeroed, SizedRead};
 use std::io::{self, BufRead, Read};
+use std::mem::MaybeUninit;
 
 /// A member's uncompressed bytes: at most its declared size, decompressed
 /// if deflated, with the CRC-32 checked once all of them have been read (as
@@ -50,10 +52,24 @@ enum Body<'a, R: BufRead> {
 }
 
 /// A member to inflate whole: its compressed bytes still in the archive,
-/// then its bytes.
+/// then (with a piece table) its first piece inflated, then its bytes.
 enum Whole<'a, R: BufRead> {
     Pending(io::Take<&'a mut R>, Option<Pieces>, u64),
+    Head(Box<Head<'a, R>>),
     Ready(io::Cursor<Vec<u8>>),
+}
+
+/// A member with a piece table whose first piece (the `.npy` header and
+/// the data's first bytes) is inflated and being read; the other pieces
+/// wait, compressed, for a destination: the array itself when the reader
+/// asks for all the data at once ([`SizedRead::fill_whole`]), else a
+/// buffer of their own.
+struct Head<'a, R: BufRead> {
+    raw: io::Take<&'a mut R>,
+    pieces: Pieces,
+    first: io::Cursor<Vec<u8>>,
+    crc: crc32fast::Hasher,
+    size: u64,
 }
 
 impl<'a, R: BufRead> MemberReader<'a, R> {
@@ -147,25 +163,130 @@ impl<R: BufRead> MemberReader<'_, R> {
 }
 
 impl<R: BufRead> Whole<'_, R> {
-    /// Reads on, inflating the whole member first; gives its CRC-32 then.
+    /// Reads on, inflating the member first (its first piece only, when
+    /// it has a piece table); gives its CRC-32 once all of it is inflated.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
         let mut crc = None;
         if let Whole::Pending(raw, pieces, size) = self {
             // The compressed bytes lie inside the archive (the directory
             // checked), and the size is at most deflate's largest expansion
             // of them (`inflate_whole`).
-            let mut compressed = Vec::new();
-            raw.read_to_end(&mut compressed)?;
-            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let (bytes, sum) =
-                super::inflate::inflate(&compressed, *size as usize, pieces.as_ref(), threads)?;
+            let size = *size;
+            match pieces.take() {
+                // `fits` checked that the member has more than a block, and
+                // that the pieces add up to the compressed size.
+                Some(pieces) if pieces.lengths.len() > 1 => {
+                    let (first, crc) = inflated(pieces.block as usize, |out| {
+                        inflate_pieces(raw, &pieces, 0..1, out, 1)
+                    })?;
+                    let Whole::Pending(raw, ..) =
+                        std::mem::replace(self, Whole::Ready(Default::default()))
+                    else {
+                        unreachable!("pending above");
+                    };
+                    *self = Whole::Head(Box::new(Head {
+                        raw,
+                        pieces,
+                        first: io::Cursor::new(first),
+                        crc,
+                        size,
+                    }));
+                }
+                _ => {
+                    // One allocation of the compressed size, not doublings.
+                    let mut compressed =
+                        Vec::with_capacity(usize::try_from(raw.limit()).unwrap_or(0));
+                    raw.read_to_end(&mut compressed)?;
+                    let (bytes, sum) = whole::inflate(&compressed, size as usize)?;
+                    crc = Some(sum);
+                    *self = Whole::Ready(io::Cursor::new(bytes));
+                }
+            }
+        }
+        if let Whole::Head(head) = self {
+            if head.first_left() > 0 {
+                return Ok((head.first.read(buf)?, None));
+            }
+            // Read on in pieces: the rest goes to a buffer of its own.
+            let len = (head.size - head.pieces.block as u64) as usize;
+            let (rest, sum) = inflated(len, |out| head.inflate_rest(out))?;
             crc = Some(sum);
-            *self = Whole::Ready(io::Cursor::new(bytes));
+            *self = Whole::Ready(io::Cursor::new(rest));
         }
         match self {
             Whole::Ready(cursor) => Ok((cursor.read(buf)?, crc)),
-            Whole::Pending(..) => unreachable!("inflated above"),
+            _ => unreachable!("inflated above"),
         }
+    }
+}
+
+impl<R: BufRead> Head<'_, R> {
+    /// Bytes of the first piece not read yet.
+    fn first_left(&self) -> usize {
+        self.first.get_ref().len() - self.first.position() as usize
+    }
+
+    /// Inflates the pieces after the first into `rest` (exactly their
+    /// bytes) on every core; gives the member's CRC-32.
+    fn inflate_rest(&mut self, rest: &mut [MaybeUninit<u8>]) -> io::Result<u32> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let count = self.pieces.lengths.len();
+        let tail = inflate_pieces(&mut self.raw, &self.pieces, 1..count, rest, threads)?;
+        let mut crc = self.crc.clone();
+        crc.combine(&tail);
+        Ok(crc.finalize())
+    }
+
+    /// Fills `dst`, exactly the bytes left, with what is left of the first
+    /// piece and then the other pieces, inflated straight into it; gives
+    /// the member's CRC-32.
+    fn fill(&mut self, dst: &mut [MaybeUninit<u8>]) -> io::Result<u32> {
+        let (head, rest) = dst.split_at_mut(self.first_left());
+        head.fill(MaybeUninit::new(0));
+        // SAFETY: every byte of `head` was just initialised to zero;
+        // `MaybeUninit<u8>` has the layout of `u8`.
+        let head: &mut [u8] =
+            unsafe { std::slice::from_raw_parts_mut(head.as_mut_ptr().cast(), head.len()) };
+        self.first.read_exact(head)?;
+        self.inflate_rest(rest)
+    }
+}
+
+/// A buffer of `len` bytes filled by `fill` (which initialises all of it
+/// on success, as [`inflate_pieces`] does), and what `fill` gave.
+fn inflated<X>(
+    len: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> io::Result<X>,
+) -> io::Result<(Vec<u8>, X)> {
+    let mut out = Vec::with_capacity(len);
+    let x = fill(&mut out.spare_capacity_mut()[..len])?;
+    // SAFETY: `fill` succeeded, so it initialised all `len` bytes.
+    unsafe { out.set_len(len) };
+    Ok((out, x))
+}
+
+impl<R: BufRead> SizedRead for MemberReader<'_, R> {
+    fn fills_whole(&self, len: u64) -> bool {
+        len == self.left && matches!(self.body, Body::Whole(Whole::Head(_)))
+    }
+
+    fn fill_whole(&mut self, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
+        if !self.fills_whole(dst.len() as u64) {
+            return fill_zeroed(self, dst);
+        }
+        let Body::Whole(whole) = &mut self.body else {
+            unreachable!("checked by fills_whole");
+        };
+        let Whole::Head(head) = whole else {
+            unreachable!("checked by fills_whole");
+        };
+        let crc = head.fill(dst)?;
+        *whole = Whole::Ready(io::Cursor::new(Vec::new()));
+        if crc != self.expected_crc {
+            return Err(self.bad_crc());
+        }
+        self.left = 0;
+        Ok(dst.len())
     }
 }
 

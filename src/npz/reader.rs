@@ -10,7 +10,7 @@ use crate::array::element::{Element, LayoutElement};
 use crate::error::{Error, Result};
 use crate::format::header::{self, Header};
 use crate::io::checked::CheckedRead;
-use crate::io::source::Source;
+use crate::io::source::{SizedRead, Source};
 use crate::npy::read::read_array_with;
 use crate::options::ReadOptions;
 use ndarray::{Array, ArrayViewMut, Dimension};
@@ -232,7 +232,8 @@ impl<R: Read + Seek> NpzReader<R> {
     pub fn header(&mut self, name: &str) -> Result<Header> {
         let index = self.index(name)?;
         let options = self.options;
-        self.with_member(index, |member, _, _| {
+        // Streamed: only the header's bytes are inflated.
+        self.with_member(index, 0, |member, _, _| {
             header::read_preamble(member, &options).map(|(h, _)| h)
         })
     }
@@ -345,7 +346,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn raw(&mut self, name: &str) -> Result<Vec<u8>> {
         let index = self.index(name)?;
-        self.with_member(index, |member, size, _| {
+        self.with_member(index, WHOLE_LIMIT, |member, size, _| {
             // Grows with the bytes that arrive, never to the declared size
             // up front; the member reader stops at the declared size.
             let mut out = Vec::new();
@@ -358,7 +359,9 @@ impl<R: Read + Seek> NpzReader<R> {
     /// A streaming reader of member `name`'s bytes (the `.npy` file it
     /// holds, header included), found by NumPy's rule (`name`, then
     /// `name.npy`): a deflated member is inflated as it is read, in bounded
-    /// memory; the bytes stop at the size the archive declares. Once all of
+    /// memory (except that a member ndnpy wrote, up to 256 MiB, is inflated
+    /// on every core into memory of its size once its first megabyte has
+    /// been read); the bytes stop at the size the archive declares. Once all of
     /// them have been read their CRC-32 is checked: a mismatch is an
     /// `io::Error` carrying [`Error::BadCrc`], and data that ends early one
     /// carrying [`Error::CorruptMember`] (`ndnpy::Error::from` gives those
@@ -390,9 +393,19 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn member_reader(&mut self, name: &str) -> Result<NpzMemberReader<'_, R>> {
         let index = self.index(name)?;
-        // Whole inflation up to 64 MiB: the streaming reader's memory
-        // stays bounded by that constant.
-        let (inner, size, _) = self.open_member(index, 0)?;
+        // A member ndnpy wrote (with a piece table) of up to 256 MiB is
+        // inflated on every core: its first piece at the first read (so a
+        // peek at the header stays cheap), the rest, into a buffer of its
+        // own, when the first piece is used up. Other members stream, in
+        // constant memory.
+        let entry = &self.directory.entries[index];
+        let pieces = entry.pieces.as_ref();
+        let whole = if pieces.is_some_and(|p| p.fits(entry.size, entry.compressed_size)) {
+            STREAM_WHOLE_LIMIT
+        } else {
+            0
+        };
+        let (inner, size, _) = self.open_member(index, whole)?;
         Ok(NpzMemberReader { inner, size })
     }
 
@@ -473,7 +486,7 @@ impl<R: Read + Seek> NpzReader<R> {
         read: impl FnOnce(&Header, &mut Source<'_>) -> Result<A>,
     ) -> Result<A> {
         let options = self.options;
-        self.with_member(index, |member, size, trusted| {
+        self.with_member(index, WHOLE_LIMIT, |member, size, trusted| {
             let (header, offset) = header::read_preamble(member, &options)?;
             let available = size.saturating_sub(offset as u64);
             let array = read(
@@ -497,22 +510,30 @@ impl<R: Read + Seek> NpzReader<R> {
         })
     }
 
-    /// Opens member `index` ([`NpzReader::open_member`]) and runs `f` on
-    /// its reader, declared size and trust; errors are mapped to name the
-    /// member.
+    /// Opens member `index` ([`NpzReader::open_member`], inflated whole up
+    /// to `whole` bytes) and runs `f` on its reader, declared size and
+    /// trust; errors are mapped to name the member.
     fn with_member<A>(
         &mut self,
         index: usize,
-        f: impl FnOnce(&mut dyn Read, u64, bool) -> Result<A>,
+        whole: u64,
+        f: impl FnOnce(&mut dyn SizedRead, u64, bool) -> Result<A>,
     ) -> Result<A> {
         let key = self.directory.entries[index].key().to_owned();
-        // The array readers hold the array anyway: up to 1 GiB is inflated
-        // whole (the inflated bytes and the array, twice the member, at
-        // the peak).
-        let (mut member, size, trusted) = self.open_member(index, 1 << 30)?;
+        let (mut member, size, trusted) = self.open_member(index, whole)?;
         f(&mut member, size, trusted).map_err(|e| in_member(&key, e))
     }
 }
+
+/// The array readers hold the array anyway: members up to this size are
+/// inflated whole (for archives other writers made, the inflated bytes and
+/// the array, twice the member, at the peak; ndnpy's own archives inflate
+/// straight into the array).
+const WHOLE_LIMIT: u64 = 1 << 30;
+
+/// The member reader inflates members with a piece table up to this size
+/// whole, on every core ([`NpzReader::member_reader`]).
+const STREAM_WHOLE_LIMIT: u64 = 256 << 20;
 
 /// The reader of one member's bytes over the archive's buffered input.
 type ArchiveMember<'a, R> = MemberReader<'a, Input<CheckedRead<R>>>;
