@@ -61,6 +61,7 @@ pub use array::compact::{BytesArray, StringArray};
 pub use array::datetime::{unit, Datetime64, Timedelta64};
 pub use array::element::{Element, LayoutElement};
 pub use array::longdouble::{ComplexLongDouble, LongDouble};
+pub use array::ml::{Float8E4M3Fn, Float8E5M2, MlFloat};
 #[doc(hidden)]
 pub use array::record::__record_dtype;
 pub use array::record::RecordArray;

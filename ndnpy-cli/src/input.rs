@@ -355,7 +355,10 @@ pub fn for_each_array(
                     path.display()
                 )));
             }
-            f(&path.display().to_string(), open_npy(path))
+            f(
+                &path.display().to_string(),
+                open_npy(path).map(crate::reinterpret::apply),
+            )
         }
         Container::Npz => {
             let mut npz = Npz::open(path)?;
@@ -365,7 +368,7 @@ pub fn for_each_array(
             };
             for name in names {
                 let label = format!("{}:{name}", path.display());
-                f(&label, npz.member(&name))?;
+                f(&label, npz.member(&name).map(crate::reinterpret::apply))?;
             }
             Ok(())
         }

@@ -8,6 +8,7 @@ mod gather;
 mod input;
 mod output;
 mod parquet;
+mod reinterpret;
 mod remote;
 mod repr;
 mod settings;
@@ -48,6 +49,11 @@ struct Cli {
     /// refusing them; convert writes them back as equivalent pickles.
     #[arg(long, global = true)]
     opaque: bool,
+    /// Read raw items as this ml_dtypes format, giving float32 values (what
+    /// JAX sees): np.save writes bfloat16 as '<V2', float8_e4m3fn as '<V1'
+    /// and float8_e5m2 as '<f1'. Other arrays are read as they are.
+    #[arg(long = "as", global = true, value_enum, value_name = "TYPE")]
+    as_type: Option<reinterpret::AsType>,
     #[command(subcommand)]
     command: Command,
 }
@@ -461,14 +467,14 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                     );
                     continue;
                 }
-                let mut oa = match &mut za {
+                let mut oa = reinterpret::apply(match &mut za {
                     Some(z) => z.member(ma.as_deref().unwrap_or(""))?,
                     None => input::open_npy(&pa)?,
-                };
-                let mut ob = match &mut zb {
+                });
+                let mut ob = reinterpret::apply(match &mut zb {
                     Some(z) => z.member(mb.as_deref().unwrap_or(""))?,
                     None => input::open_npy(&pb)?,
-                };
+                });
                 let mut v = cmd::diff::diff(&mut oa, &mut ob, rtol, atol)?;
                 if v["equal"] != json!(true) {
                     o.code = o.code.max(EXIT_PROBLEM);
@@ -541,6 +547,9 @@ fn main() {
             EncodingArg::Bytes => ndnpy::PickleEncoding::Bytes,
         });
     input::set_read_options(options);
+    if let Some(as_type) = cli.as_type {
+        reinterpret::set(as_type);
+    }
     let mut outcome = Outcome::new(json);
     let mut remote = remote::Remote::new();
     let result = localize(cli, &mut remote).and_then(|cli| {

@@ -339,7 +339,11 @@ impl AnyArray {
                         AnyArray::Timedelta64 { array, unit }
                     })
                 }
-                Kind::Void => RecordArray::read(header, source).map(AnyArray::Void),
+                // `<f1` is ml_dtypes's float8_e5m2: raw bytes, as `V1`
+                // ([`AnyArray::void_as`] reads them as numbers).
+                Kind::Void | Kind::Float if s.kind == Kind::Void || s.size == 1 => {
+                    RecordArray::read(header, source).map(AnyArray::Void)
+                }
                 _ => dispatch!(
                     &header.dtype,
                     T => read_array::<T, IxDyn>(header, source).map(T::into_any),

@@ -19,6 +19,7 @@ pub(crate) mod decode;
 pub(crate) mod element;
 pub(crate) mod encode;
 pub(crate) mod longdouble;
+pub(crate) mod ml;
 pub(crate) mod pyvalue;
 pub(crate) mod record;
 pub(crate) mod stringdtype;

@@ -373,7 +373,7 @@ fn each_input(
     for path in inputs {
         match container_of(path)? {
             Container::Npy => {
-                let mut opened = open_npy(path)?;
+                let mut opened = crate::reinterpret::apply(open_npy(path)?);
                 let stem = path
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
@@ -387,7 +387,7 @@ fn each_input(
                     None => npz.names(),
                 };
                 for name in names {
-                    let mut opened = npz.member(&name)?;
+                    let mut opened = crate::reinterpret::apply(npz.member(&name)?);
                     f(&name, &mut opened).map_err(|e| prefix(path, e))?;
                 }
             }

@@ -92,7 +92,23 @@ fn header_json(header: &Header, data_offset: u64, available: u64) -> Value {
         "header_spare_bytes": spare,
         "growth_axis_max_digits": growth.map(|n| n.to_string().len() as u64 + spare),
         "pickled": header.dtype.has_object(),
+        "probably": probably(&header.dtype),
     })
+}
+
+/// What raw items probably hold: `ml_dtypes` saves its number formats
+/// as void (`np.save` of bfloat16 writes `<V2`) or as `<f1`.
+fn probably(dtype: &DType) -> Option<&'static str> {
+    use crate::reinterpret::raw_items;
+    if raw_items(dtype, 2) {
+        Some("bfloat16 (ml_dtypes saves it as 2-byte void): read with --as bfloat16")
+    } else if matches!(dtype, DType::Scalar(s) if s.kind == ndnpy::Kind::Float && s.size == 1) {
+        Some("float8_e5m2 (ml_dtypes writes it as '<f1', which NumPy cannot load): read with --as float8_e5m2")
+    } else if raw_items(dtype, 1) {
+        Some("an ml_dtypes 8-bit format such as float8_e4m3fn (saved as 1-byte void): read with --as float8_e4m3fn")
+    } else {
+        None
+    }
 }
 
 /// The facts of one file. An archive's members go to `member` one by one
@@ -150,6 +166,7 @@ pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResul
                             "version",
                             "fields",
                             "truncated",
+                            "probably",
                         ] {
                             m[key] = h[key].clone();
                         }
@@ -258,6 +275,9 @@ pub fn render_member(m: &Value) -> String {
             if m["pickled"] == json!(true) {
                 line.push_str("  (pickled objects: never unpickled)");
             }
+            if let Some(p) = m["probably"].as_str() {
+                line.push_str(&format!("  (probably {p})"));
+            }
             if let Some(e) = m["error"].as_str() {
                 line.push_str(&format!("  ERROR: {e}"));
             }
@@ -284,6 +304,9 @@ fn render_npy(v: &Value, mut out: String) -> String {
         v["itemsize"]
     ));
     fields_text(&v["fields"], &mut out);
+    if let Some(p) = v["probably"].as_str() {
+        out.push_str(&format!("  probably:   {p}\n"));
+    }
     out.push_str(&format!(
         "  shape:      {} ({} elements)\n",
         shape_text(&v["shape"]),

@@ -753,7 +753,7 @@ mod tests {
             Err(e @ Error::BadDescr { .. }) => {
                 let msg = e.to_string();
                 assert!(msg.starts_with("invalid descr '<f3': "), "{msg}");
-                assert!(msg.contains("2, 4, 8, 16"), "{msg}");
+                assert!(msg.contains("1, 2, 4, 8, 16"), "{msg}");
             }
             other => panic!("{other:?}"),
         }

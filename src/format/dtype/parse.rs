@@ -115,8 +115,10 @@ pub(super) fn kind_and_size(code: char, tail: &str) -> std::result::Result<KindS
         Kind::Bool => return size_error("1"),
         Kind::Int | Kind::UInt if matches!(n, 1 | 2 | 4 | 8) => n,
         Kind::Int | Kind::UInt => return size_error("1, 2, 4, 8"),
-        Kind::Float if matches!(n, 2 | 4 | 8 | 16) => n,
-        Kind::Float => return size_error("2, 4, 8, 16"),
+        // `f1`: ml_dtypes's float8_e5m2 (`<f1`), which NumPy cannot load;
+        // read as raw one-byte items (`AnyArray::Void`).
+        Kind::Float if matches!(n, 1 | 2 | 4 | 8 | 16) => n,
+        Kind::Float => return size_error("1, 2, 4, 8, 16"),
         Kind::Complex if matches!(n, 8 | 16 | 32) => n,
         Kind::Complex => return size_error("8, 16, 32"),
         Kind::Object if n == 8 || n == POINTER_SIZE || n == 4 => POINTER_SIZE,
@@ -248,6 +250,9 @@ pub(super) fn scalar_from_name(name: &str) -> Option<std::result::Result<Scalar,
         "bytes" | "bytes_" => (Kind::Bytes, 0),
         "str" | "str_" | "unicode" => (Kind::Unicode, 0),
         "void" => (Kind::Void, 0),
+        // The name some writers put in place of ml_dtypes's `<V2` (ml_dtypes
+        // issue 41): two bytes of bfloat16, which NumPy cannot load.
+        "bfloat16" => (Kind::Void, 2),
         "object" | "object_" => (Kind::Object, POINTER_SIZE),
         "datetime64" => (Kind::Datetime, 8),
         "timedelta64" => (Kind::Timedelta, 8),

@@ -1,0 +1,110 @@
+//! `--as`: reading raw one- and two-byte items as the `ml_dtypes` number
+//! formats they hold (bfloat16 is saved by `np.save` as `<V2`,
+//! float8_e4m3fn as `<V1`, float8_e5m2 as `<f1`; the file cannot say which).
+//! The array is then read as `float32` values, exactly the values JAX sees,
+//! by every reading command (`show`, `stats`, `diff`, `convert`).
+
+use crate::input::{DataSource, Opened};
+use ndnpy::{DType, Float8E4M3Fn, Float8E5M2, Kind, MlFloat};
+use std::io;
+
+/// The formats `--as` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AsType {
+    Bfloat16,
+    #[value(name = "float8_e4m3fn")]
+    Float8E4m3fn,
+    #[value(name = "float8_e5m2")]
+    Float8E5m2,
+}
+
+impl AsType {
+    /// The raw item size of the format.
+    fn size(self) -> usize {
+        match self {
+            AsType::Bfloat16 => 2,
+            AsType::Float8E4m3fn | AsType::Float8E5m2 => 1,
+        }
+    }
+
+    /// Decodes one raw item.
+    fn decode(self, item: &[u8]) -> f32 {
+        match self {
+            AsType::Bfloat16 => ndnpy::half::bf16::from_le_bytes([item[0], item[1]]).to_f32(),
+            AsType::Float8E4m3fn => MlFloat::to_f32(Float8E4M3Fn::from_bits(item[0])),
+            AsType::Float8E5m2 => MlFloat::to_f32(Float8E5M2::from_bits(item[0])),
+        }
+    }
+}
+
+/// The `--as` of this run (set once by `main`).
+static AS_TYPE: std::sync::OnceLock<AsType> = std::sync::OnceLock::new();
+
+/// Sets the `--as` of this run; the first call wins.
+pub fn set(as_type: AsType) {
+    let _ = AS_TYPE.set(as_type);
+}
+
+/// Whether `dtype` is raw items of `size` bytes: void, or (for one byte)
+/// `ml_dtypes`'s `<f1`.
+pub fn raw_items(dtype: &DType, size: usize) -> bool {
+    match dtype {
+        DType::Scalar(s) => {
+            s.size == size && (s.kind == Kind::Void || (s.kind == Kind::Float && size == 1))
+        }
+        _ => false,
+    }
+}
+
+/// The array as `--as` reads it: raw items of the format's size become
+/// `float32` values; everything else is left alone.
+pub fn apply(opened: Opened<'_>) -> Opened<'_> {
+    let Some(&as_type) = AS_TYPE.get() else {
+        return opened;
+    };
+    let from = as_type.size();
+    if !raw_items(&opened.header.dtype, from) {
+        return opened;
+    }
+    let mut header = opened.header.clone();
+    header.dtype = DType::parse("<f4").expect("a valid dtype");
+    Opened {
+        header,
+        data_offset: opened.data_offset,
+        available: opened.available / from as u64 * 4,
+        data: Box::new(Widened {
+            inner: opened.data,
+            as_type,
+            from,
+            raw: Vec::new(),
+        }),
+    }
+}
+
+/// Raw items read as `float32`: offsets and lengths are in the `float32`
+/// data (whole items, as every command asks).
+struct Widened<'a> {
+    inner: Box<dyn DataSource + 'a>,
+    as_type: AsType,
+    from: usize,
+    raw: Vec<u8>,
+}
+
+impl DataSource for Widened<'_> {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        if offset % 4 != 0 || buf.len() % 4 != 0 {
+            return Err(io::Error::other("internal: a read of part of an item"));
+        }
+        let items = buf.len() / 4;
+        self.raw.resize(items * self.from, 0);
+        self.inner
+            .read_at(offset / 4 * self.from as u64, &mut self.raw)?;
+        for (out, item) in buf
+            .chunks_exact_mut(4)
+            .zip(self.raw.chunks_exact(self.from))
+        {
+            out.copy_from_slice(&self.as_type.decode(item).to_le_bytes());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,77 @@
+//! `--as` and `info`'s hint on files `ml_dtypes` + `np.save` wrote
+//! (`fixtures/ml_dtypes`, from `scripts/gen_ml_fixtures.py`): the values
+//! printed, summarised, compared and converted are the ones ml_dtypes gives
+//! as float32 (the fixtures' `*.f32.npy`).
+
+mod common;
+
+use common::{code, json, ndnpy, stderr, stdout};
+
+const DIR: &str = "fixtures/ml_dtypes";
+
+#[test]
+fn info_says_what_raw_items_probably_are() {
+    let out = ndnpy(&["info", &format!("{DIR}/bf16.npy")]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(
+            "  probably:   bfloat16 (ml_dtypes saves it as 2-byte void): read with --as bfloat16\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let v = json(&ndnpy(&["--json", "info", &format!("{DIR}/f8e5m2.npy")]))[0].clone();
+    assert_eq!(v["dtype"], "<f1");
+    assert!(v["probably"].as_str().unwrap().starts_with("float8_e5m2"));
+    let v = json(&ndnpy(&["--json", "info", &format!("{DIR}/bf16.npz")]))[0].clone();
+    let members = v["members"].as_array().unwrap();
+    assert!(members[0]["probably"].as_str().unwrap().starts_with("bfloat16"));
+    assert!(members[1]["probably"].is_null());
+}
+
+#[test]
+fn every_reading_command_sees_the_values_jax_sees() {
+    for (raw, as_type, f32s) in [
+        ("bf16.npy", "bfloat16", "bf16.f32.npy"),
+        ("bf16_named.npy", "bfloat16", "bf16_named.f32.npy"),
+        ("bf16_2d_f.npy", "bfloat16", "bf16_2d_f.f32.npy"),
+        ("f8e4m3fn.npy", "float8_e4m3fn", "f8e4m3fn.f32.npy"),
+        ("f8e5m2.npy", "float8_e5m2", "f8e5m2.f32.npy"),
+    ] {
+        let raw = format!("{DIR}/{raw}");
+        let f32s = format!("{DIR}/{f32s}");
+        // show: the repr of the float32 values.
+        let ours = ndnpy(&["--as", as_type, "show", &raw]);
+        let theirs = ndnpy(&["show", &f32s]);
+        assert_eq!(code(&ours), 0, "{raw}: {}", stderr(&ours));
+        assert_eq!(stdout(&ours), stdout(&theirs), "{raw}");
+        // stats and diff.
+        let ours = json(&ndnpy(&["--json", "--as", as_type, "stats", &raw]));
+        let theirs = json(&ndnpy(&["--json", "stats", &f32s]));
+        for key in ["count", "min", "max", "mean", "std", "nan"] {
+            let (a, b) = (&ours[0]["columns"][0][key], &theirs[0]["columns"][0][key]);
+            assert_eq!(a, b, "{raw} {key}");
+        }
+        let out = ndnpy(&["--as", as_type, "diff", &raw, &f32s]);
+        assert_eq!(code(&out), 0, "{raw}: {}{}", stdout(&out), stderr(&out));
+        // convert: a float32 file equal to ml_dtypes's float32 values.
+        let dir = tempfile::tempdir().unwrap();
+        let out_path = dir.path().join("out.npy");
+        let out = ndnpy(&["--as", as_type, "convert", &raw, out_path.to_str().unwrap()]);
+        assert_eq!(code(&out), 0, "{raw}: {}", stderr(&out));
+        let out = ndnpy(&["diff", out_path.to_str().unwrap(), &f32s]);
+        assert_eq!(code(&out), 0, "{raw}: {}", stdout(&out));
+    }
+    // Without --as the raw items stay raw; other arrays ignore --as.
+    let out = ndnpy(&["show", &format!("{DIR}/bf16.npy")]);
+    assert!(stdout(&out).starts_with("array([b'\\x80\\x3F'"), "{}", stdout(&out));
+    let out = ndnpy(&["--as", "bfloat16", "show", "--key", "b", &format!("{DIR}/bf16.npz")]);
+    assert_eq!(code(&out), 0);
+    let out = ndnpy(&["--as", "bfloat16", "show", "--key", "w", &format!("{DIR}/bf16_compressed.npz")]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(":w:\narray([ 1.0000000e+00, -2.5000000e+00"),
+        "{}",
+        stdout(&out)
+    );
+}
