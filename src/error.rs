@@ -205,6 +205,13 @@ pub enum Error {
         reason: String,
     },
 
+    /// A `scipy.sparse` archive whose members disagree (an index out of
+    /// range, `indptr` not monotone, lengths that do not match).
+    InvalidSparse {
+        /// What is inconsistent.
+        reason: String,
+    },
+
     /// The archive has no member with this name (neither `name` nor
     /// `name.npy`).
     MemberNotFound {
@@ -446,6 +453,7 @@ impl fmt::Display for Error {
             Error::MisalignedMember { name, type_name, align, address } => write!(f, "member `{name}` cannot be viewed as {type_name}: its data starts at address {address:#x}, not {align}-byte aligned (np.savez does not align members); use NpzMmap::view_or_copy, which copies when a view is impossible"),
             Error::ReadOnly => write!(f, "the file is mapped read-only; open it with MmapNpy::open_rw or open_cow for a mutable view"),
             Error::InvalidArchive { reason } => write!(f, "not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)", reason = capped(reason)),
+            Error::InvalidSparse { reason } => write!(f, "not a valid scipy.sparse archive: {}", capped(reason)),
             Error::NotNpy { name, found } => write!(
                 f,
                 "archive member '{}' is not a .npy file (it starts with b\"{}\"); read its bytes with NpzReader::raw",

@@ -55,6 +55,7 @@ mod npz;
 mod options;
 pub mod pickle;
 mod plan;
+pub mod sparse;
 
 pub use array::any::AnyArray;
 pub use array::compact::{BytesArray, StringArray};

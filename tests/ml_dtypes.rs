@@ -1,5 +1,5 @@
 //! bfloat16 and the float8 formats of `ml_dtypes`, against files written
-//! by `ml_dtypes` + `np.save` (`scripts/ml_dtypes_fixtures.py`).
+//! by `ml_dtypes` + `np.save` (`scripts/gen_ml_fixtures.py`).
 
 use ndnpy::{AnyArray, Float8E4M3Fn, Float8E5M2, WriteNpy};
 
@@ -38,7 +38,10 @@ mod bf16 {
     fn same(a: &ArrayD<f32>, b: &ArrayD<f32>) {
         assert_eq!(a.shape(), b.shape());
         for (x, y) in a.iter().zip(b) {
-            assert!(x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()), "{x} vs {y}");
+            assert!(
+                x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+                "{x} vs {y}"
+            );
         }
     }
 
@@ -52,12 +55,21 @@ mod bf16 {
         }
         // A Fortran-order file arrives in the array's own layout.
         let w = ndarray::Array2::<bf16>::read_npy(fixture("bf16_2d_f.npy")).unwrap();
-        same(&w.mapv(bf16::to_f32).into_dyn(), &expected("bf16_2d_f.f32.npy"));
+        same(
+            &w.mapv(bf16::to_f32).into_dyn(),
+            &expected("bf16_2d_f.f32.npy"),
+        );
         let e4 = ndarray::Array1::<Float8E4M3Fn>::read_npy(fixture("f8e4m3fn.npy")).unwrap();
-        same(&e4.mapv(|x| x.to_f32()).into_dyn(), &expected("f8e4m3fn.f32.npy"));
+        same(
+            &e4.mapv(|x| x.to_f32()).into_dyn(),
+            &expected("f8e4m3fn.f32.npy"),
+        );
         // `<f1`, which NumPy itself cannot load.
         let e5 = ndarray::Array1::<Float8E5M2>::read_npy(fixture("f8e5m2.npy")).unwrap();
-        same(&e5.mapv(|x| x.to_f32()).into_dyn(), &expected("f8e5m2.f32.npy"));
+        same(
+            &e5.mapv(|x| x.to_f32()).into_dyn(),
+            &expected("f8e5m2.f32.npy"),
+        );
         for archive in ["bf16.npz", "bf16_compressed.npz"] {
             let mut z = NpzReader::open(fixture(archive)).unwrap();
             let w = z.read::<bf16, Ix1>("w").unwrap();
@@ -74,7 +86,10 @@ mod bf16 {
         ] {
             let any = AnyArray::read_npy(fixture(name)).unwrap();
             assert!(matches!(any, AnyArray::Void(_)), "{name}");
-            same(&any.void_as::<bf16>().unwrap().mapv(bf16::to_f32), &expected(f32s));
+            same(
+                &any.void_as::<bf16>().unwrap().mapv(bf16::to_f32),
+                &expected(f32s),
+            );
             // Not a one-byte format.
             assert!(any.void_as::<Float8E4M3Fn>().is_err());
         }

@@ -25,7 +25,10 @@ fn info_says_what_raw_items_probably_are() {
     assert!(v["probably"].as_str().unwrap().starts_with("float8_e5m2"));
     let v = json(&ndnpy(&["--json", "info", &format!("{DIR}/bf16.npz")]))[0].clone();
     let members = v["members"].as_array().unwrap();
-    assert!(members[0]["probably"].as_str().unwrap().starts_with("bfloat16"));
+    assert!(members[0]["probably"]
+        .as_str()
+        .unwrap()
+        .starts_with("bfloat16"));
     assert!(members[1]["probably"].is_null());
 }
 
@@ -64,10 +67,28 @@ fn every_reading_command_sees_the_values_jax_sees() {
     }
     // Without --as the raw items stay raw; other arrays ignore --as.
     let out = ndnpy(&["show", &format!("{DIR}/bf16.npy")]);
-    assert!(stdout(&out).starts_with("array([b'\\x80\\x3F'"), "{}", stdout(&out));
-    let out = ndnpy(&["--as", "bfloat16", "show", "--key", "b", &format!("{DIR}/bf16.npz")]);
+    assert!(
+        stdout(&out).starts_with("array([b'\\x80\\x3F'"),
+        "{}",
+        stdout(&out)
+    );
+    let out = ndnpy(&[
+        "--as",
+        "bfloat16",
+        "show",
+        "--key",
+        "b",
+        &format!("{DIR}/bf16.npz"),
+    ]);
     assert_eq!(code(&out), 0);
-    let out = ndnpy(&["--as", "bfloat16", "show", "--key", "w", &format!("{DIR}/bf16_compressed.npz")]);
+    let out = ndnpy(&[
+        "--as",
+        "bfloat16",
+        "show",
+        "--key",
+        "w",
+        &format!("{DIR}/bf16_compressed.npz"),
+    ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(
         stdout(&out).contains(":w:\narray([ 1.0000000e+00, -2.5000000e+00"),

@@ -163,7 +163,11 @@ float8!(Float8E5M2, "float8_e5m2", Kind::Float, |b| {
     let exp = (b >> 2) & 0x1F;
     let man = b & 0x03;
     if exp == 0x1F {
-        return if man == 0 { sign * f32::INFINITY } else { f32::NAN };
+        return if man == 0 {
+            sign * f32::INFINITY
+        } else {
+            f32::NAN
+        };
     }
     if exp == 0 {
         return sign * man as f32 / 4.0 * 2f32.powi(-14);
@@ -198,7 +202,11 @@ impl AnyArray {
                 "{} ({} raw byte{} per item)",
                 T::NAME,
                 std::mem::size_of::<T>(),
-                if std::mem::size_of::<T>() == 1 { "" } else { "s" }
+                if std::mem::size_of::<T>() == 1 {
+                    ""
+                } else {
+                    "s"
+                }
             ),
             found: self.dtype().to_string(),
         };
