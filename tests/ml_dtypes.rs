@@ -24,10 +24,14 @@ mod bf16 {
     use ndnpy::{AnyArray, Float8E4M3Fn, Float8E5M2, NpzReader, ReadNpy, WriteNpy};
     use std::path::PathBuf;
 
+    /// The committed fixtures, or (`NDNPY_ML_FIXTURES`, set by
+    /// `scripts/interop_formats.py` in CI) ones the current ml_dtypes wrote.
     fn fixture(name: &str) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/ml_dtypes")
-            .join(name)
+        match std::env::var_os("NDNPY_ML_FIXTURES") {
+            Some(dir) => PathBuf::from(dir),
+            None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/ml_dtypes"),
+        }
+        .join(name)
     }
 
     fn expected(name: &str) -> ArrayD<f32> {
@@ -129,5 +133,26 @@ mod bf16 {
         let w = ndarray::Array2::<bf16>::read_npy(fixture("bf16_2d_f.npy")).unwrap();
         let back = ndarray::Array2::<bf16>::from_npy_bytes(&w.to_npy_bytes().unwrap()).unwrap();
         assert_eq!(back, w);
+    }
+
+    /// With `NDNPY_INTEROP_OUT` (CI), writes typed arrays there for
+    /// `scripts/interop_formats.py` to load with NumPy + ml_dtypes.
+    #[test]
+    fn writes_for_ml_dtypes() {
+        let Some(out) = std::env::var_os("NDNPY_INTEROP_OUT") else {
+            return;
+        };
+        let out = PathBuf::from(out);
+        std::fs::create_dir_all(&out).unwrap();
+        let w = ndarray::Array2::<bf16>::read_npy(fixture("bf16_2d_f.npy")).unwrap();
+        w.write_npy(out.join("bf16_2d.npy")).unwrap();
+        w.t().write_npy(out.join("bf16_2d_t.npy")).unwrap();
+        let values = ndarray::Array1::from_iter((0..=255u8).map(Float8E4M3Fn::from_bits));
+        values.write_npy(out.join("f8e4m3fn.npy")).unwrap();
+        let values = ndarray::Array1::from_iter((0..=255u8).map(Float8E5M2::from_bits));
+        values.write_npy(out.join("f8e5m2.npy")).unwrap();
+        let mut z = ndnpy::NpzWriter::create_compressed(out.join("bf16.npz")).unwrap();
+        z.add("w", &w).unwrap();
+        z.finish().unwrap();
     }
 }

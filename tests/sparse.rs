@@ -194,3 +194,38 @@ fn sprs_matrices_round_trip() {
         let _: Ix2 = back.to_dense().raw_dim();
     }
 }
+
+/// With `NDNPY_INTEROP_OUT` (CI), writes every fixture's matrix back there
+/// (as read: BSR as CSR, DIA as COO) for `scripts/interop_formats.py` to
+/// load with `scipy.sparse.load_npz` and compare with SciPy's dense matrix.
+#[test]
+fn writes_for_scipy() {
+    let Some(out) = std::env::var_os("NDNPY_INTEROP_OUT") else {
+        return;
+    };
+    let out = PathBuf::from(out);
+    std::fs::create_dir_all(&out).unwrap();
+    fn write<N>(name: &str, out: &std::path::Path)
+    where
+        N: ndnpy::LayoutElement + num_traits::Zero + std::ops::Add<Output = N>,
+    {
+        let m = read_sparse_npz::<N, _>(fixture(&format!("{name}.npz"))).unwrap();
+        ndnpy::sparse::write_sparse_npz(out.join(format!("{name}.npz")), &m).unwrap();
+    }
+    for name in [
+        "csr",
+        "csc",
+        "coo",
+        "bsr",
+        "dia",
+        "csr_stored",
+        "csr_empty",
+        "coo_dup",
+        "csr_unsorted",
+        "csr_array",
+    ] {
+        write::<f64>(name, &out);
+    }
+    write::<f32>("csr_f32_i64", &out);
+    write::<Complex64>("csr_c128", &out);
+}

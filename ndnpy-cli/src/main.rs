@@ -190,14 +190,14 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                 if o.json {
                     // An archive's item is written member by member, as
                     // `to_string_pretty` would write the whole object (keys
-                    // in order: format, members, path).
-                    let mut head: Option<String> = None;
+                    // in order: format, members, path, sparse).
+                    let mut head: Option<(String, String)> = None;
                     let mut members = 0usize;
                     let mut each = |m: &serde_json::Value| {
                         if m.get("count").is_some() {
                             o.begin_item();
                             o.raw("  {\n    \"format\": \"npz\",\n    \"members\": [");
-                            head = Some(m["path"].to_string());
+                            head = Some((m["path"].to_string(), indented(&m["sparse"], 4)));
                             return;
                         }
                         o.raw(if members == 0 { "\n" } else { ",\n" });
@@ -205,9 +205,12 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                         members += 1;
                     };
                     let result = cmd::info::info(&path, Some(&mut each));
-                    if let Some(path) = head {
+                    if let Some((path, sparse)) = head {
                         let close = if members == 0 { "]" } else { "\n    ]" };
-                        o.raw(&format!("{close},\n    \"path\": {path}\n  }}"));
+                        o.raw(&format!(
+                            "{close},\n    \"path\": {path},\n    \"sparse\": {}\n  }}",
+                            sparse.trim_start()
+                        ));
                     }
                     match result {
                         Ok(v) if v["format"] != json!("npz") => {
@@ -228,7 +231,8 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                         streamed = true;
                         o.text(&format!("{}\n", m["path"].as_str().unwrap_or("")));
                         o.text(&cmd::info::render_npz_head(
-                            count.as_u64().unwrap_or(0) as usize
+                            count.as_u64().unwrap_or(0) as usize,
+                            &m["sparse"],
                         ));
                     } else {
                         o.text(&cmd::info::render_member(m));

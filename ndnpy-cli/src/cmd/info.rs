@@ -130,8 +130,11 @@ pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResul
             let mut npz = Npz::open(path)?;
             let mut members = Vec::new();
             let names = npz.names();
+            let sparse = sparse_json(&mut npz);
             if let Some(f) = member.as_mut() {
-                f(&json!({"path": path.display().to_string(), "count": names.len()}));
+                f(
+                    &json!({"path": path.display().to_string(), "count": names.len(), "sparse": sparse}),
+                );
             }
             for name in names {
                 let meta = npz
@@ -183,8 +186,24 @@ pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResul
                 "path": path.display().to_string(),
                 "format": "npz",
                 "members": members,
+                "sparse": sparse,
             }))
         }
+    }
+}
+
+/// A `scipy.sparse.save_npz` archive's format, shape and stored entries
+/// (from the small members and the headers); why not, when it names a
+/// sparse format but its members disagree; `null` for other archives.
+fn sparse_json(npz: &mut Npz) -> Value {
+    match npz.reader.sparse_info() {
+        Ok(Some(info)) => json!({
+            "format": info.format.name(),
+            "shape": info.shape,
+            "nnz": info.nnz,
+        }),
+        Ok(None) => Value::Null,
+        Err(e) => json!({"error": e.to_string()}),
     }
 }
 
@@ -238,7 +257,7 @@ pub fn render(v: &Value) -> String {
     let mut out = format!("{}\n", v["path"].as_str().unwrap_or(""));
     if v["format"] == json!("npz") {
         let members = v["members"].as_array().cloned().unwrap_or_default();
-        out.push_str(&render_npz_head(members.len()));
+        out.push_str(&render_npz_head(members.len(), &v["sparse"]));
         for m in &members {
             out.push_str(&render_member(m));
         }
@@ -247,9 +266,19 @@ pub fn render(v: &Value) -> String {
     render_npy(v, out)
 }
 
-/// The lines above an archive's members.
-pub fn render_npz_head(count: usize) -> String {
-    format!("  .npz archive, {count} members\n  name                 dtype      shape            method   stored      size        ratio  in place\n")
+/// The lines above an archive's members (saying so when it holds a
+/// `scipy.sparse` matrix).
+pub fn render_npz_head(count: usize, sparse: &Value) -> String {
+    let what = match (sparse["format"].as_str(), sparse["error"].as_str()) {
+        (Some(format), _) => format!(
+            "  scipy.sparse {format} matrix, shape {}, {} stored entries\n",
+            shape_text(&sparse["shape"]),
+            sparse["nnz"]
+        ),
+        (None, Some(e)) => format!("  scipy.sparse archive, but {e}\n"),
+        _ => String::new(),
+    };
+    format!("  .npz archive, {count} members\n{what}  name                 dtype      shape            method   stored      size        ratio  in place\n")
 }
 
 /// One archive member's line.
