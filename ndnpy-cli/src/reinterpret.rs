@@ -92,7 +92,7 @@ struct Widened<'a> {
 
 impl DataSource for Widened<'_> {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        if offset % 4 != 0 || buf.len() % 4 != 0 {
+        if !offset.is_multiple_of(4) || !buf.len().is_multiple_of(4) {
             return Err(io::Error::other("internal: a read of part of an item"));
         }
         let items = buf.len() / 4;

@@ -16,7 +16,7 @@ pub enum Error {
     Metadata(String),
     /// A column holds a type this crate cannot represent.
     Unsupported {
-        /// The column's name.
+        /// The column's name (empty for an unnamed Arrow array).
         column: String,
         /// What the type is and why it is not supported.
         reason: String,
@@ -45,6 +45,10 @@ impl fmt::Display for Error {
             Error::Io(e) => write!(f, "I/O error: {e}"),
             Error::Parquet(e) => write!(f, "invalid Parquet file: {e}"),
             Error::Metadata(e) => write!(f, "invalid pandas metadata: {e}"),
+            // An unnamed array (the Arrow conversions) has an empty name.
+            Error::Unsupported { column, reason } if column.is_empty() => {
+                write!(f, "not supported: {reason}")
+            }
             Error::Unsupported { column, reason } => {
                 write!(f, "column {column:?} is not supported: {reason}")
             }

@@ -71,6 +71,7 @@
 //!   as, generic) are refused.
 #![deny(missing_docs)]
 
+pub mod arrow;
 pub mod convert;
 mod dictionary;
 mod error;
