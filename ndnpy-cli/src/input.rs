@@ -347,6 +347,9 @@ pub fn for_each_array(
     key: Option<&str>,
     mut f: impl FnMut(&str, CliResult<Opened<'_>>) -> CliResult<()>,
 ) -> CliResult<()> {
+    if crate::parquet::is_parquet(path) {
+        return crate::tables::for_each_column(path, key, f);
+    }
     match container_of(path)? {
         Container::Npy => {
             if key.is_some() {

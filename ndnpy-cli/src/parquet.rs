@@ -49,8 +49,13 @@ pub fn convert(inputs: &[PathBuf], out: &Path, _: Format, _: &Options) -> CliRes
     Err(unavailable(inputs.first().map_or(out, |p| p.as_path())))
 }
 
+#[cfg(not(feature = "parquet"))]
+pub fn arrays(path: &Path) -> CliResult<Vec<(String, ndnpy::AnyArray)>> {
+    Err(unavailable(path))
+}
+
 #[cfg(feature = "parquet")]
-pub use imp::{convert, info};
+pub use imp::{arrays, convert, info};
 
 pub fn render(v: &Value) -> String {
     let s = |v: &Value| v.as_str().unwrap_or("").to_owned();
@@ -180,6 +185,12 @@ mod imp {
             "columns": frame.columns().iter().map(column_json).collect::<Vec<_>>(),
             "index": index,
         }))
+    }
+
+    /// The frame as the named arrays `convert` writes to `.npz`.
+    pub fn arrays(path: &Path) -> CliResult<Vec<(String, ndnpy::AnyArray)>> {
+        let frame = Frame::read(path).map_err(|e| error(path, e))?;
+        ndnpy_parquet::convert::to_arrays(&frame).map_err(|e| error(path, e))
     }
 
     /// Parquet → `.npz`, `.npz` → Parquet, or Parquet → Parquet (rewritten

@@ -281,3 +281,69 @@ fn bad_parquet_input_and_usage() {
         stderr(&out)
     );
 }
+
+/// `show`, `stats`, `diff` and `check` read a frame as the arrays
+/// `convert` writes (columns as members): the same output as on the
+/// `.npz` that `convert` made, member for member.
+#[test]
+fn reading_commands_take_parquet_files() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "numeric",
+        "strings",
+        "datetimes",
+        "nullable",
+        "categoricals",
+        "multiindex",
+    ] {
+        let pq = fixture(name);
+        let pq = pq.to_str().unwrap();
+        let npz = dir.path().join(format!("{name}.npz"));
+        let npz = npz.to_str().unwrap();
+        assert_eq!(code(&ndnpy(&["convert", pq, npz])), 0, "{name}");
+        for cmd in ["show", "stats"] {
+            let a = ndnpy(&["--json", cmd, pq]);
+            let b = ndnpy(&["--json", cmd, npz]);
+            assert_eq!(code(&a), 0, "{cmd} {name}: {}", stderr(&a));
+            let (mut a, mut b) = (json(&a), json(&b));
+            for v in a
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .chain(b.as_array_mut().unwrap())
+            {
+                let label = v["name"].as_str().unwrap();
+                let member = label.rsplit_once(':').unwrap().1.to_owned();
+                v["name"] = Value::String(member);
+            }
+            assert_eq!(a, b, "{cmd} {name}");
+        }
+        let out = ndnpy(&["diff", pq, npz]);
+        assert_eq!(code(&out), 0, "diff {name}: {}", stderr(&out));
+        let out = ndnpy(&["check", pq]);
+        assert_eq!(code(&out), 0, "check {name}: {}", stderr(&out));
+    }
+    // --key picks one column; a frame against another differs.
+    let out = ndnpy(&["show", "--key", "i8", fixture("numeric").to_str().unwrap()]);
+    assert_eq!(code(&out), 0);
+    assert!(
+        common::stdout(&out).starts_with("array(["),
+        "{}",
+        common::stdout(&out)
+    );
+    let out = ndnpy(&[
+        "diff",
+        fixture("numeric").to_str().unwrap(),
+        fixture("strings").to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 1);
+    // A damaged frame is a problem for check, with the reader's reason.
+    let bad = root().join("fixtures/parquet/hostile/not_json.parquet");
+    let out = ndnpy(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        common::stdout(&out).contains("invalid pandas metadata: not JSON"),
+        "{}",
+        common::stdout(&out)
+    );
+}

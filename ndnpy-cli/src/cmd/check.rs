@@ -73,6 +73,25 @@ pub fn check_file(path: &Path, allow_pickle: bool) -> CliResult<Vec<Problem>> {
         message,
     };
     let mut problems = Vec::new();
+    if crate::parquet::is_parquet(path) {
+        // A frame: the Parquet reader's checks (pages, sizes, the pandas
+        // key), then each array as any other.
+        match crate::parquet::arrays(path) {
+            Ok(arrays) => {
+                for (name, array) in arrays {
+                    let message = match crate::tables::opened(&array) {
+                        Ok(mut opened) => check_array(&mut opened, true),
+                        Err(e) => Some(e.to_string()),
+                    };
+                    if let Some(m) = message {
+                        problems.push(problem(Some(&name), m));
+                    }
+                }
+            }
+            Err(e) => problems.push(problem(None, strip_path(path, &e.message))),
+        }
+        return Ok(problems);
+    }
     let container = container_of(path)?;
     let ext = path.extension().and_then(|e| e.to_str());
     match (ext, container) {
