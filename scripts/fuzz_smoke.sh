@@ -57,4 +57,5 @@ run npz_model "${npz_seeds[@]}"
 run record_plan "${npy_seeds[@]}"
 run pickle "${pickle_seeds[@]}"
 run store "${npy_seeds[@]}" "${npz_seeds[@]}"
-echo "fuzz_smoke: 10 passed, 0 failed"
+run sparse fixtures/sparse fixtures/sparse/bad fuzz/regressions
+echo "fuzz_smoke: 11 passed, 0 failed"
