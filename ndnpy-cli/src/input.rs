@@ -340,44 +340,6 @@ fn in_member(name: &str, e: ndnpy::Error) -> ndnpy::Error {
     }
 }
 
-/// Runs `f` on each array a path holds: the file itself, or the members
-/// of an archive (only `key` when given), with a label naming both.
-pub fn for_each_array(
-    path: &Path,
-    key: Option<&str>,
-    mut f: impl FnMut(&str, CliResult<Opened<'_>>) -> CliResult<()>,
-) -> CliResult<()> {
-    if crate::parquet::is_parquet(path) {
-        return crate::tables::for_each_column(path, key, f);
-    }
-    match container_of(path)? {
-        Container::Npy => {
-            if key.is_some() {
-                return Err(CliError::usage(format!(
-                    "{}: --key applies to .npz archives",
-                    path.display()
-                )));
-            }
-            f(
-                &path.display().to_string(),
-                open_npy(path).map(crate::reinterpret::apply),
-            )
-        }
-        Container::Npz => {
-            let mut npz = Npz::open(path)?;
-            let names = match key {
-                Some(k) => vec![k.to_owned()],
-                None => npz.names(),
-            };
-            for name in names {
-                let label = format!("{}:{name}", path.display());
-                f(&label, npz.member(&name).map(crate::reinterpret::apply))?;
-            }
-            Ok(())
-        }
-    }
-}
-
 /// Reads the data in chunks of whole elements (about 256 KiB, so that a
 /// second pass over a chunk finds it in the CPU's cache), calling `f` with
 /// each; `progress` is told how many bytes went by.

@@ -282,7 +282,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                 // or the file ends; the others are written as they come.
                 let mut pending: Option<(String, ShowResult)> = None;
                 let mut count = 0usize;
-                let r = input::for_each_array(&path, key.as_deref(), |label, opened| {
+                let r = tables::for_each_array(&path, key.as_deref(), |label, opened| {
                     let shown = opened.and_then(|mut op| {
                         cmd::show::show(&mut op, slice.as_deref(), full)
                             .map_err(|m| CliError::problem(format!("{label}: {m}")))
@@ -311,7 +311,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
         Command::Stats { files, key } => {
             let bar = progress_bar();
             for path in expand(&files)? {
-                let r = input::for_each_array(&path, key.as_deref(), |label, opened| {
+                let r = tables::for_each_array(&path, key.as_deref(), |label, opened| {
                     let result = opened.and_then(|mut op| {
                         cmd::stats::stats(&mut op, &bar)
                             .map_err(|e| CliError::lib(&path, None, e))

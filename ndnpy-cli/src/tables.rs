@@ -1,12 +1,13 @@
-//! Parquet files (pandas DataFrames) in the reading commands: `show`,
-//! `stats`, `diff` and `check` see a frame as the named arrays `convert`
+//! The arrays a path holds, for the reading commands: a `.npy` file's,
+//! an archive's members, or a Parquet frame's. `show`, `stats`, `diff` and
+//! `check` see a frame (pandas DataFrame) as the named arrays `convert`
 //! writes to `.npz` (one per column, with `NAME.valid` masks, `NAME.tz`
 //! zones, categorical codes and categories, index levels), held in memory
 //! (the Parquet reader decodes whole column chunks) and read through the
-//! same code as `.npy` data.
+//! same code as `.npy` data. `--as` applies to every array handed out.
 
 use crate::error::{CliError, CliResult};
-use crate::input::{read_header, DataSource, Opened};
+use crate::input::{container_of, open_npy, read_header, Container, DataSource, Npz, Opened};
 use ndnpy::AnyArray;
 use std::io;
 use std::path::Path;
@@ -78,7 +79,7 @@ pub fn load_all(path: &Path) -> CliResult<Vec<(String, AnyArray)>> {
 
 /// Runs `f` on each array of the frame at `path` (only `key` when given),
 /// labelled `PATH:NAME`.
-pub fn for_each_column(
+fn for_each_column(
     path: &Path,
     key: Option<&str>,
     mut f: impl FnMut(&str, CliResult<Opened<'_>>) -> CliResult<()>,
@@ -103,6 +104,44 @@ pub fn for_each_column(
         f(&label, opened)?;
     }
     Ok(())
+}
+
+/// Runs `f` on each array a path holds: the file itself, or the members
+/// of an archive (only `key` when given), with a label naming both.
+pub fn for_each_array(
+    path: &Path,
+    key: Option<&str>,
+    mut f: impl FnMut(&str, CliResult<Opened<'_>>) -> CliResult<()>,
+) -> CliResult<()> {
+    if crate::parquet::is_parquet(path) {
+        return for_each_column(path, key, f);
+    }
+    match container_of(path)? {
+        Container::Npy => {
+            if key.is_some() {
+                return Err(CliError::usage(format!(
+                    "{}: --key applies to .npz archives",
+                    path.display()
+                )));
+            }
+            f(
+                &path.display().to_string(),
+                open_npy(path).map(crate::reinterpret::apply),
+            )
+        }
+        Container::Npz => {
+            let mut npz = Npz::open(path)?;
+            let names = match key {
+                Some(k) => vec![k.to_owned()],
+                None => npz.names(),
+            };
+            for name in names {
+                let label = format!("{}:{name}", path.display());
+                f(&label, npz.member(&name).map(crate::reinterpret::apply))?;
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Pairs the arrays of `a` and `b` by name (a single array on both sides
