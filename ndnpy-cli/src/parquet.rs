@@ -131,7 +131,7 @@ pub fn render(v: &Value) -> String {
 #[cfg(feature = "parquet")]
 mod imp {
     use super::*;
-    use ndnpy_parquet::{Column, Error, Frame, Index, Values};
+    use ndnpy_parquet::{ColumnSummary, Error, Frame, IndexSummary, Summary};
     use serde_json::json;
 
     fn error(path: &Path, e: Error) -> CliError {
@@ -142,38 +142,34 @@ mod imp {
         }
     }
 
-    fn column_json(c: &Column) -> Value {
-        let missing = (0..c.len()).filter(|&i| !c.is_valid(i)).count();
+    fn column_json(c: &ColumnSummary) -> Value {
         let mut v = json!({
-            "name": c.name(),
-            "pandas_type": c.pandas_type(),
-            "numpy_type": c.numpy_type(),
-            "missing": missing,
+            "name": c.name,
+            "pandas_type": c.pandas_type,
+            "numpy_type": c.numpy_type,
+            "missing": c.missing,
+            "npz_dtype": c.npz_dtype,
         });
-        match c.values() {
-            Values::Categorical(cat) => {
-                v["npz_dtype"] = json!(cat.codes.dtype().to_string());
-                v["categories"] = json!(cat.num_categories());
-                v["categories_dtype"] = json!(cat.categories.dtype().to_string());
-                v["ordered"] = json!(cat.ordered);
-            }
-            Values::Array(a) => v["npz_dtype"] = json!(a.dtype().to_string()),
-            _ => {}
+        if let Some(ordered) = c.ordered {
+            v["categories"] = json!(c.categories);
+            v["categories_dtype"] = json!(c.categories_dtype);
+            v["ordered"] = json!(ordered);
         }
-        if let Some(tz) = c.timezone() {
+        if let Some(tz) = &c.timezone {
             v["timezone"] = json!(tz);
         }
         v
     }
 
-    /// The frame's columns, pandas types and index, as JSON.
+    /// The frame's columns, pandas types and index, as JSON: from the
+    /// footer only (no page is read).
     pub fn info(path: &Path) -> CliResult<Value> {
-        let frame = Frame::read(path).map_err(|e| error(path, e))?;
-        let index = match frame.index() {
-            Index::Range(r) => json!({
+        let summary = Summary::read(path).map_err(|e| error(path, e))?;
+        let index = match &summary.index {
+            IndexSummary::Range(r) => json!({
                 "kind": "range", "start": r.start, "stop": r.stop, "step": r.step, "name": r.name,
             }),
-            Index::Columns(levels) => json!({
+            IndexSummary::Levels(levels) => json!({
                 "kind": "levels",
                 "levels": levels.iter().map(column_json).collect::<Vec<_>>(),
             }),
@@ -181,8 +177,8 @@ mod imp {
         Ok(json!({
             "path": path.display().to_string(),
             "format": "parquet",
-            "rows": frame.len(),
-            "columns": frame.columns().iter().map(column_json).collect::<Vec<_>>(),
+            "rows": summary.rows,
+            "columns": summary.columns.iter().map(column_json).collect::<Vec<_>>(),
             "index": index,
         }))
     }

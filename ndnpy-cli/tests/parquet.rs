@@ -347,3 +347,27 @@ fn reading_commands_take_parquet_files() {
         common::stdout(&out)
     );
 }
+
+/// `info` reads only the footer: a file whose data pages are destroyed
+/// describes itself as before (the reading commands then fail on it).
+#[test]
+fn info_reads_only_the_footer() {
+    let path = fixture("row_groups");
+    let bytes = std::fs::read(&path).unwrap();
+    let footer_len =
+        u32::from_le_bytes(bytes[bytes.len() - 8..bytes.len() - 4].try_into().unwrap()) as usize;
+    let mut broken = bytes.clone();
+    let pages_end = bytes.len() - 8 - footer_len;
+    broken[4..pages_end].iter_mut().for_each(|b| *b = 0xA5);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("pages_destroyed.parquet");
+    std::fs::write(&bad, &broken).unwrap();
+    let good = json(&ndnpy(&["--json", "info", path.to_str().unwrap()]));
+    let out = ndnpy(&["--json", "info", bad.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let mut got = json(&out);
+    got[0]["path"] = good[0]["path"].clone();
+    assert_eq!(got, good);
+    let out = ndnpy(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code(&out), 1, "{}", common::stdout(&out));
+}

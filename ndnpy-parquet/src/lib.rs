@@ -77,11 +77,13 @@ mod dictionary;
 mod error;
 mod model;
 mod read;
+mod summary;
 mod write;
 
 pub use error::{Error, Result};
 pub use model::column::{Categorical, Column, TimeUnit, Values, NAT};
 pub use model::frame::{Compression, Frame, Index, RangeIndex, ReadOptions, WriteOptions};
+pub use summary::{ColumnSummary, IndexSummary, Summary};
 
 /// Entry points for the fuzz targets (`fuzz/fuzz_targets/parquet_*.rs`); not
 /// part of the API.
