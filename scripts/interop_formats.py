@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The formats around NumPy files against their real producers (CI):
-ml_dtypes (bfloat16, float8) and SciPy (scipy.sparse archives), from PyPI.
+ml_dtypes (bfloat16, float8), SciPy (scipy.sparse archives) and pyarrow
+(Arrow arrays), from PyPI.
 
 1. Writes fresh fixtures with the installed ml_dtypes and SciPy (the
    committed scripts gen_ml_fixtures.py and gen_sparse_fixtures.py, into a
@@ -23,6 +24,8 @@ import tempfile
 
 import ml_dtypes
 import numpy as np
+import pyarrow as pa
+import pyarrow.ipc
 import scipy
 import scipy.sparse as sp
 
@@ -38,11 +41,18 @@ def main():
     print(f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}, scipy {scipy.__version__}")
     cargo = ["cargo", "test", "--release", "--all-features", "-q"]
     with tempfile.TemporaryDirectory() as d:
-        ml, sparse, out = (os.path.join(d, n) for n in ("ml", "sparse", "out"))
+        ml, sparse, arrow, out = (os.path.join(d, n) for n in ("ml", "sparse", "arrow", "out"))
         run([sys.executable, "scripts/gen_ml_fixtures.py", "--out", ml])
         run([sys.executable, "scripts/gen_sparse_fixtures.py", "--out", sparse])
-        env = {"NDNPY_ML_FIXTURES": ml, "NDNPY_SPARSE_FIXTURES": sparse, "NDNPY_INTEROP_OUT": out}
+        run([sys.executable, "scripts/gen_arrow_fixtures.py", "--out", arrow])
+        env = {
+            "NDNPY_ML_FIXTURES": ml,
+            "NDNPY_SPARSE_FIXTURES": sparse,
+            "NDNPY_ARROW_FIXTURES": arrow,
+            "NDNPY_INTEROP_OUT": out,
+        }
         run(cargo + ["-p", "ndnpy", "--test", "ml_dtypes", "--test", "sparse"], env)
+        run(cargo + ["-p", "ndnpy-parquet", "--test", "arrow"], env)
 
         checks = 0
         # bfloat16 / float8 written by ndnpy, read as JAX users read them.
@@ -84,6 +94,24 @@ def main():
             assert m.shape == want.shape, name
             assert m.dtype == want.dtype, (name, m.dtype, want.dtype)
             assert np.array_equal(m.toarray(), want), name
+            checks += 1
+        # Arrow arrays made by ndnpy from NumPy's arrays, read by pyarrow
+        # equal to what pyarrow wrote in the first place (time zones aside:
+        # NumPy datetimes have none).
+        theirs = pa.ipc.open_file(os.path.join(arrow, "table.arrow")).read_all()
+        ours = pa.ipc.open_file(os.path.join(out, "ours.arrow")).read_all()
+        for name in ours.column_names:
+            a, b = ours.column(name), theirs.column(name)
+            if pa.types.is_timestamp(b.type) or pa.types.is_duration(b.type) or pa.types.is_date32(b.type):
+                # Compare the counts (to_pylist cannot hold nanoseconds).
+                assert a.type.unit == b.type.unit if not pa.types.is_date32(b.type) else pa.types.is_date32(a.type), name
+                counts = pa.int32() if pa.types.is_date32(b.type) else pa.int64()
+                a, b = a.cast(counts), b.cast(counts)
+            if pa.types.is_string_view(b.type) or pa.types.is_large_string(b.type):
+                b = b.cast(pa.string())
+            x, y = a.to_pylist(), b.to_pylist()
+            same = all(p == q or (p != p and q != q) for p, q in zip(x, y)) and len(x) == len(y)
+            assert same, (name, x, y)
             checks += 1
     print(f"interop_formats: {checks} checks passed")
 

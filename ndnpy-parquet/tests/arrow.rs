@@ -312,3 +312,90 @@ fn pyarrow_columns_convert_as_the_pandas_reader_reads_them() {
     }
     assert!(compared >= 10, "only {compared} columns compared");
 }
+
+/// Slices (buffers that start inside an allocation) convert to their own
+/// values, never the allocation's; buffers shorter than their length are
+/// refused by Arrow's own validation before any conversion sees them.
+#[test]
+fn sliced_and_truncated_buffers() {
+    let whole: ArrayRef = Arc::new(Float64Array::from(vec![1.0, 2.0, 3.0, 4.0]));
+    let part = whole.slice(1, 2);
+    let want = AnyArray::F64(d(vec![2.0, 3.0]));
+    assert_eq!(from_arrow(part.as_ref()).unwrap().0, want);
+    drop(whole);
+    assert_eq!(from_arrow_owned(part).unwrap().0, want);
+    let strings: ArrayRef = Arc::new(arrow_array::StringArray::from(vec!["a", "bc", "def"]));
+    let (s, _) = from_arrow(strings.slice(1, 2).as_ref()).unwrap();
+    assert_eq!(s, AnyArray::Str(d(vec!["bc".into(), "def".into()])));
+    let short = arrow_data::ArrayData::builder(arrow_schema::DataType::Float64)
+        .len(4)
+        .add_buffer(arrow_buffer::Buffer::from_vec(vec![1.0f64, 2.0]))
+        .build();
+    assert!(short.is_err(), "Arrow accepted a buffer of 2 values for 4");
+}
+
+/// pyarrow as the producer: every column of `fixtures/arrow/table.arrow`
+/// (`scripts/gen_arrow_fixtures.py`) converts to what NumPy holds for it
+/// (`table.expected.npz`: values with nulls filled, `NAME.valid` masks).
+/// With `NDNPY_INTEROP_OUT` (CI), also writes those NumPy arrays back as
+/// an Arrow IPC file for `scripts/interop_formats.py` to compare in pyarrow.
+#[test]
+fn pyarrow_ipc_columns_read_as_numpy_holds_them() {
+    // The committed fixtures, or (CI) ones the current pyarrow wrote.
+    let dir = match std::env::var_os("NDNPY_ARROW_FIXTURES") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/arrow"),
+    };
+    let file = std::fs::File::open(dir.join("table.arrow")).unwrap();
+    let reader = arrow_ipc::reader::FileReader::try_new(file, None).unwrap();
+    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    let mut expected = ndnpy::NpzReader::open(dir.join("table.expected.npz")).unwrap();
+    let mut checked = 0;
+    let mut fields: Vec<(String, ArrayRef)> = Vec::new();
+    for batch in &batches {
+        for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+            let name = field.name();
+            let (got, validity) = from_arrow(column.as_ref()).unwrap();
+            if let AnyArray::Record(r) = &got {
+                for f in r.names() {
+                    let want = expected.read_any(&format!("{name}.{f}")).unwrap();
+                    assert_eq!(r.field(f).unwrap(), want, "{name}.{f}");
+                }
+                checked += 1;
+                continue;
+            }
+            let want = expected.read_any(name).unwrap();
+            let same = match (&got, &want) {
+                (AnyArray::F16(a), AnyArray::F16(b)) => {
+                    a.mapv(|x| x.to_bits()) == b.mapv(|x| x.to_bits())
+                }
+                (AnyArray::F32(a), AnyArray::F32(b)) => a
+                    .iter()
+                    .zip(b)
+                    .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())),
+                _ => got == want,
+            };
+            assert!(same, "{name}: {got:?} vs {want:?}");
+            let want_valid = expected
+                .read::<bool, ndarray::Ix1>(&format!("{name}.valid"))
+                .ok()
+                .map(|v| v.to_vec());
+            assert_eq!(validity, want_valid, "{name}: validity");
+            fields.push((
+                name.clone(),
+                to_arrow(&want, want_valid.as_deref()).unwrap(),
+            ));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 23);
+    if let Some(out) = std::env::var_os("NDNPY_INTEROP_OUT") {
+        let out = std::path::PathBuf::from(out);
+        std::fs::create_dir_all(&out).unwrap();
+        let batch = RecordBatch::try_from_iter(fields).unwrap();
+        let file = std::fs::File::create(out.join("ours.arrow")).unwrap();
+        let mut w = arrow_ipc::writer::FileWriter::try_new(file, &batch.schema()).unwrap();
+        w.write(&batch).unwrap();
+        w.finish().unwrap();
+    }
+}
