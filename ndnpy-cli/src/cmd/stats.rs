@@ -101,6 +101,29 @@ impl Leaf {
                     }
                     return;
                 }
+                // Native integers of one field: exact sums, no f64 detour.
+                if matches!(s.kind, Kind::Int | Kind::UInt)
+                    && s.order == ByteOrder::NATIVE
+                    && itemsize == s.size
+                    && self.offsets == [0]
+                {
+                    macro_rules! ints {
+                        ($t:ty, $n:literal) => {{
+                            let (items, _) = chunk.as_chunks::<$n>();
+                            add_ints(&mut self.acc, items, <$t>::from_ne_bytes);
+                            return;
+                        }};
+                    }
+                    match (s.kind, s.size) {
+                        (Kind::Int, 2) => ints!(i16, 2),
+                        (Kind::Int, 4) => ints!(i32, 4),
+                        (Kind::Int, 8) => ints!(i64, 8),
+                        (Kind::UInt, 2) => ints!(u16, 2),
+                        (Kind::UInt, 4) => ints!(u32, 4),
+                        (Kind::UInt, 8) => ints!(u64, 8),
+                        _ => {}
+                    }
+                }
                 self.scratch.clear();
                 decode_floats(s, chunk, itemsize, &self.offsets, &mut self.scratch);
                 if s.kind != Kind::Float {
@@ -317,6 +340,41 @@ fn add_bytes(acc: &mut Acc, bytes: &[u8], kind: Kind) {
         .map(|&(v, c)| {
             let d = v as f64 - mean;
             c as f64 * d * d
+        })
+        .sum();
+    acc.count += n;
+    acc.min = Some(acc.min.map_or(lo as f64, |m| m.min(lo as f64)));
+    acc.max = Some(acc.max.map_or(hi as f64, |m| m.max(hi as f64)));
+    acc.imin = Some(acc.imin.map_or(lo, |m| m.min(lo)));
+    acc.imax = Some(acc.imax.map_or(hi, |m| m.max(hi)));
+    merge(acc, n, mean, m2);
+}
+
+/// Native integers: the exact sum (in `i128`, which 2^64 values of 64 bits
+/// cannot overflow), minimum and maximum in one pass, then the squared
+/// deviations from the chunk's mean, merged as floats are.
+fn add_ints<const N: usize, T: Copy + Into<i128>>(
+    acc: &mut Acc,
+    items: &[[u8; N]],
+    get: impl Fn([u8; N]) -> T,
+) {
+    if items.is_empty() {
+        return;
+    }
+    let (mut sum, mut lo, mut hi) = (0i128, i128::MAX, i128::MIN);
+    for &b in items {
+        let v: i128 = get(b).into();
+        sum += v;
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    let n = items.len() as u64;
+    let mean = sum as f64 / n as f64;
+    let m2: f64 = items
+        .iter()
+        .map(|&b| {
+            let d = get(b).into() as f64 - mean;
+            d * d
         })
         .sum();
     acc.count += n;
