@@ -483,13 +483,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                     Some(z) => z.member(mb.as_deref().unwrap_or(""))?,
                     None => input::open_npy(&pb)?,
                 });
-                let mut v = cmd::diff::diff(&mut oa, &mut ob, rtol, atol)?;
-                if v["equal"] != json!(true) {
-                    o.code = o.code.max(EXIT_PROBLEM);
-                }
-                o.text(&cmd::diff::render(&label, &v));
-                v["name"] = json!(label);
-                o.item(v);
+                compare(o, &label, &mut oa, &mut ob, (rtol, atol))?;
             }
             Ok(())
         }
@@ -523,14 +517,26 @@ fn diff_tables(
         let lib = |e| CliError::lib(pa, Some(&label), e);
         let mut oa = reinterpret::apply(tables::opened(&x).map_err(lib)?);
         let mut ob = reinterpret::apply(tables::opened(&y).map_err(lib)?);
-        let mut v = cmd::diff::diff(&mut oa, &mut ob, rtol, atol)?;
-        if v["equal"] != json!(true) {
-            o.code = o.code.max(EXIT_PROBLEM);
-        }
-        o.text(&cmd::diff::render(&label, &v));
-        v["name"] = json!(label);
-        o.item(v);
+        compare(o, &label, &mut oa, &mut ob, (rtol, atol))?;
     }
+    Ok(())
+}
+
+/// Compares two opened arrays and reports the result under `label`.
+fn compare(
+    o: &mut Outcome,
+    label: &str,
+    a: &mut input::Opened<'_>,
+    b: &mut input::Opened<'_>,
+    (rtol, atol): (f64, f64),
+) -> CliResult<()> {
+    let mut v = cmd::diff::diff(a, b, rtol, atol)?;
+    if v["equal"] != json!(true) {
+        o.code = o.code.max(EXIT_PROBLEM);
+    }
+    o.text(&cmd::diff::render(label, &v));
+    v["name"] = json!(label);
+    o.item(v);
     Ok(())
 }
 

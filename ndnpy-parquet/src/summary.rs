@@ -126,12 +126,7 @@ impl Summary {
                 };
                 // The one check on data the footer allows (the frame
                 // reader makes it too).
-                if range.len() != Some(rows) {
-                    return Err(Error::Metadata(format!(
-                        "RangeIndex({start}, {stop}, {step}) has {:?} labels; the file has {rows} rows",
-                        range.len()
-                    )));
-                }
+                range.check_rows(rows)?;
                 IndexSummary::Range(range)
             }
             Some(specs) if !specs.is_empty() => {
@@ -292,12 +287,10 @@ fn column(field: &Field, meta: Option<&ColumnMeta>, missing: Option<u64>) -> Res
         dt = value.as_ref();
     }
     let timezone = match dt {
-        DataType::Timestamp(_, tz) => tz.as_deref().map(str::to_owned).or_else(|| {
-            meta.filter(|m| m.pandas_type == "datetimetz")
-                .and_then(|m| m.metadata.get("timezone"))
-                .and_then(|v| v.as_str())
-                .map(str::to_owned)
-        }),
+        DataType::Timestamp(_, tz) => tz
+            .as_deref()
+            .map(str::to_owned)
+            .or_else(|| meta.and_then(ColumnMeta::timezone)),
         _ => None,
     };
     let mut npz = npz_dtype(dt).ok_or_else(unsupported)?;

@@ -327,27 +327,9 @@ impl<'a> Source<'a> {
                         std::mem::size_of_val(dst),
                     )
                 };
-                let got = match reader.fill_whole(bytes) {
-                    Ok(got) if got == bytes.len() => got,
-                    Ok(got) => {
-                        bytes.fill(MaybeUninit::new(0));
-                        return Err(Error::TruncatedData {
-                            expected: nbytes,
-                            found: got as u64,
-                        });
-                    }
-                    Err(e) => {
-                        bytes.fill(MaybeUninit::new(0));
-                        return Err(e.into());
-                    }
-                };
-                if let Some(fix) = fix {
-                    // SAFETY: `fill_whole` initialised all `got` bytes.
-                    let bytes: &mut [u8] =
-                        unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), got) };
-                    bytes
-                        .chunks_mut((SWAP_PIECE / size).max(1) * size)
-                        .for_each(fix);
+                if let Err(e) = fill_whole_fixed(&mut **reader, bytes, size, fix) {
+                    bytes.fill(MaybeUninit::new(0));
+                    return Err(e);
                 }
                 return Ok(());
             }
@@ -520,25 +502,40 @@ unsafe fn read_whole<T>(
     // exactly the memory of `spare`, which it borrows.
     let bytes: &mut [MaybeUninit<u8>] =
         unsafe { std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast(), nbytes) };
-    let got = reader.fill_whole(bytes)?;
-    if got < nbytes {
-        return Err(Error::TruncatedData {
-            expected: nbytes as u64,
-            found: got as u64,
-        });
-    }
-    if let Some(fix) = fix {
-        // SAFETY: `fill_whole` initialised all `nbytes` bytes (checked).
-        let bytes: &mut [u8] =
-            unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), nbytes) };
-        bytes
-            .chunks_mut((SWAP_PIECE / size).max(1) * size)
-            .for_each(fix);
-    }
+    fill_whole_fixed(reader, bytes, size, fix)?;
     // SAFETY: all `n` items are initialised (filled, then fixed), and the
     // caller vouches that such bytes are valid `T`s.
     unsafe { data.set_len(n) };
     Ok(data)
+}
+
+/// Fills all of `bytes` at once ([`SizedRead::fill_whole`]), then runs
+/// `fix` over cache-sized pieces of whole `size`-byte items. Bytes that end
+/// early are a [`Error::TruncatedData`]. On success every byte of `bytes`
+/// is initialised.
+fn fill_whole_fixed(
+    reader: &mut dyn SizedRead,
+    bytes: &mut [MaybeUninit<u8>],
+    size: usize,
+    fix: Option<Fix<'_>>,
+) -> Result<()> {
+    let got = reader.fill_whole(bytes)?;
+    if got < bytes.len() {
+        return Err(Error::TruncatedData {
+            expected: bytes.len() as u64,
+            found: got as u64,
+        });
+    }
+    if let Some(fix) = fix {
+        // SAFETY: `fill_whole` initialised all of `bytes` (checked above);
+        // `MaybeUninit<u8>` has the layout of `u8`.
+        let bytes: &mut [u8] =
+            unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) };
+        bytes
+            .chunks_mut((SWAP_PIECE / size).max(1) * size)
+            .for_each(fix);
+    }
+    Ok(())
 }
 
 /// `n` values of a zero-sized type, refusing counts that cannot be held.

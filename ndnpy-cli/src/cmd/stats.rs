@@ -342,11 +342,7 @@ fn add_bytes(acc: &mut Acc, bytes: &[u8], kind: Kind) {
             c as f64 * d * d
         })
         .sum();
-    acc.count += n;
-    acc.min = Some(acc.min.map_or(lo as f64, |m| m.min(lo as f64)));
-    acc.max = Some(acc.max.map_or(hi as f64, |m| m.max(hi as f64)));
-    acc.imin = Some(acc.imin.map_or(lo, |m| m.min(lo)));
-    acc.imax = Some(acc.imax.map_or(hi, |m| m.max(hi)));
+    add_range(acc, n, lo, hi);
     merge(acc, n, mean, m2);
 }
 
@@ -377,12 +373,17 @@ fn add_ints<const N: usize, T: Copy + Into<i128>>(
             d * d
         })
         .sum();
+    add_range(acc, n, lo, hi);
+    merge(acc, n, mean, m2);
+}
+
+/// Counts `n` integers between `lo` and `hi` into `acc`.
+fn add_range(acc: &mut Acc, n: u64, lo: i128, hi: i128) {
     acc.count += n;
     acc.min = Some(acc.min.map_or(lo as f64, |m| m.min(lo as f64)));
     acc.max = Some(acc.max.map_or(hi as f64, |m| m.max(hi as f64)));
     acc.imin = Some(acc.imin.map_or(lo, |m| m.min(lo)));
     acc.imax = Some(acc.imax.map_or(hi, |m| m.max(hi)));
-    merge(acc, n, mean, m2);
 }
 
 /// Merges a chunk's count, mean and M2 into `acc` (Chan's formula).

@@ -49,6 +49,20 @@ impl RangeIndex {
         u64::try_from(n.max(0)).ok()
     }
 
+    /// Checks that the index labels `rows` rows, as the file says.
+    pub(crate) fn check_rows(&self, rows: u64) -> Result<()> {
+        if self.len() != Some(rows) {
+            let RangeIndex {
+                start, stop, step, ..
+            } = self;
+            return Err(Error::Metadata(format!(
+                "RangeIndex({start}, {stop}, {step}) has {:?} labels; the file has {rows} rows",
+                self.len()
+            )));
+        }
+        Ok(())
+    }
+
     /// Whether the range is empty.
     pub fn is_empty(&self) -> bool {
         self.len() == Some(0)

@@ -41,6 +41,16 @@ pub(crate) struct ColumnMeta {
     pub metadata: Value,
 }
 
+impl ColumnMeta {
+    /// A `datetimetz` column's time zone, as the `pandas` key records it
+    /// (files without `ARROW:schema` have it only there).
+    pub(crate) fn timezone(&self) -> Option<String> {
+        (self.pandas_type == "datetimetz")
+            .then(|| self.metadata.get("timezone")?.as_str().map(str::to_owned))
+            .flatten()
+    }
+}
+
 /// `pandas_type` values pandas and pyarrow write; anything else is refused.
 const KNOWN_TYPES: &[&str] = &[
     "bool",

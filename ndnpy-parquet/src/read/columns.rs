@@ -103,12 +103,10 @@ impl Acc {
             }
             DataType::Timestamp(u, tz) => {
                 // Without ARROW:schema the zone is only in the pandas key.
-                let tz = tz.as_deref().map(str::to_owned).or_else(|| {
-                    meta.filter(|m| m.pandas_type == "datetimetz")
-                        .and_then(|m| m.metadata.get("timezone"))
-                        .and_then(|v| v.as_str())
-                        .map(str::to_owned)
-                });
+                let tz = tz
+                    .as_deref()
+                    .map(str::to_owned)
+                    .or_else(|| meta.and_then(ColumnMeta::timezone));
                 Buf::Datetime(Vec::new(), unit(u), tz)
             }
             DataType::Duration(u) => Buf::Timedelta(Vec::new(), unit(u)),

@@ -189,12 +189,7 @@ fn decode<T: ChunkReader + 'static>(
                 step: *step,
                 name: name.clone(),
             };
-            if r.len() != Some(rows) {
-                return Err(Error::Metadata(format!(
-                    "RangeIndex({start}, {stop}, {step}) has {:?} labels; the file has {rows} rows",
-                    r.len()
-                )));
-            }
+            r.check_rows(rows)?;
             Index::Range(r)
         }
         specs => {
