@@ -414,7 +414,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
         } => {
             let (pa, pb) = (PathBuf::from(a), PathBuf::from(b));
             if parquet::is_parquet(&pa) || parquet::is_parquet(&pb) {
-                return diff_tables(&pa, &pb, key.as_deref(), (rtol, atol), o);
+                return cmd::diff::tables(&pa, &pb, key.as_deref(), (rtol, atol), o);
             }
             let ka = input::container_of(&pa)?;
             let kb = input::container_of(&pb)?;
@@ -483,61 +483,11 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                     Some(z) => z.member(mb.as_deref().unwrap_or(""))?,
                     None => input::open_npy(&pb)?,
                 });
-                compare(o, &label, &mut oa, &mut ob, (rtol, atol))?;
+                cmd::diff::report(o, &label, &mut oa, &mut ob, (rtol, atol))?;
             }
             Ok(())
         }
     }
-}
-
-/// `diff` when a side is a Parquet frame: arrays paired by name (a frame's
-/// columns against an archive's members, as `convert` names them).
-fn diff_tables(
-    pa: &Path,
-    pb: &Path,
-    key: Option<&str>,
-    (rtol, atol): (f64, f64),
-    o: &mut Outcome,
-) -> CliResult<()> {
-    let pairs = tables::pairs(tables::load_all(pa)?, tables::load_all(pb)?, key);
-    if pairs.is_empty() {
-        return Err(CliError::problem(format!(
-            "{} vs {}: no array to compare",
-            pa.display(),
-            pb.display()
-        )));
-    }
-    for (label, x, y) in pairs {
-        let (Some(x), Some(y)) = (x, y) else {
-            o.code = o.code.max(EXIT_PROBLEM);
-            o.text(&format!("{label}: only in one of the two\n"));
-            o.item(json!({"name": label, "equal": false}));
-            continue;
-        };
-        let lib = |e| CliError::lib(pa, Some(&label), e);
-        let mut oa = reinterpret::apply(tables::opened(&x).map_err(lib)?);
-        let mut ob = reinterpret::apply(tables::opened(&y).map_err(lib)?);
-        compare(o, &label, &mut oa, &mut ob, (rtol, atol))?;
-    }
-    Ok(())
-}
-
-/// Compares two opened arrays and reports the result under `label`.
-fn compare(
-    o: &mut Outcome,
-    label: &str,
-    a: &mut input::Opened<'_>,
-    b: &mut input::Opened<'_>,
-    (rtol, atol): (f64, f64),
-) -> CliResult<()> {
-    let mut v = cmd::diff::diff(a, b, rtol, atol)?;
-    if v["equal"] != json!(true) {
-        o.code = o.code.max(EXIT_PROBLEM);
-    }
-    o.text(&cmd::diff::render(label, &v));
-    v["name"] = json!(label);
-    o.item(v);
-    Ok(())
 }
 
 /// Puts local stand-ins in place of URL arguments (see `remote.rs`).

@@ -9,4 +9,5 @@ pub(crate) mod atomic;
 pub(crate) mod checked;
 pub(crate) mod fs;
 pub(crate) mod gather;
+pub(crate) mod sized;
 pub(crate) mod source;

@@ -8,8 +8,11 @@ use std::io::{self, Read};
 use std::mem::MaybeUninit;
 use std::path::Path;
 
+pub(crate) use super::sized::SizedRead;
+use super::sized::{fill_whole_fixed, read_whole};
+
 /// Buffers at least this large get transparent huge pages, as in NumPy.
-const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+pub(super) const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 
 /// A stream of unknown length starts its buffer at this size and then
 /// doubles it, so memory follows the bytes that actually arrive (at most
@@ -20,32 +23,11 @@ const STREAM_STEP: usize = 64 << 10;
 
 /// Byte-swapped data is read and swapped in pieces of this size, which stay
 /// in the L2 cache between the kernel's copy and the swap.
-const SWAP_PIECE: usize = 256 << 10;
+pub(super) const SWAP_PIECE: usize = 256 << 10;
 
 /// A fix run over each piece of bytes as it arrives (byte swaps, `bool`
 /// normalisation), in place.
 pub(crate) type Fix<'a> = &'a dyn Fn(&mut [u8]);
-
-/// A reader of a known number of bytes that may deliver all of them at
-/// once better than piece by piece: a compressed zip member whose pieces
-/// inflate on every core straight into the array (`npz/member.rs`).
-pub(crate) trait SizedRead: Read {
-    /// Whether [`SizedRead::fill_whole`] takes a destination of exactly
-    /// `len` bytes at once (rather than piece by piece, as `read` does).
-    fn fills_whole(&self, _len: u64) -> bool {
-        false
-    }
-
-    /// Fills `dst` with the next `dst.len()` bytes; gives how many it
-    /// filled (less than `dst.len()` means the bytes ended early). The
-    /// first that many bytes of `dst` are initialised on return. A reader
-    /// that [`SizedRead::fills_whole`] fills it all at once, zeroing each
-    /// piece just before writing it (on the thread that writes it), so
-    /// nobody zeroes the destination ahead.
-    fn fill_whole(&mut self, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
-        fill_zeroed(self, dst)
-    }
-}
 
 /// A source of array data.
 pub(crate) enum Source<'a> {
@@ -473,69 +455,6 @@ pub(crate) fn read_file<H, X>(
         }
     };
     inner().map_err(|e| e.at_path(path))
-}
-
-/// `n` items of `size_of::<T>()` bytes (`n > 0`, not zero-sized) from a
-/// reader that fills them all at once ([`SizedRead::fill_whole`]), on
-/// every core, into memory nobody zeroed ahead. `fix` runs over cache-sized
-/// pieces afterwards.
-///
-/// # Safety
-///
-/// As [`Source::read_items`]: every byte pattern that `fix` leaves (or,
-/// without `fix`, that the reader may give) must be a valid `T`.
-unsafe fn read_whole<T>(
-    reader: &mut dyn SizedRead,
-    n: usize,
-    fix: Option<Fix<'_>>,
-) -> Result<Vec<T>> {
-    let size = std::mem::size_of::<T>();
-    let nbytes = n * size;
-    let mut data: Vec<T> = Vec::new();
-    reserve(&mut data, n, nbytes)?;
-    if nbytes >= HUGE_PAGE_THRESHOLD {
-        advise_huge_pages(data.as_mut_ptr().cast(), nbytes);
-    }
-    let spare = &mut data.spare_capacity_mut()[..n];
-    // SAFETY: `MaybeUninit<T>` has the size of `T` and no validity
-    // invariant, and neither has `MaybeUninit<u8>`; the byte slice covers
-    // exactly the memory of `spare`, which it borrows.
-    let bytes: &mut [MaybeUninit<u8>] =
-        unsafe { std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast(), nbytes) };
-    fill_whole_fixed(reader, bytes, size, fix)?;
-    // SAFETY: all `n` items are initialised (filled, then fixed), and the
-    // caller vouches that such bytes are valid `T`s.
-    unsafe { data.set_len(n) };
-    Ok(data)
-}
-
-/// Fills all of `bytes` at once ([`SizedRead::fill_whole`]), then runs
-/// `fix` over cache-sized pieces of whole `size`-byte items. Bytes that end
-/// early are a [`Error::TruncatedData`]. On success every byte of `bytes`
-/// is initialised.
-fn fill_whole_fixed(
-    reader: &mut dyn SizedRead,
-    bytes: &mut [MaybeUninit<u8>],
-    size: usize,
-    fix: Option<Fix<'_>>,
-) -> Result<()> {
-    let got = reader.fill_whole(bytes)?;
-    if got < bytes.len() {
-        return Err(Error::TruncatedData {
-            expected: bytes.len() as u64,
-            found: got as u64,
-        });
-    }
-    if let Some(fix) = fix {
-        // SAFETY: `fill_whole` initialised all of `bytes` (checked above);
-        // `MaybeUninit<u8>` has the layout of `u8`.
-        let bytes: &mut [u8] =
-            unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) };
-        bytes
-            .chunks_mut((SWAP_PIECE / size).max(1) * size)
-            .for_each(fix);
-    }
-    Ok(())
 }
 
 /// `n` values of a zero-sized type, refusing counts that cannot be held.

@@ -2,12 +2,14 @@
 //! differing indices. Values are compared as `np.isclose` does
 //! (`|a - b| <= atol + rtol * |b|`), except that NaN equals NaN.
 
-use crate::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult, EXIT_PROBLEM};
 use crate::gather::Gather;
 use crate::input::Opened;
+use crate::output::Outcome;
 use crate::slice::View;
 use ndnpy::{DType, Kind, Scalar};
 use serde_json::{json, Value};
+use std::path::Path;
 
 /// How many differing elements are listed.
 const FIRST: usize = 10;
@@ -211,4 +213,58 @@ pub fn render(label: &str, v: &Value) -> String {
         }
     }
     out
+}
+
+/// `diff` when a side is a Parquet frame: arrays paired by name (a frame's
+/// columns against an archive's members, as `convert` names them).
+pub fn tables(
+    pa: &Path,
+    pb: &Path,
+    key: Option<&str>,
+    (rtol, atol): (f64, f64),
+    o: &mut Outcome,
+) -> CliResult<()> {
+    let pairs = crate::tables::pairs(
+        crate::tables::load_all(pa)?,
+        crate::tables::load_all(pb)?,
+        key,
+    );
+    if pairs.is_empty() {
+        return Err(CliError::problem(format!(
+            "{} vs {}: no array to compare",
+            pa.display(),
+            pb.display()
+        )));
+    }
+    for (label, x, y) in pairs {
+        let (Some(x), Some(y)) = (x, y) else {
+            o.code = o.code.max(EXIT_PROBLEM);
+            o.text(&format!("{label}: only in one of the two\n"));
+            o.item(json!({"name": label, "equal": false}));
+            continue;
+        };
+        let lib = |e| CliError::lib(pa, Some(&label), e);
+        let mut oa = crate::reinterpret::apply(crate::tables::opened(&x).map_err(lib)?);
+        let mut ob = crate::reinterpret::apply(crate::tables::opened(&y).map_err(lib)?);
+        report(o, &label, &mut oa, &mut ob, (rtol, atol))?;
+    }
+    Ok(())
+}
+
+/// Compares two opened arrays and reports the result under `label`.
+pub fn report(
+    o: &mut Outcome,
+    label: &str,
+    a: &mut crate::input::Opened<'_>,
+    b: &mut crate::input::Opened<'_>,
+    (rtol, atol): (f64, f64),
+) -> CliResult<()> {
+    let mut v = diff(a, b, rtol, atol)?;
+    if v["equal"] != json!(true) {
+        o.code = o.code.max(EXIT_PROBLEM);
+    }
+    o.text(&render(label, &v));
+    v["name"] = json!(label);
+    o.item(v);
+    Ok(())
 }
