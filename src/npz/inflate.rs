@@ -83,7 +83,7 @@ pub(crate) fn inflate_whole(size: u64, compressed: u64, limit: u64) -> bool {
 /// or does not give exactly `size` bytes is an `InvalidData` error.
 pub(crate) fn inflate(compressed: &[u8], size: usize) -> io::Result<(Vec<u8>, u32)> {
     let mut out = vec![0u8; size];
-    inflate_piece(compressed, &mut out, true)?;
+    inflate_piece(compressed, &mut out)?;
     let crc = crc32fast::hash(&out);
     Ok((out, crc))
 }
@@ -108,8 +108,8 @@ pub(crate) fn inflate_pieces(
     threads: usize,
 ) -> io::Result<crc32fast::Hasher> {
     let block = pieces.block as usize;
-    let last = pieces.lengths.len() - 1;
-    if which.is_empty()
+    if block == 0
+        || which.is_empty()
         || which.end > pieces.lengths.len()
         || out.len().div_ceil(block) != which.len()
     {
@@ -118,6 +118,7 @@ pub(crate) fn inflate_pieces(
             "the piece table does not match the member",
         ));
     }
+    let last = pieces.lengths.len() - 1;
     let count = which.len();
     let threads = threads.clamp(1, count);
     let targets: Vec<&mut [MaybeUninit<u8>]> = out.chunks_mut(block).collect();
@@ -130,9 +131,9 @@ pub(crate) fn inflate_pieces(
     });
     let ready = Condvar::new();
     let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
-    // Runs queued pieces; when `wait`, waits for more until the reader is
-    // done, else returns as soon as the queue is empty.
-    let work = |wait: bool| loop {
+    // Runs queued pieces: `Wait` waits for more until the reader is done,
+    // `Drain` returns once the queue is empty, `One` after one piece.
+    let work = |mode: Work| loop {
         let job = {
             let mut s = lock();
             loop {
@@ -142,7 +143,7 @@ pub(crate) fn inflate_pieces(
                 if let Some(job) = s.queue.pop_front() {
                     break job;
                 }
-                if s.done || !wait {
+                if s.done || mode != Work::Wait {
                     return;
                 }
                 s = ready.wait(s).unwrap_or_else(|e| e.into_inner());
@@ -152,9 +153,8 @@ pub(crate) fn inflate_pieces(
             index,
             input,
             target,
-            last,
         } = job;
-        let result = inflate_into(&input, target, last);
+        let result = inflate_into(&input, target);
         let mut s = lock();
         match result {
             Ok(crc) => s.crcs[index] = Some(crc),
@@ -162,19 +162,32 @@ pub(crate) fn inflate_pieces(
         }
         s.spare.push(input);
         ready.notify_all();
+        if mode == Work::One {
+            return;
+        }
     };
     let read = |input: &mut dyn io::Read| -> io::Result<()> {
         for ((index, piece), target) in which.clone().enumerate().zip(targets) {
             let len = pieces.lengths[piece] as usize;
             let mut buf = lock().spare.pop().unwrap_or_default();
             buf.clear();
-            buf.reserve_exact(len);
+            // The length is the table's claim, bounded by the archive's
+            // length (`Pieces::fits`): an error, not an abort, if it cannot
+            // be had.
+            buf.try_reserve_exact(len + 2)
+                .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
             input.take(len as u64).read_to_end(&mut buf)?;
             if buf.len() != len {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     "a piece of the member lies past its end",
                 ));
+            }
+            if piece != last {
+                // A piece other than the last ends byte-aligned without a
+                // final block: an empty final block (fixed Huffman,
+                // end-of-block only) makes it a whole stream.
+                buf.extend_from_slice(&[0x03, 0x00]);
             }
             let mut s = lock();
             if s.failed.is_some() {
@@ -184,7 +197,6 @@ pub(crate) fn inflate_pieces(
                 index,
                 input: buf,
                 target,
-                last: piece == last,
             });
             ready.notify_one();
             // Enough waiting for every thread: inflate one here rather
@@ -192,25 +204,29 @@ pub(crate) fn inflate_pieces(
             let busy = s.queue.len() >= threads;
             drop(s);
             if busy {
-                work(false);
+                work(Work::One);
             }
         }
         Ok(())
     };
     std::thread::scope(|scope| {
+        // Ends the waiting of the other threads however this one leaves,
+        // a panic of the caller's reader included (the scope waits for
+        // them before passing the panic on).
+        let finish = Finish {
+            shared: &shared,
+            ready: &ready,
+        };
         for _ in 1..threads {
-            scope.spawn(|| work(true));
+            // Fewer threads if the system has none to give.
+            let _ = std::thread::Builder::new().spawn_scoped(scope, || work(Work::Wait));
         }
         let result = read(input);
-        {
-            let mut s = lock();
-            if let Err(e) = result {
-                s.failed.get_or_insert(e);
-            }
-            s.done = true;
-            ready.notify_all();
+        if let Err(e) = result {
+            lock().failed.get_or_insert(e);
         }
-        work(false);
+        drop(finish);
+        work(Work::Drain);
     });
     let s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(e) = s.failed {
@@ -221,6 +237,33 @@ pub(crate) fn inflate_pieces(
         crc.combine(&piece.ok_or_else(|| io::Error::other("an inflating thread failed"))?);
     }
     Ok(crc)
+}
+
+/// How [`inflate_pieces`]'s workers take pieces.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Work {
+    Wait,
+    Drain,
+    One,
+}
+
+/// Marks the reading done when dropped (on return or unwinding), and
+/// wakes the waiting threads; a panic counts as a failure.
+struct Finish<'a, 'o> {
+    shared: &'a Mutex<Shared<'o>>,
+    ready: &'a Condvar,
+}
+
+impl Drop for Finish<'_, '_> {
+    fn drop(&mut self) {
+        let mut s = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        if std::thread::panicking() {
+            s.failed
+                .get_or_insert_with(|| io::Error::other("reading the member panicked"));
+        }
+        s.done = true;
+        self.ready.notify_all();
+    }
 }
 
 /// What the inflating threads share: pieces read and waiting, buffers to
@@ -234,43 +277,30 @@ struct Shared<'o> {
 }
 
 /// One piece to inflate: its place among the pieces asked for, its
-/// compressed bytes, its output, whether it ends the stream.
+/// compressed bytes (completed as a whole stream), its output.
 struct Job<'o> {
     index: usize,
     input: Vec<u8>,
     target: &'o mut [MaybeUninit<u8>],
-    last: bool,
 }
 
 /// Zeroes `target`, inflates `piece` into exactly it, and gives its CRC.
-fn inflate_into(
-    piece: &[u8],
-    target: &mut [MaybeUninit<u8>],
-    last: bool,
-) -> io::Result<crc32fast::Hasher> {
+fn inflate_into(piece: &[u8], target: &mut [MaybeUninit<u8>]) -> io::Result<crc32fast::Hasher> {
     target.fill(MaybeUninit::new(0));
     // SAFETY: every byte of `target` was just initialised to zero;
     // `MaybeUninit<u8>` has the layout of `u8`.
     let target: &mut [u8] =
         unsafe { std::slice::from_raw_parts_mut(target.as_mut_ptr().cast(), target.len()) };
-    inflate_piece(piece, target, last)?;
+    inflate_piece(piece, target)?;
     let mut crc = crc32fast::Hasher::new();
     crc.update(target);
     Ok(crc)
 }
 
-/// Inflates one piece into exactly `out`. A piece other than the last ends
-/// byte-aligned without a final block: an empty final block (fixed
-/// Huffman, end-of-block only: `03 00`) makes it a whole stream.
-fn inflate_piece(piece: &[u8], out: &mut [u8], last: bool) -> io::Result<()> {
+/// Inflates one whole deflate stream (a piece completed with its final
+/// block by the caller) into exactly `out`.
+fn inflate_piece(input: &[u8], out: &mut [u8]) -> io::Result<()> {
     let mut decompressor = libdeflater::Decompressor::new();
-    let owned;
-    let input = if last {
-        piece
-    } else {
-        owned = [piece, &[0x03, 0x00]].concat();
-        &owned
-    };
     let n = decompressor.deflate_decompress(input, out).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,
@@ -347,5 +377,40 @@ mod tests {
         broken[101] ^= 0x55;
         let mut out = vec![MaybeUninit::new(0); data.len()];
         assert!(inflate_pieces(&mut &broken[..], &pieces, 0..4, &mut out, 2).is_err());
+    }
+
+    /// A reader that panics part way: the panic reaches the caller (no
+    /// thread is left waiting for pieces that never come).
+    #[test]
+    fn a_panicking_reader_does_not_hang_the_threads() {
+        struct Panics<'a>(&'a [u8], usize);
+        impl io::Read for Panics<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.1 == 0 {
+                    panic!("the caller's reader panicked");
+                }
+                self.1 -= 1;
+                let n = buf.len().min(4096);
+                self.0.read(&mut buf[..n])
+            }
+        }
+        let data: Vec<u8> = (0..3_500_000u32).map(|i| (i % 251) as u8).collect();
+        let mut deflater = crate::npz::deflate::Deflater::new(6);
+        let (mut stream, mut lengths) = (Vec::new(), Vec::new());
+        let chunks: Vec<&[u8]> = data.chunks(1 << 20).collect();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let piece = deflater.compress(chunk, i == chunks.len() - 1).unwrap();
+            lengths.push(piece.len() as u32);
+            stream.extend_from_slice(&piece);
+        }
+        let pieces = Pieces {
+            block: 1 << 20,
+            lengths,
+        };
+        let result = std::panic::catch_unwind(|| {
+            let mut out = vec![MaybeUninit::new(0); data.len()];
+            inflate_pieces(&mut Panics(&stream, 3), &pieces, 0..4, &mut out, 2).map(|_| ())
+        });
+        assert!(result.is_err(), "the panic was swallowed");
     }
 }
