@@ -872,6 +872,23 @@ fn piece_tables_are_used_and_checked() {
     assert_eq!(z.read::<bool, ndarray::Ix1>("mask").unwrap(), mask);
     // A damaged piece read into an existing array: an error, and the
     // array holds no half-written garbage from the damaged piece on.
-    let mut z = NpzReader::new(std::io::Cursor::new(damaged)).unwrap();
+    let mut z = NpzReader::new(std::io::Cursor::new(damaged.clone())).unwrap();
+    out.fill(7.0);
     assert!(z.read_into("big", &mut out.view_mut()).is_err());
+    assert!(
+        out.iter().all(|&x| x == 0.0),
+        "the array keeps no unchecked bytes"
+    );
+    // Streamed: the failed read is not followed by unchecked bytes.
+    let mut member = z.member_reader("big").unwrap();
+    let mut sink = vec![0u8; 1 << 22];
+    let mut failed = false;
+    for _ in 0..8 {
+        match std::io::Read::read(&mut member, &mut sink) {
+            Err(_) => failed = true,
+            Ok(0) => break,
+            Ok(_) => assert!(!failed, "bytes after a failed read"),
+        }
+    }
+    assert!(failed);
 }

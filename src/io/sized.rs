@@ -10,7 +10,14 @@ use std::mem::MaybeUninit;
 /// A reader of a known number of bytes that may deliver all of them at
 /// once better than piece by piece: a compressed zip member whose pieces
 /// inflate on every core straight into the array (`npz/member.rs`).
-pub(crate) trait SizedRead: Read {
+///
+/// # Safety
+///
+/// [`SizedRead::fill_whole`]'s count is trusted to say how many bytes of
+/// its destination are initialised (the items are then taken as written):
+/// when it returns `Ok(n)`, the first `n` bytes of `dst` must have been
+/// written with initialised bytes, and `n <= dst.len()`.
+pub(crate) unsafe trait SizedRead: Read {
     /// Whether [`SizedRead::fill_whole`] takes a destination of exactly
     /// `len` bytes at once (rather than piece by piece, as `read` does).
     fn fills_whole(&self, _len: u64) -> bool {
@@ -73,7 +80,7 @@ pub(super) fn fill_whole_fixed(
     fix: Option<Fix<'_>>,
 ) -> Result<()> {
     let got = reader.fill_whole(bytes)?;
-    if got < bytes.len() {
+    if got != bytes.len() {
         return Err(Error::TruncatedData {
             expected: bytes.len() as u64,
             found: got as u64,

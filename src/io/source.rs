@@ -301,18 +301,17 @@ impl<'a> Source<'a> {
                 // (initialised `T`s, so initialised bytes), which it
                 // borrows exclusively; `MaybeUninit<u8>` has the layout of
                 // `u8`, and `fill_whole` writes only initialised bytes.
-                // What it writes is fixed, or zeroed on error, before `dst`
-                // can be read again.
+                // What it writes is fixed, or zeroed (on an error or a
+                // panic: `Unfixed`), before `dst` can be read again.
                 let bytes: &mut [MaybeUninit<u8>] = unsafe {
                     std::slice::from_raw_parts_mut(
                         dst.as_mut_ptr().cast(),
                         std::mem::size_of_val(dst),
                     )
                 };
-                if let Err(e) = fill_whole_fixed(&mut **reader, bytes, size, fix) {
-                    bytes.fill(MaybeUninit::new(0));
-                    return Err(e);
-                }
+                let mut guard = Unfixed { bytes, done: false };
+                fill_whole_fixed(&mut **reader, guard.bytes, size, fix)?;
+                guard.done = true;
                 return Ok(());
             }
         }
@@ -327,34 +326,32 @@ impl<'a> Source<'a> {
             // (initialised `T`s, so initialised bytes), which it borrows
             // exclusively; `MaybeUninit<u8>` has the layout of `u8`. Bytes
             // written through it are made valid `T`s below (fixed, or
-            // zeroed on error) before `piece` can be read again.
+            // zeroed on an error or a panic: `Unfixed`) before `piece` can
+            // be read again.
             let bytes: &mut [MaybeUninit<u8>] = unsafe {
                 std::slice::from_raw_parts_mut(
                     piece.as_mut_ptr().cast(),
                     std::mem::size_of_val(piece),
                 )
             };
-            let got = match self.fill(bytes) {
-                Ok(got) => got,
-                Err(e) => {
-                    bytes.fill(MaybeUninit::new(0));
-                    return Err(e.into());
-                }
-            };
-            if got < bytes.len() {
-                bytes.fill(MaybeUninit::new(0));
+            let guard = Unfixed { bytes, done: false };
+            let got = self.fill(guard.bytes)?;
+            if got < guard.bytes.len() {
                 return Err(Error::TruncatedData {
                     expected: nbytes,
                     found: done + got as u64,
                 });
             }
             done += got as u64;
+            let mut guard = guard;
             // SAFETY: `fill` wrote every byte (checked above).
-            let bytes: &mut [u8] =
-                unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) };
+            let bytes: &mut [u8] = unsafe {
+                std::slice::from_raw_parts_mut(guard.bytes.as_mut_ptr().cast(), guard.bytes.len())
+            };
             if let Some(fix) = fix {
                 fix(bytes);
             }
+            guard.done = true;
         }
         Ok(())
     }
@@ -530,6 +527,23 @@ impl Source<'_> {
                 }
                 Ok(out)
             }
+        }
+    }
+}
+
+/// Bytes of the caller's `T`s being overwritten by a source: zeroed when
+/// dropped before `done` (an error, or a panic of the caller's reader part
+/// way), so no half-written or unfixed item (a `bool` that is not 0 or 1)
+/// is ever left to be read, even after `catch_unwind`.
+struct Unfixed<'a> {
+    bytes: &'a mut [MaybeUninit<u8>],
+    done: bool,
+}
+
+impl Drop for Unfixed<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.bytes.fill(MaybeUninit::new(0));
         }
     }
 }

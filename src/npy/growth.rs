@@ -224,7 +224,10 @@ impl Read for ReadAt<'_> {
     }
 }
 
-impl crate::io::source::SizedRead for ReadAt<'_> {}
+// SAFETY: the default `fill_whole` (`fill_zeroed`) zeroes each piece
+// before reading into it and counts only the bytes the reader gave, checked
+// against the piece's length.
+unsafe impl crate::io::source::SizedRead for ReadAt<'_> {}
 
 /// Writes to a file at an explicit position (`pwrite`).
 pub(crate) struct WriteAt<'a> {

@@ -57,6 +57,9 @@ enum Whole<'a, R: BufRead> {
     Pending(io::Take<&'a mut R>, Option<Pieces>, u64),
     Head(Box<Head<'a, R>>),
     Ready(io::Cursor<Vec<u8>>),
+    /// A read failed (corrupt data, a CRC mismatch): every later read
+    /// fails too, rather than giving bytes that were not checked.
+    Failed,
 }
 
 /// A member with a piece table whose first piece (the `.npy` header and
@@ -130,12 +133,23 @@ impl<R: BufRead> Read for MemberReader<'_, R> {
             Body::Whole(whole) => {
                 // Inflated whole, with its CRC computed on the way (in
                 // parallel): checked now, not byte by byte.
-                let (n, crc) = whole.read(buf)?;
-                if crc.is_some_and(|crc| crc != self.expected_crc) {
-                    return Err(self.bad_crc());
-                }
-                self.left -= crate::io::checked::checked_read_count(n, want)? as u64;
-                return Ok(n);
+                let result = whole.read(buf).and_then(|(n, crc)| {
+                    if crc.is_some_and(|crc| crc != self.expected_crc) {
+                        return Err(bad_crc(&self.name));
+                    }
+                    crate::io::checked::checked_read_count(n, want)
+                });
+                return match result {
+                    Ok(n) => {
+                        self.left -= n as u64;
+                        Ok(n)
+                    }
+                    Err(e) => {
+                        // Never the bytes of a failed member afterwards.
+                        *whole = Whole::Failed;
+                        Err(e)
+                    }
+                };
             }
         };
         let n = crate::io::checked::checked_read_count(n, want)?;
@@ -145,21 +159,20 @@ impl<R: BufRead> Read for MemberReader<'_, R> {
         self.crc.update(&buf[..n]);
         self.left -= n as u64;
         if self.left == 0 && self.crc.clone().finalize() != self.expected_crc {
-            return Err(self.bad_crc());
+            return Err(bad_crc(&self.name));
         }
         Ok(n)
     }
 }
 
-impl<R: BufRead> MemberReader<'_, R> {
-    fn bad_crc(&self) -> io::Error {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            Error::BadCrc {
-                name: self.name.clone(),
-            },
-        )
-    }
+/// The error of a member whose bytes do not match its CRC-32.
+fn bad_crc(name: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        Error::BadCrc {
+            name: name.to_owned(),
+        },
+    )
 }
 
 impl<R: BufRead> Whole<'_, R> {
@@ -215,6 +228,10 @@ impl<R: BufRead> Whole<'_, R> {
         }
         match self {
             Whole::Ready(cursor) => Ok((cursor.read(buf)?, crc)),
+            Whole::Failed => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "an earlier read of this member failed",
+            )),
             _ => unreachable!("inflated above"),
         }
     }
@@ -265,7 +282,12 @@ fn inflated<X>(
     Ok((out, x))
 }
 
-impl<R: BufRead> SizedRead for MemberReader<'_, R> {
+// SAFETY: `fill_whole` either falls back to `fill_zeroed` (zeroes before
+// reading, counts checked), or inflates through `Head::fill`, which zeroes
+// the first part before copying into it and returns only after
+// `inflate_pieces` initialised every byte of the rest; it returns
+// `dst.len()` only then.
+unsafe impl<R: BufRead> SizedRead for MemberReader<'_, R> {
     fn fills_whole(&self, len: u64) -> bool {
         len == self.left && matches!(self.body, Body::Whole(Whole::Head(_)))
     }
@@ -280,11 +302,14 @@ impl<R: BufRead> SizedRead for MemberReader<'_, R> {
         let Whole::Head(head) = whole else {
             unreachable!("checked by fills_whole");
         };
-        let crc = head.fill(dst)?;
-        *whole = Whole::Ready(io::Cursor::new(Vec::new()));
-        if crc != self.expected_crc {
-            return Err(self.bad_crc());
+        let result = head.fill(dst);
+        // Whatever happened, the first piece is used up: later reads give
+        // nothing, or the error again.
+        *whole = Whole::Failed;
+        if result? != self.expected_crc {
+            return Err(bad_crc(&self.name));
         }
+        *whole = Whole::Ready(io::Cursor::new(Vec::new()));
         self.left = 0;
         Ok(dst.len())
     }
