@@ -229,3 +229,56 @@ fn writes_for_scipy() {
     write::<f32>("csr_f32_i64", &out);
     write::<Complex64>("csr_c128", &out);
 }
+
+/// Claimed sizes that stored data does not back: an error, never an
+/// allocation of the claim (BSR rows of empty blocks), nor an overflowing
+/// count (DIA diagonals in `sparse_info`).
+#[test]
+fn claimed_sizes_are_not_allocated() {
+    let bytes = |data: ndnpy::AnyArray,
+                 extra: &[(&str, ndarray::ArrayD<i64>)],
+                 format: &[u8],
+                 shape: [i64; 2]| {
+        let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new()));
+        for (name, a) in extra {
+            w.add(name, a).unwrap();
+        }
+        w.add_any(
+            "format",
+            &ndnpy::AnyArray::Bytes(ndarray::arr0(format.to_vec()).into_dyn()),
+        )
+        .unwrap();
+        w.add("shape", &ndarray::arr1(&shape)).unwrap();
+        w.add_any("data", &data).unwrap();
+        w.finish_into_inner().unwrap()
+    };
+    let rows = 1i64 << 44;
+    let bsr = bytes(
+        ndnpy::AnyArray::F64(ndarray::ArrayD::zeros(vec![0, rows as usize, 1])),
+        &[
+            ("indices", ndarray::ArrayD::zeros(vec![0])),
+            ("indptr", ndarray::arr1(&[0i64, 0]).into_dyn()),
+        ],
+        b"bsr",
+        [rows, 1],
+    );
+    let err = NpzReader::new(bsr)
+        .unwrap()
+        .read_sparse::<f64>()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("not a valid scipy.sparse archive: a matrix of {rows} rows is too large to hold")
+    );
+    let dia = bytes(
+        ndnpy::AnyArray::F64(ndarray::ArrayD::zeros(vec![3, 0])),
+        &[("offsets", ndarray::arr1(&[0i64, 1]).into_dyn())],
+        b"dia",
+        [4, 4],
+    );
+    let err = NpzReader::new(dia).unwrap().sparse_info().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "not a valid scipy.sparse archive: 2 offsets for 3 diagonals"
+    );
+}

@@ -41,7 +41,7 @@ pub fn unsupported(dtype: &DType) -> Option<String> {
             (Kind::Object, _) => {
                 Some("pickled Python objects inside a record are not printed yet".into())
             }
-            (Kind::Float, 2 | 4 | 8) | (Kind::Complex, 8 | 16) => None,
+            (Kind::Float, 1 | 2 | 4 | 8) | (Kind::Complex, 8 | 16) => None,
             (Kind::Float | Kind::Complex, n) => Some(format!(
                 "{n}-byte floats (long double) depend on the machine that wrote them"
             )),
@@ -89,6 +89,9 @@ pub fn f16_to_f64(bits: u16) -> f64 {
 pub fn scalar_f64(s: &Scalar, b: &[u8]) -> Option<f64> {
     let o = s.order;
     Some(match (s.kind, s.size) {
+        // Only ml_dtypes writes `<f1`, for float8_e5m2 (NumPy cannot even
+        // load it): its values, not NaN.
+        (Kind::Float, 1) => ndnpy::MlFloat::to_f32(ndnpy::Float8E5M2::from_bits(b[0])) as f64,
         (Kind::Float, 2) => f16_to_f64(u16::from_le_bytes(take(b, o))),
         (Kind::Float, 4) => f32::from_le_bytes(take(b, o)) as f64,
         (Kind::Float, 8) => f64::from_le_bytes(take(b, o)),

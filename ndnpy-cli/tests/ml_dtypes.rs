@@ -96,3 +96,26 @@ fn every_reading_command_sees_the_values_jax_sees() {
         stdout(&out)
     );
 }
+
+/// `<f1` (only ml_dtypes writes it) is float8_e5m2 even without `--as`:
+/// two files that differ compare as different, never as NaN = NaN.
+#[test]
+fn f1_is_read_as_float8_e5m2() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(common::root().join(DIR).join("f8e5m2.npy")).unwrap();
+    let at = bytes.len() - 100;
+    bytes[at] ^= 1;
+    let other = dir.path().join("other.npy");
+    std::fs::write(&other, &bytes).unwrap();
+    let out = ndnpy(&[
+        "diff",
+        &format!("{DIR}/f8e5m2.npy"),
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("1 of 256 elements differ"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -48,11 +48,16 @@ fn one_dim<T: Clone>(a: ArrayD<T>) -> Result<Vec<T>> {
         )));
     }
     if a.is_standard_layout() {
-        let (v, offset) = a.into_raw_vec_and_offset();
-        if offset.unwrap_or(0) == 0 {
-            return Ok(v);
+        let len = a.len();
+        // The whole allocation, of which the array may be a part (after a
+        // slice): kept without a copy only when it is exactly the array.
+        let (mut v, offset) = a.into_raw_vec_and_offset();
+        let start = offset.unwrap_or(0);
+        if start != 0 || v.len() != len {
+            v.drain(..start.min(v.len()));
+            v.truncate(len);
         }
-        return Ok(v[offset.unwrap_or(0)..].to_vec());
+        return Ok(v);
     }
     Ok(a.iter().cloned().collect())
 }
@@ -148,12 +153,16 @@ pub fn into_arrow(values: AnyArray, validity: Option<&[bool]>) -> Result<ArrayRe
         AnyArray::Bytes(a) => {
             let v = one_dim(a)?;
             let valid = |i: usize| validity.is_none_or(|m| m[i]);
-            Arc::new(
-                v.iter()
-                    .enumerate()
-                    .map(|(i, s)| valid(i).then_some(s.as_slice()))
-                    .collect::<BinaryArray>(),
-            )
+            let items = v
+                .iter()
+                .enumerate()
+                .map(|(i, s)| valid(i).then_some(s.as_slice()));
+            // 32-bit offsets hold 2 GiB.
+            if v.iter().map(Vec::len).sum::<usize>() > i32::MAX as usize {
+                Arc::new(items.collect::<arrow_array::LargeBinaryArray>())
+            } else {
+                Arc::new(items.collect::<BinaryArray>())
+            }
         }
         AnyArray::Datetime64 { array, unit } => {
             let v = one_dim(array)?;
@@ -212,7 +221,7 @@ pub fn into_arrow(values: AnyArray, validity: Option<&[bool]>) -> Result<ArrayRe
                 }
             }
         }
-        AnyArray::Record(r) => Arc::new(records_to_struct(&r)?),
+        AnyArray::Record(r) => Arc::new(struct_with_nulls(&r, nulls)?),
         other => {
             return Err(unsupported(format!(
                 "{} has no Arrow type here",
@@ -414,6 +423,10 @@ fn binary_values(array: &dyn Array) -> Vec<&[u8]> {
 
 /// Records as a struct array, one child per named field (padding dropped).
 pub fn records_to_struct(records: &RecordArray) -> Result<StructArray> {
+    struct_with_nulls(records, None)
+}
+
+fn struct_with_nulls(records: &RecordArray, nulls: Option<NullBuffer>) -> Result<StructArray> {
     if records.shape().len() != 1 {
         return Err(unsupported(format!(
             "records of shape {:?}: Arrow arrays are one-dimensional",
@@ -427,7 +440,7 @@ pub fn records_to_struct(records: &RecordArray) -> Result<StructArray> {
         fields.push(Field::new(name, child.data_type().clone(), true));
         children.push(child);
     }
-    StructArray::try_new(fields.into(), children, None).map_err(Error::from)
+    StructArray::try_new(fields.into(), children, nulls).map_err(Error::from)
 }
 
 /// Records as a record batch: one column per named field.
@@ -500,8 +513,8 @@ fn pack(columns: Vec<(String, ArrayRef)>, rows: usize) -> Result<RecordArray> {
     }
     let descr: Vec<String> = parts
         .iter()
-        .map(|(name, dtype, ..)| format!("({}, {})", py_str(name), dtype.descr()))
-        .collect();
+        .map(|(name, dtype, ..)| Ok(format!("({}, {})", py_str(name)?, dtype.descr())))
+        .collect::<Result<_>>()?;
     let text = format!(
         "{{'descr': [{}], 'fortran_order': False, 'shape': ({rows},), }}",
         descr.join(", ")
@@ -521,10 +534,17 @@ fn pack(columns: Vec<(String, ArrayRef)>, rows: usize) -> Result<RecordArray> {
     }
 }
 
-/// A field name as a Python string literal.
-fn py_str(name: &str) -> String {
+/// A field name as a Python string literal: printable Latin-1 only (what
+/// a `.npy` header of version 1 holds); others are refused, as is an empty
+/// name (which a record dtype takes for padding).
+fn py_str(name: &str) -> Result<String> {
+    if name.is_empty() || name.chars().any(|c| c.is_control() || c as u32 > 0xFF) {
+        return Err(unsupported(format!(
+            "field name {name:?}: records take non-empty printable Latin-1 names"
+        )));
+    }
     let escaped = name.replace('\\', "\\\\").replace('\'', "\\'");
-    format!("'{escaped}'")
+    Ok(format!("'{escaped}'"))
 }
 
 /// The 1-D members of the `.npz` at `path` as a record batch, one column

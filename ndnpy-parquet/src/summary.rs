@@ -40,7 +40,10 @@ pub struct ColumnSummary {
     /// pandas' `numpy_type`.
     pub numpy_type: String,
     /// The dtype of the `.npz` member `convert` writes (`<U`/`|S` without
-    /// a width: that needs the data); for a categorical, its codes'.
+    /// a width: that needs the data); for a categorical, its codes', sized
+    /// from the `pandas` key's category count (`<i8` when the key has none,
+    /// where `convert`, which sees the dictionary, may write narrower
+    /// codes).
     pub npz_dtype: String,
     /// Missing values, from the row groups' statistics (`None` when a row
     /// group has none).
@@ -97,7 +100,7 @@ impl Summary {
             }
             metadata.row_groups().iter().try_fold(0u64, |acc, rg| {
                 let stats = rg.columns().get(i)?.statistics()?;
-                Some(acc + stats.null_count_opt()?)
+                acc.checked_add(stats.null_count_opt()?)
             })
         };
         let metas: Vec<&ColumnMeta> = pandas.iter().flat_map(|p| p.columns.iter()).collect();

@@ -399,3 +399,17 @@ fn pyarrow_ipc_columns_read_as_numpy_holds_them() {
         w.finish().unwrap();
     }
 }
+
+/// An owned array that is a slice of its allocation converts to its own
+/// elements only.
+#[test]
+fn owned_slices_convert_to_their_own_elements() {
+    let mut a = ndarray::Array1::from(vec![1.0f64, 2.0, 3.0, 4.0]);
+    a.slice_collapse(ndarray::s![1..3]);
+    let arrow = into_arrow(AnyArray::F64(a.into_dyn()), Some(&[true, false])).unwrap();
+    let floats = arrow.as_any().downcast_ref::<Float64Array>().unwrap();
+    assert_eq!(
+        (floats.len(), floats.value(0), floats.is_null(1)),
+        (2, 2.0, true)
+    );
+}

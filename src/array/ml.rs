@@ -12,6 +12,10 @@
 //! `np.load(...).view(ml_dtypes.bfloat16)` (or `jnp.load`) sees the same
 //! values. [`crate::AnyArray`] keeps such data as [`crate::AnyArray::Void`];
 //! [`crate::AnyArray::void_as`] reinterprets it.
+//!
+//! Void bytes are never byte-swapped, and `ml_dtypes` writes little-endian
+//! bfloat16 (its descriptor always says `<`): on a big-endian machine a
+//! `bf16` read this way would need its bytes swapped by the caller.
 
 use crate::array::any::AnyArray;
 use crate::array::element::LayoutElement;

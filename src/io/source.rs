@@ -276,9 +276,12 @@ impl<'a> Source<'a> {
 
     /// Overwrites `dst` with the next `dst.len()` items of the source,
     /// running `fix` over each cache-sized piece just after it arrives (as
-    /// [`Source::read_items`] does), without allocating. On any error the
-    /// piece being read is zeroed before returning, so `dst` never holds a
-    /// partly written item that `fix` has not seen.
+    /// [`Source::read_items`] does), without allocating. On any error (or a
+    /// panic of the caller's reader) the piece being read is zeroed, so
+    /// `dst` never holds a partly written item that `fix` has not seen. A
+    /// reader that fills everything at once ([`SizedRead::fills_whole`]:
+    /// a compressed member inflated on every core) is one piece: `fix`
+    /// runs after the whole fill, and an error zeroes all of `dst`.
     ///
     /// # Safety
     ///

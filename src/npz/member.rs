@@ -186,8 +186,9 @@ impl<R: BufRead> Whole<'_, R> {
             // of them (`inflate_whole`).
             let size = *size;
             match pieces.take() {
-                // `fits` checked that the member has more than a block, and
-                // that the pieces add up to the compressed size.
+                // More than one piece (the guard), so more than a block;
+                // `fits` checked that the pieces add up to the compressed
+                // size.
                 Some(pieces) if pieces.lengths.len() > 1 => {
                     let (first, crc) = inflated(pieces.block as usize, |out| {
                         inflate_pieces(raw, &pieces, 0..1, out, 1)
@@ -207,8 +208,12 @@ impl<R: BufRead> Whole<'_, R> {
                 }
                 _ => {
                     // One allocation of the compressed size, not doublings.
-                    let mut compressed =
-                        Vec::with_capacity(usize::try_from(raw.limit()).unwrap_or(0));
+                    // The compressed size lies inside the archive; still an
+                    // error, not an abort, if memory cannot hold it.
+                    let mut compressed = Vec::new();
+                    compressed
+                        .try_reserve_exact(usize::try_from(raw.limit()).unwrap_or(usize::MAX))
+                        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
                     raw.read_to_end(&mut compressed)?;
                     let (bytes, sum) = whole::inflate(&compressed, size as usize)?;
                     crc = Some(sum);
@@ -275,7 +280,9 @@ fn inflated<X>(
     len: usize,
     fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> io::Result<X>,
 ) -> io::Result<(Vec<u8>, X)> {
-    let mut out = Vec::with_capacity(len);
+    let mut out = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
     let x = fill(&mut out.spare_capacity_mut()[..len])?;
     // SAFETY: `fill` succeeded, so it initialised all `len` bytes.
     unsafe { out.set_len(len) };

@@ -28,6 +28,7 @@ pub use write::write_sparse_npz;
 
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
+use crate::format::dtype::{DType, Kind};
 use crate::npz::NpzReader;
 use std::io::{Read, Seek};
 
@@ -122,16 +123,42 @@ impl<R: Read + Seek> NpzReader<R> {
             }
             SparseFormat::Dia => {
                 let offsets = read_indices(self, "offsets", true)?;
-                let len = data.shape.get(1).copied().unwrap_or(0);
-                offsets.iter().map(|&k| diagonal_len(shape, len, k)).sum()
+                let [diagonals, len] = data.shape[..] else {
+                    return Err(invalid(format!(
+                        "DIA `data` has shape {:?}, not (diagonals, L)",
+                        data.shape
+                    )));
+                };
+                if offsets.len() != diagonals {
+                    return Err(invalid(format!(
+                        "{} offsets for {diagonals} diagonals",
+                        offsets.len()
+                    )));
+                }
+                offsets
+                    .iter()
+                    .try_fold(0usize, |n, &k| n.checked_add(diagonal_len(shape, len, k)))
+                    .ok_or_else(|| {
+                        invalid("the diagonals hold more entries than a count can".to_owned())
+                    })?
             }
         };
         Ok(Some(SparseInfo { format, shape, nnz }))
     }
 }
 
-/// The `format` member: `Some` when it names a sparse format.
+/// The `format` member: `Some` when it names a sparse format. Only a
+/// short string or bytes scalar is read (its header is looked at first),
+/// so an archive with some other `format` array costs nothing.
 fn read_format<R: Read + Seek>(z: &mut NpzReader<R>) -> Result<Option<SparseFormat>> {
+    let header = z.header("format").map_err(|e| in_sparse("format", e))?;
+    let short_text = matches!(
+        &header.dtype,
+        DType::Scalar(s) if matches!(s.kind, Kind::Bytes | Kind::Unicode) && s.size <= 16
+    );
+    if !short_text || header.num_elements().ok() != Some(1) {
+        return Ok(None);
+    }
     let name = match z.read_any("format").map_err(|e| in_sparse("format", e))? {
         AnyArray::Bytes(a) if a.len() == 1 => a.iter().next().cloned().unwrap_or_default(),
         AnyArray::Str(a) if a.len() == 1 => {

@@ -140,7 +140,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// allows both; `sprs` needs them sorted and unique); BSR becomes CSR;
     /// COO stays triplets; DIA becomes triplets of its nonzero entries.
     /// Indices out of range, a decreasing `indptr`, and members whose
-    /// lengths disagree are an [`Error::InvalidSparse`] naming the problem.
+    /// lengths disagree are an [`crate::Error::InvalidSparse`] naming the problem.
     pub fn read_sparse<N>(&mut self) -> Result<Sparse<N>>
     where
         N: LayoutElement + Zero + Add<Output = N>,
@@ -195,8 +195,17 @@ impl<R: Read + Seek> NpzReader<R> {
                 }
                 let (block_rows, block_cols) = (shape[0] / r, shape[1] / c);
                 check_compressed(block_rows, block_cols, &indptr, &indices, blocks)?;
-                // Each block row's blocks, entry by entry, into rows.
-                let mut ptr = vec![0usize];
+                // Each block row's blocks, entry by entry, into rows. The
+                // row count comes from claimed shapes (blocks of 2^40 rows,
+                // none stored): an error, not an abort, if it cannot be had.
+                let mut ptr: Vec<usize> = Vec::new();
+                ptr.try_reserve_exact(shape[0] + 1).map_err(|_| {
+                    invalid(format!(
+                        "a matrix of {} rows is too large to hold",
+                        shape[0]
+                    ))
+                })?;
+                ptr.push(0);
                 let (mut idx, mut values) = (Vec::new(), Vec::new());
                 for br in 0..block_rows {
                     for i in 0..r {
