@@ -1,6 +1,8 @@
 //! bfloat16 and the float8 formats of `ml_dtypes`, against files written
 //! by `ml_dtypes` + `np.save` (`scripts/gen_ml_fixtures.py`).
 
+mod common;
+
 use ndnpy::{AnyArray, Float8E4M3Fn, Float8E5M2, WriteNpy};
 
 #[test]
@@ -155,4 +157,26 @@ mod bf16 {
         z.add("w", &w).unwrap();
         z.finish().unwrap();
     }
+}
+
+/// A record field of `<f1` (which NumPy cannot even make) reads like a
+/// top-level one: raw items that `void_as` turns into float8_e5m2.
+#[test]
+fn f1_record_fields_read() {
+    let mut data = vec![0x3Cu8];
+    data.extend_from_slice(&1.5f32.to_le_bytes());
+    data.push(0xC0);
+    data.extend_from_slice(&(-2.0f32).to_le_bytes());
+    let bytes = common::npy_v1(
+        "{'descr': [('w', '<f1'), ('x', '<f4')], 'fortran_order': False, 'shape': (2,), }",
+        &data,
+    );
+    let AnyArray::Record(r) = AnyArray::from_npy_bytes(&bytes).unwrap() else {
+        panic!("records")
+    };
+    let w = r.field("w").unwrap().void_as::<Float8E5M2>().unwrap();
+    assert_eq!(
+        w.mapv(|x| x.to_f32()).into_raw_vec_and_offset().0,
+        vec![1.0, -2.0]
+    );
 }

@@ -197,6 +197,10 @@ macro_rules! dispatch {
                     type $t = u64;
                     $body
                 }
+                (Kind::Float, 1) => {
+                    type $t = crate::array::ml::Float8E5M2;
+                    $body
+                }
                 #[cfg(feature = "half")]
                 (Kind::Float, 2) => {
                     type $t = half::f16;

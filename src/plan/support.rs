@@ -12,6 +12,8 @@ fn has_element_type(kind: Kind, size: usize) -> bool {
     match (kind, size) {
         (Kind::Bool, 1) => true,
         (Kind::Int | Kind::UInt, 1 | 2 | 4 | 8) => true,
+        // ml_dtypes's float8_e5m2 (`<f1`), held by `Float8E5M2`.
+        (Kind::Float, 1) => true,
         (Kind::Float, 2) => cfg!(feature = "half"),
         (Kind::Float, 4 | 8) => true,
         (Kind::Complex, 8 | 16) => cfg!(feature = "complex"),
