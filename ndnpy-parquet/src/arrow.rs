@@ -520,13 +520,17 @@ fn pack(columns: Vec<(String, ArrayRef)>, rows: usize) -> Result<RecordArray> {
         descr.join(", ")
     );
     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-    let pad = (64 - (10 + text.len() + 1) % 64) % 64;
-    let header = format!("{text}{}\n", " ".repeat(pad));
+    // A version 1 header is Latin-1, one byte a character (`py_str`
+    // admitted only such names), not UTF-8.
+    let mut header: Vec<u8> = text.chars().map(|c| c as u8).collect();
+    let pad = (64 - (10 + header.len() + 1) % 64) % 64;
+    header.extend(std::iter::repeat_n(b' ', pad));
+    header.push(b'\n');
     let Ok(len) = u16::try_from(header.len()) else {
         return Err(unsupported("too many fields for one header"));
     };
     npy.extend_from_slice(&len.to_le_bytes());
-    npy.extend_from_slice(header.as_bytes());
+    npy.extend_from_slice(&header);
     npy.extend_from_slice(&data);
     match AnyArray::from_npy_bytes(&npy)? {
         AnyArray::Record(r) => Ok(r),

@@ -413,3 +413,22 @@ fn owned_slices_convert_to_their_own_elements() {
         (2, 2.0, true)
     );
 }
+
+/// Latin-1 field names survive the trip into records (a version 1 header
+/// is Latin-1, not UTF-8); others are refused.
+#[test]
+fn field_names_keep_their_letters() {
+    let batch = RecordBatch::try_from_iter([
+        ("é", Arc::new(Float64Array::from(vec![1.0])) as ArrayRef),
+        ("x", Arc::new(Float64Array::from(vec![2.0])) as ArrayRef),
+    ])
+    .unwrap();
+    assert_eq!(batch_to_records(&batch).unwrap().names(), ["é", "x"]);
+    let batch =
+        RecordBatch::try_from_iter([("名", Arc::new(Float64Array::from(vec![1.0])) as ArrayRef)])
+            .unwrap();
+    assert!(batch_to_records(&batch)
+        .unwrap_err()
+        .to_string()
+        .contains("Latin-1"));
+}

@@ -174,7 +174,7 @@ pub(crate) fn inflate_pieces(
             // The length is the table's claim, bounded by the archive's
             // length (`Pieces::fits`): an error, not an abort, if it cannot
             // be had.
-            buf.try_reserve_exact(len + 2)
+            buf.try_reserve_exact(len.saturating_add(2))
                 .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
             input.take(len as u64).read_to_end(&mut buf)?;
             if buf.len() != len {
@@ -213,15 +213,17 @@ pub(crate) fn inflate_pieces(
         // Ends the waiting of the other threads however this one leaves,
         // a panic of the caller's reader included (the scope waits for
         // them before passing the panic on).
-        let finish = Finish {
+        let mut finish = Finish {
             shared: &shared,
             ready: &ready,
+            reading: true,
         };
         for _ in 1..threads {
             // Fewer threads if the system has none to give.
             let _ = std::thread::Builder::new().spawn_scoped(scope, || work(Work::Wait));
         }
         let result = read(input);
+        finish.reading = false;
         if let Err(e) = result {
             lock().failed.get_or_insert(e);
         }
@@ -248,16 +250,18 @@ enum Work {
 }
 
 /// Marks the reading done when dropped (on return or unwinding), and
-/// wakes the waiting threads; a panic counts as a failure.
+/// wakes the waiting threads; dropped while still `reading`, it was a
+/// panic of the reader: a failure.
 struct Finish<'a, 'o> {
     shared: &'a Mutex<Shared<'o>>,
     ready: &'a Condvar,
+    reading: bool,
 }
 
 impl Drop for Finish<'_, '_> {
     fn drop(&mut self) {
         let mut s = self.shared.lock().unwrap_or_else(|e| e.into_inner());
-        if std::thread::panicking() {
+        if self.reading {
             s.failed
                 .get_or_insert_with(|| io::Error::other("reading the member panicked"));
         }
