@@ -25,14 +25,25 @@ def median(f, runs=10):
     return times[len(times) // 2]
 
 
+def spread(f, runs=10):
+    """Median [min, max] of `runs` calls, in ms, as text."""
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    times.sort()
+    return f"{times[len(times) // 2] * 1e3:.1f} ms [{times[0] * 1e3:.1f}, {times[-1] * 1e3:.1f}]"
+
+
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("NDNPY_BENCH_DIR", "/tmp/ndnpy-bench")
     n_str = int(os.environ.get("NDNPY_BENCH_STRINGS", 1_000_000))
     n_rec = int(os.environ.get("NDNPY_BENCH_RECORDS", 10_000_000))
     s = os.path.join(d, f"strings_U16_{n_str}.npy")
     a = np.load(s)
-    print(f"strings_read np.load(f).tolist(): {median(lambda: np.load(s).tolist()) * 1e3:.1f} ms")
-    print(f"strings_read np.load(f): {median(lambda: np.load(s)) * 1e3:.1f} ms")
+    print(f"strings_read np.load(f).tolist(): {spread(lambda: np.load(s).tolist())}")
+    print(f"strings_read np.load(f): {spread(lambda: np.load(s))}")
     print(f"strings_write np.save (to memory): {median(lambda: np.save(io.BytesIO(), a)) * 1e3:.1f} ms")
     for name in ["rec24", "rec_packed", "rec_be", "rec_reordered"]:
         p = os.path.join(d, f"{name}_{n_rec}.npy")

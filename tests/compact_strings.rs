@@ -116,3 +116,71 @@ fn archive_members_read_compact() {
     );
     assert!(npz.read_strings("codes").is_err());
 }
+
+/// A `.npy` file of `strings` as `<U{width}` (or `>U`) written by hand,
+/// so the test does not rest on our own writer.
+fn ucs4_file(strings: &[Vec<char>], width: usize, big_endian: bool) -> Vec<u8> {
+    let order = if big_endian { '>' } else { '<' };
+    let dict =
+        format!("{{'descr': '{order}U{width}', 'fortran_order': False, 'shape': ({},), }}", strings.len());
+    let mut header = dict.into_bytes();
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(b' ');
+    }
+    header.push(b'\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(&header);
+    for s in strings {
+        for i in 0..width {
+            let unit = s.get(i).map_or(0, |&c| c as u32);
+            out.extend_from_slice(&if big_endian { unit.to_be_bytes() } else { unit.to_le_bytes() });
+        }
+    }
+    out
+}
+
+#[test]
+fn chunks_of_mixed_text_read_as_each_element_does() {
+    // Text that lengthens along the file (the buffer's first estimate is
+    // outgrown), chunks all ASCII beside chunks with other characters,
+    // NULs inside (kept) and at the end (stripped), widths that are and
+    // are not multiples of the 16-unit blocks, both byte orders.
+    let pool = ['a', 'Z', '0', ' ', '\0', 'é', '漢', '😀', '\u{7f}', '\u{80}'];
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for (width, n) in [(1, 70_000), (3, 40_000), (16, 30_000), (37, 9_000), (64, 3_000)] {
+        for big_endian in [false, true] {
+            let strings: Vec<Vec<char>> = (0..n)
+                .map(|i| {
+                    let len = (next() as usize % (width + 1)).min(1 + i * width / n);
+                    // Most of the file ASCII; a few stretches of anything.
+                    let wild = (i / 500) % 7 == 3;
+                    (0..len)
+                        .map(|_| {
+                            let k = next() as usize;
+                            if wild { pool[k % pool.len()] } else { pool[k % 4] }
+                        })
+                        .collect()
+                })
+                .collect();
+            let bytes = ucs4_file(&strings, width, big_endian);
+            let compact = StringArray::from_npy_bytes(&bytes).unwrap();
+            assert_eq!(compact.len(), n);
+            // From a reader of unknown length the buffers grow as text arrives.
+            assert_eq!(StringArray::read_npy_from(&bytes[..]).unwrap(), compact);
+            let each = ArrayD::<String>::read_npy_from(&bytes[..]).unwrap();
+            for (i, (got, s)) in compact.iter().zip(&strings).enumerate() {
+                let text: String = s.iter().collect();
+                let want = text.trim_end_matches('\0');
+                assert_eq!(got, want, "width {width}, element {i}, big endian {big_endian}");
+                assert_eq!(each[[i]], want);
+            }
+        }
+    }
+}

@@ -204,7 +204,11 @@ impl StringArray {
             }
             Ok(())
         })?;
-        let data = String::from_utf8(data).expect("built from chars");
+        // SAFETY: `data` holds only whole characters: bytes of chunks that
+        // `pack_ascii` found all below 0x80, and what `push_ucs4` appends
+        // (bytes it checked are below 0x80, or `char::encode_utf8`). An
+        // error returns before this point and drops `data`.
+        let data = unsafe { String::from_utf8_unchecked(data) };
         let mut array = StringArray {
             shape: header.shape.clone(),
             width: s.size / 4,
@@ -373,9 +377,12 @@ fn reserve(
     let bytes = n as u64 * width.max(1) as u64;
     if n > 0 && source.trusted_len() >= Some(bytes) {
         crate::io::source::reserve_huge(offsets, n + 1, (n + 1).saturating_mul(8))?;
-        // Most text is ASCII and shorter than the width: a quarter of the
-        // UCS-4 bytes is the common size (it grows if not).
-        let guess = (n.saturating_mul(width) / 2).min(1 << 30);
+        // Room for every element at full width in one byte per character
+        // (ASCII text, or bytes), up to 1 GiB: address space, of which
+        // only the pages the text reaches are ever touched. A smaller
+        // guess costs a move of the whole buffer when it is outgrown, and
+        // with huge pages the allocator cannot grow it in place.
+        let guess = n.saturating_mul(width).min(1 << 30);
         crate::io::source::reserve_huge(data, guess, guess)?;
     }
     Ok(())
@@ -407,7 +414,11 @@ fn grow_for_rest(data: &mut Vec<u8>, done: usize, n: usize) {
     if done > 0 && done < n {
         let expected = (data.len() as f64 / done as f64 * n as f64 * 1.125) as usize;
         if expected > data.capacity() {
-            let _ = crate::io::source::reserve_huge(data, expected - data.len(), expected);
+            // At least half as much again: an estimate that creeps up chunk
+            // by chunk (text that lengthens along the file) must not move
+            // the whole buffer after every chunk.
+            let target = expected.max(data.capacity().saturating_mul(3) / 2);
+            let _ = crate::io::source::reserve_huge(data, target - data.len(), target);
         }
     }
 }
@@ -417,8 +428,28 @@ fn grow_for_rest(data: &mut Vec<u8>, done: usize, n: usize) {
 fn pack_ascii<const SWAP: bool>(chunk: &[u8], packed: &mut Vec<u8>) -> bool {
     packed.clear();
     packed.resize(chunk.len() / 4, 0);
+    // Blocks of 16 code units with fixed bounds, which the compiler turns
+    // into vector loads, ORs and packs; the tail one unit at a time.
+    const BLOCK: usize = 16;
     let mut all = 0u32;
-    for (out, c) in packed.iter_mut().zip(chunk.chunks_exact(4)) {
+    let mut outs = packed.chunks_exact_mut(BLOCK);
+    let mut ins = chunk.chunks_exact(4 * BLOCK);
+    for (out, block) in (&mut outs).zip(&mut ins) {
+        let out: &mut [u8; BLOCK] = out.try_into().expect("BLOCK bytes");
+        let block: &[u8; 4 * BLOCK] = block.try_into().expect("4 * BLOCK bytes");
+        let mut acc = 0u32;
+        for i in 0..BLOCK {
+            let u = code_unit::<SWAP>(&block[4 * i..4 * i + 4]);
+            acc |= u;
+            out[i] = u as u8;
+        }
+        all |= acc;
+    }
+    for (out, c) in outs
+        .into_remainder()
+        .iter_mut()
+        .zip(ins.remainder().chunks_exact(4))
+    {
         let u = code_unit::<SWAP>(c);
         all |= u;
         *out = u as u8;
