@@ -9,8 +9,13 @@ Needs NumPy. The archive is written by `np.savez_compressed` (N members
 `a0`..`a{N-1}`, four float64 each) in a temporary folder. Each command runs
 R times (default 3); the table gives the median seconds, the ratio to
 NumPy's median, and the peak resident memory (`/usr/bin/time -f %M`).
+The reading commands run again on the same archive as `ndnpy convert
+--compress` writes it (members with ndnpy's piece table, which `show`,
+`stats`, `diff` and `check` inflate whole when under 256 MiB).
 With --big, also a 1 GiB float64 `.npy` through `stats`, `diff`,
-`convert --compress` and `convert` (peak memory, seconds).
+`convert --compress` and `convert` (peak memory, seconds), and the reading
+commands on ndnpy's compressed archives of it (one member of 1 GiB, streamed)
+and of its first 200 MiB (inflated whole on every core).
 """
 
 import argparse
@@ -79,6 +84,22 @@ def main():
             secs = statistics.median(r[0] for r in runs)
             rss = max(r[1] for r in runs)
             print(f"{name:<28} {secs:>9.2f} {numpy / secs:>13.1f}x {rss / 1024:>8.0f} MiB")
+        ours = os.path.join(d, "ours.npz")
+        subprocess.run([NDNPY, "convert", "--compress", path, ours], check=True, stdout=subprocess.DEVNULL)
+        numpy_ours = statistics.median(numpy_load_all(ours) for _ in range(args.repeats))
+        print(f"the same archive from `ndnpy convert --compress`: {os.path.getsize(ours) / 1e6:.1f} MB; "
+              f"NumPy every member {numpy_ours:.2f} s")
+        for name, cmd in [
+            ("info", ["info", ours]),
+            ("show", ["show", ours]),
+            ("stats", ["stats", ours]),
+            ("check", ["check", ours]),
+            ("diff (itself)", ["diff", ours, ours]),
+        ]:
+            runs = [timed([NDNPY] + cmd) for _ in range(args.repeats)]
+            secs = statistics.median(r[0] for r in runs)
+            rss = max(r[1] for r in runs)
+            print(f"{name:<28} {secs:>9.2f} {numpy_ours / secs:>13.1f}x {rss / 1024:>8.0f} MiB")
         if args.big:
             big = os.path.join(d, "big.npy")
             a = np.lib.format.open_memmap(big, mode="w+", dtype=np.float64, shape=(1 << 27,))
@@ -94,6 +115,25 @@ def main():
             ]:
                 secs, rss = timed([NDNPY] + cmd)
                 print(f"{name:<28} {secs:>9.2f} {'':>14} {rss / 1024:>8.0f} MiB")
+            part = os.path.join(d, "part.npy")
+            np.save(part, np.load(big, mmap_mode="r")[: 200 << 17])
+            for label, src in [("1 GiB", big), ("200 MiB", part)]:
+                packed = os.path.join(d, "packed.npz")
+                subprocess.run([NDNPY, "convert", "--compress", src, packed], check=True, stdout=subprocess.DEVNULL)
+                t = time.perf_counter()
+                with np.load(packed) as z:
+                    float(z[z.files[0]].sum())
+                numpy_big = time.perf_counter() - t
+                print(f"ndnpy's compressed archive of the {label} array "
+                      f"({os.path.getsize(packed) / 2**20:.0f} MiB; NumPy np.load + sum {numpy_big:.2f} s):")
+                for name, cmd in [
+                    ("stats", ["stats", packed]),
+                    ("check", ["check", packed]),
+                    ("show", ["show", packed]),
+                    ("diff (itself)", ["diff", packed, packed]),
+                ]:
+                    secs, rss = timed([NDNPY] + cmd)
+                    print(f"{name:<28} {secs:>9.2f} {numpy_big / secs:>13.1f}x {rss / 1024:>8.0f} MiB")
 
 
 if __name__ == "__main__":

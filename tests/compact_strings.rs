@@ -121,8 +121,10 @@ fn archive_members_read_compact() {
 /// so the test does not rest on our own writer.
 fn ucs4_file(strings: &[Vec<char>], width: usize, big_endian: bool) -> Vec<u8> {
     let order = if big_endian { '>' } else { '<' };
-    let dict =
-        format!("{{'descr': '{order}U{width}', 'fortran_order': False, 'shape': ({},), }}", strings.len());
+    let dict = format!(
+        "{{'descr': '{order}U{width}', 'fortran_order': False, 'shape': ({},), }}",
+        strings.len()
+    );
     let mut header = dict.into_bytes();
     while (10 + header.len() + 1) % 64 != 0 {
         header.push(b' ');
@@ -134,7 +136,11 @@ fn ucs4_file(strings: &[Vec<char>], width: usize, big_endian: bool) -> Vec<u8> {
     for s in strings {
         for i in 0..width {
             let unit = s.get(i).map_or(0, |&c| c as u32);
-            out.extend_from_slice(&if big_endian { unit.to_be_bytes() } else { unit.to_le_bytes() });
+            out.extend_from_slice(&if big_endian {
+                unit.to_be_bytes()
+            } else {
+                unit.to_le_bytes()
+            });
         }
     }
     out
@@ -146,7 +152,9 @@ fn chunks_of_mixed_text_read_as_each_element_does() {
     // outgrown), chunks all ASCII beside chunks with other characters,
     // NULs inside (kept) and at the end (stripped), widths that are and
     // are not multiples of the 16-unit blocks, both byte orders.
-    let pool = ['a', 'Z', '0', ' ', '\0', 'é', '漢', '😀', '\u{7f}', '\u{80}'];
+    let pool = [
+        'a', 'Z', '0', ' ', '\0', 'é', '漢', '😀', '\u{7f}', '\u{80}',
+    ];
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = move || {
         seed ^= seed << 13;
@@ -154,7 +162,13 @@ fn chunks_of_mixed_text_read_as_each_element_does() {
         seed ^= seed << 17;
         seed
     };
-    for (width, n) in [(1, 70_000), (3, 40_000), (16, 30_000), (37, 9_000), (64, 3_000)] {
+    for (width, n) in [
+        (1, 70_000),
+        (3, 40_000),
+        (16, 30_000),
+        (37, 9_000),
+        (64, 3_000),
+    ] {
         for big_endian in [false, true] {
             let strings: Vec<Vec<char>> = (0..n)
                 .map(|i| {
@@ -164,7 +178,11 @@ fn chunks_of_mixed_text_read_as_each_element_does() {
                     (0..len)
                         .map(|_| {
                             let k = next() as usize;
-                            if wild { pool[k % pool.len()] } else { pool[k % 4] }
+                            if wild {
+                                pool[k % pool.len()]
+                            } else {
+                                pool[k % 4]
+                            }
                         })
                         .collect()
                 })
@@ -178,7 +196,10 @@ fn chunks_of_mixed_text_read_as_each_element_does() {
             for (i, (got, s)) in compact.iter().zip(&strings).enumerate() {
                 let text: String = s.iter().collect();
                 let want = text.trim_end_matches('\0');
-                assert_eq!(got, want, "width {width}, element {i}, big endian {big_endian}");
+                assert_eq!(
+                    got, want,
+                    "width {width}, element {i}, big endian {big_endian}"
+                );
                 assert_eq!(each[[i]], want);
             }
         }

@@ -361,6 +361,38 @@ fn diff_reports_first_differences() {
     assert_eq!(code(&z), 0, "{}", stdout(&z));
 }
 
+#[test]
+fn diff_skips_identical_batches_but_finds_one_element_past_them() {
+    // Three batches of 1 MiB; NaNs equal NaNs; one difference in the last
+    // batch, the rest byte-identical.
+    use ndnpy::WriteNpy;
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = ndarray::Array1::from_iter((0..400_000).map(|i| i as f64));
+    a[3] = f64::NAN;
+    let mut b = a.clone();
+    b[300_001] = -1.0;
+    let (pa, pb) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
+    a.write_npy(&pa).unwrap();
+    b.write_npy(&pb).unwrap();
+    let same = ndnpy(&["diff".as_ref(), pa.as_os_str(), pa.as_os_str()]);
+    assert_eq!(code(&same), 0, "{}", stdout(&same));
+    let out = ndnpy(&[
+        "--json".as_ref(),
+        "diff".as_ref(),
+        pa.as_os_str(),
+        pb.as_os_str(),
+    ]);
+    assert_eq!(code(&out), 1);
+    let v = &json(&out)[0];
+    assert_eq!(v["differing"], 1);
+    assert_eq!(
+        v["first_differences"][0]["index"],
+        serde_json::json!([300_001])
+    );
+    assert_eq!(v["first_differences"][0]["b"], -1.0);
+    assert_eq!(v["max_abs_diff"], 300_002.0);
+}
+
 /// Runs Python with NumPy and returns its stdout; `None` where there is no
 /// NumPy and `CI` is unset (see [`common::numpy_python`]).
 fn python(test: &str, code: &str) -> Option<String> {

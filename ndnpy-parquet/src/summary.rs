@@ -77,21 +77,7 @@ impl Summary {
         let arrow = ArrowReaderMetadata::load(&file, Default::default())?;
         let metadata = arrow.metadata();
         let schema = arrow.schema();
-        let pandas = metadata
-            .file_metadata()
-            .key_value_metadata()
-            .and_then(|kv| kv.iter().find(|k| k.key == "pandas"))
-            .and_then(|k| k.value.as_deref())
-            .or_else(|| schema.metadata().get("pandas").map(String::as_str))
-            .map(meta::parse)
-            .transpose()?;
-        let mut rows: u64 = 0;
-        for rg in metadata.row_groups() {
-            let n = u64::try_from(rg.num_rows()).map_err(|_| {
-                Error::Parquet(format!("a row group claims {} rows", rg.num_rows()))
-            })?;
-            rows = rows.saturating_add(n);
-        }
+        let (pandas, rows) = crate::read::footer(metadata, schema)?;
         // Flat schemas only (the frame reader refuses nested ones): field i
         // is leaf column i.
         let missing = |i: usize| -> Option<u64> {
@@ -290,10 +276,7 @@ fn column(field: &Field, meta: Option<&ColumnMeta>, missing: Option<u64>) -> Res
         dt = value.as_ref();
     }
     let timezone = match dt {
-        DataType::Timestamp(_, tz) => tz
-            .as_deref()
-            .map(str::to_owned)
-            .or_else(|| meta.and_then(ColumnMeta::timezone)),
+        DataType::Timestamp(_, tz) => meta::time_zone(tz.as_deref(), meta),
         _ => None,
     };
     let mut npz = npz_dtype(dt).ok_or_else(unsupported)?;

@@ -327,6 +327,21 @@ fn inflate_piece(input: &[u8], out: &mut [u8]) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// `data` deflated as ndnpy's writer does it: independent 1 MiB
+    /// pieces back to back, and their table.
+    fn deflate_in_pieces(data: &[u8]) -> (Vec<u8>, Pieces) {
+        let mut deflater = crate::npz::deflate::Deflater::new(6);
+        let (mut stream, mut lengths) = (Vec::new(), Vec::new());
+        let chunks: Vec<&[u8]> = data.chunks(1 << 20).collect();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let piece = deflater.compress(chunk, i == chunks.len() - 1).unwrap();
+            lengths.push(piece.len() as u32);
+            stream.extend_from_slice(&piece);
+        }
+        let block = 1 << 20;
+        (stream, Pieces { block, lengths })
+    }
+
     #[test]
     fn tables_round_trip_and_are_checked() {
         let p = Pieces {
@@ -346,19 +361,7 @@ mod tests {
         let data: Vec<u8> = (0..3_500_000u32)
             .map(|i| (i % 251) as u8 ^ (i >> 12) as u8)
             .collect();
-        let mut deflater = crate::npz::deflate::Deflater::new(6);
-        let mut stream = Vec::new();
-        let mut lengths = Vec::new();
-        let chunks: Vec<&[u8]> = data.chunks(1 << 20).collect();
-        for (i, chunk) in chunks.iter().enumerate() {
-            let piece = deflater.compress(chunk, i == chunks.len() - 1).unwrap();
-            lengths.push(piece.len() as u32);
-            stream.extend_from_slice(&piece);
-        }
-        let pieces = Pieces {
-            block: 1 << 20,
-            lengths,
-        };
+        let (stream, pieces) = deflate_in_pieces(&data);
         let whole = (data.clone(), crc32fast::hash(&data));
         let lengths0 = pieces.lengths[0] as usize;
         assert_eq!(inflate(&stream, data.len()).unwrap(), whole);
@@ -399,18 +402,7 @@ mod tests {
             }
         }
         let data: Vec<u8> = (0..3_500_000u32).map(|i| (i % 251) as u8).collect();
-        let mut deflater = crate::npz::deflate::Deflater::new(6);
-        let (mut stream, mut lengths) = (Vec::new(), Vec::new());
-        let chunks: Vec<&[u8]> = data.chunks(1 << 20).collect();
-        for (i, chunk) in chunks.iter().enumerate() {
-            let piece = deflater.compress(chunk, i == chunks.len() - 1).unwrap();
-            lengths.push(piece.len() as u32);
-            stream.extend_from_slice(&piece);
-        }
-        let pieces = Pieces {
-            block: 1 << 20,
-            lengths,
-        };
+        let (stream, pieces) = deflate_in_pieces(&data);
         let result = std::panic::catch_unwind(|| {
             let mut out = vec![MaybeUninit::new(0); data.len()];
             inflate_pieces(&mut Panics(&stream, 3), &pieces, 0..4, &mut out, 2).map(|_| ())

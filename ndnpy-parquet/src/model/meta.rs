@@ -51,6 +51,14 @@ impl ColumnMeta {
     }
 }
 
+/// A timestamp column's time zone: Arrow's own (`arrow`, from ARROW:schema),
+/// else the one the `pandas` key records for the column.
+pub(crate) fn time_zone(arrow: Option<&str>, meta: Option<&ColumnMeta>) -> Option<String> {
+    arrow
+        .map(str::to_owned)
+        .or_else(|| meta.and_then(ColumnMeta::timezone))
+}
+
 /// `pandas_type` values pandas and pyarrow write; anything else is refused.
 const KNOWN_TYPES: &[&str] = &[
     "bool",

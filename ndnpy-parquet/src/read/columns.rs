@@ -5,7 +5,7 @@
 use super::{meta_fits, unit};
 use crate::error::{Error, Result};
 use crate::model::column::{Categorical, Column, TimeUnit, Values, NAT};
-use crate::model::meta::ColumnMeta;
+use crate::model::meta::{self, ColumnMeta};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef};
@@ -103,10 +103,7 @@ impl Acc {
             }
             DataType::Timestamp(u, tz) => {
                 // Without ARROW:schema the zone is only in the pandas key.
-                let tz = tz
-                    .as_deref()
-                    .map(str::to_owned)
-                    .or_else(|| meta.and_then(ColumnMeta::timezone));
+                let tz = meta::time_zone(tz.as_deref(), meta);
                 Buf::Datetime(Vec::new(), unit(u), tz)
             }
             DataType::Duration(u) => Buf::Timedelta(Vec::new(), unit(u)),

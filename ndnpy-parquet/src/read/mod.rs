@@ -14,9 +14,10 @@ use crate::model::frame::{Frame, Index, RangeIndex, ReadOptions};
 use crate::model::meta::{self, ColumnMeta, IndexSpec};
 use arrow_array::types::*;
 use arrow_array::ArrayRef;
-use arrow_schema::TimeUnit as ArrowUnit;
+use arrow_schema::{Schema, TimeUnit as ArrowUnit};
 use ndnpy::AnyArray;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::ChunkReader;
 use std::collections::HashMap;
 use std::path::Path;
@@ -64,20 +65,13 @@ fn read_source<T: ChunkReader + 'static>(
     })
 }
 
-/// `source` gives a reader of the file each time it is called: one per row
-/// group, since a batch that spans row groups with different dictionaries
-/// comes out of the Arrow reader re-encoded (in order of appearance, with
-/// entries for missing values), which would change categories.
-fn decode<T: ChunkReader + 'static>(
-    source: impl Fn() -> Result<T>,
-    file_len: u64,
-    options: &ReadOptions,
-) -> Result<Frame> {
-    let limit = options.limit_for(file_len);
-    let arrow_meta = ArrowReaderMetadata::load(&source()?, Default::default())?;
-    let metadata = arrow_meta.metadata().clone();
-    let schema = arrow_meta.schema().clone();
-    // The footer's key-value list, or else the metadata inside ARROW:schema.
+/// What a footer says of the frame: its `pandas` key parsed (from the
+/// footer's key-value list, or else from the metadata inside
+/// ARROW:schema), and the rows its row groups claim in all.
+pub(crate) fn footer(
+    metadata: &ParquetMetaData,
+    schema: &Schema,
+) -> Result<(Option<meta::PandasMeta>, u64)> {
     let pandas = metadata
         .file_metadata()
         .key_value_metadata()
@@ -92,6 +86,23 @@ fn decode<T: ChunkReader + 'static>(
             .map_err(|_| Error::Parquet(format!("a row group claims {} rows", rg.num_rows())))?;
         rows = rows.saturating_add(n);
     }
+    Ok((pandas, rows))
+}
+
+/// `source` gives a reader of the file each time it is called: one per row
+/// group, since a batch that spans row groups with different dictionaries
+/// comes out of the Arrow reader re-encoded (in order of appearance, with
+/// entries for missing values), which would change categories.
+fn decode<T: ChunkReader + 'static>(
+    source: impl Fn() -> Result<T>,
+    file_len: u64,
+    options: &ReadOptions,
+) -> Result<Frame> {
+    let limit = options.limit_for(file_len);
+    let arrow_meta = ArrowReaderMetadata::load(&source()?, Default::default())?;
+    let metadata = arrow_meta.metadata().clone();
+    let schema = arrow_meta.schema().clone();
+    let (pandas, rows) = footer(&metadata, &schema)?;
     let metas: HashMap<String, ColumnMeta> = pandas
         .iter()
         .flat_map(|p| p.columns.iter())
