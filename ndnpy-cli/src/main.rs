@@ -311,26 +311,32 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
         Command::Stats { files, key } => {
             let bar = progress_bar();
             for path in expand(&files)? {
-                let r = tables::for_each_array(&path, key.as_deref(), |label, opened| {
-                    let result = opened.and_then(|mut op| {
-                        cmd::stats::stats(&mut op, &bar)
-                            .map_err(|e| CliError::lib(&path, None, e))
-                            .map_err(|e| CliError {
-                                message: e.message.replacen(&path.display().to_string(), label, 1),
-                                code: e.code,
-                            })
-                    });
-                    match result {
-                        Ok(mut v) => {
-                            // Not over the progress bar (drawn on a terminal).
-                            bar.suspend(|| o.text(&cmd::stats::render(label, &v)));
-                            v["name"] = json!(label);
-                            o.item(v);
+                let r =
+                    tables::for_each_valid_array(&path, key.as_deref(), |label, opened, masked| {
+                        let result = opened.and_then(|mut op| {
+                            cmd::stats::stats(&mut op, &bar)
+                                .map(|v| cmd::stats::with_missing(v, masked))
+                                .map_err(|e| CliError::lib(&path, None, e))
+                                .map_err(|e| CliError {
+                                    message: e.message.replacen(
+                                        &path.display().to_string(),
+                                        label,
+                                        1,
+                                    ),
+                                    code: e.code,
+                                })
+                        });
+                        match result {
+                            Ok(mut v) => {
+                                // Not over the progress bar (drawn on a terminal).
+                                bar.suspend(|| o.text(&cmd::stats::render(label, &v)));
+                                v["name"] = json!(label);
+                                o.item(v);
+                            }
+                            Err(e) => o.fail(e),
                         }
-                        Err(e) => o.fail(e),
-                    }
-                    Ok(())
-                });
+                        Ok(())
+                    });
                 if let Err(e) = r {
                     o.fail(e);
                 }

@@ -78,11 +78,13 @@ pub fn load_all(path: &Path) -> CliResult<Vec<(String, AnyArray)>> {
 }
 
 /// Runs `f` on each array of the frame at `path` (only `key` when given),
-/// labelled `PATH:NAME`.
+/// labelled `PATH:NAME`; with `masks`, a column with a `NAME.valid` mask
+/// is handed without its missing entries ([`without_missing`]).
 fn for_each_column(
     path: &Path,
     key: Option<&str>,
-    mut f: impl FnMut(&str, CliResult<Opened<'_>>) -> CliResult<()>,
+    masks: bool,
+    mut f: impl FnMut(&str, CliResult<Opened<'_>>, Option<Masked>) -> CliResult<()>,
 ) -> CliResult<()> {
     let arrays = crate::parquet::arrays(path)?;
     if let Some(k) = key {
@@ -93,15 +95,23 @@ fn for_each_column(
             )));
         }
     }
-    for (name, array) in arrays {
+    for (name, array) in &arrays {
         if key.is_some_and(|k| k != name) {
             continue;
         }
         let label = format!("{}:{name}", path.display());
-        let opened = opened(&array)
+        let mask = masks
+            .then(|| arrays.iter().find(|(n, _)| *n == format!("{name}.valid")))
+            .flatten()
+            .and_then(|(n, m)| without_missing(array, m, n));
+        let (opened, masked) = match mask {
+            Some((o, m)) => (Ok(o), Some(m)),
+            None => (opened(array), None),
+        };
+        let opened = opened
             .map(crate::reinterpret::apply)
-            .map_err(|e| CliError::lib(path, Some(&name), e));
-        f(&label, opened)?;
+            .map_err(|e| CliError::lib(path, Some(name), e));
+        f(&label, opened, masked)?;
     }
     Ok(())
 }
@@ -113,8 +123,29 @@ pub fn for_each_array(
     key: Option<&str>,
     mut f: impl FnMut(&str, CliResult<Opened<'_>>) -> CliResult<()>,
 ) -> CliResult<()> {
+    each(path, key, false, |label, opened, _| f(label, opened))
+}
+
+/// [`for_each_array`], but an array that has a validity mask beside it
+/// (`NAME.valid`, as `convert` writes for a nullable column of a frame) is
+/// handed without its missing entries, with what was left out. `stats`
+/// uses it, so that the fillers under the mask (0, "", NaT) do not count.
+pub fn for_each_valid_array(
+    path: &Path,
+    key: Option<&str>,
+    f: impl FnMut(&str, CliResult<Opened<'_>>, Option<Masked>) -> CliResult<()>,
+) -> CliResult<()> {
+    each(path, key, true, f)
+}
+
+fn each(
+    path: &Path,
+    key: Option<&str>,
+    masks: bool,
+    mut f: impl FnMut(&str, CliResult<Opened<'_>>, Option<Masked>) -> CliResult<()>,
+) -> CliResult<()> {
     if crate::parquet::is_parquet(path) {
-        return for_each_column(path, key, f);
+        return for_each_column(path, key, masks, f);
     }
     match container_of(path)? {
         Container::Npy => {
@@ -127,21 +158,109 @@ pub fn for_each_array(
             f(
                 &path.display().to_string(),
                 open_npy(path).map(crate::reinterpret::apply),
+                None,
             )
         }
         Container::Npz => {
             let mut npz = Npz::open(path)?;
+            let all = npz.names();
             let names = match key {
                 Some(k) => vec![k.to_owned()],
-                None => npz.names(),
+                None => all.clone(),
             };
             for name in names {
                 let label = format!("{}:{name}", path.display());
-                f(&label, npz.member(&name).map(crate::reinterpret::apply))?;
+                let mask_name = format!("{name}.valid");
+                if masks && all.contains(&mask_name) {
+                    // Both read whole: a masked member is a frame's column,
+                    // which `convert` held in memory to write.
+                    let both = npz.reader.read_any(&name).and_then(|a| {
+                        let m = npz.reader.read_any(&mask_name)?;
+                        Ok(without_missing(&a, &m, &mask_name).ok_or(a))
+                    });
+                    match both {
+                        Ok(Ok((o, m))) => f(&label, Ok(crate::reinterpret::apply(o)), Some(m))?,
+                        Ok(Err(array)) => {
+                            let o = opened(&array)
+                                .map(crate::reinterpret::apply)
+                                .map_err(|e| CliError::lib(path, Some(&name), e));
+                            f(&label, o, None)?
+                        }
+                        Err(e) => f(&label, Err(CliError::lib(path, Some(&name), e)), None)?,
+                    }
+                    continue;
+                }
+                f(
+                    &label,
+                    npz.member(&name).map(crate::reinterpret::apply),
+                    None,
+                )?;
             }
             Ok(())
         }
     }
+}
+
+/// What was left out of an array handed by [`for_each_valid_array`].
+pub struct Masked {
+    /// The mask's name (`NAME.valid`).
+    pub mask: String,
+    /// Entries the mask marks missing.
+    pub missing: u64,
+    /// The array's shape with them.
+    pub shape: Vec<usize>,
+}
+
+/// `array` without the entries `mask` marks missing, opened as a `.npy`
+/// file of those that remain; `None` unless `mask` is a boolean array of
+/// `array`'s 1-D shape and `array` has fixed-size elements.
+fn without_missing(
+    array: &AnyArray,
+    mask: &AnyArray,
+    name: &str,
+) -> Option<(Opened<'static>, Masked)> {
+    let AnyArray::Bool(valid) = mask else {
+        return None;
+    };
+    let bytes = array.to_npy_bytes().ok()?;
+    let (header, offset) = read_header(&bytes[..]).ok()?;
+    if header.shape.len() != 1 || valid.shape() != header.shape.as_slice() {
+        return None;
+    }
+    let size = header
+        .dtype
+        .itemsize()
+        .filter(|_| !header.dtype.has_object())?;
+    let data = &bytes[offset as usize..];
+    let kept: Vec<u8> = data
+        .chunks_exact(size.max(1))
+        .zip(valid.iter())
+        .filter(|(_, &v)| v)
+        .flat_map(|(e, _)| e.iter().copied())
+        .collect();
+    let count = valid.iter().filter(|&&v| v).count();
+    let shape = header.shape.clone();
+    let mut out = ndnpy::Header {
+        shape: vec![count],
+        ..header
+    }
+    .to_bytes()
+    .ok()?;
+    let base = out.len() as u64;
+    out.extend_from_slice(&kept);
+    let (header, _) = read_header(&out[..]).ok()?;
+    let masked = Masked {
+        mask: name.to_owned(),
+        missing: (shape[0] - count) as u64,
+        shape,
+    };
+    let opened = Opened {
+        available: kept.len() as u64,
+        data_offset: base,
+        header,
+        data: Box::new(InMemory { bytes: out, base }),
+    };
+    Some((opened, masked))
 }
 
 /// Pairs the arrays of `a` and `b` by name (a single array on both sides

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{code, json, ndnpy, root, stderr};
+use common::{code, json, ndnpy, root, stderr, stdout};
 use ndnpy::NpzReader;
 use ndnpy_parquet::Frame;
 use serde_json::Value;
@@ -370,4 +370,41 @@ fn info_reads_only_the_footer() {
     assert_eq!(got, good);
     let out = ndnpy(&["check", bad.to_str().unwrap()]);
     assert_eq!(code(&out), 1, "{}", common::stdout(&out));
+}
+
+#[test]
+fn stats_leave_out_what_the_validity_masks_mark_missing() {
+    // pandas' `describe()` of the fixture: I64 [1, <NA>, 3, -4], U32
+    // [1, 2, <NA>, 4], F [1.5, <NA>, 2.5, 3.0]: the fillers under the
+    // masks are not values.
+    let pq = fixture("nullable");
+    let out = ndnpy(&["--json", "stats", pq.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let all = json(&out);
+    let column = |name: &str| {
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"].as_str().unwrap().ends_with(&format!(":{name}")))
+            .unwrap_or_else(|| panic!("no {name}"))
+            .clone()
+    };
+    for (name, min, max, mean) in [
+        ("I64", -4.0, 3.0, 0.0),
+        ("U32", 1.0, 4.0, 7.0 / 3.0),
+        ("F", 1.5, 3.0, 7.0 / 3.0),
+    ] {
+        let v = column(name);
+        assert_eq!(v["missing"], 1, "{name}");
+        assert_eq!(v["mask"], format!("{name}.valid"));
+        assert_eq!(v["shape"], serde_json::json!([4]));
+        let c = &v["columns"][0];
+        assert_eq!(c["count"], 3, "{name}");
+        assert_eq!(c["min"].as_f64().unwrap(), min, "{name}");
+        assert_eq!(c["max"].as_f64().unwrap(), max, "{name}");
+        assert!((c["mean"].as_f64().unwrap() - mean).abs() < 1e-12, "{name}");
+    }
+    // The text output says so.
+    let text = ndnpy(&["stats", pq.to_str().unwrap()]);
+    assert!(stdout(&text).contains("missing=1 (by I64.valid; left out of the figures)"));
 }

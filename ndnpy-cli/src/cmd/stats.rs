@@ -561,6 +561,17 @@ pub fn stats(opened: &mut Opened<'_>, progress: &indicatif::ProgressBar) -> ndnp
     }))
 }
 
+/// [`stats`]' JSON of an array handed without its missing entries: the
+/// array's own shape, and how many entries which mask left out.
+pub fn with_missing(mut v: Value, masked: Option<crate::tables::Masked>) -> Value {
+    if let Some(m) = masked {
+        v["shape"] = json!(m.shape);
+        v["missing"] = json!(m.missing);
+        v["mask"] = json!(m.mask);
+    }
+    v
+}
+
 /// The text rendering of [`stats`]' JSON.
 pub fn render(label: &str, v: &Value) -> String {
     let shape: Vec<usize> = serde_json::from_value(v["shape"].clone()).unwrap_or_default();
@@ -571,6 +582,11 @@ pub fn render(label: &str, v: &Value) -> String {
     );
     if v["pickled"] == json!(true) {
         out.push_str("  object array (pickled Python objects): no statistics, never unpickled\n");
+    }
+    if let (Some(n), Some(mask)) = (v["missing"].as_u64(), v["mask"].as_str()) {
+        out.push_str(&format!(
+            "  missing={n} (by {mask}; left out of the figures)\n"
+        ));
     }
     for c in v["columns"].as_array().into_iter().flatten() {
         let name = c["field"]
