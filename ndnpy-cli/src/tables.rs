@@ -164,6 +164,15 @@ fn each(
         Container::Npz => {
             let mut npz = Npz::open(path)?;
             let all = npz.names();
+            // Looked up once per member: a set, not the list.
+            let masked: std::collections::HashSet<&str> = match masks {
+                true => all
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|n| n.ends_with(".valid"))
+                    .collect(),
+                false => Default::default(),
+            };
             let names = match key {
                 Some(k) => vec![k.to_owned()],
                 None => all.clone(),
@@ -171,7 +180,7 @@ fn each(
             for name in names {
                 let label = format!("{}:{name}", path.display());
                 let mask_name = format!("{name}.valid");
-                if masks && all.contains(&mask_name) {
+                if masked.contains(mask_name.as_str()) {
                     // Both read whole: a masked member is a frame's column,
                     // which `convert` held in memory to write.
                     let both = npz.reader.read_any(&name).and_then(|a| {

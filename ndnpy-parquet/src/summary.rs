@@ -50,7 +50,8 @@ pub struct ColumnSummary {
     pub missing: Option<u64>,
     /// A datetime column's time zone.
     pub timezone: Option<String>,
-    /// A categorical's number of categories (from the `pandas` key).
+    /// A categorical's number of categories (from the `pandas` key; `None`
+    /// when it does not say, or claims more than the column's bytes hold).
     pub categories: Option<u64>,
     /// A categorical's categories' dtype.
     pub categories_dtype: Option<String>,
@@ -96,7 +97,16 @@ impl Summary {
                 .iter()
                 .find(|m| m.field_name == *field.name())
                 .copied();
-            summaries.push((field.name().clone(), column(field, meta, missing(i))?));
+            // A string dictionary entry takes at least its 4-byte length:
+            // a claim of more categories than the column's bytes could
+            // hold is not believed (the frame reader never uses it).
+            let room = metadata
+                .row_groups()
+                .iter()
+                .filter_map(|rg| rg.columns().get(i))
+                .map(|c| u64::try_from(c.uncompressed_size()).unwrap_or(0) / 4)
+                .fold(0u64, u64::saturating_add);
+            summaries.push((field.name().clone(), column(field, meta, missing(i), room)?));
         }
         let index = match pandas.as_ref().map(|p| &p.index_columns[..]) {
             Some(
@@ -244,7 +254,12 @@ fn fits(pandas_type: &str, dt: &DataType, categorical: bool) -> bool {
     }
 }
 
-fn column(field: &Field, meta: Option<&ColumnMeta>, missing: Option<u64>) -> Result<ColumnSummary> {
+fn column(
+    field: &Field,
+    meta: Option<&ColumnMeta>,
+    missing: Option<u64>,
+    room: u64,
+) -> Result<ColumnSummary> {
     let unsupported = || Error::Unsupported {
         column: field.name().clone(),
         reason: format!("Arrow type {} has no NumPy dtype here", field.data_type()),
@@ -263,7 +278,9 @@ fn column(field: &Field, meta: Option<&ColumnMeta>, missing: Option<u64>) -> Res
                 | DataType::BinaryView
         );
         if strings {
-            categories = meta_value("num_categories").and_then(|v| v.as_u64());
+            categories = meta_value("num_categories")
+                .and_then(|v| v.as_u64())
+                .filter(|&k| k <= room);
             categories_dtype = npz_dtype(value);
             ordered = Some(
                 field.dict_is_ordered().unwrap_or(false)

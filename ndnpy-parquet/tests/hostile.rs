@@ -237,3 +237,38 @@ fn a_huge_range_index_without_columns_converts_at_once() {
     use parquet::file::reader::FileReader;
     assert_eq!(reader.metadata().num_row_groups(), 1);
 }
+
+#[test]
+fn summaries_of_hostile_files_refuse_or_do_not_believe_the_same_lies() {
+    use ndnpy_parquet::Summary;
+    // What the footer alone shows is refused with the frame reader's error.
+    for (name, needle) in [
+        ("unknown_pandas_type", "unknown pandas_type \"quaternion\""),
+        (
+            "missing_index_column",
+            "index column \"no_such_column\" is not in the file",
+        ),
+        ("range_length_mismatch", "the file has 7 rows"),
+        ("range_step_zero", "step cannot be 0"),
+        ("not_json", "not JSON"),
+        ("json_not_object", "not a JSON object"),
+        (
+            "ghost_column",
+            "a column \"ghost\" that the file does not have",
+        ),
+    ] {
+        match Summary::read(fixture("hostile", name)) {
+            Err(Error::Metadata(msg)) => assert!(msg.contains(needle), "{name}: {msg}"),
+            other => panic!("{name}: expected Error::Metadata, got {other:?}"),
+        }
+    }
+    // num_categories of 2**62 is not believed: the count is unknown.
+    let s = Summary::read(fixture("hostile", "huge_num_categories")).unwrap();
+    assert!(s.columns.iter().all(|c| c.categories.is_none()), "{s:?}");
+    // Lies only the pages show (a dictionary page claiming a billion
+    // entries, a column chunk starting at a negative offset) are left to
+    // `check`; the footer reads.
+    for name in ["fuzz_dictionary_count", "fuzz_negative_column_start"] {
+        assert!(Summary::read(fixture("hostile", name)).is_ok(), "{name}");
+    }
+}

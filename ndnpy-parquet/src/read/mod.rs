@@ -67,7 +67,8 @@ fn read_source<T: ChunkReader + 'static>(
 
 /// What a footer says of the frame: its `pandas` key parsed (from the
 /// footer's key-value list, or else from the metadata inside
-/// ARROW:schema), and the rows its row groups claim in all.
+/// ARROW:schema; refused if it describes a column the schema lacks), and
+/// the rows its row groups claim in all.
 pub(crate) fn footer(
     metadata: &ParquetMetaData,
     schema: &Schema,
@@ -80,6 +81,14 @@ pub(crate) fn footer(
         .or_else(|| schema.metadata().get("pandas").map(String::as_str))
         .map(meta::parse)
         .transpose()?;
+    for m in pandas.iter().flat_map(|p| &p.columns) {
+        if schema.fields().iter().all(|f| *f.name() != m.field_name) {
+            return Err(Error::Metadata(format!(
+                "the metadata describes a column {:?} that the file does not have",
+                m.field_name
+            )));
+        }
+    }
     let mut rows: u64 = 0;
     for rg in metadata.row_groups() {
         let n = u64::try_from(rg.num_rows())
@@ -178,14 +187,6 @@ fn decode<T: ChunkReader + 'static>(
         });
     };
     let position = |field_name: &str| schema.fields().iter().position(|f| f.name() == field_name);
-    for m in &pandas.columns {
-        if position(&m.field_name).is_none() {
-            return Err(Error::Metadata(format!(
-                "the metadata describes a column {:?} that the file does not have",
-                m.field_name
-            )));
-        }
-    }
     let index = match pandas.index_columns.as_slice() {
         [] => Index::Range(RangeIndex::default_for(len)),
         [IndexSpec::Range {
