@@ -22,7 +22,7 @@ pub(crate) const BLOCKS_ID: u16 = u16::from_le_bytes(*b"nd");
 /// Deflate's largest expansion: a stream cannot inflate to more than about
 /// 1032 times its length, so a member that claims more is not believed
 /// (and not allocated for).
-const MAX_RATIO: u64 = 1032;
+pub(crate) const MAX_RATIO: u64 = 1032;
 
 /// The piece table of a member: uncompressed bytes per piece (all but the
 /// last), and each piece's compressed length.
@@ -301,6 +301,16 @@ fn inflate_into(piece: &[u8], target: &mut [MaybeUninit<u8>]) -> io::Result<crc3
     Ok(crc)
 }
 
+/// Inflates one piece (completed with its final block) into `out`, made
+/// exactly `len` bytes.
+pub(crate) fn inflate_piece_into(input: &[u8], out: &mut Vec<u8>, len: usize) -> io::Result<()> {
+    out.clear();
+    out.try_reserve_exact(len)
+        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    out.resize(len, 0);
+    inflate_piece(input, out)
+}
+
 /// Inflates one whole deflate stream (a piece completed with its final
 /// block by the caller) into exactly `out`.
 fn inflate_piece(input: &[u8], out: &mut [u8]) -> io::Result<()> {
@@ -323,24 +333,25 @@ fn inflate_piece(input: &[u8], out: &mut [u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// `data` deflated as ndnpy's writer does it: independent 1 MiB pieces
+/// back to back, and their table (for tests here and in `ahead.rs`).
+#[cfg(test)]
+pub(crate) fn deflate_in_pieces(data: &[u8]) -> (Vec<u8>, Pieces) {
+    let mut deflater = crate::npz::deflate::Deflater::new(6);
+    let (mut stream, mut lengths) = (Vec::new(), Vec::new());
+    let chunks: Vec<&[u8]> = data.chunks(1 << 20).collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        let piece = deflater.compress(chunk, i == chunks.len() - 1).unwrap();
+        lengths.push(piece.len() as u32);
+        stream.extend_from_slice(&piece);
+    }
+    let block = 1 << 20;
+    (stream, Pieces { block, lengths })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `data` deflated as ndnpy's writer does it: independent 1 MiB
-    /// pieces back to back, and their table.
-    fn deflate_in_pieces(data: &[u8]) -> (Vec<u8>, Pieces) {
-        let mut deflater = crate::npz::deflate::Deflater::new(6);
-        let (mut stream, mut lengths) = (Vec::new(), Vec::new());
-        let chunks: Vec<&[u8]> = data.chunks(1 << 20).collect();
-        for (i, chunk) in chunks.iter().enumerate() {
-            let piece = deflater.compress(chunk, i == chunks.len() - 1).unwrap();
-            lengths.push(piece.len() as u32);
-            stream.extend_from_slice(&piece);
-        }
-        let block = 1 << 20;
-        (stream, Pieces { block, lengths })
-    }
 
     #[test]
     fn tables_round_trip_and_are_checked() {

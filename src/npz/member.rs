@@ -2,6 +2,7 @@
 //! deflated (one reusable `flate2` state per archive reader), its CRC-32
 //! checked at the end as Python's `zipfile` checks it.
 
+use super::ahead::Ahead;
 use super::directory::{Entry, DEFLATED};
 use super::inflate::{self as whole, inflate_pieces, inflate_whole, Pieces};
 use crate::error::Error;
@@ -49,6 +50,9 @@ enum Body<'a, R: BufRead> {
     /// Inflated whole at the first read (`inflate.rs`), then served from
     /// memory.
     Whole(Whole<'a, R>),
+    /// Too large to inflate whole, but in pieces ndnpy wrote: inflated a
+    /// few pieces ahead on every core (`ahead.rs`).
+    Ahead(Box<Ahead<io::Take<&'a mut R>>>),
 }
 
 /// A member to inflate whole: its compressed bytes still in the archive,
@@ -94,14 +98,17 @@ impl<'a, R: BufRead> MemberReader<'a, R> {
         whole: u64,
     ) -> Self {
         let raw = reader.take(entry.compressed_size);
+        let pieces = entry
+            .pieces
+            .clone()
+            .filter(|p| entry.method == DEFLATED && p.fits(entry.size, entry.compressed_size));
         let body = if entry.method == DEFLATED
             && inflate_whole(entry.size, entry.compressed_size, whole)
         {
-            let pieces = entry
-                .pieces
-                .clone()
-                .filter(|p| p.fits(entry.size, entry.compressed_size));
             Body::Whole(Whole::Pending(raw, pieces, entry.size))
+        } else if let Some(pieces) = pieces.filter(|p| super::ahead::suits(p, entry.size)) {
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            Body::Ahead(Box::new(Ahead::new(raw, pieces, entry.size, threads)))
         } else if entry.method == DEFLATED {
             inflater.reset(false);
             Body::Deflated(raw, inflater)
@@ -130,10 +137,16 @@ impl<R: BufRead> Read for MemberReader<'_, R> {
         let n = match &mut self.body {
             Body::Stored(r) => r.read(buf)?,
             Body::Deflated(r, inflater) => inflate(r, inflater, buf)?,
-            Body::Whole(whole) => {
-                // Inflated whole, with its CRC computed on the way (in
-                // parallel): checked now, not byte by byte.
-                let result = whole.read(buf).and_then(|(n, crc)| {
+            Body::Whole(_) | Body::Ahead(_) => {
+                // Inflated whole, or a piece at a time, with the CRC
+                // computed on the way (in parallel): checked once all of
+                // it is known, not byte by byte.
+                let result = match &mut self.body {
+                    Body::Whole(whole) => whole.read(buf),
+                    Body::Ahead(ahead) => ahead.read(buf),
+                    _ => unreachable!("matched above"),
+                };
+                let result = result.and_then(|(n, crc)| {
                     if crc.is_some_and(|crc| crc != self.expected_crc) {
                         return Err(bad_crc(&self.name));
                     }
@@ -146,7 +159,7 @@ impl<R: BufRead> Read for MemberReader<'_, R> {
                     }
                     Err(e) => {
                         // Never the bytes of a failed member afterwards.
-                        *whole = Whole::Failed;
+                        self.body = Body::Whole(Whole::Failed);
                         Err(e)
                     }
                 };
@@ -359,5 +372,55 @@ fn inflate<R: BufRead>(
             _ if eof && consumed == 0 => return Ok(0),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::npz::directory::Directory;
+    use std::io::{Cursor, Seek, SeekFrom};
+
+    /// An archive of ndnpy's with one compressed member of six pieces, its
+    /// directory, and the member's `.npy` bytes.
+    fn archive() -> (Vec<u8>, Directory, Vec<u8>) {
+        let a = ndarray::Array1::from_iter((0..700_000u64).map(|i| i * i % 1_000_003));
+        // 5.6 MB: more than the 4 MiB a member needs to be read ahead.
+        let npy = crate::WriteNpy::to_npy_bytes(&a).unwrap();
+        let mut w = crate::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+        w.add("a", &a).unwrap();
+        let bytes = w.finish_into_inner().unwrap().into_inner();
+        let dir = Directory::read(&mut Cursor::new(&bytes), bytes.len() as u64).unwrap();
+        (bytes, dir, npy)
+    }
+
+    /// Reads the member streaming (not whole), as a member too large to
+    /// inflate whole is read: a few pieces ahead on other threads.
+    fn stream(bytes: &[u8], entry: &Entry) -> io::Result<Vec<u8>> {
+        let mut input = io::BufReader::new(Cursor::new(bytes));
+        let start = entry.data_start(&mut input, bytes.len() as u64).unwrap();
+        input.seek(SeekFrom::Start(start)).unwrap();
+        let mut inflater = flate2::Decompress::new(false);
+        let mut member = MemberReader::new(entry, &mut input, &mut inflater, 0);
+        assert!(matches!(member.body, Body::Ahead(_)));
+        let mut out = Vec::new();
+        member.read_to_end(&mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn members_too_large_to_hold_stream_their_pieces_checked() {
+        let (bytes, dir, npy) = archive();
+        let entry = &dir.entries[0];
+        assert!(entry.pieces.as_ref().unwrap().lengths.len() > 2);
+        assert!(stream(&bytes, entry).unwrap() == npy);
+        // The CRC is checked when the last piece is inflated.
+        let mut lying = entry.clone();
+        lying.crc ^= 1;
+        let e = stream(&bytes, &lying).unwrap_err();
+        assert!(
+            matches!(Error::from(e), Error::BadCrc { ref name } if name == "a"),
+            "a CRC mismatch"
+        );
     }
 }

@@ -18,6 +18,7 @@
 //! Layer 6, the top. May use every layer below: `crate::npy` and
 //! `crate::pickle` to read members, `crate::array::encode` to write them.
 
+mod ahead;
 mod deflate;
 mod directory;
 mod inflate;
