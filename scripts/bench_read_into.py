@@ -38,7 +38,9 @@ def read_into(path, out):
     when the file's layout is `out`'s, else through a temporary."""
     with open(path, "rb") as f:
         version = np.lib.format.read_magic(f)
-        shape, fortran, dtype = np.lib.format._read_array_header(f, version)
+        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0)
+        shape, fortran, dtype = read_header(f)
         assert shape == out.shape
         if dtype == out.dtype and fortran == out.flags.f_contiguous:
             f.readinto(memoryview(out).cast("B"))
