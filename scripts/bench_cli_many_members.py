@@ -54,6 +54,26 @@ def numpy_load_all(path):
     return time.perf_counter() - t
 
 
+def reading(path):
+    """The reading commands on `path` (`diff` with itself)."""
+    return [
+        ("show", ["show", path]),
+        ("stats", ["stats", path]),
+        ("check", ["check", path]),
+        ("diff (itself)", ["diff", path, path]),
+    ]
+
+
+def run_all(commands, repeats, numpy):
+    """Runs each `ndnpy` command `repeats` times; prints its median seconds,
+    NumPy's time over it, and its peak memory."""
+    for name, cmd in commands:
+        runs = [timed([NDNPY] + cmd) for _ in range(repeats)]
+        secs = statistics.median(r[0] for r in runs)
+        rss = max(r[1] for r in runs)
+        print(f"{name:<28} {secs:>9.2f} {numpy / secs:>13.1f}x {rss / 1024:>8.0f} MiB")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--members", type=int, default=65536)
@@ -79,27 +99,13 @@ def main():
             ("convert to .npz", ["convert", path, out]),
             ("convert --compress", ["convert", "--compress", path, out]),
         ]
-        for name, cmd in commands:
-            runs = [timed([NDNPY] + cmd) for _ in range(args.repeats)]
-            secs = statistics.median(r[0] for r in runs)
-            rss = max(r[1] for r in runs)
-            print(f"{name:<28} {secs:>9.2f} {numpy / secs:>13.1f}x {rss / 1024:>8.0f} MiB")
+        run_all(commands, args.repeats, numpy)
         ours = os.path.join(d, "ours.npz")
         subprocess.run([NDNPY, "convert", "--compress", path, ours], check=True, stdout=subprocess.DEVNULL)
         numpy_ours = statistics.median(numpy_load_all(ours) for _ in range(args.repeats))
         print(f"the same archive from `ndnpy convert --compress`: {os.path.getsize(ours) / 1e6:.1f} MB; "
               f"NumPy every member {numpy_ours:.2f} s")
-        for name, cmd in [
-            ("info", ["info", ours]),
-            ("show", ["show", ours]),
-            ("stats", ["stats", ours]),
-            ("check", ["check", ours]),
-            ("diff (itself)", ["diff", ours, ours]),
-        ]:
-            runs = [timed([NDNPY] + cmd) for _ in range(args.repeats)]
-            secs = statistics.median(r[0] for r in runs)
-            rss = max(r[1] for r in runs)
-            print(f"{name:<28} {secs:>9.2f} {numpy_ours / secs:>13.1f}x {rss / 1024:>8.0f} MiB")
+        run_all([("info", ["info", ours])] + reading(ours), args.repeats, numpy_ours)
         if args.big:
             big = os.path.join(d, "big.npy")
             a = np.lib.format.open_memmap(big, mode="w+", dtype=np.float64, shape=(1 << 27,))
@@ -126,14 +132,7 @@ def main():
                 numpy_big = time.perf_counter() - t
                 print(f"ndnpy's compressed archive of the {label} array "
                       f"({os.path.getsize(packed) / 2**20:.0f} MiB; NumPy np.load + sum {numpy_big:.2f} s):")
-                for name, cmd in [
-                    ("stats", ["stats", packed]),
-                    ("check", ["check", packed]),
-                    ("show", ["show", packed]),
-                    ("diff (itself)", ["diff", packed, packed]),
-                ]:
-                    secs, rss = timed([NDNPY] + cmd)
-                    print(f"{name:<28} {secs:>9.2f} {numpy_big / secs:>13.1f}x {rss / 1024:>8.0f} MiB")
+                run_all(reading(packed), 1, numpy_big)
 
 
 if __name__ == "__main__":

@@ -15,24 +15,24 @@ import time
 import numpy as np
 
 
-def median(f, runs=10):
+def timings(f, runs=10):
+    """Seconds of `runs` calls of `f`, sorted."""
     times = []
     for _ in range(runs):
         t = time.perf_counter()
         f()
         times.append(time.perf_counter() - t)
-    times.sort()
+    return sorted(times)
+
+
+def median(f, runs=10):
+    times = timings(f, runs)
     return times[len(times) // 2]
 
 
 def spread(f, runs=10):
     """Median [min, max] of `runs` calls, in ms, as text."""
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    times.sort()
+    times = timings(f, runs)
     return f"{times[len(times) // 2] * 1e3:.1f} ms [{times[0] * 1e3:.1f}, {times[-1] * 1e3:.1f}]"
 
 

@@ -16,21 +16,12 @@ Prints median [min, max] in ms of `--runs` runs for each case.
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def spread(f, runs):
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    times.sort()
-    return f"{times[len(times) // 2] * 1e3:.1f} ms [{times[0] * 1e3:.1f}, {times[-1] * 1e3:.1f}]"
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from bench_elements import spread  # noqa: E402
 
 
 def read_into(path, out):
