@@ -95,15 +95,19 @@ fn for_each_column(
             )));
         }
     }
+    // Looked up once per column: a map, not the list.
+    let by_name: std::collections::HashMap<&str, &AnyArray> =
+        arrays.iter().map(|(n, a)| (n.as_str(), a)).collect();
     for (name, array) in &arrays {
         if key.is_some_and(|k| k != name) {
             continue;
         }
         let label = format!("{}:{name}", path.display());
+        let mask_name = format!("{name}.valid");
         let mask = masks
-            .then(|| arrays.iter().find(|(n, _)| *n == format!("{name}.valid")))
+            .then(|| by_name.get(mask_name.as_str()))
             .flatten()
-            .and_then(|(n, m)| without_missing(array, m, n));
+            .and_then(|m| without_missing(array, m, &mask_name));
         let (opened, masked) = match mask {
             Some((o, m)) => (Ok(o), Some(m)),
             None => (opened(array), None),
@@ -180,22 +184,32 @@ fn each(
             for name in names {
                 let label = format!("{}:{name}", path.display());
                 let mask_name = format!("{name}.valid");
-                if masked.contains(mask_name.as_str()) {
+                // Never an object array (it would be unpickled to mask it;
+                // `stats` does not unpickle).
+                if masked.contains(mask_name.as_str())
+                    && npz
+                        .reader
+                        .header(&name)
+                        .is_ok_and(|h| !h.dtype.has_object())
+                {
                     // Both read whole: a masked member is a frame's column,
                     // which `convert` held in memory to write.
-                    let both = npz.reader.read_any(&name).and_then(|a| {
-                        let m = npz.reader.read_any(&mask_name)?;
-                        Ok(without_missing(&a, &m, &mask_name).ok_or(a))
-                    });
-                    match both {
-                        Ok(Ok((o, m))) => f(&label, Ok(crate::reinterpret::apply(o)), Some(m))?,
-                        Ok(Err(array)) => {
-                            let o = opened(&array)
-                                .map(crate::reinterpret::apply)
-                                .map_err(|e| CliError::lib(path, Some(&name), e));
-                            f(&label, o, None)?
+                    let array = npz.reader.read_any(&name);
+                    let mask = npz.reader.read_any(&mask_name);
+                    match (array, mask) {
+                        (Ok(a), Ok(m)) => match without_missing(&a, &m, &mask_name) {
+                            Some((o, m)) => f(&label, Ok(crate::reinterpret::apply(o)), Some(m))?,
+                            None => {
+                                let o = opened(&a)
+                                    .map(crate::reinterpret::apply)
+                                    .map_err(|e| CliError::lib(path, Some(&name), e));
+                                f(&label, o, None)?
+                            }
+                        },
+                        (Err(e), _) => f(&label, Err(CliError::lib(path, Some(&name), e)), None)?,
+                        (_, Err(e)) => {
+                            f(&label, Err(CliError::lib(path, Some(&mask_name), e)), None)?
                         }
-                        Err(e) => f(&label, Err(CliError::lib(path, Some(&name), e)), None)?,
                     }
                     continue;
                 }

@@ -383,7 +383,9 @@ fn reserve(
         // guess costs a move of the whole buffer when it is outgrown, and
         // with huge pages the allocator cannot grow it in place.
         let guess = n.saturating_mul(width).min(1 << 30);
-        crate::io::source::reserve_huge(data, guess, guess)?;
+        // Only a guess: if that much address space cannot be had, the
+        // buffer grows as the text arrives.
+        let _ = crate::io::source::reserve_huge(data, guess, guess);
     }
     Ok(())
 }

@@ -18,22 +18,36 @@ use std::thread::JoinHandle;
 
 /// Whether a member of `size` bytes in `pieces` (which [`Pieces::fits`])
 /// is read ahead: large enough to pay for the threads, in pieces of a
-/// sensible size (ndnpy writes 1 MiB; a hostile table could claim 4 GiB
-/// pieces, each to be held), none claiming more bytes than deflate can
-/// give from its compressed length. Other members stream on one thread,
-/// where a lie about the size only shows at the end.
+/// sensible size (ndnpy writes 1 MiB; a hostile table could claim pieces
+/// of gigabytes, each to be held), every piece's compressed length
+/// believable for what it inflates to: no more than deflate can give from
+/// it, and no longer than deflate's worst case for it (stored blocks), so
+/// that a table cannot make one piece most of the archive. Other members
+/// stream on one thread, in constant memory, where a lie about the size
+/// only shows at the end.
 pub(crate) fn suits(pieces: &Pieces, size: u64) -> bool {
     let block = pieces.block as u64;
     let count = pieces.lengths.len();
-    let believable = |len: u32, out: u64| out <= (len as u64).saturating_mul(MAX_RATIO) + (1 << 10);
+    let believable = |len: u32, out: u64| {
+        let len = len as u64;
+        out <= len.saturating_mul(MAX_RATIO) + (1 << 10) && len <= out + 5 * (out / 65_535 + 1) + 64
+    };
     size >= 4 << 20
-        && (64 << 10..=64 << 20).contains(&block)
+        && (64 << 10..=MAX_BLOCK).contains(&block)
         && count > 1
         && pieces.lengths[..count - 1]
             .iter()
             .all(|&l| believable(l, block))
         && believable(pieces.lengths[count - 1], size - block * (count as u64 - 1))
 }
+
+/// The largest piece read ahead (ndnpy writes 1 MiB).
+const MAX_BLOCK: u64 = 4 << 20;
+
+/// At most this many threads inflate, and at most this many bytes of
+/// pieces are read or inflated ahead of the reader, whatever the cores.
+const MAX_THREADS: usize = 8;
+const AHEAD_BYTES: usize = 32 << 20;
 
 /// The pieces of a member being read, inflated ahead of the reader.
 pub(crate) struct Ahead<T: Read> {
@@ -47,6 +61,9 @@ pub(crate) struct Ahead<T: Read> {
     /// The CRC-32 of the pieces handed out so far.
     crc: crc32fast::Hasher,
     sizes: Sizes,
+    /// A read failed: every later one fails too (the failed piece is no
+    /// longer in the pool, and waiting for it would never end).
+    failed: bool,
     pool: Arc<Pool>,
     workers: Vec<JoinHandle<()>>,
 }
@@ -110,7 +127,7 @@ impl<T: Read> Ahead<T> {
             changed: Condvar::new(),
         });
         let mut workers = Vec::new();
-        for _ in 1..threads.clamp(1, pieces.lengths.len()) {
+        for _ in 1..threads.clamp(1, pieces.lengths.len().min(MAX_THREADS)) {
             let pool = Arc::clone(&pool);
             // Fewer threads if the system has none to give: the reader
             // inflates what no thread takes.
@@ -130,6 +147,7 @@ impl<T: Read> Ahead<T> {
             current: io::Cursor::new(Vec::new()),
             crc: crc32fast::Hasher::new(),
             sizes,
+            failed: false,
             pool,
             workers,
         }
@@ -139,6 +157,18 @@ impl<T: Read> Ahead<T> {
     /// its last piece, once every piece is inflated (so that a mismatch is
     /// known before those bytes are handed out).
     pub(crate) fn read(&mut self, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
+        if self.failed {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "an earlier read of this member failed",
+            ));
+        }
+        let result = self.read_on(buf);
+        self.failed = result.is_err();
+        result
+    }
+
+    fn read_on(&mut self, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
         let mut crc = None;
         if self.current.position() as usize == self.current.get_ref().len() {
             let count = self.pieces.lengths.len();
@@ -162,7 +192,8 @@ impl<T: Read> Ahead<T> {
     /// waiting or read.
     fn queue_ahead(&mut self) -> io::Result<()> {
         let count = self.pieces.lengths.len();
-        let ahead = 2 * (self.workers.len() + 1);
+        let budget = (AHEAD_BYTES / self.sizes.block).max(2);
+        let ahead = (2 * (self.workers.len() + 1)).min(budget);
         while self.queued < count && self.queued < self.next + ahead {
             let piece = self.queued;
             let len = self.pieces.lengths[piece] as usize;
@@ -333,6 +364,12 @@ mod tests {
             let ahead = Ahead::new(&broken[..], pieces.clone(), data.len() as u64, threads);
             let e = drain(ahead, 1 << 16).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
+            // Read again after the error: the error again, not a wait for
+            // the piece that failed.
+            let mut ahead = Ahead::new(&broken[..], pieces.clone(), data.len() as u64, threads);
+            let mut buf = vec![0u8; 1 << 16];
+            while ahead.read(&mut buf).is_ok() {}
+            assert!(ahead.read(&mut buf).is_err());
             let short = &stream[..stream.len() - 10];
             let ahead = Ahead::new(short, pieces.clone(), data.len() as u64, threads);
             let e = drain(ahead, 1 << 16).unwrap_err();

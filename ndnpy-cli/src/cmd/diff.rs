@@ -161,9 +161,11 @@ pub fn diff(a: &mut Opened<'_>, b: &mut Opened<'_>, rtol: f64, atol: f64) -> Cli
             }
         }
         // Identical bytes of one dtype are identical values, equal under
-        // any tolerance that is not negative (NaN equals NaN here): a batch
-        // of them needs no element-by-element look.
-        if ha.dtype == hb.dtype && rtol >= 0.0 && atol >= 0.0 && bufa == bufb {
+        // any finite tolerance that is not negative (NaN equals NaN here;
+        // an infinite one can make 0 * inf a NaN): a batch of them needs
+        // no element-by-element look.
+        let tolerant = (0.0..f64::INFINITY).contains(&rtol) && (0.0..f64::INFINITY).contains(&atol);
+        if ha.dtype == hb.dtype && tolerant && bufa == bufb {
             k += n;
             continue;
         }

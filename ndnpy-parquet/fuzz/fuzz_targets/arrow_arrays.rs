@@ -141,12 +141,16 @@ fn check(column: &ArrayRef) {
     };
     let n: usize = values.shape().iter().product();
     assert_eq!(n, column.len());
-    if let Some(v) = &validity {
-        assert_eq!(v.len(), n);
-        assert_eq!(
-            v.iter().filter(|&&b| !b).count(),
-            column.logical_null_count()
-        );
+    match &validity {
+        Some(v) => {
+            assert_eq!(v.len(), n);
+            assert_eq!(
+                v.iter().filter(|&&b| !b).count(),
+                column.logical_null_count()
+            );
+        }
+        // No mask: no nulls dropped on the way.
+        None => assert_eq!(column.logical_null_count(), 0),
     }
     let (owned, owned_validity) = from_arrow_owned(column.clone()).expect("converted once");
     assert_eq!(owned_validity, validity);

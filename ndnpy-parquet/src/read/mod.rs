@@ -81,8 +81,10 @@ pub(crate) fn footer(
         .or_else(|| schema.metadata().get("pandas").map(String::as_str))
         .map(meta::parse)
         .transpose()?;
+    let names: std::collections::HashSet<&str> =
+        schema.fields().iter().map(|f| f.name().as_str()).collect();
     for m in pandas.iter().flat_map(|p| &p.columns) {
-        if schema.fields().iter().all(|f| *f.name() != m.field_name) {
+        if !names.contains(m.field_name.as_str()) {
             return Err(Error::Metadata(format!(
                 "the metadata describes a column {:?} that the file does not have",
                 m.field_name
