@@ -10,7 +10,7 @@
 //! so that one core or a busy machine is no slower than inflating alone.
 //! Memory stays a few pieces, whatever the member's size.
 
-use super::inflate::{inflate_piece_into, Pieces, MAX_RATIO};
+use super::inflate::{inflate_piece_into, read_piece, Pieces, MAX_RATIO};
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -196,26 +196,8 @@ impl<T: Read> Ahead<T> {
         let ahead = (2 * (self.workers.len() + 1)).min(budget);
         while self.queued < count && self.queued < self.next + ahead {
             let piece = self.queued;
-            let len = self.pieces.lengths[piece] as usize;
             let mut buf = self.pool.lock().spare.pop().unwrap_or_default();
-            buf.clear();
-            // The length is the table's claim, bounded by the archive's
-            // length (`Pieces::fits`): an error, not an abort, if it cannot
-            // be had.
-            buf.try_reserve_exact(len.saturating_add(2))
-                .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-            (&mut self.raw).take(len as u64).read_to_end(&mut buf)?;
-            if buf.len() != len {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "a piece of the member lies past its end",
-                ));
-            }
-            if piece != count - 1 {
-                // As in `inflate_pieces`: an empty final block makes the
-                // byte-aligned piece a whole stream.
-                buf.extend_from_slice(&[0x03, 0x00]);
-            }
+            read_piece(&mut self.raw, &self.pieces, piece, &mut buf)?;
             self.pool.lock().jobs.push_back((piece, buf));
             self.pool.changed.notify_one();
             self.queued += 1;

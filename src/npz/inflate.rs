@@ -118,7 +118,6 @@ pub(crate) fn inflate_pieces(
             "the piece table does not match the member",
         ));
     }
-    let last = pieces.lengths.len() - 1;
     let count = which.len();
     let threads = threads.clamp(1, count);
     let targets: Vec<&mut [MaybeUninit<u8>]> = out.chunks_mut(block).collect();
@@ -168,27 +167,8 @@ pub(crate) fn inflate_pieces(
     };
     let read = |input: &mut dyn io::Read| -> io::Result<()> {
         for ((index, piece), target) in which.clone().enumerate().zip(targets) {
-            let len = pieces.lengths[piece] as usize;
             let mut buf = lock().spare.pop().unwrap_or_default();
-            buf.clear();
-            // The length is the table's claim, bounded by the archive's
-            // length (`Pieces::fits`): an error, not an abort, if it cannot
-            // be had.
-            buf.try_reserve_exact(len.saturating_add(2))
-                .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-            input.take(len as u64).read_to_end(&mut buf)?;
-            if buf.len() != len {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "a piece of the member lies past its end",
-                ));
-            }
-            if piece != last {
-                // A piece other than the last ends byte-aligned without a
-                // final block: an empty final block (fixed Huffman,
-                // end-of-block only) makes it a whole stream.
-                buf.extend_from_slice(&[0x03, 0x00]);
-            }
+            read_piece(input, pieces, piece, &mut buf)?;
             let mut s = lock();
             if s.failed.is_some() {
                 return Ok(());
@@ -239,6 +219,36 @@ pub(crate) fn inflate_pieces(
         crc.combine(&piece.ok_or_else(|| io::Error::other("an inflating thread failed"))?);
     }
     Ok(crc)
+}
+
+/// Reads piece `piece` of `pieces` from `input` (positioned at it) into
+/// `buf`, replacing what it held, completed as a whole deflate stream.
+pub(crate) fn read_piece(
+    input: &mut dyn io::Read,
+    pieces: &Pieces,
+    piece: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<()> {
+    let len = pieces.lengths[piece] as usize;
+    buf.clear();
+    // The length is the table's claim, bounded by the archive's length
+    // (`Pieces::fits`): an error, not an abort, if it cannot be had.
+    buf.try_reserve_exact(len.saturating_add(2))
+        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    input.take(len as u64).read_to_end(buf)?;
+    if buf.len() != len {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "a piece of the member lies past its end",
+        ));
+    }
+    if piece + 1 != pieces.lengths.len() {
+        // A piece other than the last ends byte-aligned without a final
+        // block: an empty final block (fixed Huffman, end-of-block only)
+        // makes it a whole stream.
+        buf.extend_from_slice(&[0x03, 0x00]);
+    }
+    Ok(())
 }
 
 /// How [`inflate_pieces`]'s workers take pieces.
