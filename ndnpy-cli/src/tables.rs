@@ -104,17 +104,8 @@ fn for_each_column(
         }
         let label = format!("{}:{name}", path.display());
         let mask_name = format!("{name}.valid");
-        let mask = masks
-            .then(|| by_name.get(mask_name.as_str()))
-            .flatten()
-            .and_then(|m| without_missing(array, m, &mask_name));
-        let (opened, masked) = match mask {
-            Some((o, m)) => (Ok(o), Some(m)),
-            None => (opened(array), None),
-        };
-        let opened = opened
-            .map(crate::reinterpret::apply)
-            .map_err(|e| CliError::lib(path, Some(name), e));
+        let mask = masks.then(|| by_name.get(mask_name.as_str())).flatten();
+        let (opened, masked) = open_masked(path, name, array, mask.map(|m| (*m, &mask_name[..])));
         f(&label, opened, masked)?;
     }
     Ok(())
@@ -197,15 +188,11 @@ fn each(
                     let array = npz.reader.read_any(&name);
                     let mask = npz.reader.read_any(&mask_name);
                     match (array, mask) {
-                        (Ok(a), Ok(m)) => match without_missing(&a, &m, &mask_name) {
-                            Some((o, m)) => f(&label, Ok(crate::reinterpret::apply(o)), Some(m))?,
-                            None => {
-                                let o = opened(&a)
-                                    .map(crate::reinterpret::apply)
-                                    .map_err(|e| CliError::lib(path, Some(&name), e));
-                                f(&label, o, None)?
-                            }
-                        },
+                        (Ok(a), Ok(m)) => {
+                            let (opened, masked) =
+                                open_masked(path, &name, &a, Some((&m, &mask_name)));
+                            f(&label, opened, masked)?
+                        }
                         (Err(e), _) => f(&label, Err(CliError::lib(path, Some(&name), e)), None)?,
                         (_, Err(e)) => {
                             f(&label, Err(CliError::lib(path, Some(&mask_name), e)), None)?
@@ -221,6 +208,26 @@ fn each(
             }
             Ok(())
         }
+    }
+}
+
+/// `array` (member or column `name` of `path`) opened for a command:
+/// without its missing entries when `mask` (an array and its name)
+/// applies ([`without_missing`]), else whole.
+fn open_masked(
+    path: &Path,
+    name: &str,
+    array: &AnyArray,
+    mask: Option<(&AnyArray, &str)>,
+) -> (CliResult<Opened<'static>>, Option<Masked>) {
+    match mask.and_then(|(m, n)| without_missing(array, m, n)) {
+        Some((o, m)) => (Ok(crate::reinterpret::apply(o)), Some(m)),
+        None => (
+            opened(array)
+                .map(crate::reinterpret::apply)
+                .map_err(|e| CliError::lib(path, Some(name), e)),
+            None,
+        ),
     }
 }
 
@@ -254,31 +261,27 @@ fn without_missing(
         .dtype
         .itemsize()
         .filter(|_| !header.dtype.has_object())?;
-    let data = &bytes[offset as usize..];
-    let kept: Vec<u8> = data
-        .chunks_exact(size.max(1))
-        .zip(valid.iter())
-        .filter(|(_, &v)| v)
-        .flat_map(|(e, _)| e.iter().copied())
-        .collect();
     let count = valid.iter().filter(|&&v| v).count();
     let shape = header.shape.clone();
-    let mut out = ndnpy::Header {
+    let header = ndnpy::Header {
         shape: vec![count],
         ..header
-    }
-    .to_bytes()
-    .ok()?;
+    };
+    // The kept elements go straight after the new header: one copy.
+    let mut out = header.to_bytes().ok()?;
     let base = out.len() as u64;
-    out.extend_from_slice(&kept);
-    let (header, _) = read_header(&out[..]).ok()?;
+    out.reserve(count * size);
+    let items = bytes[offset as usize..].chunks_exact(size.max(1));
+    for (item, _) in items.zip(valid.iter()).filter(|(_, &v)| v) {
+        out.extend_from_slice(item);
+    }
     let masked = Masked {
         mask: name.to_owned(),
         missing: (shape[0] - count) as u64,
         shape,
     };
     let opened = Opened {
-        available: kept.len() as u64,
+        available: out.len() as u64 - base,
         data_offset: base,
         header,
         data: Box::new(InMemory { bytes: out, base }),

@@ -612,3 +612,37 @@ fn check_reads_pickles_without_running_them() {
     let out = ndnpy(&["check", "--allow-pickle", "fixtures/pickle"]);
     assert_eq!(code(&out), 0, "{}", stdout(&out));
 }
+
+#[test]
+fn stats_ignore_masks_that_do_not_fit() {
+    // A `.valid` member that is not a boolean array of the member's 1-D
+    // shape is not a mask: the member's figures count every entry.
+    use ndarray::array;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.npz");
+    let mut w = ndnpy::NpzWriter::create(&path).unwrap();
+    w.add("short", &array![1.0f64, 2.0, 3.0]).unwrap();
+    w.add("short.valid", &array![true, false]).unwrap();
+    w.add("ints", &array![5i64, 6]).unwrap();
+    w.add("ints.valid", &array![1u8, 0]).unwrap();
+    w.add("fits", &array![5i64, 7]).unwrap();
+    w.add("fits.valid", &array![false, true]).unwrap();
+    w.finish().unwrap();
+    let out = ndnpy(&["--json".as_ref(), "stats".as_ref(), path.as_os_str()]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    let all = json(&out);
+    let by = |n: &str| {
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"].as_str().unwrap().ends_with(&format!(":{n}")))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by("short")["columns"][0]["count"], 3);
+    assert!(by("short").get("missing").is_none());
+    assert_eq!(by("ints")["columns"][0]["count"], 2);
+    assert_eq!(by("fits")["columns"][0]["count"], 1);
+    assert_eq!(by("fits")["columns"][0]["min"].as_f64(), Some(7.0));
+    assert_eq!(by("fits")["missing"], 1);
+}
