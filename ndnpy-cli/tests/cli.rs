@@ -631,14 +631,7 @@ fn stats_ignore_masks_that_do_not_fit() {
     let out = ndnpy(&["--json".as_ref(), "stats".as_ref(), path.as_os_str()]);
     assert_eq!(code(&out), 0, "{}", stdout(&out));
     let all = json(&out);
-    let by = |n: &str| {
-        all.as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"].as_str().unwrap().ends_with(&format!(":{n}")))
-            .unwrap()
-            .clone()
-    };
+    let by = |n: &str| common::named(&all, n);
     assert_eq!(by("short")["columns"][0]["count"], 3);
     assert!(by("short").get("missing").is_none());
     assert_eq!(by("ints")["columns"][0]["count"], 2);

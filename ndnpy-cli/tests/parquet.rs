@@ -381,14 +381,7 @@ fn stats_leave_out_what_the_validity_masks_mark_missing() {
     let out = ndnpy(&["--json", "stats", pq.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let all = json(&out);
-    let column = |name: &str| {
-        all.as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"].as_str().unwrap().ends_with(&format!(":{name}")))
-            .unwrap_or_else(|| panic!("no {name}"))
-            .clone()
-    };
+    let column = |name: &str| common::named(&all, name);
     for (name, min, max, mean) in [
         ("I64", -4.0, 3.0, 0.0),
         ("U32", 1.0, 4.0, 7.0 / 3.0),

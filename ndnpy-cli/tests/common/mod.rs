@@ -76,3 +76,18 @@ pub fn numpy_python(test: &str) -> Option<String> {
         }
     }
 }
+
+/// The item of a `--json` output array whose `name` ends with `:NAME`.
+pub fn named(all: &Value, name: &str) -> Value {
+    all.as_array()
+        .expect("a JSON array")
+        .iter()
+        .find(|v| {
+            v["name"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with(&format!(":{name}"))
+        })
+        .unwrap_or_else(|| panic!("no {name}"))
+        .clone()
+}
