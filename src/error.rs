@@ -4,6 +4,13 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+mod kind;
+mod text;
+
+pub use kind::ErrorKind;
+pub(crate) use text::capped;
+use text::looks_like;
+
 /// Everything that can go wrong while reading, writing or viewing `.npy` and
 /// `.npz` data.
 ///
@@ -86,6 +93,17 @@ pub enum Error {
         expected: String,
         /// What it found instead.
         found: String,
+    },
+
+    /// The header declares more values that occupy no bytes of the data
+    /// (elements, fields or sub-array items of item size 0, such as `|S0`)
+    /// than [`crate::ReadOptions::max_zero_size_elements`] allows: each
+    /// would cost memory or time although the file holds nothing for it.
+    ZeroSizeLimit {
+        /// The values the header declares.
+        claimed: u64,
+        /// The limit in force.
+        max: u64,
     },
 
     /// The header literal nests deeper than the parser allows.
@@ -298,6 +316,21 @@ pub enum Error {
         /// The name of the member whose `add` failed.
         name: String,
     },
+    /// An earlier [`crate::NpyWriter::write`] failed part way (an I/O
+    /// error), so the array written is incomplete; the writer refuses
+    /// further blocks and `finish`.
+    IncompleteWrite,
+
+    /// A [`crate::NpyWriter::new_sized`] writer was given another number of
+    /// rows than its shape declares: more in a block (refused, nothing of
+    /// it written), or fewer at `finish`.
+    RowCountMismatch {
+        /// Rows along the growth axis that the shape declares.
+        declared: usize,
+        /// Rows written (with the refused block, when one was refused).
+        written: usize,
+    },
+
     /// A row range reaches past the growth axis of the array.
     RangeOutOfBounds {
         /// First row asked for.
@@ -432,6 +465,7 @@ impl fmt::Display for Error {
             Error::TruncatedHeader { expected, found } => write!(f, "truncated header: expected {expected} bytes, found {found}"),
             Error::HeaderEncoding { major, encoding } => write!(f, "header text of version {major}.0 is not valid {encoding}"),
             Error::MalformedHeader { pos, expected, found } => write!(f, "malformed header at character {pos}: expected {expected}, found {found}", expected = capped(expected), found = capped(found)),
+            Error::ZeroSizeLimit { claimed, max } => write!(f, "the header declares {claimed} values of zero size, more than the limit of {max} (each costs memory although the file holds no data for it; raise ReadOptions::max_zero_size_elements if the file is trusted)"),
             Error::NestingTooDeep { max } => write!(f, "header nests deeper than {max} levels"),
             Error::MissingKey(v0) => write!(f, "header is missing the key '{v0}'"),
             Error::UnexpectedKey(v0) => write!(f, "header has an unexpected key {v0}", v0 = capped(v0)),
@@ -470,6 +504,8 @@ impl fmt::Display for Error {
             Error::StreamLimit { claimed, max } => write!(f, "the header declares {claimed} bytes of data to read from a stream, more than the limit of {max} (raise ReadOptions::max_stream_len if the stream is trusted)"),
             Error::InvalidName { name, reason } => write!(f, "cannot add an array named '{name}': {reason}", name = capped(&name.escape_debug().to_string()), reason = capped(reason)),
             Error::IncompleteArchive { name } => write!(f, "adding '{name}' to the archive failed earlier, so the archive is incomplete and was not finished (a path target was left untouched)", name = capped(name)),
+            Error::IncompleteWrite => write!(f, "an earlier write to this NpyWriter failed part way, so the array is incomplete and was not finished (a path target was left untouched)"),
+            Error::RowCountMismatch { declared, written } => write!(f, "the shape declares {declared} rows along the growth axis, but {written} were written"),
             Error::RangeOutOfBounds { start, end, len } => write!(f, "row range {start}..{end} is out of bounds for a growth axis of length {len}"),
             Error::NoGrowthAxis => write!(f, "a 0-dimensional array has no axis to read in parts, append to or stream along"),
             Error::AppendMismatch { what, expected, found } => write!(f, "cannot append: the {what} differs (the file has {expected}, the block has {found})"),
@@ -550,65 +586,6 @@ impl Error {
 /// Opens `path` for reading, naming it in the error.
 pub(crate) fn open_file(path: &Path) -> Result<std::fs::File> {
     std::fs::File::open(path).map_err(|e| Error::Io(e).at_path(path))
-}
-
-/// What the first bytes of a file that is not a `.npy` file look like, so
-/// that a user learns which tool to use instead of a list of numbers.
-fn looks_like(found: &[u8]) -> String {
-    let start = found.escape_ascii();
-    let what = match found {
-        [] => return "the data is empty (a .npy file starts with \\x93NUMPY)".to_owned(),
-        [b'P', b'K', 3 | 5 | 7, ..] => "this looks like a zip archive (.npz): use NpzReader",
-        [0x1f, 0x8b, ..] => "this looks like gzip-compressed data: decompress it first",
-        [0x89, b'H', b'D', b'F', ..] => "this looks like an HDF5 file",
-        [0x80, 2..=5, ..] => "this looks like a Python pickle, not an array",
-        [b'B', b'Z', b'h', ..] => "this looks like bzip2-compressed data: decompress it first",
-        [0xfd, b'7', b'z', b'X', b'Z', ..] => {
-            "this looks like xz-compressed data: decompress it first"
-        }
-        [0x28, 0xb5, 0x2f, 0xfd, ..] => "this looks like zstd-compressed data: decompress it first",
-        // The magic string, spelled here as in the messages above: the error
-        // type is below the format code and imports nothing of it.
-        _ if b"\x93NUMPY".starts_with(found) => {
-            "the data ends inside the magic string \\x93NUMPY (truncated file)"
-        }
-        _ if found
-            .iter()
-            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace()) =>
-        {
-            "this looks like text (a .npy file is binary; was it saved with np.savetxt?)"
-        }
-        _ => "expected the magic string \\x93NUMPY",
-    };
-    format!("{what} (it starts with b\"{start}\")")
-}
-
-/// Error messages quote at most this many bytes of any text that came from
-/// the input (a descr, a name, a value), so that a hostile 20 MB header
-/// cannot make a 20 MB message.
-pub(crate) const QUOTE_LIMIT: usize = 256;
-
-/// Displays `text` cut to [`QUOTE_LIMIT`] bytes (at a character boundary),
-/// saying how long it was when cut.
-pub(crate) fn capped(text: &str) -> Capped<'_> {
-    Capped(text)
-}
-
-/// The display adapter made by [`capped`].
-pub(crate) struct Capped<'a>(&'a str);
-
-impl fmt::Display for Capped<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = self.0;
-        if text.len() <= QUOTE_LIMIT {
-            return f.write_str(text);
-        }
-        let mut end = QUOTE_LIMIT;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        write!(f, "{}… ({} bytes in all)", &text[..end], text.len())
-    }
 }
 
 /// Shorthand for results whose error is [`Error`].

@@ -32,6 +32,53 @@
 //! Hostile input gives an [`Error`], never a panic or an allocation of the
 //! size a header merely claims.
 //!
+//! # Writers
+//!
+//! [`NpzWriter`], [`NpyWriter`] and [`NpzMemberWriter`] write only part of
+//! their output before `finish`, and they are `#[must_use]`. One rule says
+//! what a writer dropped without `finish` leaves behind:
+//!
+//! - **A path** (`NpzWriter::create*`, `NpyWriter::create*`,
+//!   `NpyWriter::append`) is left as it was: the old file, or no file. The
+//!   output goes to a temporary file, removed on drop, that replaces the
+//!   target atomically only when `finish` succeeds, so a write interrupted
+//!   by an error, a `?` or a panic never replaces a good file with part of
+//!   a new one. (Devices, FIFOs and hard-linked files are written in place,
+//!   as [`WriteNpy::write_npy`] explains, and are left partly written.)
+//! - **The caller's writer** (`NpzWriter::new*`, `NpyWriter::new`,
+//!   `NpyWriter::new_sized`) is finished best-effort, as the writers of the
+//!   `zip` crate and of `ndarray-npy` do: an archive gets its central
+//!   directory, a `.npy` its final header, and the bytes read back as what
+//!   was added. Errors are ignored: call `finish` to see them. Except while
+//!   the thread panics or after a call of the writer failed: then the
+//!   output is left so that no reader takes it for complete (an archive
+//!   without its directory, a `.npy` header without its magic string, or
+//!   data shorter than its header declares).
+//! - **A streamed archive member** ([`NpzMemberWriter`]) follows its
+//!   archive: ended with the rows written in an archive to the caller's
+//!   writer, otherwise it makes the archive incomplete
+//!   ([`Error::IncompleteArchive`]).
+//!
+//! ```
+//! use ndnpy::{NpzReader, NpzWriter};
+//! use std::io::Cursor;
+//!
+//! let mut out = Cursor::new(Vec::new());
+//! {
+//!     let mut npz = NpzWriter::new(&mut out);
+//!     npz.add("x", &ndarray::array![1.0, 2.0])?;
+//! } // dropped unfinished: finished best-effort
+//! assert_eq!(NpzReader::new(out)?.names(), ["x"]);
+//! # Ok::<(), ndnpy::Error>(())
+//! ```
+//!
+//! A writer that is made and never used is a warning:
+//!
+//! ```compile_fail
+//! #![deny(unused_must_use)]
+//! ndnpy::NpzWriter::new(std::io::Cursor::new(Vec::new()));
+//! ```
+//!
 //! ```
 //! use ndarray::{array, Array2};
 //! use ndnpy::{ReadNpy, WriteNpy};
@@ -67,7 +114,7 @@ pub use array::ml::{Float8E4M3Fn, Float8E5M2, MlFloat};
 pub use array::record::__record_dtype;
 pub use array::record::RecordArray;
 pub use array::strings::{FixedBytes, FixedUnicode};
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
 pub use format::header::{Header, Version, NUMPY_MAX_DIMS};
 pub use npy::file::NpyFile;
@@ -76,7 +123,8 @@ pub use npy::mmap::MmapNpy;
 pub use npy::read::{
     from_data_into, from_npy_bytes_into, read_npy_into, read_npy_into_from, ReadNpy,
 };
-pub use npy::stream::{NpyReader, NpyWriter};
+pub use npy::reader::NpyReader;
+pub use npy::stream::NpyWriter;
 pub use npy::view::{ViewMutNpy, ViewNpy};
 pub use npy::write::WriteNpy;
 pub use npz::{

@@ -1,6 +1,6 @@
 //! Layer 5, `.npy` operations: reading ([`read`]: `ReadNpy`, `AnyArray::read_npy`),
 //! writing ([`write`]: `WriteNpy`), zero-copy views ([`view`]), memory maps
-//! ([`mmap`]), [`file::NpyFile`], the streaming [`stream::NpyReader`] and
+//! ([`mmap`]), [`file::NpyFile`], the streaming [`reader::NpyReader`] and
 //! [`stream::NpyWriter`], growth of files in place ([`growth`]) and
 //! [`inspect::inspect`].
 //!
@@ -14,6 +14,7 @@ pub(crate) mod growth;
 pub(crate) mod inspect;
 pub(crate) mod mmap;
 pub(crate) mod read;
+pub(crate) mod reader;
 pub(crate) mod stream;
 pub(crate) mod view;
 pub(crate) mod write;

@@ -1,17 +1,17 @@
-//! Streaming `.npy` in blocks of rows: [`NpyWriter`] writes an array of
-//! unknown length, [`NpyReader`] reads one from any `io::Read`.
+//! [`NpyWriter`]: a `.npy` array written block by block: to a path, to any
+//! `Write + Seek` (the header patched at the end), or to any `Write` when
+//! the shape is known before the first row; and [`rewrite`], the atomic
+//! rewrite of a file with a new header.
 
 use crate::array::element::Element;
 use crate::error::{Error, Result};
-use crate::format::header::{self, Header, Version};
+use crate::format::header::{Header, Version, MAGIC};
 use crate::io::atomic::TempFile;
-use crate::io::checked::{CheckedRead, CheckedWrite};
-use crate::io::source::Source;
+use crate::io::checked::CheckedWrite;
 use crate::npy::growth;
 use crate::options::Order;
-use crate::options::ReadOptions;
 use crate::options::WriteOptions;
-use ndarray::{Array, ArrayBase, Data, Dimension};
+use ndarray::{ArrayRef, Dimension};
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::marker::PhantomData;
@@ -20,79 +20,207 @@ use std::path::Path;
 /// Small blocks are gathered into writes of this size.
 const BUFFER: usize = 256 << 10;
 
-/// The untyped part of a streaming writer: a header template whose growth
-/// axis is patched at the end, rows counted as they are written.
-struct RawWriter<W: Write + Seek> {
-    out: BufWriter<CheckedWrite<W>>,
-    /// The header with the growth axis at 0.
-    template: Header,
-    axis: usize,
-    /// Where the header starts in the writer.
-    start: u64,
-    header_len: usize,
-    rows: usize,
-    /// For a path target: the temporary file renamed over it by `finish`.
-    temp: Option<TempFile>,
+/// Writes `bytes` at `start` and comes back to the end: how a writer that
+/// seeks records the final shape. A plain function pointer, made where
+/// `W: Seek` is known, so that the writer itself needs only `Write` (and
+/// [`NpyWriter::new_sized`] takes writers that cannot seek).
+type Patch<W> = fn(&mut W, u64, &[u8]) -> io::Result<()>;
+
+fn patch<W: Write + Seek>(writer: &mut W, start: u64, bytes: &[u8]) -> io::Result<()> {
+    let end = writer.stream_position()?;
+    writer.seek(SeekFrom::Start(start))?;
+    CheckedWrite(&mut *writer).write_all(bytes)?;
+    writer.seek(SeekFrom::Start(end))?;
+    Ok(())
 }
 
-impl<W: Write + Seek> RawWriter<W> {
+/// Where a writer's bytes go, which decides what dropping it unfinished
+/// does (the crate docs' drop rule).
+enum Target {
+    /// A temporary file that `finish` renames over the path; dropped, it is
+    /// removed and the path is left as it was.
+    Path(TempFile),
+    /// An existing file continued in place ([`NpyWriter::append`]): its
+    /// header records the new rows only at `finish`.
+    Append,
+    /// The caller's writer: finished best-effort when dropped.
+    Writer,
+}
+
+/// How the header learns the row count.
+enum Rows<W> {
+    /// Patched at `finish`: the header (`header_len` bytes at `start`) is
+    /// rewritten with the final shape.
+    Patched {
+        start: u64,
+        header_len: usize,
+        patch: Patch<W>,
+    },
+    /// Written first with the final shape, which declares this many rows.
+    Declared(usize),
+}
+
+/// The untyped part of a streaming writer: a header template whose growth
+/// axis is patched at the end (or declared at the start), rows counted as
+/// they are written.
+struct RawWriter<W: Write> {
+    out: BufWriter<CheckedWrite<W>>,
+    /// The header with the growth axis at 0 (patched) or at its declared
+    /// length.
+    template: Header,
+    axis: usize,
+    rows: usize,
+    mode: Rows<W>,
+    target: Target,
+    /// A block failed part way: what was written is incomplete.
+    failed: bool,
+}
+
+impl<W: Write> RawWriter<W> {
     /// Writes a placeholder header for `template` (its growth axis is the
-    /// one to count). The placeholder has the length of the final header:
-    /// NumPy's padding leaves room for the digits of any length.
-    fn new(mut writer: W, template: Header, temp: Option<TempFile>) -> Result<Self> {
+    /// one to count), to be patched by `finish`. The placeholder has the
+    /// length of the final header (NumPy's padding leaves room for the
+    /// digits of any length) and no magic string, so output left unfinished
+    /// (a panic, an error, a killed process) is never read as an array.
+    fn patched(mut writer: W, template: Header, target: Target, patch: Patch<W>) -> Result<Self>
+    where
+        W: Seek,
+    {
         let axis = growth::axis(&template.shape, template.fortran_order)?;
         let start = writer.stream_position()?;
         // Placeholder as if the array will be long, which decides NumPy's
         // `fortran_order` flag in the common case (see `final_header`).
-        let placeholder = final_header(&template, axis, 2);
-        let bytes = placeholder.to_bytes()?;
+        let mut bytes = final_header(&template, axis, 2).to_bytes()?;
+        bytes[..MAGIC.len()].fill(0);
         let mut out = BufWriter::with_capacity(BUFFER, CheckedWrite(writer));
         out.write_all(&bytes)?;
         Ok(RawWriter {
             out,
             template,
             axis,
-            start,
-            header_len: bytes.len(),
             rows: 0,
-            temp,
+            mode: Rows::Patched {
+                start,
+                header_len: bytes.len(),
+                patch,
+            },
+            target,
+            failed: false,
         })
     }
 
-    /// Continues an array whose header (`header_len` bytes at the writer's
-    /// start) records `header`: rows go after the data, and the header is
-    /// left as it is until `finish`.
-    fn resume(mut writer: W, header: Header, header_len: usize, data_end: u64) -> Result<Self> {
+    /// Writes the final header of `header` (whose growth axis declares the
+    /// rows to come) and expects exactly that many rows.
+    fn sized(writer: W, header: Header) -> Result<Self> {
         let axis = growth::axis(&header.shape, header.fortran_order)?;
-        writer.seek(SeekFrom::Start(data_end))?;
+        let declared = header.shape[axis];
+        let final_header = final_header(&header, axis, declared);
+        final_header.data_len()?;
+        final_header.check_numpy_limits()?;
+        let mut out = BufWriter::with_capacity(BUFFER, CheckedWrite(writer));
+        out.write_all(&final_header.to_bytes()?)?;
         Ok(RawWriter {
-            out: BufWriter::with_capacity(BUFFER, CheckedWrite(writer)),
+            out,
+            template: header,
+            axis,
+            rows: 0,
+            mode: Rows::Declared(declared),
+            target: Target::Writer,
+            failed: false,
+        })
+    }
+
+    /// Checks `block` and writes its rows. A block that does not fit is
+    /// refused before anything is written; a failure while writing marks
+    /// the writer failed.
+    fn write<T: Element, D: Dimension>(&mut self, block: &ArrayRef<T, D>) -> Result<()> {
+        if self.failed {
+            return Err(Error::IncompleteWrite);
+        }
+        let block = block.view();
+        let rows = growth::check_block(&self.template, self.axis, &block)?;
+        let total =
+            self.rows
+                .checked_add(rows.shape()[0])
+                .ok_or_else(|| Error::LengthOverflow {
+                    shape: self.template.shape.iter().map(|&d| d as u64).collect(),
+                    itemsize: self.template.dtype.itemsize().unwrap_or(0),
+                })?;
+        match self.mode {
+            Rows::Declared(declared) if total > declared => {
+                return Err(Error::RowCountMismatch {
+                    declared,
+                    written: total,
+                })
+            }
+            Rows::Declared(_) => {}
+            Rows::Patched { .. } => {
+                growth::check_grown(&growth::with_len(&self.template, self.axis, total))?
+            }
+        }
+        if let Err(e) = growth::write_rows(&rows, &mut self.out) {
+            self.failed = true;
+            return Err(e);
+        }
+        self.rows = total;
+        Ok(())
+    }
+
+    /// Records the row count (patches the header, or checks the declared
+    /// count) and flushes; gives back the writer, after the data, and the
+    /// target.
+    fn finish(self) -> Result<(W, Target)> {
+        if self.failed {
+            return Err(Error::IncompleteWrite);
+        }
+        let header = match self.mode {
+            Rows::Patched { header_len, .. } => {
+                let header = final_header(&self.template, self.axis, self.rows);
+                header.data_len()?;
+                Some(growth::header_at_len(&header, header_len).ok_or_else(|| {
+                    Error::NoHeaderRoom {
+                        needed: growth::min_header_len(&header),
+                        available: header_len,
+                    }
+                })?)
+            }
+            Rows::Declared(declared) if declared != self.rows => {
+                return Err(Error::RowCountMismatch {
+                    declared,
+                    written: self.rows,
+                })
+            }
+            Rows::Declared(_) => None,
+        };
+        let mut writer = self.out.into_inner().map_err(|e| e.into_error())?.0;
+        if let (Some(bytes), Rows::Patched { start, patch, .. }) = (header, self.mode) {
+            patch(&mut writer, start, &bytes)?;
+        }
+        writer.flush()?;
+        Ok((writer, self.target))
+    }
+}
+
+impl RawWriter<File> {
+    /// Continues an array whose header (`header_len` bytes at the file's
+    /// start) records `header`: rows go after the data (at `data_end`), and
+    /// the header is left as it is until `finish`.
+    fn resume(mut file: File, header: Header, header_len: usize, data_end: u64) -> Result<Self> {
+        let axis = growth::axis(&header.shape, header.fortran_order)?;
+        file.seek(SeekFrom::Start(data_end))?;
+        Ok(RawWriter {
+            out: BufWriter::with_capacity(BUFFER, CheckedWrite(file)),
             rows: header.shape[axis],
             template: header,
             axis,
-            start: 0,
-            header_len,
-            temp: None,
+            mode: Rows::Patched {
+                start: 0,
+                header_len,
+                patch: patch::<File>,
+            },
+            target: Target::Append,
+            failed: false,
         })
-    }
-
-    /// Patches the header with the row count and leaves the writer after
-    /// the data.
-    fn finish(self) -> Result<(W, Option<TempFile>)> {
-        let header = final_header(&self.template, self.axis, self.rows);
-        header.data_len()?;
-        let bytes =
-            growth::header_at_len(&header, self.header_len).ok_or_else(|| Error::NoHeaderRoom {
-                needed: growth::min_header_len(&header),
-                available: self.header_len,
-            })?;
-        let mut writer = self.out.into_inner().map_err(|e| e.into_error())?.0;
-        let end = writer.stream_position()?;
-        writer.seek(SeekFrom::Start(self.start))?;
-        CheckedWrite(&mut writer).write_all(&bytes)?;
-        writer.seek(SeekFrom::Start(end))?;
-        writer.flush()?;
-        Ok((writer, self.temp))
     }
 }
 
@@ -141,15 +269,29 @@ pub(crate) fn rewrite(
     temp.commit()
 }
 
-/// Writes a `.npy` array of unknown length block by block, with memory use
-/// independent of its size.
+/// Writes a `.npy` array block by block, with memory use independent of
+/// its size: to a path, to any `Write + Seek`, or (when the shape is known
+/// before the first row) to any `Write`, such as a pipe, a socket or an
+/// HTTP body.
 ///
 /// The shape is `(rows, inner_shape...)` in C order, or
 /// `(inner_shape..., rows)` in Fortran order: rows grow along the growth
 /// axis and come in blocks of any length and memory layout
 /// ([`NpyWriter::write`]). [`NpyWriter::finish`] records the final length in
-/// the header, which is then byte-identical to what `np.save` writes for the
-/// whole array.
+/// the header (or, for [`NpyWriter::new_sized`], checks that the declared
+/// rows came), which is then byte-identical to what `np.save` writes for
+/// the whole array.
+///
+/// # Dropped without `finish`
+///
+/// As every writer of this crate (see the crate docs, "Writers"): a writer
+/// to a path ([`NpyWriter::create`], [`NpyWriter::append`]) leaves the path
+/// as it was, and its temporary file is removed; a writer to the caller's
+/// `Write` ([`NpyWriter::new`], [`NpyWriter::new_sized`]) is finished
+/// best-effort, as `ndarray-npy`'s and `zip`'s writers are, except while
+/// panicking or after a failed [`NpyWriter::write`]: then its header is left
+/// without the magic string (`new`) or its data short (`new_sized`), so no
+/// reader takes it for a whole array. Call `finish` to learn of errors.
 ///
 /// ```
 /// use ndarray::{array, Array2};
@@ -166,8 +308,10 @@ pub(crate) fn rewrite(
 /// assert_eq!(a.shape(), &[3, 3]);
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
-pub struct NpyWriter<T: Element, W: Write + Seek = File> {
-    raw: RawWriter<W>,
+#[must_use = "the array is written only by `finish` (dropped, a path is left as it was)"]
+pub struct NpyWriter<T: Element, W: Write = File> {
+    /// Present until `finish` or drop.
+    raw: Option<RawWriter<W>>,
     _element: PhantomData<fn(T)>,
 }
 
@@ -178,6 +322,18 @@ impl<T: Element> NpyWriter<T, File> {
     /// The data goes to a temporary file in the same folder, which
     /// [`NpyWriter::finish`] renames over `path`: until then (and if the
     /// writer is dropped without `finish`) `path` is untouched.
+    ///
+    /// ```
+    /// use ndnpy::{NpyWriter, Order};
+    ///
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("out.npy");
+    /// let mut w = NpyWriter::<u8>::create(&path, &[], Order::C)?;
+    /// w.write(&ndarray::array![1, 2, 3])?;
+    /// drop(w); // not finished: nothing appears
+    /// assert!(!path.exists());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn create<P: AsRef<Path>>(path: P, inner_shape: &[usize], order: Order) -> Result<Self> {
         Self::create_with(path, inner_shape, order, &WriteOptions::default())
     }
@@ -206,18 +362,20 @@ impl<T: Element> NpyWriter<T, File> {
     ) -> Result<Self> {
         let path = path.as_ref();
         create_temp(path, 0, options)
-            .and_then(|(file, temp)| Self::with_temp(file, inner_shape, order, Some(temp)))
+            .and_then(|(file, temp)| {
+                let template = template::<T>(inner_shape, order)?;
+                let raw = RawWriter::patched(file, template, Target::Path(temp), patch::<File>)?;
+                Ok(Self::from_raw(raw))
+            })
             .map_err(|e| e.at_path(path))
     }
-}
 
-impl<T: Element> NpyWriter<T, File> {
     /// Continues the existing `.npy` file at `path` in place: blocks are
     /// written after its data, and [`NpyWriter::finish`] records them in the
-    /// header, so readers see the file as it was until then. If the process
-    /// dies first, the file reads as before, and the next
-    /// [`crate::NpyFile::open_append`] or `NpyWriter::append` writes over
-    /// the partial tail.
+    /// header, so readers see the file as it was until then. If the writer
+    /// is dropped unfinished or the process dies first, the file reads as
+    /// before, and the next [`crate::NpyFile::open_append`] or
+    /// `NpyWriter::append` writes over the partial tail.
     ///
     /// The file's dtype must be `T`'s ([`Error::AppendMismatch`] otherwise);
     /// its inner shape and order are the file's. Holds the append lock of
@@ -252,168 +410,186 @@ impl<T: Element> NpyWriter<T, File> {
                 ),
             });
         }
-        Ok(NpyWriter {
-            raw: RawWriter::resume(file, header, data_offset as usize, data_end)?,
-            _element: PhantomData,
-        })
+        let raw = RawWriter::resume(file, header, data_offset as usize, data_end)?;
+        Ok(Self::from_raw(raw))
     }
 }
 
 impl<T: Element, W: Write + Seek> NpyWriter<T, W> {
     /// Starts writing a `.npy` array to `writer`, at its current position;
-    /// [`NpyWriter::finish`] seeks back to patch the header.
+    /// [`NpyWriter::finish`] seeks back to patch the header. Until then the
+    /// header has no magic string, so an unfinished output is not a `.npy`
+    /// file (dropped, the writer finishes best-effort: see
+    /// [`NpyWriter`]).
+    ///
+    /// ```
+    /// use ndarray::{array, Array2};
+    /// use ndnpy::{NpyWriter, Order, ReadNpy};
+    /// use std::io::Cursor;
+    ///
+    /// let mut w = NpyWriter::<u16, _>::new(Cursor::new(Vec::new()), &[2], Order::C)?;
+    /// w.write(&array![[1, 2], [3, 4]])?;
+    /// let bytes = w.finish()?.into_inner();
+    /// assert_eq!(Array2::<u16>::from_npy_bytes(&bytes)?, array![[1, 2], [3, 4]]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn new(writer: W, inner_shape: &[usize], order: Order) -> Result<Self> {
-        Self::with_temp(writer, inner_shape, order, None)
+        let template = template::<T>(inner_shape, order)?;
+        let raw = RawWriter::patched(writer, template, Target::Writer, patch::<W>)?;
+        Ok(Self::from_raw(raw))
     }
+}
 
-    fn with_temp(
-        writer: W,
-        inner_shape: &[usize],
-        order: Order,
-        temp: Option<TempFile>,
-    ) -> Result<Self> {
+impl<T: Element, W: Write> NpyWriter<T, W> {
+    /// Starts writing a `.npy` array of the full `shape` to any `writer`
+    /// (a pipe, a socket, an HTTP body: nothing is sought), for when the
+    /// shape is known before the first row. The header goes out first, as
+    /// `np.save` writes it for that shape; rows along the growth axis of
+    /// `order` follow in blocks, and the output is byte-identical to
+    /// `np.save`'s for the same array.
+    ///
+    /// A block that would pass the declared rows is refused, and
+    /// [`NpyWriter::finish`] refuses fewer rows, with
+    /// [`Error::RowCountMismatch`]. Dropped unfinished, the writer flushes
+    /// what was written: a short output that readers refuse as truncated.
+    ///
+    /// ```
+    /// use ndarray::{array, Array2};
+    /// use ndnpy::{Error, NpyWriter, Order, ReadNpy, WriteNpy};
+    ///
+    /// let mut out = Vec::new(); // any `Write`
+    /// let mut w = NpyWriter::<f64, _>::new_sized(&mut out, &[3, 2], Order::C)?;
+    /// w.write(&array![[1.0, 2.0], [3.0, 4.0]])?;
+    /// assert!(matches!(
+    ///     w.write(&array![[5.0, 6.0], [7.0, 8.0]]), // 4 rows of 3
+    ///     Err(Error::RowCountMismatch { declared: 3, written: 4 })
+    /// ));
+    /// w.write(&array![5.0, 6.0])?;
+    /// w.finish()?;
+    /// let whole = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+    /// assert_eq!(out, whole.to_npy_bytes()?); // what np.save writes
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn new_sized(writer: W, shape: &[usize], order: Order) -> Result<Self> {
         crate::array::element::check_blockwise::<T>()?;
-        let mut shape = inner_shape.to_vec();
-        if order.is_fortran() {
-            shape.push(0);
-        } else {
-            shape.insert(0, 0);
-        }
-        let template = Header {
+        let header = Header {
             dtype: T::dtype(),
-            shape,
+            shape: shape.to_vec(),
             fortran_order: order.is_fortran(),
             version: Version::V1,
         };
-        Ok(NpyWriter {
-            raw: RawWriter::new(writer, template, temp)?,
+        Ok(Self::from_raw(RawWriter::sized(writer, header)?))
+    }
+
+    fn from_raw(raw: RawWriter<W>) -> Self {
+        NpyWriter {
+            raw: Some(raw),
             _element: PhantomData,
-        })
+        }
+    }
+
+    fn raw(&self) -> &RawWriter<W> {
+        self.raw.as_ref().expect("present until finish or drop")
     }
 
     /// Writes a block of rows: an array of the inner shape with the growth
     /// axis added (any length, any memory layout), or of the inner shape
-    /// alone for a single row. Anything else is [`Error::AppendMismatch`].
-    pub fn write<S: Data<Elem = T>, D: Dimension>(
-        &mut self,
-        block: &ArrayBase<S, D>,
-    ) -> Result<()> {
-        let raw = &mut self.raw;
-        let rows = growth::check_block(&raw.template, raw.axis, block)?;
-        let total = raw
-            .rows
-            .checked_add(rows.shape()[0])
-            .ok_or_else(|| Error::LengthOverflow {
-                shape: raw.template.shape.iter().map(|&d| d as u64).collect(),
-                itemsize: raw.template.dtype.itemsize().unwrap_or(0),
-            })?;
-        let grown = growth::with_len(&raw.template, raw.axis, total);
-        growth::check_grown(&grown)?;
-        growth::write_rows(&rows, &mut raw.out)?;
-        raw.rows = total;
-        Ok(())
+    /// alone for a single row. Anything else is [`Error::AppendMismatch`],
+    /// and leaves the writer as it was; a failure part way (an I/O error)
+    /// makes later calls fail with [`Error::IncompleteWrite`].
+    ///
+    /// Takes any array through `&ArrayRef` (owned arrays and views reach
+    /// it by deref).
+    ///
+    /// ```
+    /// use ndarray::{array, s};
+    /// use ndnpy::{NpyWriter, Order};
+    /// use std::io::Cursor;
+    ///
+    /// let mut w = NpyWriter::<i32, _>::new(Cursor::new(Vec::new()), &[2], Order::C)?;
+    /// let a = array![[1, 2, 3], [4, 5, 6]];
+    /// w.write(&a.slice(s![.., ..;2]))?; // a strided view: rows [1, 3] and [4, 6]
+    /// assert!(w.write(&a).is_err()); // 3 columns, not 2
+    /// assert_eq!(w.rows(), 2);
+    /// # let _ = w.finish()?;
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn write<D: Dimension>(&mut self, block: &ArrayRef<T, D>) -> Result<()> {
+        self.raw
+            .as_mut()
+            .expect("present until finish or drop")
+            .write(block)
     }
 
     /// Rows written so far.
     pub fn rows(&self) -> usize {
-        self.raw.rows
+        self.raw().rows
     }
 
-    /// Records the final shape in the header and, for [`NpyWriter::create`],
+    /// Records the final shape in the header (or checks the rows
+    /// [`NpyWriter::new_sized`] declared) and, for [`NpyWriter::create`],
     /// moves the file into place. Returns the writer, positioned after the
-    /// data (for `create`, the finished file).
-    pub fn finish(self) -> Result<W> {
-        let (writer, temp) = self.raw.finish()?;
-        if let Some(temp) = temp {
+    /// data (for `create`, the finished file). On an error a path target is
+    /// left as it was.
+    pub fn finish(mut self) -> Result<W> {
+        let raw = self.raw.take().expect("present until finish or drop");
+        let (writer, target) = raw.finish()?;
+        if let Target::Path(temp) = target {
             temp.commit()?;
         }
         Ok(writer)
     }
 }
 
-/// Reads a `.npy` array from any `io::Read` (a pipe, a socket, a compressed
-/// archive member) a block of rows at a time, with memory bounded by the
-/// block.
-///
-/// ```
-/// use ndarray::{array, Array2};
-/// use ndnpy::{NpyReader, WriteNpy};
-///
-/// let bytes = array![[1u8, 2], [3, 4], [5, 6]].to_npy_bytes()?;
-/// let mut r = NpyReader::new(&bytes[..])?;
-/// assert_eq!(r.header().shape, vec![3, 2]);
-/// let mut blocks = Vec::new();
-/// while let Some(block) = r.read_rows::<u8, ndarray::Ix2>(2)? {
-///     blocks.push(block);
-/// }
-/// assert_eq!(blocks, vec![array![[1, 2], [3, 4]], array![[5, 6]]]);
-/// # Ok::<(), ndnpy::Error>(())
-/// ```
-pub struct NpyReader<R: Read> {
-    reader: CheckedRead<R>,
-    header: Header,
-    axis: Option<usize>,
-    /// Rows not yet read (for a 0-d array, its one element).
-    left: usize,
-    /// The limits the reader was made with, applied to every block.
-    options: ReadOptions,
+/// The header of an empty array whose rows have `inner_shape`, growing
+/// along `order`'s growth axis.
+fn template<T: Element>(inner_shape: &[usize], order: Order) -> Result<Header> {
+    crate::array::element::check_blockwise::<T>()?;
+    let mut shape = inner_shape.to_vec();
+    if order.is_fortran() {
+        shape.push(0);
+    } else {
+        shape.insert(0, 0);
+    }
+    Ok(Header {
+        dtype: T::dtype(),
+        shape,
+        fortran_order: order.is_fortran(),
+        version: Version::V1,
+    })
 }
 
-impl<R: Read> NpyReader<R> {
-    /// Reads the header from `reader`, leaving it at the data.
-    pub fn new(reader: R) -> Result<Self> {
-        Self::new_with(reader, &ReadOptions::default())
-    }
-
-    /// [`NpyReader::new`] with explicit limits, which apply to every
-    /// [`NpyReader::read_rows`] (the stream limit to each block).
-    pub fn new_with(reader: R, options: &ReadOptions) -> Result<Self> {
-        let mut reader = CheckedRead(reader);
-        let (header, _) = header::read_preamble(&mut reader, options)?;
-        header.data_len()?;
-        let axis = growth::axis(&header.shape, header.fortran_order).ok();
-        let left = axis.map_or(1, |axis| header.shape[axis]);
-        Ok(NpyReader {
-            reader,
-            header,
-            axis,
-            left,
-            options: *options,
-        })
-    }
-
-    /// The header.
-    pub fn header(&self) -> &Header {
-        &self.header
-    }
-
-    /// Rows along the growth axis not yet read.
-    pub fn rows_left(&self) -> usize {
-        self.left
-    }
-
-    /// Reads the next (up to) `n` rows along the growth axis, or `None` when
-    /// all rows have been read. Each block has the file's shape with the
-    /// growth axis cut to the rows it holds, in the file's order.
-    ///
-    /// An error (a stream that ends early gives [`Error::TruncatedData`])
-    /// leaves the reader at an unknown row: it should be dropped.
-    pub fn read_rows<T: Element, D: Dimension>(&mut self, n: usize) -> Result<Option<Array<T, D>>> {
-        let axis = self.axis.ok_or(Error::NoGrowthAxis)?;
-        crate::array::decode::check_header::<T, D>(&self.header)?;
-        if self.left == 0 {
-            return Ok(None);
+impl<T: Element, W: Write> Drop for NpyWriter<T, W> {
+    /// The drop rule (crate docs, "Writers"): only a writer to the
+    /// caller's `Write` is finished here, and not while panicking or after
+    /// a failed write, so that incomplete output never passes for complete.
+    /// A path target's temporary file is removed with it.
+    fn drop(&mut self) {
+        let Some(raw) = self.raw.take() else {
+            return;
+        };
+        if matches!(raw.target, Target::Writer) && !raw.failed && !std::thread::panicking() {
+            // Errors cannot be reported from here: `finish` reports them.
+            let _ = raw.finish();
         }
-        let take = n.min(self.left);
-        let sub = growth::with_len(&self.header, axis, take);
-        let mut source = Source::stream_with(&mut self.reader, &self.options);
-        let block = crate::npy::read::read_array_with(&sub, &mut source, &self.options)?;
-        self.left -= take;
-        Ok(Some(block))
     }
+}
 
-    /// The underlying reader, positioned after the rows read so far.
-    pub fn into_inner(self) -> R {
-        self.reader.0
+impl<T: Element, W: Write> std::fmt::Debug for NpyWriter<T, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("NpyWriter");
+        if let Some(raw) = &self.raw {
+            d.field("dtype", &raw.template.dtype.descr())
+                .field(
+                    "shape",
+                    &final_header(&raw.template, raw.axis, raw.rows).shape,
+                )
+                .field("rows", &raw.rows)
+                .field("failed", &raw.failed);
+            if let Rows::Declared(declared) = raw.mode {
+                d.field("declared_rows", &declared);
+            }
+        }
+        d.finish_non_exhaustive()
     }
 }

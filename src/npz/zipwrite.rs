@@ -72,7 +72,8 @@ struct Entry {
 
 /// The archive being written into `W`, tracking the write position itself.
 pub(crate) struct ZipOut<W> {
-    pub(crate) inner: W,
+    /// `None` once [`ZipOut::take_inner`] gave it back.
+    inner: Option<W>,
     /// Position in `inner` (the next byte written lands here).
     pub(crate) pos: u64,
     entries: Vec<Entry>,
@@ -92,20 +93,29 @@ impl<W: Write + Seek> ZipOut<W> {
     /// The archive from position `pos` of `inner` on.
     pub(crate) fn at(inner: W, pos: u64) -> ZipOut<W> {
         ZipOut {
-            inner,
+            inner: Some(inner),
             pos,
             entries: Vec::new(),
         }
     }
 
-    pub(crate) fn into_inner(self) -> W {
+    /// Gives the writer back (once: the archive is done with it). A
+    /// `ZipOut` whose writer was taken writes nothing more.
+    pub(crate) fn take_inner(&mut self) -> Option<W> {
+        self.inner.take()
+    }
+
+    /// The writer, or an error once it was given back.
+    fn w(&mut self) -> io::Result<&mut W> {
         self.inner
+            .as_mut()
+            .ok_or_else(|| io::Error::other("internal error: the archive's writer was given back"))
     }
 
     /// Writes `bytes` at the current position.
     pub(crate) fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
         // The caller's writer may claim more bytes than it was given.
-        CheckedWrite(&mut self.inner).write_all(bytes)?;
+        CheckedWrite(self.w()?).write_all(bytes)?;
         self.pos += bytes.len() as u64;
         Ok(())
     }
@@ -179,9 +189,10 @@ impl<W: Write + Seek> ZipOut<W> {
     /// Overwrites bytes at absolute position `at` (inside data already
     /// written) and comes back to the end.
     pub(crate) fn patch(&mut self, at: u64, bytes: &[u8]) -> io::Result<()> {
-        self.inner.seek(SeekFrom::Start(at))?;
-        CheckedWrite(&mut self.inner).write_all(bytes)?;
-        self.inner.seek(SeekFrom::Start(self.pos))?;
+        self.w()?.seek(SeekFrom::Start(at))?;
+        CheckedWrite(self.w()?).write_all(bytes)?;
+        let pos = self.pos;
+        self.w()?.seek(SeekFrom::Start(pos))?;
         Ok(())
     }
 
@@ -218,8 +229,8 @@ impl<W: Write + Seek> ZipOut<W> {
             fixed.extend_from_slice(&(compressed as u32).to_le_bytes());
             fixed.extend_from_slice(&(uncompressed as u32).to_le_bytes());
         }
-        self.inner.seek(SeekFrom::Start(header_at + 14))?;
-        CheckedWrite(&mut self.inner).write_all(&fixed)?;
+        self.w()?.seek(SeekFrom::Start(header_at + 14))?;
+        CheckedWrite(self.w()?).write_all(&fixed)?;
         if open.zip64 {
             let mut field = Vec::with_capacity(ZIP64_LOCAL_EXTRA);
             if zip64 {
@@ -234,15 +245,15 @@ impl<W: Write + Seek> ZipOut<W> {
                 field.extend_from_slice(&16u16.to_le_bytes());
                 field.extend_from_slice(&1u16.to_le_bytes());
                 field.extend_from_slice(&[0u8; 14]);
-                self.inner.seek(SeekFrom::Start(header_at + 4))?;
-                CheckedWrite(&mut self.inner).write_all(&20u16.to_le_bytes())?;
+                self.w()?.seek(SeekFrom::Start(header_at + 4))?;
+                CheckedWrite(self.w()?).write_all(&20u16.to_le_bytes())?;
             }
-            self.inner
-                .seek(SeekFrom::Start(header_at + 30 + name_len))?;
-            CheckedWrite(&mut self.inner).write_all(&field)?;
+            self.w()?.seek(SeekFrom::Start(header_at + 30 + name_len))?;
+            CheckedWrite(self.w()?).write_all(&field)?;
         }
-        entry.zip64_local = zip64;
-        self.inner.seek(SeekFrom::Start(self.pos))?;
+        self.entries[open.index].zip64_local = zip64;
+        let pos = self.pos;
+        self.w()?.seek(SeekFrom::Start(pos))?;
         Ok(())
     }
 
@@ -337,7 +348,7 @@ impl<W: Write + Seek> ZipOut<W> {
         end.extend_from_slice(&(cd_start.min(MAX32) as u32).to_le_bytes());
         end.extend_from_slice(&0u16.to_le_bytes()); // comment
         self.write_all(&end)?;
-        self.inner.flush()
+        self.w()?.flush()
     }
 }
 

@@ -6,7 +6,7 @@ use crate::array::any::AnyArray;
 use crate::array::element::Element;
 use crate::error::{Error, Result};
 use crate::options::Order;
-use ndarray::{ArrayBase, Data, Dimension};
+use ndarray::{ArrayBase, ArrayRef, Data, Dimension};
 use std::io::{Seek, Write};
 
 impl<W: Write + Seek> NpzWriter<W> {
@@ -18,8 +18,15 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// Fails with [`Error::DuplicateMember`] if `name` was added before, and
     /// with [`Error::InvalidName`] (without poisoning the writer) for a name
     /// NumPy could not give back: one with a NUL byte, one too long for a
-    /// zip entry, or `n.npy` beside `n`. After any other failure the writer is poisoned: further calls and
-    /// [`NpzWriter::finish`] return [`Error::IncompleteArchive`].
+    /// zip entry, or `n.npy` beside `n`. After any other failure the writer
+    /// is poisoned: further calls and [`NpzWriter::finish`] return
+    /// [`Error::IncompleteArchive`].
+    ///
+    /// Takes any array through `&ArrayRef` (ndarray's type for functions
+    /// that read an array): `&Array`, `&ArrayView`, `&ArcArray` and
+    /// `&CowArray` reach it by deref. Arrays of
+    /// [`PyValue`](crate::PyValue) and `Option<String>` are pickled as
+    /// `np.savez` pickles object arrays.
     ///
     /// ```
     /// use ndarray::{s, Array2};
@@ -35,10 +42,10 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// assert!(npz.finish().is_err());
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
-    pub fn add<T: Element, S: Data<Elem = T>, D: Dimension>(
+    pub fn add<T: Element, D: Dimension>(
         &mut self,
         name: &str,
-        array: &ArrayBase<S, D>,
+        array: &ArrayRef<T, D>,
     ) -> Result<()> {
         self.check_open(name)?;
         let result = self.add_member(name, array);
@@ -82,7 +89,7 @@ impl<W: Write + Seek> NpzWriter<W> {
         crate::array::any::each_variant!(
             array,
             a => self.add(name, a),
-            object a => self.add_object(name, a),
+            object a => self.add(name, a),
             raw r => self.add_raw(name, &r.header(), &r.data)
         )
     }
@@ -237,22 +244,9 @@ impl<W: Write + Seek> NpzWriter<W> {
         result
     }
 
-    /// Adds an object array (`|O`), pickled as `np.save` does (see
-    /// [`crate::pickle::to_object_npy_bytes`]); the same as
-    /// [`NpzWriter::add`] of a [`crate::array::pyvalue::PyValue`] array.
-    ///
-    /// ```
-    /// # use std::io::Cursor;
-    /// use ndnpy::pickle::PyValue;
-    /// use ndnpy::{AnyArray, NpzReader, NpzWriter};
-    ///
-    /// let names = ndarray::array![PyValue::Str("a".into()), PyValue::None];
-    /// let mut npz = NpzWriter::new(Cursor::new(Vec::new()));
-    /// npz.add_object("names", &names)?;
-    /// let mut back = NpzReader::new(npz.finish_into_inner()?)?;
-    /// assert_eq!(back.read_any("names")?, AnyArray::Object(names.into_dyn()));
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
+    /// Adds an object array (`|O`), pickled as `np.save` does: the same
+    /// as [`NpzWriter::add`] of a [`PyValue`](crate::PyValue) array.
+    #[deprecated(note = "use NpzWriter::add, which pickles PyValue arrays")]
     pub fn add_object<S: Data<Elem = crate::array::pyvalue::PyValue>, D: Dimension>(
         &mut self,
         name: &str,

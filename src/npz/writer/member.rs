@@ -9,13 +9,20 @@ use crate::npz::sink::MemberData;
 use crate::npz::zipwrite::{Method, Open};
 use crate::options::Order;
 use crc32fast::Hasher;
-use ndarray::{ArrayBase, Data, Dimension};
+use ndarray::{ArrayRef, Dimension};
 use std::io::{self, Seek, Write};
 use std::marker::PhantomData;
 
 /// One member of an [`NpzWriter`] written in blocks of rows, from
 /// [`NpzWriter::add_streaming`]: memory stays bounded whatever the
 /// member's size.
+///
+/// Dropped without [`NpzMemberWriter::finish`], it follows its archive's
+/// drop rule (crate docs, "Writers"): in an archive written to the
+/// caller's writer, the member is ended best-effort with the rows written
+/// so far; in an archive written to a path, while panicking, or after a
+/// failed write, the archive is poisoned ([`Error::IncompleteArchive`]),
+/// so that the path is left as it was.
 ///
 /// ```
 /// use ndarray::{Array1, Array2, Ix2};
@@ -33,6 +40,7 @@ use std::marker::PhantomData;
 /// assert_eq!(back.read::<i32, Ix2>("cols")?.dim(), (3, 3));
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
+#[must_use = "a member is complete only after `finish`"]
 pub struct NpzMemberWriter<'a, W: Write + Seek, T: Element> {
     npz: &'a mut NpzWriter<W>,
     m: Started,
@@ -148,11 +156,14 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
     /// m.finish()?;
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
-    pub fn write<S: Data<Elem = T>, D: Dimension>(
-        &mut self,
-        block: &ArrayBase<S, D>,
-    ) -> Result<()> {
-        let rows = crate::npy::growth::check_block(&self.m.header, self.m.axis, block)?;
+    pub fn write<D: Dimension>(&mut self, block: &ArrayRef<T, D>) -> Result<()> {
+        if self.npz.failed.is_some() {
+            return Err(Error::IncompleteArchive {
+                name: self.m.name.clone(),
+            });
+        }
+        let block = block.view();
+        let rows = crate::npy::growth::check_block(&self.m.header, self.m.axis, &block)?;
         let total = self.m.rows.checked_add(rows.shape()[0]);
         let grown = total.map(|t| self.with_rows(t));
         let fits = grown.as_ref().map(crate::npy::growth::check_grown);
@@ -183,6 +194,9 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
     /// Ends the member: the final header and the zip sizes and CRC are
     /// written in place.
     pub fn finish(mut self) -> Result<()> {
+        if let Some(name) = &self.npz.failed {
+            return Err(Error::IncompleteArchive { name: name.clone() });
+        }
         let result = self.end();
         if result.is_err() {
             self.npz.failed = Some(self.m.name.clone());
@@ -224,9 +238,17 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
 }
 
 impl<W: Write + Seek, T: Element> Drop for NpzMemberWriter<'_, W, T> {
+    /// The archive's drop rule: ended best-effort when the archive goes to
+    /// the caller's writer (and nothing failed, and no panic is under
+    /// way); otherwise the archive is poisoned, since the member is
+    /// incomplete.
     fn drop(&mut self) {
-        // An unfinished member leaves the archive incomplete.
-        if self.m.open.is_some() {
+        if self.m.open.is_none() {
+            return;
+        }
+        let best_effort =
+            !self.npz.to_path() && self.npz.failed.is_none() && !std::thread::panicking();
+        if !(best_effort && self.end().is_ok()) {
             self.npz.failed.get_or_insert_with(|| self.m.name.clone());
         }
     }

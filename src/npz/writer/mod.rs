@@ -8,7 +8,7 @@ use crate::array::encode::{npy_header, write_body};
 use crate::error::{Error, Result};
 use crate::io::atomic::TempFile;
 use crate::options::WriteOptions;
-use ndarray::{ArrayBase, Data, Dimension};
+use ndarray::{ArrayRef, Dimension};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, Write};
@@ -42,7 +42,15 @@ const MEMBER_ALIGN: u16 = 64;
 /// - Writing to a path goes to a temporary file beside it that replaces the
 ///   target only when [`NpzWriter::finish`] succeeds; dropping the writer
 ///   unfinished, or any failed [`NpzWriter::add`], leaves the target as it
-///   was.
+///   was (and removes the temporary file).
+/// - Writing to the caller's writer ([`NpzWriter::new`]), a writer dropped
+///   without `finish` finishes the archive best-effort, as the `zip`
+///   crate's and `ndarray-npy`'s writers do: the bytes written are a
+///   complete archive of the members added. Not while panicking nor after a
+///   failed `add`: the archive is then left without its central directory,
+///   so that no reader takes it for complete. Call `finish` to learn of
+///   errors. (This is the crate's one drop rule: see the crate docs,
+///   "Writers".)
 /// - A failed `add` (a duplicate name, an I/O error) poisons the writer:
 ///   later `add`s and `finish` fail with [`Error::IncompleteArchive`], so
 ///   an archive missing a member is never passed off as complete.
@@ -75,6 +83,7 @@ const MEMBER_ALIGN: u16 = 64;
 /// assert_eq!(back.names(), ["weights", "bias"]);
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
+#[must_use = "an archive is complete only after `finish` (dropped, a path target is left as it was)"]
 pub struct NpzWriter<W: Write + Seek> {
     out: ZipOut<W>,
     temp: Option<TempFile>,
@@ -86,6 +95,8 @@ pub struct NpzWriter<W: Write + Seek> {
     /// compressed together, one per thread, and written in order.
     queued: Vec<(String, Vec<u8>)>,
     failed: Option<String>,
+    /// `finish` began: dropping must not finish again.
+    ended: bool,
 }
 
 impl NpzWriter<BufWriter<File>> {
@@ -248,6 +259,7 @@ impl<W: Write + Seek> NpzWriter<W> {
             pool: Pool::new(DEFAULT_LEVEL, threads),
             queued: Vec::new(),
             failed,
+            ended: false,
         }
     }
 
@@ -327,11 +339,12 @@ impl<W: Write + Seek> NpzWriter<W> {
         self.aligned.then_some(MEMBER_ALIGN)
     }
 
-    fn add_member<T: Element, S: Data<Elem = T>, D: Dimension>(
+    fn add_member<T: Element, D: Dimension>(
         &mut self,
         name: &str,
-        array: &ArrayBase<S, D>,
+        array: &ArrayRef<T, D>,
     ) -> Result<()> {
+        let array = &array.view();
         if let Some(bytes) = T::object_npy(array) {
             let bytes = bytes?;
             self.claim(name)?;
@@ -440,6 +453,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn finish_into_inner(mut self) -> Result<W> {
+        self.ended = true;
         if let Some(name) = self.failed.take() {
             return Err(Error::IncompleteArchive { name });
         }
@@ -448,7 +462,32 @@ impl<W: Write + Seek> NpzWriter<W> {
         if let Some(temp) = self.temp.take() {
             temp.commit()?;
         }
-        Ok(self.out.into_inner())
+        self.out
+            .take_inner()
+            .ok_or_else(|| io::Error::other("internal error: the archive's writer is gone").into())
+    }
+
+    /// Whether the archive goes to a path (a temporary file until
+    /// `finish`), rather than to the caller's writer.
+    pub(super) fn to_path(&self) -> bool {
+        self.temp.is_some()
+    }
+}
+
+impl<W: Write + Seek> Drop for NpzWriter<W> {
+    /// The drop rule (crate docs, "Writers"): an archive written to the
+    /// caller's writer is finished best-effort, unless it is incomplete (a
+    /// failed `add`) or the thread is panicking; an archive written to a
+    /// path is not (its temporary file is removed with `temp`).
+    fn drop(&mut self) {
+        if self.ended || self.to_path() || self.failed.is_some() || std::thread::panicking() {
+            return;
+        }
+        // Errors cannot be reported from here: `finish` reports them.
+        let _ = self.write_queued();
+        if self.failed.is_none() {
+            let _ = self.out.finish();
+        }
     }
 }
 
