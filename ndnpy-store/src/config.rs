@@ -2,6 +2,7 @@
 //! once, the library's read limits, and a progress hook.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// A function told of every body byte received or part sent (for progress
@@ -24,6 +25,38 @@ pub struct Config {
     pub(crate) parts_in_flight: usize,
     pub(crate) read_options: ndnpy::ReadOptions,
     pub(crate) progress: Option<Progress>,
+    pub(crate) held: Option<Arc<Held>>,
+}
+
+/// Bytes of chunks being fetched or fetched and not yet copied out by
+/// [`crate::RemoteNpy::read`], now and at their peak: a hook for tests of
+/// its memory bound, not part of the API.
+#[doc(hidden)]
+#[derive(Debug, Default)]
+pub struct Held {
+    now: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl Held {
+    /// The most bytes held at once so far.
+    pub fn peak(&self) -> u64 {
+        self.peak.load(Ordering::SeqCst)
+    }
+
+    /// The bytes held now.
+    pub fn now(&self) -> u64 {
+        self.now.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn add(&self, bytes: u64) {
+        let now = self.now.fetch_add(bytes, Ordering::SeqCst) + bytes;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+    }
+
+    pub(crate) fn sub(&self, bytes: u64) {
+        self.now.fetch_sub(bytes, Ordering::SeqCst);
+    }
 }
 
 impl Default for Config {
@@ -37,6 +70,7 @@ impl Default for Config {
             parts_in_flight: 4,
             read_options: ndnpy::ReadOptions::default(),
             progress: None,
+            held: None,
         }
     }
 }
@@ -78,6 +112,13 @@ impl Config {
     /// arrays, pickle encoding).
     pub fn read_options(mut self, options: ndnpy::ReadOptions) -> Self {
         self.read_options = options;
+        self
+    }
+
+    /// Counts the bytes [`crate::RemoteNpy::read`] holds (a test hook).
+    #[doc(hidden)]
+    pub fn held(mut self, held: Arc<Held>) -> Self {
+        self.held = Some(held);
         self
     }
 

@@ -44,6 +44,8 @@ mod object;
 mod reader;
 mod write;
 
+#[doc(hidden)]
+pub use config::Held;
 pub use config::{Config, Progress};
 pub use copy::{download, upload};
 pub use error::{Result, StoreError};

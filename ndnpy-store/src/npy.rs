@@ -176,7 +176,9 @@ impl RemoteNpy {
     /// Reads the whole array by ranged GETs of [`Config::chunk_size`] bytes
     /// (whole rows), [`Config::concurrency`] at a time, each decoded into its
     /// rows of the output as it arrives. The output is in the file's order.
-    /// Object arrays are read by [`RemoteNpy::read_any`].
+    /// Beside the output, at most `2 * concurrency` chunks are held at once
+    /// (in transfer or waiting to be copied). Object arrays are read by
+    /// [`RemoteNpy::read_any`].
     pub async fn read<T: LayoutElement, D: Dimension>(&self) -> Result<Array<T, D>> {
         self.check_fixed_rows("read them with read_any")?;
         let options = self.object.config.read_options;
@@ -205,30 +207,41 @@ impl RemoteNpy {
             .map(|start| start..(start + per_chunk).min(rows))
             .collect();
         // Each GET is a task of its own, started as soon as one of the
-        // `concurrency` slots frees (when a body has arrived, not when it
-        // has been copied), so requests keep flowing while this task copies.
-        // Bodies wait in a channel of `concurrency` places: at most twice
-        // that many chunks are held at once.
+        // `concurrency` request slots frees (when a body has arrived, not
+        // when it has been copied), so requests keep flowing while this
+        // task copies. A chunk also holds one of `2 * concurrency` memory
+        // slots from before its GET starts until it has been copied into
+        // the output: at most twice `concurrency` chunks are held at once,
+        // however slow the copying.
         let concurrency = self.object.config.concurrency;
-        let slots = Arc::new(tokio::sync::Semaphore::new(concurrency));
-        let (sender, mut receiver) = tokio::sync::mpsc::channel(concurrency);
+        let requests = Arc::new(tokio::sync::Semaphore::new(concurrency));
+        let memory = Arc::new(tokio::sync::Semaphore::new(2 * concurrency));
+        // Never full: a sender holds a memory slot.
+        let (sender, mut receiver) = tokio::sync::mpsc::channel(2 * concurrency);
         let count = chunks.len();
         let this = self.clone();
+        let held = self.object.config.held.clone();
         let producer = tokio::spawn(async move {
             for rows in chunks {
-                let Ok(slot) = slots.clone().acquire_owned().await else {
+                let Ok(memory) = memory.clone().acquire_owned().await else {
+                    return;
+                };
+                let Ok(request) = requests.clone().acquire_owned().await else {
                     return;
                 };
                 let this = this.clone();
                 let sender = sender.clone();
+                let held = held.clone();
                 tokio::spawn(async move {
                     let fetched = async {
                         let (header, range) = this.chunk(rows.start, rows.end)?;
+                        let len = range.end - range.start;
+                        let slot = HeldSlot::new(memory, held, len);
                         let bytes = this.object.get(range).await?;
-                        Ok::<_, StoreError>((rows, header, bytes))
+                        Ok::<_, StoreError>((rows, header, bytes, slot))
                     }
                     .await;
-                    drop(slot);
+                    drop(request);
                     // A closed channel: the reader stopped at an error.
                     let _ = sender.send(fetched).await;
                 });
@@ -241,12 +254,14 @@ impl RemoteNpy {
                 .recv()
                 .await
                 .ok_or_else(|| StoreError::Io(std::io::Error::other("a GET task ended")))?;
-            let (rows, header, bytes) = fetched?;
+            let (rows, header, bytes, slot) = fetched?;
             let mut part = out.slice_axis_mut(Axis(axis), Slice::from(rows));
             // The body goes straight from the GET's buffer into the output
             // (one copy; a byte swap or cast on the way when the file's
             // dtype is not T's).
             ndnpy::from_data_into(&header, &bytes, &mut part)?;
+            drop(bytes);
+            drop(slot);
         }
         Ok(out)
     }
@@ -399,6 +414,39 @@ fn zeroed<T: LayoutElement, D: Dimension>(
     };
     Array::from_shape_vec(shape, vec)
         .map_err(|e| StoreError::Npy(ndnpy::Error::BadShape(format!("{e}"))))
+}
+
+/// A chunk's memory slot, held from before its GET until its bytes have
+/// been copied out (and counted by the test hook, when there is one).
+struct HeldSlot {
+    _slot: tokio::sync::OwnedSemaphorePermit,
+    held: Option<Arc<crate::config::Held>>,
+    len: u64,
+}
+
+impl HeldSlot {
+    fn new(
+        slot: tokio::sync::OwnedSemaphorePermit,
+        held: Option<Arc<crate::config::Held>>,
+        len: u64,
+    ) -> HeldSlot {
+        if let Some(h) = &held {
+            h.add(len);
+        }
+        HeldSlot {
+            _slot: slot,
+            held,
+            len,
+        }
+    }
+}
+
+impl Drop for HeldSlot {
+    fn drop(&mut self) {
+        if let Some(h) = &self.held {
+            h.sub(self.len);
+        }
+    }
 }
 
 /// Aborts a task when dropped.

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, GetResult, ObjectMeta, ObjectStore};
+use object_store::{GetOptions, GetRange, GetResult, ObjectMeta, ObjectStore, ObjectStoreExt};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -35,15 +35,29 @@ impl Object {
             range: Some(range.clone()),
             ..GetOptions::default()
         };
-        let (result, asked) = match store.get_opts(&path, options).await {
-            Ok(result) => (result, range),
-            // An empty object has no byte 0 to range over: ask for it whole.
-            Err(e) if is_range_not_satisfiable(&e) => {
-                let whole = store.get_opts(&path, GetOptions::default()).await?;
-                (whole, GetRange::Offset(0))
+        let result = match store.get_opts(&path, options).await {
+            Ok(result) => result,
+            Err(e) => {
+                // An empty object has no byte 0 to range over: S3 answers
+                // 416, and other stores fail in their own words. Which
+                // failure it was is not visible through object_store's
+                // error types (its HTTP status sits in a private type), and
+                // its text names paths and URLs: a HEAD tells the size.
+                return match empty_object(&*store, &path, e).await {
+                    Ok(meta) => Ok((
+                        Object {
+                            store,
+                            path,
+                            meta,
+                            config,
+                        },
+                        Bytes::new(),
+                    )),
+                    Err(e) => Err(map_error(e, path.as_ref())),
+                };
             }
-            Err(e) => return Err(e.into()),
         };
+        let asked = range;
         let object = Object {
             store,
             path,
@@ -228,12 +242,21 @@ fn map_error(e: object_store::Error, path: &str) -> StoreError {
     }
 }
 
-/// Whether a store refused a range because the object is empty (S3 answers
-/// 416 for `bytes=0-N` of an empty object).
-fn is_range_not_satisfiable(e: &object_store::Error) -> bool {
-    let text = e.to_string();
-    text.contains("416")
-        || text.contains("Range Not Satisfiable")
-        || text.contains("InvalidRange")
-        || text.contains("but object was only 0 bytes")
+/// The metadata of an empty object, when `failed` (the first ranged GET's
+/// error) may be a store refusing a range of an empty object and a HEAD
+/// says it is empty; else `failed` itself. Errors that say what they are
+/// (not found, a failed precondition, no permission) are returned as they
+/// are, without the HEAD.
+async fn empty_object(
+    store: &dyn ObjectStore,
+    path: &Path,
+    failed: object_store::Error,
+) -> std::result::Result<ObjectMeta, object_store::Error> {
+    if !matches!(failed, object_store::Error::Generic { .. }) {
+        return Err(failed);
+    }
+    match store.head(path).await {
+        Ok(meta) if meta.size == 0 => Ok(meta),
+        _ => Err(failed),
+    }
 }

@@ -1,14 +1,25 @@
 //! A blocking `Read + Seek` over an object, so that the library's archive
 //! reader (`ndnpy::NpzReader`: its zip directory parser, NumPy's lookup
-//! rules, inflate and CRC checks) runs unchanged on remote bytes. It runs
-//! on a blocking thread and waits for the runtime's GETs.
+//! rules, inflate and CRC checks) runs unchanged on remote bytes, and so
+//! that the CLI reads objects as it reads files. It runs on a blocking
+//! thread and waits for the runtime's GETs.
 //!
-//! Requests follow what the library asks for: a read outside what is held
-//! fetches `max(read size, 64 KiB)` bytes at once (the directory is read in
-//! one call of its exact size, so it costs one request), and a read inside
-//! the span announced by [`RangeReader::plan`] (the member about to be
-//! read) opens one streaming GET to the span's end, consumed as the
-//! library reads.
+//! Requests follow what the caller asks for:
+//! - a read inside the span announced by the plan (the member about to be
+//!   read) opens one streaming GET to the span's end;
+//! - a read that continues where the last one ended (a sequential scan)
+//!   opens a streaming GET of a window that doubles from 1 MiB to 64 MiB,
+//!   so that a long scan costs few requests and a scan given up early
+//!   leaves at most one window in transfer;
+//! - any other read of 64 KiB or more streams exactly its bytes;
+//! - a smaller one fetches 64 KiB into a cache of a few ranges (the
+//!   archive's tail, local headers, a `.npy` header).
+//!
+//! Every fetch stops where the next cached range starts. A download's end
+//! ends only its span: the next read fetches again. Empty body chunks are
+//! skipped, and a read returns 0 only at the object's end: a body shorter
+//! than its range is an error ([`StoreError::BadAnswer`]), never an early
+//! end of file.
 
 use crate::error::StoreError;
 use crate::object::Object;
@@ -25,27 +36,58 @@ const MIN_FETCH: u64 = 64 << 10;
 /// Fetched ranges kept (the archive's tail, its first bytes, the last
 /// local headers).
 const KEEP: usize = 4;
+/// The first window of a sequential scan, and the largest.
+const MIN_WINDOW: u64 = 1 << 20;
+const MAX_WINDOW: u64 = 64 << 20;
 
-/// A streaming GET being consumed.
+/// A streaming GET of `start..end` being consumed.
 struct Body {
+    start: u64,
+    end: u64,
     /// Object offset of `pending[0]`.
     pos: u64,
     pending: Bytes,
     stream: BoxStream<'static, crate::error::Result<Bytes>>,
 }
 
+/// `Read + Seek` over one object by ranged GETs pinned to its first
+/// answer's version (see the module's documentation for which GETs).
 pub(crate) struct RangeReader {
     object: Object,
     handle: Handle,
+    /// The `Read`/`Seek` cursor.
     pos: u64,
     cache: VecDeque<(u64, Bytes)>,
     body: Option<Body>,
     plan: Plan,
+    /// Where the last read ended: a read starting there continues a scan.
+    last_end: Option<u64>,
+    /// The next sequential window's length.
+    window: u64,
 }
 
 /// The span about to be read, shared with the owner of the archive reader
 /// (which holds the reader inside `ndnpy::NpzReader`).
 pub(crate) type Plan = std::sync::Arc<std::sync::Mutex<Option<Range<u64>>>>;
+
+impl std::fmt::Debug for RangeReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RangeReader")
+            .field("path", &self.object.path)
+            .field("size", &self.object.size())
+            .field("pos", &self.pos)
+            .field(
+                "cached",
+                &self
+                    .cache
+                    .iter()
+                    .map(|(at, b)| *at..*at + b.len() as u64)
+                    .collect::<Vec<_>>(),
+            )
+            .field("streaming", &self.body.as_ref().map(|b| b.pos..b.end))
+            .finish()
+    }
+}
 
 impl RangeReader {
     /// A reader of `object` holding `held` (bytes at their offset, from the
@@ -56,27 +98,119 @@ impl RangeReader {
         held: (u64, Bytes),
         plan: Plan,
     ) -> RangeReader {
+        let mut cache = VecDeque::new();
+        if !held.1.is_empty() {
+            cache.push_back(held);
+        }
         RangeReader {
             object,
             handle,
             pos: 0,
-            cache: VecDeque::from([held]),
+            cache,
             body: None,
             plan,
+            last_end: None,
+            window: MIN_WINDOW,
         }
     }
 
-    /// The announced span, if the position is inside it.
-    fn planned(&self) -> Option<Range<u64>> {
-        let plan = self.plan.lock().unwrap_or_else(|p| p.into_inner());
-        plan.clone().filter(|p| p.contains(&self.pos))
+    /// The object's size.
+    pub(crate) fn size(&self) -> u64 {
+        self.object.size()
     }
 
-    fn read_cached(&self, buf: &mut [u8]) -> Option<usize> {
+    /// The object's path, for messages.
+    pub(crate) fn name(&self) -> String {
+        self.object.name()
+    }
+
+    /// Reads into `buf` from object offset `at`, without moving the cursor.
+    /// Returns 0 only for an empty `buf` or at (or past) the object's end.
+    pub(crate) fn read_at(&mut self, buf: &mut [u8], at: u64) -> io::Result<usize> {
+        let size = self.size();
+        if buf.is_empty() || at >= size {
+            return Ok(0);
+        }
+        let len = buf
+            .len()
+            .min(usize::try_from(size - at).unwrap_or(usize::MAX));
+        let buf = &mut buf[..len];
+        let result = self.read_inner(buf, at);
+        match &result {
+            Ok(n) => {
+                debug_assert!(*n > 0, "a read before the end returned nothing");
+                self.last_end = Some(at + *n as u64);
+            }
+            Err(_) => {
+                // Whatever was streaming is in an unknown state: start over.
+                self.body = None;
+                self.last_end = None;
+            }
+        }
+        result
+    }
+
+    /// Fills all of `buf` from object offset `at`, without moving the
+    /// cursor; `UnexpectedEof` (and no request) when it reaches past the
+    /// object's end.
+    pub(crate) fn read_exact_at(&mut self, buf: &mut [u8], at: u64) -> io::Result<()> {
+        let size = self.size();
+        if at
+            .checked_add(buf.len() as u64)
+            .is_none_or(|end| end > size)
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "{}: a read of {} bytes at offset {at} ends past the object's end ({size} bytes)",
+                    self.name(),
+                    buf.len()
+                ),
+            ));
+        }
+        let mut filled = 0;
+        while filled < buf.len() {
+            let n = self.read_at(&mut buf[filled..], at + filled as u64)?;
+            if n == 0 {
+                // read_at returns 0 only at the end, which was checked.
+                return Err(io::Error::other(format!(
+                    "{}: no bytes at offset {} of {size}",
+                    self.name(),
+                    at + filled as u64
+                )));
+            }
+            filled += n;
+        }
+        Ok(())
+    }
+
+    /// `buf` is not empty and lies inside the object.
+    fn read_inner(&mut self, buf: &mut [u8], at: u64) -> io::Result<usize> {
+        if let Some(n) = self.read_cached(buf, at) {
+            return Ok(n);
+        }
+        if let Some(n) = self.read_body(buf, at)? {
+            return Ok(n);
+        }
+        self.fetch(buf.len() as u64, at)?;
+        if let Some(n) = self.read_cached(buf, at) {
+            return Ok(n);
+        }
+        match self.read_body(buf, at)? {
+            Some(n) => Ok(n),
+            // A fetch always covers `at` with at least one byte.
+            None => Err(io::Error::other(format!(
+                "{}: nothing fetched at offset {at}",
+                self.name()
+            ))),
+        }
+    }
+
+    fn read_cached(&self, buf: &mut [u8], at: u64) -> Option<usize> {
         self.cache.iter().find_map(|(start, bytes)| {
             let end = start + bytes.len() as u64;
-            (self.pos >= *start && self.pos < end).then(|| {
-                let from = (self.pos - start) as usize;
+            (at >= *start && at < end).then(|| {
+                let from = (at - start) as usize;
                 let n = buf.len().min(bytes.len() - from);
                 buf[..n].copy_from_slice(&bytes[from..from + n]);
                 n
@@ -84,60 +218,114 @@ impl RangeReader {
         })
     }
 
-    fn read_body(&mut self, buf: &mut [u8]) -> io::Result<Option<usize>> {
-        let Some(body) = self.body.as_mut().filter(|b| b.pos == self.pos) else {
+    /// Copies from the streaming body when it is at `at`: as much as `buf`
+    /// takes or the body has. `None` when there is no body at `at` (or it
+    /// has ended, when it is dropped).
+    fn read_body(&mut self, buf: &mut [u8], at: u64) -> io::Result<Option<usize>> {
+        let path = self.object.name();
+        let Some(body) = self.body.as_mut().filter(|b| b.pos == at) else {
             return Ok(None);
         };
-        if body.pending.is_empty() {
-            match self.handle.block_on(body.stream.next()) {
-                Some(Ok(bytes)) => body.pending = bytes,
-                Some(Err(e)) => return Err(e.into()),
-                None => return Ok(Some(0)),
+        let mut n = 0;
+        while n < buf.len() && body.pos < body.end {
+            if body.pending.is_empty() {
+                // An empty chunk is no end: wait for the next.
+                match self.handle.block_on(body.stream.next()) {
+                    Some(Ok(bytes)) => {
+                        body.pending = bytes;
+                        continue;
+                    }
+                    Some(Err(e)) => return Err(e.into()),
+                    None => {
+                        // The checked stream ends early only after an
+                        // error; say so rather than end the file.
+                        return Err(StoreError::BadAnswer {
+                            path,
+                            asked: body.start..body.end,
+                            got: format!("a body of {} bytes", body.pos - body.start),
+                        }
+                        .into());
+                    }
+                }
+            }
+            let k = (buf.len() - n).min(body.pending.len());
+            buf[n..n + k].copy_from_slice(&body.pending[..k]);
+            body.pending = body.pending.slice(k..);
+            body.pos += k as u64;
+            n += k;
+            if n > 0 && body.pending.is_empty() {
+                // Hand over what arrived rather than wait for more.
+                break;
             }
         }
-        let n = buf.len().min(body.pending.len());
-        buf[..n].copy_from_slice(&body.pending[..n]);
-        body.pending = body.pending.slice(n..);
-        body.pos += n as u64;
-        Ok(Some(n))
+        if body.pos >= body.end && body.pending.is_empty() {
+            // This span is done; the next read at its end fetches again.
+            self.body = None;
+        }
+        Ok((n > 0).then_some(n))
+    }
+
+    /// Fetches bytes at `at` for a read of `want` bytes: a streaming GET
+    /// (planned span, sequential scan, large read) or a cached GET of at
+    /// least 64 KiB.
+    fn fetch(&mut self, want: u64, at: u64) -> io::Result<()> {
+        let size = self.size();
+        // Stop where held bytes start: they need no request.
+        let limit = self
+            .cache
+            .iter()
+            .map(|(start, _)| *start)
+            .filter(|start| *start > at)
+            .fold(size, u64::min);
+        let planned = {
+            let plan = self.plan.lock().unwrap_or_else(|p| p.into_inner());
+            plan.clone().filter(|p| p.contains(&at))
+        };
+        let sequential = self.last_end == Some(at);
+        let stream_to = if let Some(plan) = planned {
+            Some(plan.end)
+        } else if sequential {
+            let len = self.window.max(want);
+            self.window = (self.window * 2).min(MAX_WINDOW);
+            Some(at.saturating_add(len))
+        } else {
+            self.window = MIN_WINDOW;
+            (want >= MIN_FETCH).then(|| at.saturating_add(want))
+        };
+        match stream_to {
+            Some(end) => {
+                let end = end.min(limit);
+                let stream = self
+                    .handle
+                    .block_on(self.object.stream(at..end))
+                    .map_err(io::Error::from)?;
+                self.body = Some(Body {
+                    start: at,
+                    end,
+                    pos: at,
+                    pending: Bytes::new(),
+                    stream,
+                });
+            }
+            None => {
+                let end = at.saturating_add(want.max(MIN_FETCH)).min(limit);
+                let bytes = self
+                    .handle
+                    .block_on(self.object.get(at..end))
+                    .map_err(io::Error::from)?;
+                if self.cache.len() == KEEP {
+                    self.cache.pop_front();
+                }
+                self.cache.push_back((at, bytes));
+            }
+        }
+        Ok(())
     }
 }
 
 impl Read for RangeReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let size = self.object.size();
-        if buf.is_empty() || self.pos >= size {
-            return Ok(0);
-        }
-        let n = if let Some(n) = self.read_cached(buf) {
-            n
-        } else if let Some(n) = self.read_body(buf)? {
-            n
-        } else if let Some(plan) = self.planned() {
-            let end = plan.end.min(size);
-            let stream = self
-                .handle
-                .block_on(self.object.stream(self.pos..end))
-                .map_err(io::Error::from)?;
-            self.body = Some(Body {
-                pos: self.pos,
-                pending: Bytes::new(),
-                stream,
-            });
-            self.read_body(buf)?.unwrap_or(0)
-        } else {
-            let want = (buf.len() as u64).max(MIN_FETCH);
-            let end = self.pos.saturating_add(want).min(size);
-            let bytes = self
-                .handle
-                .block_on(self.object.get(self.pos..end))
-                .map_err(io::Error::from)?;
-            if self.cache.len() == KEEP {
-                self.cache.pop_front();
-            }
-            self.cache.push_back((self.pos, bytes));
-            self.read_cached(buf).unwrap_or(0)
-        };
+        let n = self.read_at(buf, self.pos)?;
         self.pos += n as u64;
         Ok(n)
     }
@@ -145,7 +333,7 @@ impl Read for RangeReader {
 
 impl Seek for RangeReader {
     fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
-        let size = self.object.size();
+        let size = self.size();
         let target = match to {
             SeekFrom::Start(at) => Some(at),
             SeekFrom::End(delta) => size.checked_add_signed(delta),
@@ -154,6 +342,10 @@ impl Seek for RangeReader {
         self.pos = target.ok_or_else(|| {
             io::Error::new(io::ErrorKind::InvalidInput, "seek to a negative offset")
         })?;
+        Ok(self.pos)
+    }
+
+    fn stream_position(&mut self) -> io::Result<u64> {
         Ok(self.pos)
     }
 }

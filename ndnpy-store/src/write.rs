@@ -22,7 +22,7 @@ use ndarray::{ArrayBase, Axis, Data, Dimension, Slice};
 use ndnpy::{Element, Order};
 use object_store::multipart::{MultipartStore, PartId};
 use object_store::path::Path;
-use object_store::{MultipartId, ObjectStore, PutPayload};
+use object_store::{MultipartId, MultipartUpload, ObjectStore, PutPayload};
 use std::fs::File;
 use std::future::Future;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -245,17 +245,66 @@ impl Upload {
 
 impl Drop for Upload {
     fn drop(&mut self) {
-        // A dropped or failed writer must not leave parts behind: abort on
-        // the runtime, when there is one to run it.
+        // A dropped or failed writer must not leave parts behind (on S3 an
+        // open upload is stored, and billed, until a lifecycle rule ends
+        // it).
         if self.finished {
             return;
         }
-        if let (Some((mp, id)), Ok(handle)) =
-            (self.by_index.take(), tokio::runtime::Handle::try_current())
-        {
+        if let Some((mp, id)) = self.by_index.take() {
             let path = self.path.clone();
-            handle.spawn(async move {
+            abort_dropped(async move {
                 let _ = mp.abort_multipart(&path, &id).await;
+            });
+        }
+    }
+}
+
+/// Runs the abort of an upload whose writer was dropped. Inside a runtime
+/// (an async writer dropped in a task, or a blocking wrapper's call
+/// failing) it is spawned there, as a destructor must not block a task.
+/// Outside one (a blocking wrapper dropped by its owner) nothing would
+/// ever poll a spawned task, so it runs to its end here on the blocking
+/// wrappers' runtime.
+fn abort_dropped(abort: impl Future<Output = ()> + Send + 'static) {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => {
+            handle.spawn(abort);
+        }
+        Err(_) => crate::blocking::runtime().block_on(abort),
+    }
+}
+
+/// A multipart upload begun by `put_multipart_opts`, aborted if dropped
+/// before it completes (a cancelled or failed upload).
+struct OpenUpload(Option<Box<dyn MultipartUpload>>);
+
+impl OpenUpload {
+    fn get(&mut self) -> &mut Box<dyn MultipartUpload> {
+        self.0.as_mut().expect("an open upload")
+    }
+
+    async fn complete(mut self) -> Result<()> {
+        let mut upload = self.0.take().expect("an open upload");
+        if let Err(e) = upload.complete().await {
+            let _ = upload.abort().await;
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    async fn abort(mut self) {
+        if let Some(mut upload) = self.0.take() {
+            let _ = upload.abort().await;
+        }
+    }
+}
+
+impl Drop for OpenUpload {
+    fn drop(&mut self) {
+        if let Some(mut upload) = self.0.take() {
+            abort_dropped(async move {
+                let _ = upload.abort().await;
             });
         }
     }
@@ -271,7 +320,9 @@ pub(crate) async fn upload_in_order(
     mut spool: File,
     tail: Vec<u8>,
 ) -> Result<()> {
-    let mut upload = store.put_multipart_opts(path, Default::default()).await?;
+    let mut upload = OpenUpload(Some(
+        store.put_multipart_opts(path, Default::default()).await?,
+    ));
     let result: Result<()> = async {
         let mut in_flight = FuturesUnordered::new();
         let mut next = Some(head);
@@ -303,7 +354,7 @@ pub(crate) async fn upload_in_order(
             }
             let len = part.len() as u64;
             let progress = config.progress.clone();
-            let fut = upload.put_part(PutPayload::from(part));
+            let fut = upload.get().put_part(PutPayload::from(part));
             in_flight.push(async move {
                 fut.await?;
                 if let Some(p) = progress {
@@ -319,12 +370,9 @@ pub(crate) async fn upload_in_order(
     }
     .await;
     match result {
-        Ok(()) => {
-            upload.complete().await?;
-            Ok(())
-        }
+        Ok(()) => upload.complete().await,
         Err(e) => {
-            let _ = upload.abort().await;
+            upload.abort().await;
             Err(e)
         }
     }

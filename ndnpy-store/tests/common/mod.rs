@@ -23,6 +23,9 @@ pub enum Fault {
     None,
     /// The GET fails with a store error.
     Error(usize),
+    /// The GET fails with a store error of this text (which may contain
+    /// a status code without being one).
+    ErrorText(usize, &'static str),
     /// The body of the GET is cut to this many bytes.
     Short(usize, usize),
     /// Before the GET, the object is replaced with these bytes.
@@ -31,12 +34,20 @@ pub enum Fault {
     WrongRange(usize),
     /// The body ends with an error after this many bytes (a reset connection).
     Reset(usize, usize),
+    /// The bodies of this GET and every later one start with an empty
+    /// chunk and have an empty chunk after every chunk (as some HTTP stacks
+    /// deliver them).
+    EmptyChunks(usize),
 }
 
 #[derive(Debug)]
 pub struct Wrapped {
     pub inner: Arc<dyn ObjectStore>,
     pub gets: AtomicUsize,
+    /// HEAD requests (`GetOptions::head`), not counted in `gets`.
+    pub heads: AtomicUsize,
+    /// GETs without a range (of the whole object).
+    pub whole: AtomicUsize,
     pub bytes: AtomicU64,
     pub fault: Mutex<Fault>,
 }
@@ -46,6 +57,8 @@ impl Wrapped {
         Arc::new(Wrapped {
             inner,
             gets: AtomicUsize::new(0),
+            heads: AtomicUsize::new(0),
+            whole: AtomicUsize::new(0),
             bytes: AtomicU64::new(0),
             fault: Mutex::new(Fault::None),
         })
@@ -101,6 +114,13 @@ impl ObjectStore for Wrapped {
     }
 
     async fn get_opts(&self, location: &Path, options: GetOptions) -> Result<GetResult> {
+        if options.head {
+            self.heads.fetch_add(1, Ordering::SeqCst);
+            return self.inner.get_opts(location, options).await;
+        }
+        if options.range.is_none() {
+            self.whole.fetch_add(1, Ordering::SeqCst);
+        }
         let n = self.gets.fetch_add(1, Ordering::SeqCst) + 1;
         let fault = self.fault.lock().unwrap().clone();
         if let Fault::Replace(at, bytes) = &fault {
@@ -115,6 +135,14 @@ impl ObjectStore for Wrapped {
                 return Err(object_store::Error::Generic {
                     store: "Wrapped",
                     source: "injected failure".into(),
+                });
+            }
+        }
+        if let Fault::ErrorText(at, text) = fault {
+            if at == n {
+                return Err(object_store::Error::Generic {
+                    store: "Wrapped",
+                    source: text.into(),
                 });
             }
         }
@@ -141,6 +169,12 @@ impl ObjectStore for Wrapped {
                 (range, body)
             }
             Fault::WrongRange(at) if at == n => (range.start + 1..range.end + 1, body),
+            Fault::EmptyChunks(at) if n >= at => {
+                let body = futures::stream::once(async { Ok(Bytes::new()) })
+                    .chain(body.flat_map(|b| futures::stream::iter([b, Ok(Bytes::new())])))
+                    .boxed();
+                (range, body)
+            }
             Fault::Reset(at, keep) if at == n => {
                 let mut left = keep;
                 let body = body
@@ -187,5 +221,171 @@ impl ObjectStore for Wrapped {
 
     async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
         self.inner.copy_opts(from, to, options).await
+    }
+}
+
+/// A memory store that counts aborted multipart uploads (both interfaces:
+/// `MultipartStore::abort_multipart` and `MultipartUpload::abort`), and
+/// whose part uploads can be made to never finish.
+#[derive(Debug, Default)]
+pub struct Aborts {
+    pub inner: object_store::memory::InMemory,
+    pub aborts: Arc<AtomicUsize>,
+    /// Part uploads wait forever (to cancel an upload in the middle).
+    pub hang: std::sync::atomic::AtomicBool,
+    /// Told of every abort.
+    pub aborted: Arc<tokio::sync::Notify>,
+}
+
+impl Aborts {
+    pub fn new() -> Arc<Aborts> {
+        Arc::new(Aborts::default())
+    }
+
+    pub fn aborts(&self) -> usize {
+        self.aborts.load(Ordering::SeqCst)
+    }
+
+    /// Waits until at least `n` uploads have been aborted (for aborts
+    /// spawned on a runtime).
+    pub async fn wait_for(&self, n: usize) {
+        loop {
+            let told = self.aborted.notified();
+            if self.aborts() >= n {
+                return;
+            }
+            told.await;
+        }
+    }
+
+    fn hangs(&self) -> bool {
+        self.hang.load(Ordering::SeqCst)
+    }
+
+    fn count(&self) {
+        self.aborts.fetch_add(1, Ordering::SeqCst);
+        self.aborted.notify_waiters();
+    }
+}
+
+impl fmt::Display for Aborts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Aborts")
+    }
+}
+
+#[derive(Debug)]
+struct CountedUpload {
+    inner: Box<dyn MultipartUpload>,
+    store: Arc<Aborts>,
+}
+
+#[async_trait]
+impl MultipartUpload for CountedUpload {
+    fn put_part(&mut self, data: PutPayload) -> object_store::UploadPart {
+        if self.store.hangs() {
+            return Box::pin(futures::future::pending());
+        }
+        self.inner.put_part(data)
+    }
+
+    async fn complete(&mut self) -> Result<PutResult> {
+        self.inner.complete().await
+    }
+
+    async fn abort(&mut self) -> Result<()> {
+        self.store.count();
+        self.inner.abort().await
+    }
+}
+
+/// `Aborts` behind an `Arc`, so that uploads it hands out can count.
+#[derive(Debug, Clone)]
+pub struct AbortsStore(pub Arc<Aborts>);
+
+impl fmt::Display for AbortsStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "AbortsStore")
+    }
+}
+
+#[async_trait]
+impl ObjectStore for AbortsStore {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> Result<PutResult> {
+        self.0.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        opts: PutMultipartOptions,
+    ) -> Result<Box<dyn MultipartUpload>> {
+        let inner = self.0.inner.put_multipart_opts(location, opts).await?;
+        Ok(Box::new(CountedUpload {
+            inner,
+            store: self.0.clone(),
+        }))
+    }
+
+    async fn get_opts(&self, location: &Path, options: GetOptions) -> Result<GetResult> {
+        self.0.inner.get_opts(location, options).await
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, Result<Path>>,
+    ) -> BoxStream<'static, Result<Path>> {
+        self.0.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
+        self.0.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> Result<ListResult> {
+        self.0.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
+        self.0.inner.copy_opts(from, to, options).await
+    }
+}
+
+#[async_trait]
+impl object_store::multipart::MultipartStore for AbortsStore {
+    async fn create_multipart(&self, path: &Path) -> Result<object_store::MultipartId> {
+        self.0.inner.create_multipart(path).await
+    }
+
+    async fn put_part(
+        &self,
+        path: &Path,
+        id: &object_store::MultipartId,
+        part_idx: usize,
+        data: PutPayload,
+    ) -> Result<object_store::multipart::PartId> {
+        if self.0.hangs() {
+            futures::future::pending::<()>().await;
+        }
+        self.0.inner.put_part(path, id, part_idx, data).await
+    }
+
+    async fn complete_multipart(
+        &self,
+        path: &Path,
+        id: &object_store::MultipartId,
+        parts: Vec<object_store::multipart::PartId>,
+    ) -> Result<PutResult> {
+        self.0.inner.complete_multipart(path, id, parts).await
+    }
+
+    async fn abort_multipart(&self, path: &Path, id: &object_store::MultipartId) -> Result<()> {
+        self.0.count();
+        self.0.inner.abort_multipart(path, id).await
     }
 }
