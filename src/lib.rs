@@ -121,7 +121,8 @@ pub use npy::file::NpyFile;
 pub use npy::inspect::{inspect, inspect_with};
 pub use npy::mmap::MmapNpy;
 pub use npy::read::{
-    from_data_into, from_npy_bytes_into, read_npy_into, read_npy_into_from, ReadNpy,
+    from_data_into, from_npy_bytes_into, from_npy_bytes_into_with, read_npy_into,
+    read_npy_into_from, read_npy_into_from_with, read_npy_into_with, ReadNpy,
 };
 pub use npy::reader::NpyReader;
 pub use npy::stream::NpyWriter;
@@ -133,7 +134,7 @@ pub use npz::{
 };
 pub use options::{
     Order, PickleEncoding, ReadOptions, WriteOptions, DEFAULT_MAX_HEADER_LEN,
-    DEFAULT_MAX_STREAM_LEN,
+    DEFAULT_MAX_STREAM_LEN, DEFAULT_MAX_ZERO_SIZE_ELEMENTS,
 };
 pub use pickle::PyValue;
 

@@ -6,7 +6,7 @@ use crate::format::header::{self, Header};
 use crate::io::source::Source;
 use crate::npy::growth::{self, ReadAt, WriteAt};
 use crate::options::ReadOptions;
-use ndarray::{Array, ArrayBase, ArrayViewMut, Data, Dimension};
+use ndarray::{Array, ArrayRef, Dimension};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::ops::{Bound, RangeBounds};
@@ -281,18 +281,18 @@ impl NpyFile {
     /// Array2::from_shape_fn((100, 3), |(i, j)| (i * 3 + j) as f32).write_npy(&path)?;
     /// let file = NpyFile::open(&path)?;
     /// let mut batch = Array2::<f32>::zeros((10, 3));
-    /// file.read_range_into(40..50, &mut batch.view_mut())?;
+    /// file.read_range_into(40..50, &mut batch)?;
     /// assert_eq!(batch[[0, 0]], 120.0);
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn read_range_into<T: LayoutElement, D: Dimension>(
         &self,
         range: impl RangeBounds<usize>,
-        out: &mut ArrayViewMut<'_, T, D>,
+        out: &mut ArrayRef<T, D>,
     ) -> Result<()> {
         let (sub, offset) = self.range_header(range)?;
         self.with_source(offset, |source| {
-            crate::array::decode::read_into(&sub, source, out)
+            crate::array::decode::read_into(&sub, source, &mut out.view_mut())
         })
     }
 
@@ -378,10 +378,7 @@ impl NpyFile {
     /// against the process dying but not against a power failure (the
     /// kernel may write the header before the rows); see
     /// [`NpyFile::set_durable`].
-    pub fn append<T: Element, S: Data<Elem = T>, D: Dimension>(
-        &mut self,
-        block: &ArrayBase<S, D>,
-    ) -> Result<()> {
+    pub fn append<T: Element, D: Dimension>(&mut self, block: &ArrayRef<T, D>) -> Result<()> {
         if !self.append {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,
@@ -390,7 +387,8 @@ impl NpyFile {
             .into());
         }
         let axis = self.axis.ok_or(Error::NoGrowthAxis)?;
-        let rows = growth::check_block(&self.header, axis, block)?;
+        let block = block.view();
+        let rows = growth::check_block(&self.header, axis, &block)?;
         let new_len = rows.shape()[0]
             .checked_add(self.len())
             .ok_or_else(|| self.overflow())?;

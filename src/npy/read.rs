@@ -6,14 +6,16 @@ use crate::error::{Error, Result};
 use crate::format::header::{self, Header};
 use crate::io::source::Source;
 use crate::options::ReadOptions;
-use ndarray::{Array, ArrayViewMut, Dimension};
+use ndarray::{ArcArray, Array, ArrayRef, Dimension};
 use std::io::Read;
 use std::path::Path;
 
 /// Reading `.npy` data into an owned array.
 ///
 /// Implemented for [`ndarray::Array`] of every [`Element`] type and every
-/// dimension type (`Ix0`…`Ix6`, `IxDyn`). Fortran-order files become
+/// dimension type (`Ix0`…`Ix6`, `IxDyn`), and for [`ArcArray`], for arrays
+/// shared between threads or owners (the read array is moved into the
+/// shared one, not copied). Fortran-order files become
 /// Fortran-layout arrays without a transposing copy, big-endian data is
 /// swapped to native order, and bytes after the data are ignored.
 ///
@@ -80,6 +82,32 @@ impl<T: Element, D: Dimension> ReadNpy for Array<T, D> {
     }
 }
 
+impl<T: Element, D: Dimension> ReadNpy for ArcArray<T, D> {
+    /// Reads an owned array and shares it (no copy).
+    ///
+    /// ```
+    /// use ndarray::{ArcArray2, Array2};
+    /// use ndnpy::{ReadNpy, WriteNpy};
+    ///
+    /// let bytes = Array2::<f32>::eye(3).to_npy_bytes()?;
+    /// let shared = ArcArray2::<f32>::from_npy_bytes(&bytes)?;
+    /// let other_owner = shared.clone(); // shares the elements
+    /// assert_eq!(other_owner[[2, 2]], 1.0);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
+        Array::<T, D>::read_npy_with(path, options).map(Array::into_shared)
+    }
+
+    fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
+        Array::<T, D>::read_npy_from_with(reader, options).map(Array::into_shared)
+    }
+
+    fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
+        Array::<T, D>::from_npy_bytes_with(bytes, options).map(Array::into_shared)
+    }
+}
+
 /// `crate::array::decode::read_array` under `options`, which decide whether a pickled (`|O`)
 /// file may be parsed for the element types an object array can hold.
 pub(crate) fn read_array_with<T: Element, D: Dimension>(
@@ -122,7 +150,9 @@ pub(crate) fn read_array_with<T: Element, D: Dimension>(
 /// ([`Error::ShapeMismatch`] otherwise). Byte order, record fields and
 /// memory order are converted (a C-order file into a Fortran-order view and
 /// the reverse); nothing is allocated in proportion to the data. NumPy has
-/// no equivalent (`np.load` always allocates).
+/// no equivalent (`np.load` always allocates). `out` is any mutable array
+/// (`&mut Array`, `&mut ArrayViewMut`: both reach `&mut ArrayRef` by
+/// deref).
 ///
 /// On an error, `out` holds valid elements, some of them overwritten.
 ///
@@ -142,36 +172,101 @@ pub(crate) fn read_array_with<T: Element, D: Dimension>(
 /// ```
 pub fn read_npy_into<T: LayoutElement, D: Dimension, P: AsRef<Path>>(
     path: P,
-    out: &mut ArrayViewMut<'_, T, D>,
+    out: &mut ArrayRef<T, D>,
 ) -> Result<()> {
-    let options = ReadOptions::default();
-    read_path(path.as_ref(), &options, |header, source| {
-        crate::array::decode::read_into(header, source, out)
+    read_npy_into_with(path, out, &ReadOptions::default())
+}
+
+/// [`read_npy_into`] with explicit limits.
+///
+/// ```
+/// use ndarray::Array2;
+/// use ndnpy::{read_npy_into_with, ReadOptions, WriteNpy};
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("a.npy");
+///
+/// Array2::<u8>::ones((2, 2)).write_npy(&path)?;
+/// let mut out = Array2::<u8>::zeros((2, 2));
+/// read_npy_into_with(&path, &mut out, &ReadOptions::default().max_header_len(1 << 20))?;
+/// assert_eq!(out.sum(), 4);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn read_npy_into_with<T: LayoutElement, D: Dimension, P: AsRef<Path>>(
+    path: P,
+    out: &mut ArrayRef<T, D>,
+    options: &ReadOptions,
+) -> Result<()> {
+    read_path(path.as_ref(), options, |header, source| {
+        crate::array::decode::read_into(header, source, &mut out.view_mut())
     })
 }
 
 /// [`read_npy_into`] from a `.npy` stream.
+///
+/// ```
+/// use ndarray::{array, Array1};
+/// use ndnpy::{read_npy_into_from, WriteNpy};
+///
+/// let bytes = array![1i32, 2, 3].to_npy_bytes()?;
+/// let mut out = Array1::<i32>::zeros(3);
+/// read_npy_into_from(&bytes[..], &mut out)?;
+/// assert_eq!(out, array![1, 2, 3]);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
 pub fn read_npy_into_from<T: LayoutElement, D: Dimension, R: Read>(
     reader: R,
-    out: &mut ArrayViewMut<'_, T, D>,
+    out: &mut ArrayRef<T, D>,
 ) -> Result<()> {
-    let options = ReadOptions::default();
+    read_npy_into_from_with(reader, out, &ReadOptions::default())
+}
+
+/// [`read_npy_into_from`] with explicit limits.
+pub fn read_npy_into_from_with<T: LayoutElement, D: Dimension, R: Read>(
+    reader: R,
+    out: &mut ArrayRef<T, D>,
+    options: &ReadOptions,
+) -> Result<()> {
     let mut reader = crate::io::checked::CheckedRead(reader);
-    let (header, _) = header::read_preamble(&mut reader, &options)?;
+    let (header, _) = header::read_preamble(&mut reader, options)?;
     crate::array::decode::read_into(
         &header,
-        &mut Source::stream_with(&mut reader, &options),
-        out,
+        &mut Source::stream_with(&mut reader, options),
+        &mut out.view_mut(),
     )
 }
 
 /// [`read_npy_into`] from `.npy` data held in memory.
+///
+/// ```
+/// use ndarray::{array, Array2};
+/// use ndnpy::{from_npy_bytes_into, WriteNpy};
+///
+/// let bytes = array![[1.0f32, 2.0], [3.0, 4.0]].to_npy_bytes()?;
+/// let mut out = Array2::<f32>::zeros((2, 2).f()); // any layout
+/// from_npy_bytes_into(&bytes, &mut out)?;
+/// assert_eq!(out, array![[1.0, 2.0], [3.0, 4.0]]);
+/// # use ndarray::ShapeBuilder;
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
 pub fn from_npy_bytes_into<T: LayoutElement, D: Dimension>(
     bytes: &[u8],
-    out: &mut ArrayViewMut<'_, T, D>,
+    out: &mut ArrayRef<T, D>,
 ) -> Result<()> {
-    let (header, offset) = header::parse_slice(bytes, &ReadOptions::default())?;
-    crate::array::decode::read_into(&header, &mut Source::slice(&bytes[offset..]), out)
+    from_npy_bytes_into_with(bytes, out, &ReadOptions::default())
+}
+
+/// [`from_npy_bytes_into`] with explicit limits.
+pub fn from_npy_bytes_into_with<T: LayoutElement, D: Dimension>(
+    bytes: &[u8],
+    out: &mut ArrayRef<T, D>,
+    options: &ReadOptions,
+) -> Result<()> {
+    let (header, offset) = header::parse_slice(bytes, options)?;
+    crate::array::decode::read_into(
+        &header,
+        &mut Source::slice(&bytes[offset..]),
+        &mut out.view_mut(),
+    )
 }
 
 /// [`read_npy_into`] from the data of a `.npy` file whose header was parsed
@@ -189,16 +284,16 @@ pub fn from_npy_bytes_into<T: LayoutElement, D: Dimension>(
 ///     version: Version::V1,
 /// };
 /// let mut out = Array1::<i16>::zeros(2);
-/// from_data_into(&header, &[0, 1, 1, 0], &mut out.view_mut())?;
+/// from_data_into(&header, &[0, 1, 1, 0], &mut out)?;
 /// assert_eq!(out, array![1, 256]);
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 pub fn from_data_into<T: LayoutElement, D: Dimension>(
     header: &Header,
     data: &[u8],
-    out: &mut ArrayViewMut<'_, T, D>,
+    out: &mut ArrayRef<T, D>,
 ) -> Result<()> {
-    crate::array::decode::read_into(header, &mut Source::slice(data), out)
+    crate::array::decode::read_into(header, &mut Source::slice(data), &mut out.view_mut())
 }
 
 /// Opens `path`, reads its header and hands the data to `read` (see

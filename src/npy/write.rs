@@ -9,14 +9,37 @@ use crate::array::encode::{
 use crate::array::record::RecordArray;
 use crate::error::Result;
 use crate::options::WriteOptions;
-use ndarray::{ArrayBase, Data, Dimension};
+use ndarray::{ArrayBase, ArrayRef, Data, Dimension};
 use std::io::Write;
 use std::path::Path;
 
 /// Writing an array as `.npy`, byte-identical to what `np.save` writes.
 ///
-/// Implemented for every [`ArrayBase`] whose elements are an [`Element`]:
-/// owned arrays, views, slices with steps, reversed or broadcast axes.
+/// Implemented for every [`ArrayBase`] whose elements are an [`Element`]
+/// (owned arrays, views, slices with steps, reversed or broadcast axes),
+/// and for ndarray's [`ArrayRef`], the type ndarray 0.17 recommends for
+/// functions that read an array (every `ArrayBase` derefs to it):
+///
+/// ```
+/// use ndarray::{ArrayRef, Ix2};
+/// use ndnpy::WriteNpy;
+///
+/// fn save(a: &ArrayRef<f64, Ix2>, path: &std::path::Path) -> ndnpy::Result<()> {
+///     a.write_npy(path)
+/// }
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("a.npy");
+/// let a = ndarray::array![[1.0, 2.0], [3.0, 4.0]];
+/// save(&a, &path)?;          // an owned array
+/// save(&a.t(), &path)?;      // a view
+/// save(&a.to_shared(), &path)?; // an ArcArray
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+///
+/// Also implemented for [`AnyArray`], [`RecordArray`],
+/// [`StringArray`](crate::StringArray) and [`BytesArray`](crate::BytesArray),
+/// so every value that can be written has the same entry points.
 /// Arrays of [`crate::array::pyvalue::PyValue`] and `Option<String>` are written as
 /// object arrays (`|O`, pickled as `np.save` does); `String` arrays as `<U`.
 /// C-contiguous arrays are written in C order and Fortran-contiguous ones in
@@ -158,6 +181,24 @@ impl<T: Element, S: Data<Elem = T>, D: Dimension> WriteNpy for ArrayBase<S, D> {
             return bytes;
         }
         array_npy_bytes(self)
+    }
+}
+
+impl<T: Element, D: Dimension> WriteNpy for ArrayRef<T, D> {
+    fn write_npy<P: AsRef<Path>>(&self, path: P) -> Result<()> {
+        self.view().write_npy(path)
+    }
+
+    fn write_npy_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()> {
+        self.view().write_npy_with(path, options)
+    }
+
+    fn write_npy_to<W: Write>(&self, writer: W) -> Result<()> {
+        self.view().write_npy_to(writer)
+    }
+
+    fn to_npy_bytes(&self) -> Result<Vec<u8>> {
+        self.view().to_npy_bytes()
     }
 }
 
