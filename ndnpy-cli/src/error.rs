@@ -51,10 +51,11 @@ impl CliError {
             _ => EXIT_PROBLEM,
         };
         // The library's path errors already start with the path.
+        let said = in_cli_words(&e.to_string());
         let text = match (&e, member) {
-            (ndnpy::Error::IoPath { .. }, None) => e.to_string(),
-            (_, Some(m)) => format!("{}: member '{m}': {e}", path.display()),
-            (_, None) => format!("{}: {e}", path.display()),
+            (ndnpy::Error::IoPath { .. }, None) => said,
+            (_, Some(m)) => format!("{}: member '{m}': {said}", path.display()),
+            (_, None) => format!("{}: {said}", path.display()),
         };
         CliError {
             message: text,
@@ -66,5 +67,44 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
+    }
+}
+
+/// The library's hints name `ReadOptions` methods; a user of the command
+/// needs its flags (or to know that there is none).
+const HINTS: &[(&str, &str)] = &[
+    ("ReadOptions::max_header_len", "--max-header-size"),
+    (
+        "ReadOptions::pickle_encoding(PickleEncoding::Latin1) or Bytes (np.load's encoding='latin1' or 'bytes'; the ndnpy command: --pickle-encoding)",
+        "--pickle-encoding latin1 or bytes (np.load's encoding='latin1' or 'bytes')",
+    ),
+    (
+        "; ReadOptions::allow_beyond_numpy_limits reads such headers",
+        "",
+    ),
+    ("ReadOptions::opaque_objects", "--opaque"),
+    (
+        " (raise ReadOptions::max_stream_len if the stream is trusted)",
+        "",
+    ),
+];
+
+fn in_cli_words(text: &str) -> String {
+    HINTS
+        .iter()
+        .fold(text.to_owned(), |t, (lib, cli)| t.replace(lib, cli))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hints_name_flags() {
+        let e = ndnpy::Error::HeaderTooLarge {
+            len: 20_000,
+            max: 10_000,
+        };
+        let said = super::CliError::lib(std::path::Path::new("a.npy"), None, e).message;
+        assert!(said.contains("--max-header-size"), "{said}");
+        assert!(!said.contains("ReadOptions"), "{said}");
     }
 }

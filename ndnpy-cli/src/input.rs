@@ -1,8 +1,10 @@
-//! Opening what the user named: `.npy` files and `.npz` members, read with
-//! positioned reads (never mapped: a file someone truncates while we read it
-//! gives an error, not `SIGBUS`) or, for compressed members, streamed.
+//! Opening what the user named: `.npy` files and `.npz` members, local or
+//! remote (`source.rs`), read with positioned reads (never mapped: a file
+//! someone truncates while we read it gives an error, not `SIGBUS`) or, for
+//! compressed members, streamed.
 
 use crate::error::{CliError, CliResult};
+use crate::source::{Source, SourceReader};
 use ndnpy::{Compression, Header, NpzReader, ReadOptions};
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -34,9 +36,9 @@ pub fn read_options() -> ReadOptions {
 }
 
 pub fn container_of(path: &Path) -> CliResult<Container> {
-    let file = File::open(path).map_err(|e| CliError::io(path, e))?;
+    let source = Source::open(path)?;
     let mut start = [0u8; 6];
-    let got = file
+    let got = source
         .read_at(&mut start, 0)
         .map_err(|e| CliError::io(path, e))?;
     let start = &start[..got];
@@ -65,20 +67,20 @@ pub trait DataSource {
     }
 }
 
-/// Positioned reads of a file: each read says where, so nothing is mapped
-/// and no shared cursor moves.
+/// Positioned reads of a file or an object: each read says where, so
+/// nothing is mapped and no shared cursor moves.
 pub struct Positioned {
-    pub file: File,
+    pub source: Source,
     pub base: u64,
 }
 
 impl DataSource for Positioned {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        read_exact_at(&self.file, buf, self.base + offset)
+        self.source.read_exact_at(buf, self.base + offset)
     }
 
     fn positioned(&self) -> Option<(&File, u64)> {
-        Some((&self.file, self.base))
+        self.source.file().map(|file| (file, self.base))
     }
 }
 
@@ -138,15 +140,15 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// A reader over a file from an offset, by positioned reads.
+/// A reader over a file or an object from an offset, by positioned reads.
 struct At<'a> {
-    file: &'a File,
+    source: &'a Source,
     pos: u64,
 }
 
 impl Read for At<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.file.read_at(buf, self.pos)?;
+        let n = self.source.read_at(buf, self.pos)?;
         self.pos += n as u64;
         Ok(n)
     }
@@ -226,33 +228,33 @@ pub fn read_any(opened: &mut Opened<'_>) -> ndnpy::Result<ndnpy::AnyArray> {
     ndnpy::AnyArray::read_npy_from_with(io::Cursor::new(header).chain(data), &read_options())
 }
 
-/// Opens a `.npy` file.
+/// Opens a `.npy` file (or object).
 pub fn open_npy(path: &Path) -> CliResult<Opened<'static>> {
-    let file = File::open(path).map_err(|e| CliError::io(path, e))?;
-    let meta = file.metadata().map_err(|e| CliError::io(path, e))?;
-    if meta.is_dir() {
-        return Err(CliError::io(path, io::Error::other("is a directory")));
-    }
+    let source = Source::open(path)?;
+    let len = source.len().map_err(|e| CliError::io(path, e))?;
     let (header, offset) = read_header(At {
-        file: &file,
+        source: &source,
         pos: 0,
     })
     .map_err(|e| CliError::lib(path, None, e))?;
     Ok(Opened {
-        available: meta.len().saturating_sub(offset),
+        available: len.saturating_sub(offset),
         data_offset: offset,
         header,
-        data: Box::new(Positioned { file, base: offset }),
+        data: Box::new(Positioned {
+            source,
+            base: offset,
+        }),
     })
 }
 
 /// An open `.npz` archive: its central directory read once by the
-/// library's reader (the one zip reader of the workspace), and the file for
-/// positioned reads of stored members.
+/// library's reader (the one zip reader of the workspace), and the file or
+/// object for positioned reads of stored members.
 pub struct Npz {
     pub path: PathBuf,
-    pub reader: NpzReader<BufReader<File>>,
-    file: File,
+    pub reader: NpzReader<BufReader<SourceReader>>,
+    source: Source,
 }
 
 /// Archives opened by this process (`NDNPY_COUNT_OPENS=1` prints the count
@@ -262,15 +264,17 @@ pub static ARCHIVES_OPENED: std::sync::atomic::AtomicUsize = std::sync::atomic::
 
 impl Npz {
     pub fn open(path: &Path) -> CliResult<Npz> {
-        let reader = NpzReader::open(path)
+        let source = Source::open(path)?;
+        // The library buffers the archive itself (and knows where its
+        // buffer lies, which a `BufReader` forgets on every seek).
+        let reader = NpzReader::new(BufReader::with_capacity(0, source.reader()))
             .map_err(|e| CliError::lib(path, None, e))?
             .with_options(read_options());
         ARCHIVES_OPENED.fetch_add(1, Ordering::Relaxed);
-        let file = File::open(path).map_err(|e| CliError::io(path, e))?;
         Ok(Npz {
             path: path.to_owned(),
             reader,
-            file,
+            source,
         })
     }
 
@@ -291,17 +295,16 @@ impl Npz {
         }
         if info.compression == Compression::Stored {
             let (header, offset) = read_header(At {
-                file: &self.file,
+                source: &self.source,
                 pos: info.data_start,
             })
             .map_err(|e| err(in_member(name, e)))?;
-            let file = self.file.try_clone().map_err(|e| CliError::io(&path, e))?;
             return Ok(Opened {
                 available: info.size.saturating_sub(offset),
                 data_offset: offset,
                 header,
                 data: Box::new(Positioned {
-                    file,
+                    source: self.source.clone(),
                     base: info.data_start + offset,
                 }),
             });

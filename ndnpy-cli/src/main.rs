@@ -13,6 +13,7 @@ mod remote;
 mod repr;
 mod settings;
 mod slice;
+mod source;
 mod tables;
 mod values;
 
@@ -22,13 +23,30 @@ use output::{indented, progress_bar, Outcome};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
-const EXIT_CODES: &str = "Exit codes:
+/// The text after every command's help: its examples, then this.
+macro_rules! exit_codes {
+    () => {
+        "Exit codes:
   0  success: every file is valid (and, for diff, the arrays are equal)
   1  a problem was found: an invalid or truncated file, a pickled object array (check), differences (diff)
   2  usage error, or a file that cannot be opened, read or written
 
 FILE arguments may be glob patterns ('data/**/*.npy'), expanded by ndnpy when the shell did not.
-Members of an .npz archive are named ARCHIVE:MEMBER in the output.";
+Members of an .npz archive are named ARCHIVE:MEMBER in the output, and
+ARCHIVE.npz:MEMBER is accepted wherever --key is.
+FILE arguments may also be URLs (s3://, gs://, az://, https://, file://), read by
+ranged GETs; outputs bound for a URL are uploaded once the command succeeds."
+    };
+}
+
+const EXIT_CODES: &str = exit_codes!();
+
+/// `--help` of one command: examples, then the exit codes.
+macro_rules! help {
+    ($($line:literal),+ $(,)?) => {
+        concat!("Examples:\n", $("  ", $line, "\n",)+ "\n", exit_codes!())
+    };
+}
 
 #[derive(Parser)]
 #[command(name = "ndnpy", version, about = "Look inside, check, convert and compare NumPy .npy/.npz files (never loads whole files, never runs pickled code)", after_help = EXIT_CODES)]
@@ -72,7 +90,7 @@ enum Command {
     /// Header facts: version, dtype (records as a tree), shape, order, data offset and
     /// alignment, room to grow in place, pickled or not; for .npz one row per member;
     /// for a Parquet file (pandas DataFrame) its columns with pandas types and the index.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = help!("ndnpy info weights.npy", "ndnpy info 'runs/**/*.npz'", "ndnpy --json info s3://bucket/ckpt.npz", "ndnpy info frame.parquet"))]
     Info {
         #[arg(required = true)]
         files: Vec<String>,
@@ -80,7 +98,7 @@ enum Command {
     /// Print values as NumPy's repr does (summarised with ... beyond 1000 elements),
     /// reading only the bytes it prints (object arrays: the whole pickle, through
     /// ndnpy's own reader, which runs no code).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = help!("ndnpy show a.npy", "ndnpy show --slice '0:5, :, -1' a.npy", "ndnpy show suite.npz:smooth_f64", "ndnpy show --key x --full archive.npz"))]
     Show {
         #[arg(required = true)]
         files: Vec<String>,
@@ -97,7 +115,7 @@ enum Command {
     /// Count, min, max, mean, std, NaN/±inf per array and per record field, in one
     /// streaming pass with constant memory. Min/max ignore NaN; mean and std
     /// (population) are over the finite values.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = help!("ndnpy stats a.npy", "ndnpy stats suite.npz:random_f64", "ndnpy --json stats https://example.org/data.npz"))]
     Stats {
         #[arg(required = true)]
         files: Vec<String>,
@@ -109,7 +127,7 @@ enum Command {
     /// back (--split), C <-> Fortran order, byte order, CSV for 1-D/2-D numbers,
     /// Parquet (pandas DataFrame) <-> .npz (one member per column; see
     /// ndnpy_parquet::convert for the mapping). The last argument is the output.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = help!("ndnpy convert --compress a.npy b.npy both.npz", "ndnpy convert --split both.npz out_dir/", "ndnpy convert suite.npz:image_u8 image.npy", "ndnpy convert --order F --byteorder big a.npy a_f.npy", "ndnpy convert frame.parquet frame.npz"))]
     Convert {
         /// Inputs, then the output (a file, or a folder with --split).
         #[arg(required = true, num_args = 2..)]
@@ -135,7 +153,7 @@ enum Command {
     },
     /// Validate files and folders (recursively): headers, sizes, CRCs, decompression,
     /// pickle safety. One line per problem; exit code 1 if any.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = help!("ndnpy check data/", "ndnpy check --allow-pickle objects.npy", "ndnpy --json check s3://bucket/a.npz"))]
     Check {
         #[arg(required = true)]
         paths: Vec<String>,
@@ -145,7 +163,7 @@ enum Command {
     },
     /// Compare two arrays (or two archives member by member): dtype, shape, values,
     /// first differing indices.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = help!("ndnpy diff a.npy b.npy", "ndnpy diff --rtol 1e-6 old.npz new.npz", "ndnpy diff old.npz:w new.npz:w"))]
     Diff {
         a: String,
         b: String,
@@ -165,7 +183,8 @@ enum Command {
 fn expand(args: &[String]) -> CliResult<Vec<PathBuf>> {
     let mut out = Vec::new();
     for a in args {
-        let is_pattern = a.contains(['*', '?', '[']) && !Path::new(a).exists();
+        let is_pattern =
+            a.contains(['*', '?', '[']) && !ndnpy_store::is_url(a) && !Path::new(a).exists();
         if !is_pattern {
             out.push(PathBuf::from(a));
             continue;
@@ -182,6 +201,39 @@ fn expand(args: &[String]) -> CliResult<Vec<PathBuf>> {
         out.extend(found);
     }
     Ok(out)
+}
+
+/// `ARCHIVE.npz:MEMBER`, as the output names a member: the archive and the
+/// member, when the argument is not itself a file and the part before a
+/// `.npz:` is an archive (a file, or a URL). Anything else is a path.
+fn split_member(arg: &Path) -> (PathBuf, Option<String>) {
+    let Some(text) = arg.to_str() else {
+        return (arg.to_owned(), None);
+    };
+    if arg.exists() {
+        return (arg.to_owned(), None);
+    }
+    for (at, _) in text.match_indices(".npz:") {
+        let (archive, member) = (&text[..at + 4], &text[at + 5..]);
+        if !member.is_empty() && (ndnpy_store::is_url(archive) || Path::new(archive).is_file()) {
+            return (PathBuf::from(archive), Some(member.to_owned()));
+        }
+    }
+    (arg.to_owned(), None)
+}
+
+/// The member to read: named by `--key` or in the argument (not both,
+/// unless they agree).
+fn member_of(path: &Path, key: Option<&str>) -> CliResult<(PathBuf, Option<String>)> {
+    let (path, named) = split_member(path);
+    match (named, key) {
+        (Some(m), Some(k)) if m != k => Err(CliError::usage(format!(
+            "{}:{m}: names member '{m}', and --key names '{k}'",
+            path.display()
+        ))),
+        (Some(m), _) => Ok((path, Some(m))),
+        (None, k) => Ok((path, k.map(str::to_owned))),
+    }
 }
 
 fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
@@ -277,6 +329,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
             }
             type ShowResult = CliResult<(String, Vec<usize>)>;
             for path in paths {
+                let (path, key) = member_of(&path, key.as_deref())?;
                 // Labels are printed when there are several arrays (or an
                 // archive): the first result waits until the second arrives
                 // or the file ends; the others are written as they come.
@@ -311,6 +364,7 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
         Command::Stats { files, key } => {
             let bar = progress_bar();
             for path in expand(&files)? {
+                let (path, key) = member_of(&path, key.as_deref())?;
                 let r =
                     tables::for_each_valid_array(&path, key.as_deref(), |label, opened, masked| {
                         let result = opened.and_then(|mut op| {
@@ -354,7 +408,18 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
             key,
         } => {
             let (out, inputs) = paths.split_last().expect("clap requires two paths");
-            let inputs = expand(inputs)?;
+            let mut inputs = expand(inputs)?;
+            let mut key = key;
+            if let [input] = &mut inputs[..] {
+                let (path, member) = member_of(input, key.as_deref())?;
+                *input = path;
+                key = member;
+            } else if let Some(p) = inputs.iter().find(|p| split_member(p).1.is_some()) {
+                return Err(CliError::usage(format!(
+                    "{}: name one member of one archive, or use --key",
+                    p.display()
+                )));
+            }
             let opts = settings::Options {
                 to,
                 compress,
@@ -418,9 +483,22 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
             atol,
             key,
         } => {
-            let (pa, pb) = (PathBuf::from(a), PathBuf::from(b));
+            let (pa, key_a) = member_of(Path::new(&a), key.as_deref())?;
+            let (pb, key_b) = member_of(Path::new(&b), key.as_deref())?;
+            // A member named on one side only (`a.npz:x b.npz`) is compared
+            // with the member of the same name on the other.
+            let (key_a, key_b) = match (key_a, key_b) {
+                (Some(x), None) => (Some(x.clone()), Some(x)),
+                (None, Some(y)) => (Some(y.clone()), Some(y)),
+                both => both,
+            };
             if parquet::is_parquet(&pa) || parquet::is_parquet(&pb) {
-                return cmd::diff::tables(&pa, &pb, key.as_deref(), (rtol, atol), o);
+                if key_a != key_b {
+                    return Err(CliError::usage(
+                        "diff with a Parquet frame compares columns of the same name",
+                    ));
+                }
+                return cmd::diff::tables(&pa, &pb, key_a.as_deref(), (rtol, atol), o);
             }
             let ka = input::container_of(&pa)?;
             let kb = input::container_of(&pb)?;
@@ -436,30 +514,31 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
             } else {
                 None
             };
-            let mut pairs: Vec<(String, Option<String>)> = Vec::new();
-            if let (Some(a), Some(b), None) = (&za, &zb, &key) {
+            // (label, member of a, member of b)
+            let mut pairs: Vec<(String, Option<String>, Option<String>)> = Vec::new();
+            if let (Some(a), Some(b), None, None) = (&za, &zb, &key_a, &key_b) {
                 let na = a.names();
                 let in_a: std::collections::HashSet<&String> = na.iter().collect();
                 for n in &na {
-                    pairs.push((n.clone(), Some(n.clone())));
+                    pairs.push((n.clone(), Some(n.clone()), Some(n.clone())));
                 }
                 for n in b.names().into_iter().filter(|n| !in_a.contains(n)) {
-                    pairs.push((n.clone(), Some(n)));
+                    pairs.push((n.clone(), Some(n.clone()), Some(n)));
                 }
             } else {
-                pairs.push((String::new(), key.clone()));
+                pairs.push((String::new(), key_a.clone(), key_b.clone()));
             }
             let first =
                 |z: &Option<input::Npz>| z.as_ref().and_then(|z| z.names().first().cloned());
             let (first_a, first_b) = (first(&za), first(&zb));
-            for (name, member) in pairs {
+            for (name, member_a, member_b) in pairs {
                 let label = if name.is_empty() {
                     format!("{} vs {}", pa.display(), pb.display())
                 } else {
                     name.clone()
                 };
-                let ma = member.clone().or_else(|| first_a.clone());
-                let mb = member.clone().or_else(|| first_b.clone());
+                let ma = member_a.or_else(|| first_a.clone());
+                let mb = member_b.or_else(|| first_b.clone());
                 let present_a = za
                     .as_ref()
                     .is_none_or(|z| ma.as_ref().is_some_and(|m| z.reader.contains(m)));
@@ -496,39 +575,12 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
     }
 }
 
-/// Puts local stand-ins in place of URL arguments (see `remote.rs`).
+/// Puts a local stand-in in place of an output URL (see `remote.rs`);
+/// inputs are read where they are (`source.rs`).
 fn localize(mut cli: Cli, remote: &mut remote::Remote) -> CliResult<Cli> {
-    use remote::Need;
-    let all = |remote: &mut remote::Remote, args: &mut Vec<String>| -> CliResult<()> {
-        for a in args.iter_mut() {
-            *a = remote.input(a, Need::All)?;
-        }
-        Ok(())
-    };
-    match &mut cli.command {
-        Command::Info { files } => {
-            for f in files.iter_mut() {
-                *f = remote.input(f, Need::Header)?;
-            }
-        }
-        Command::Show { files, slice, .. } => {
-            for f in files.iter_mut() {
-                *f = remote.input(f, Need::Show(slice.as_deref()))?;
-            }
-        }
-        Command::Stats { files, .. } => all(remote, files)?,
-        Command::Check { paths, .. } => all(remote, paths)?,
-        Command::Diff { a, b, .. } => {
-            *a = remote.input(a, Need::All)?;
-            *b = remote.input(b, Need::All)?;
-        }
-        Command::Convert { paths, .. } => {
-            if let Some((output, inputs)) = paths.split_last_mut() {
-                for i in inputs.iter_mut() {
-                    *i = remote.input(i, Need::All)?;
-                }
-                *output = remote.output(output)?;
-            }
+    if let Command::Convert { paths, .. } = &mut cli.command {
+        if let Some(output) = paths.last_mut() {
+            *output = remote.output(output)?;
         }
     }
     Ok(cli)
@@ -569,6 +621,7 @@ fn main() {
         Ok(()) => remote.finish(),
         Err(e) => Err(e),
     };
+    source::cleanup();
     let (errors, mut code) = outcome.finish();
     for e in &errors {
         eprintln!("ndnpy: {e}");

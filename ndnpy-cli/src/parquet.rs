@@ -9,7 +9,6 @@
 use crate::error::{CliError, CliResult};
 use crate::settings::{Format, Options};
 use serde_json::Value;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Whether `path` is a Parquet file: its magic (`PAR1`), or, for a file too
@@ -17,8 +16,10 @@ use std::path::{Path, PathBuf};
 /// Parquet reader reports what is wrong.
 pub fn is_parquet(path: &Path) -> bool {
     let mut magic = [0u8; 4];
-    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic));
-    if read.is_ok() && &magic == b"PAR1" {
+    let read = crate::source::Source::open(path)
+        .ok()
+        .map(|source| source.read_exact_at(&mut magic, 0));
+    if matches!(read, Some(Ok(()))) && &magic == b"PAR1" {
         return true;
     }
     has_parquet_extension(path)
@@ -131,6 +132,7 @@ pub fn render(v: &Value) -> String {
 #[cfg(feature = "parquet")]
 mod imp {
     use super::*;
+    use crate::source::Source;
     use ndnpy_parquet::{ColumnSummary, Error, Frame, IndexSummary, Summary};
     use serde_json::json;
 
@@ -164,7 +166,8 @@ mod imp {
     /// The frame's columns, pandas types and index, as JSON: from the
     /// footer only (no page is read).
     pub fn info(path: &Path) -> CliResult<Value> {
-        let summary = Summary::read(path).map_err(|e| error(path, e))?;
+        let local = Source::local_path(path)?;
+        let summary = Summary::read(local).map_err(|e| error(path, e))?;
         let index = match &summary.index {
             IndexSummary::Range(r) => json!({
                 "kind": "range", "start": r.start, "stop": r.stop, "step": r.step, "name": r.name,
@@ -185,7 +188,8 @@ mod imp {
 
     /// The frame as the named arrays `convert` writes to `.npz`.
     pub fn arrays(path: &Path) -> CliResult<Vec<(String, ndnpy::AnyArray)>> {
-        let frame = Frame::read(path).map_err(|e| error(path, e))?;
+        let local = Source::local_path(path)?;
+        let frame = Frame::read(local).map_err(|e| error(path, e))?;
         ndnpy_parquet::convert::to_arrays(&frame).map_err(|e| error(path, e))
     }
 
@@ -207,8 +211,9 @@ mod imp {
                 "--split, --order, --byteorder and --key do not apply to Parquet conversions",
             ));
         }
+        let local = Source::local_path(input)?;
         let frame = if is_parquet(input) {
-            Frame::read(input).map_err(|e| error(input, e))?
+            Frame::read(&local).map_err(|e| error(input, e))?
         } else {
             if crate::input::container_of(input)? != crate::input::Container::Npz {
                 return Err(CliError::usage(format!(
@@ -216,7 +221,7 @@ mod imp {
                     input.display()
                 )));
             }
-            ndnpy_parquet::convert::read_npz(input).map_err(|e| error(input, e))?
+            ndnpy_parquet::convert::read_npz(&local).map_err(|e| error(input, e))?
         };
         match format {
             Format::Npz => ndnpy_parquet::convert::write_npz_with(&frame, out, opts.compress),

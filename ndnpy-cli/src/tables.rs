@@ -55,7 +55,14 @@ pub fn load_all(path: &Path) -> CliResult<Vec<(String, AnyArray)>> {
     let lib = |e| CliError::lib(path, None, e);
     match crate::input::container_of(path)? {
         crate::input::Container::Npy => {
-            let a = AnyArray::read_npy_with(path, &crate::input::read_options()).map_err(lib)?;
+            // A file is read with its length known; an object as the
+            // header and the stream of its data (as object arrays are).
+            let a = if crate::source::is_remote(path) {
+                crate::input::read_any(&mut open_npy(path)?)
+            } else {
+                AnyArray::read_npy_with(path, &crate::input::read_options())
+            }
+            .map_err(lib)?;
             let stem = path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())

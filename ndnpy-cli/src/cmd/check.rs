@@ -18,6 +18,10 @@ pub struct Problem {
 /// Files to check under `path`: itself if it is a file, else every
 /// `.npy`/`.npz` below it (sorted, symbolic links to folders not followed).
 pub fn walk(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if crate::source::is_remote(path) {
+        out.push(path.to_owned());
+        return Ok(());
+    }
     let meta = std::fs::metadata(path)?;
     if !meta.is_dir() {
         out.push(path.to_owned());

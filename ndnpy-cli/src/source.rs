@@ -1,0 +1,205 @@
+//! Where an input's bytes come from: a local file, read by positioned
+//! reads, or an object in a store (a URL: `s3://`, `gs://`, `az://`,
+//! `https://`, `file://`, `memory://`), read by ranged GETs that are all
+//! pinned to the version the first GET saw (`ndnpy_store`'s
+//! `ObjectReader`).
+//!
+//! Both are read through the same calls, so every command reads the same
+//! bytes of a URL as of a path and gives the same output: a command that
+//! reads one header fetches one header, `info` of an archive fetches its
+//! directory, and `stats` streams the data. Nothing is staged in a local
+//! copy whose unfetched parts would read as zeros. (Parquet frames are the
+//! one exception: `ndnpy-parquet` reads paths, so a remote frame is first
+//! downloaded whole, and only then read; see [`Source::local_path`].)
+
+use crate::error::{CliError, CliResult};
+use ndnpy_store::blocking::ObjectReader;
+use ndnpy_store::{is_url, Location};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// An input's bytes. Cheap to clone: clones share the open file or the
+/// object's reader (and with it the version every read is pinned to).
+#[derive(Clone)]
+pub enum Source {
+    File(Arc<File>),
+    Object(Arc<Mutex<ObjectReader>>),
+}
+
+/// Whether the argument names an object in a store rather than a path.
+pub fn is_remote(path: &Path) -> bool {
+    path.to_str().is_some_and(is_url)
+}
+
+/// The objects this run opened, by URL: a command that opens an input
+/// twice (to tell its kind, then to read it) makes one first request and
+/// reads one version of the object.
+fn objects() -> &'static Mutex<HashMap<String, Arc<Mutex<ObjectReader>>>> {
+    static OBJECTS: OnceLock<Mutex<HashMap<String, Arc<Mutex<ObjectReader>>>>> = OnceLock::new();
+    OBJECTS.get_or_init(Default::default)
+}
+
+impl Source {
+    /// Opens a path or a URL (one GET of the object's first bytes, which
+    /// also learns its size and version).
+    pub fn open(path: &Path) -> CliResult<Source> {
+        let Some(url) = path.to_str().filter(|p| is_url(p)) else {
+            let file = File::open(path).map_err(|e| CliError::io(path, e))?;
+            let meta = file.metadata().map_err(|e| CliError::io(path, e))?;
+            if meta.is_dir() {
+                return Err(CliError::io(path, io::Error::other("is a directory")));
+            }
+            return Ok(Source::File(Arc::new(file)));
+        };
+        let mut objects = objects().lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(reader) = objects.get(url) {
+            return Ok(Source::Object(reader.clone()));
+        }
+        let location = Location::parse(url).map_err(|e| CliError::usage(e.to_string()))?;
+        let reader =
+            ObjectReader::open(&location).map_err(|e| CliError::usage(format!("{url}: {e}")))?;
+        let reader = Arc::new(Mutex::new(reader));
+        objects.insert(url.to_owned(), reader.clone());
+        Ok(Source::Object(reader))
+    }
+
+    fn object(reader: &Mutex<ObjectReader>) -> std::sync::MutexGuard<'_, ObjectReader> {
+        reader.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The length in bytes now (a local file may change while it is read).
+    pub fn len(&self) -> io::Result<u64> {
+        match self {
+            Source::File(file) => Ok(file.metadata()?.len()),
+            Source::Object(reader) => Ok(Self::object(reader).len()),
+        }
+    }
+
+    /// Reads what is there at `at`, up to `buf.len()` bytes (0 at the end).
+    pub fn read_at(&self, buf: &mut [u8], at: u64) -> io::Result<usize> {
+        match self {
+            Source::File(file) => file.read_at(buf, at),
+            Source::Object(reader) => {
+                let mut reader = Self::object(reader);
+                let n = buf.len().min(reader.len().saturating_sub(at) as usize);
+                reader.read_exact_at(&mut buf[..n], at)?;
+                Ok(n)
+            }
+        }
+    }
+
+    /// Fills `buf` from `at`. When a local file has become shorter than
+    /// the bytes asked for since it was opened, the error carries
+    /// [`ndnpy::Error::FileShrank`] (never "failed to fill whole buffer").
+    pub fn read_exact_at(&self, buf: &mut [u8], at: u64) -> io::Result<()> {
+        match self {
+            Source::File(file) => crate::input::read_exact_at(file, buf, at),
+            Source::Object(reader) => Self::object(reader).read_exact_at(buf, at),
+        }
+    }
+
+    /// The local file, when there is one: other threads may then issue
+    /// their own positioned reads of it.
+    pub fn file(&self) -> Option<&File> {
+        match self {
+            Source::File(file) => Some(file),
+            Source::Object(_) => None,
+        }
+    }
+
+    /// A `Read + Seek` over the bytes from offset 0 (for the library's
+    /// archive reader).
+    pub fn reader(&self) -> SourceReader {
+        SourceReader {
+            source: self.clone(),
+            pos: 0,
+        }
+    }
+}
+
+/// [`Source`] as `Read + Seek`, with a cursor of its own.
+pub struct SourceReader {
+    source: Source,
+    pos: u64,
+}
+
+impl Read for SourceReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.source.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for SourceReader {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let target = match to {
+            SeekFrom::Start(at) => Some(at),
+            SeekFrom::End(delta) => self.source.len()?.checked_add_signed(delta),
+            SeekFrom::Current(delta) => self.pos.checked_add_signed(delta),
+        };
+        self.pos = target.ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "seek to a negative offset")
+        })?;
+        Ok(self.pos)
+    }
+}
+
+/// Remote inputs downloaded whole for the readers that take only paths
+/// (Parquet), removed by [`cleanup`].
+fn downloads() -> &'static Mutex<Vec<tempfile::TempDir>> {
+    static DOWNLOADS: OnceLock<Mutex<Vec<tempfile::TempDir>>> = OnceLock::new();
+    DOWNLOADS.get_or_init(Default::default)
+}
+
+impl Source {
+    /// A local path holding all of the input's bytes: the path itself, or,
+    /// for a URL, a complete download (every byte fetched, checked against
+    /// the object's length and version) into a temporary folder that
+    /// [`cleanup`] removes. For the readers that take only paths.
+    pub fn local_path(path: &Path) -> CliResult<PathBuf> {
+        if !is_remote(path) {
+            return Ok(path.to_owned());
+        }
+        let source = Source::open(path)?;
+        let len = source.len().map_err(|e| CliError::io(path, e))?;
+        let dir = tempfile::Builder::new()
+            .prefix("ndnpy-remote")
+            .tempdir()
+            .map_err(|e| CliError::usage(format!("cannot make a temporary folder: {e}")))?;
+        // The URL's file name, so that formats are still told by extension.
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.is_empty())
+            .unwrap_or("object");
+        let local = dir.path().join(name);
+        let mut out = File::create(&local).map_err(|e| CliError::io(&local, e))?;
+        let copied = io::copy(&mut source.reader().take(len), &mut out)
+            .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        if copied != len {
+            return Err(CliError::usage(format!(
+                "{}: the object ended after {copied} of its {len} bytes",
+                path.display()
+            )));
+        }
+        downloads()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(dir);
+        Ok(local)
+    }
+}
+
+/// Removes this run's downloads (the process exits without running
+/// destructors of statics).
+pub fn cleanup() {
+    downloads()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clear();
+}

@@ -1,0 +1,294 @@
+//! Every command on a URL gives what it gives on the path of the same
+//! bytes: the same stdout, stderr and exit code (with the URL in place of
+//! the path), and the same output files. Run here on `file://` URLs (read
+//! through `object_store`'s ranged GETs, as S3 objects are);
+//! `scripts/interop_s3.py` runs the same comparison on a local S3 server.
+
+mod common;
+
+use common::{code, ndnpy};
+use ndarray::{Array, Array2};
+use std::path::{Path, PathBuf};
+
+/// One run's result, with `url` written back as `path` wherever it
+/// appears, and the bytes of the output it wrote.
+#[derive(Debug, PartialEq)]
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    written: Vec<(String, Vec<u8>)>,
+}
+
+fn url_of(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+/// The files an output path holds (itself, or a folder's files, sorted,
+/// with their paths inside it).
+fn written(out: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(dir: &Path, base: &Path, into: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, base, into);
+            } else {
+                let name = p.strip_prefix(base).unwrap().display().to_string();
+                into.push((name, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    if out.is_dir() {
+        walk(out, out, &mut files);
+    } else if out.exists() {
+        files.push((String::new(), std::fs::read(out).unwrap()));
+    }
+    files
+}
+
+fn run(args: &[String], output: Option<&Path>, replace: &[(String, String)]) -> Run {
+    if let Some(out) = output {
+        let _ = std::fs::remove_dir_all(out);
+        let _ = std::fs::remove_file(out);
+    }
+    let out = ndnpy(args);
+    let back = |text: &[u8]| {
+        let mut text = String::from_utf8_lossy(text).into_owned();
+        for (url, path) in replace {
+            text = text.replace(url.as_str(), path);
+        }
+        text
+    };
+    Run {
+        code: code(&out),
+        stdout: back(&out.stdout),
+        stderr: back(&out.stderr),
+        written: output.map(written).unwrap_or_default(),
+    }
+}
+
+/// The command lines run on each input (`{}` is the input).
+fn commands(name: &str) -> Vec<Vec<&'static str>> {
+    let mut all = vec![
+        vec!["info", "{}"],
+        vec!["--json", "info", "{}"],
+        vec!["show", "{}"],
+        vec!["show", "--slice", "1:3", "{}"],
+        vec!["show", "--slice", "-1", "{}"],
+        vec!["--json", "show", "{}"],
+        vec!["show", "--full", "{}"],
+        vec!["stats", "{}"],
+        vec!["--json", "stats", "{}"],
+        vec!["check", "{}"],
+        vec!["--json", "check", "{}"],
+        vec!["check", "--allow-pickle", "{}"],
+        vec!["diff", "{}", "{}"],
+        vec!["--json", "diff", "{}", "{}"],
+    ];
+    if name.ends_with(".npz") {
+        all.push(vec!["show", "--key", "a", "{}"]);
+    }
+    all
+}
+
+/// Conversions: arguments before the input, and the output's name.
+const CONVERSIONS: &[(&[&str], &str)] = &[
+    (&["convert"], "out.npz"),
+    (&["convert", "--compress"], "out.npz"),
+    (&["convert"], "out.npy"),
+    (&["convert", "--split"], "out_dir"),
+    (
+        &["convert", "--order", "F", "--byteorder", "big"],
+        "out.npy",
+    ),
+    (&["convert"], "out.parquet"),
+];
+
+/// Runs every command on `path` and on its `file://` URL and compares.
+fn compare(path: &Path, scratch: &Path, failures: &mut Vec<String>) {
+    let local = path.display().to_string();
+    let url = url_of(path);
+    let replace = [(url.clone(), local.clone())];
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut check = |args_local: Vec<String>, args_url: Vec<String>, out: Option<&Path>| {
+        let a = run(&args_local, out, &[]);
+        let b = run(&args_url, out, &replace);
+        if a != b {
+            failures.push(format!(
+                "{args_url:?}\n  path: {a:?}\n  url:  {b:?}",
+                a = summary(&a),
+                b = summary(&b)
+            ));
+        }
+    };
+    for command in commands(&name) {
+        let with = |input: &str| -> Vec<String> {
+            command
+                .iter()
+                .map(|a| {
+                    if *a == "{}" {
+                        input.to_owned()
+                    } else {
+                        (*a).to_owned()
+                    }
+                })
+                .collect()
+        };
+        check(with(&local), with(&url), None);
+    }
+    for (args, out_name) in CONVERSIONS {
+        let out = scratch.join(out_name);
+        let with = |input: &str| -> Vec<String> {
+            let mut v: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+            v.push(input.to_owned());
+            v.push(out.display().to_string());
+            v
+        };
+        check(with(&local), with(&url), Some(&out));
+    }
+}
+
+fn summary(r: &Run) -> String {
+    let cut = |s: &str| s.chars().take(600).collect::<String>();
+    format!(
+        "code {} stdout {:?} stderr {:?} written {:?}",
+        r.code,
+        cut(&r.stdout),
+        cut(&r.stderr),
+        r.written
+            .iter()
+            .map(|(n, b)| (n.clone(), b.len()))
+            .collect::<Vec<_>>()
+    )
+}
+
+/// Files of every kind: `.npy` of many dtypes and orders (valid, invalid,
+/// truncated), archives stored and compressed (NumPy's and hostile ones),
+/// object arrays, scipy.sparse and Parquet frames.
+fn fixtures() -> Vec<PathBuf> {
+    let root = common::root().join("fixtures");
+    let list = |dir: &str, take: usize, ext: &[&str]| -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| ext.contains(&e))
+            })
+            .collect();
+        files.sort();
+        // Every n-th file, so that a sample spans the folder.
+        let step = files.len().div_ceil(take.max(1)).max(1);
+        files.into_iter().step_by(step).collect()
+    };
+    let mut all = Vec::new();
+    all.extend(list("cli", 100, &["npy", "npz"]));
+    all.extend(list("npy/valid", 12, &["npy"]));
+    all.extend(list("npy/invalid", 8, &["npy"]));
+    all.extend(list("npy/invalid_data", 6, &["npy"]));
+    all.extend(list("npz/valid", 100, &["npz"]));
+    all.extend(list("npz/invalid", 100, &["npz"]));
+    all.extend(list("pickle", 6, &["npy"]));
+    all.extend(list("wild/pandas", 6, &["npz", "npy"]));
+    all.extend(list("sparse", 3, &["npz"]));
+    all.extend(list("parquet/valid", 3, &["parquet"]));
+    all
+}
+
+#[test]
+fn every_command_on_a_file_url_matches_the_path() {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for path in fixtures() {
+        compare(&path, scratch.path(), &mut failures);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The report's case: `show --full` of a 20 000 × 10 array printed zeros
+/// for every row but the first and last three, with exit code 0. And
+/// archives whose members lie beyond one download: several members of a
+/// few MiB, stored and compressed, read one after the other.
+#[test]
+fn large_arrays_and_archives_on_a_file_url_match_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.npy");
+    let a = Array2::from_shape_fn((20_000, 10), |(i, j)| (i * 10 + j) as i64);
+    ndnpy::WriteNpy::write_npy(&a, &big).unwrap();
+    let url = url_of(&big);
+    let out = ndnpy(&["show", "--full", url.as_str()]);
+    assert_eq!(code(&out), 0);
+    let text = common::stdout(&out);
+    assert!(
+        text.contains("[199990, 199991"),
+        "{}",
+        &text[text.len() - 300..]
+    );
+    assert!(text.contains("[100000, 100001"), "a middle row is missing");
+
+    for compress in [false, true] {
+        let name = if compress { "many_z.npz" } else { "many.npz" };
+        let path = dir.path().join(name);
+        let file = std::fs::File::create(&path).unwrap();
+        let mut w = if compress {
+            ndnpy::NpzWriter::new_compressed(file)
+        } else {
+            ndnpy::NpzWriter::new(file)
+        };
+        for (i, key) in ["a", "b", "c", "d"].iter().enumerate() {
+            // 1.5 MiB each, and 6 MiB for `d` (pieces read ahead when
+            // compressed); values that do not compress to nothing.
+            let n = if i == 3 { 786_432 } else { 196_608 };
+            let v = Array::from_shape_fn(n, |k| ((k * 2_654_435_761 + i) % 1_000_003) as f64);
+            w.add(key, &v).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    let mut failures = Vec::new();
+    for name in ["big.npy", "many.npz", "many_z.npz"] {
+        compare(&dir.path().join(name), &scratch, &mut failures);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// An output URL: the object holds what the local output holds.
+#[test]
+fn convert_to_a_file_url_writes_what_a_path_gets() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::root().join("fixtures/cli/pair.npz");
+    for (args, name) in [(&["--compress"][..], "z.npz"), (&[][..], "s.npz")] {
+        let local = dir.path().join(format!("local_{name}"));
+        let remote = dir.path().join(format!("remote_{name}"));
+        let mut a: Vec<String> = vec!["convert".into()];
+        a.extend(args.iter().map(|s| s.to_string()));
+        let mut b = a.clone();
+        a.push(input.display().to_string());
+        a.push(local.display().to_string());
+        b.push(url_of(&input));
+        b.push(url_of(&remote));
+        assert_eq!(code(&ndnpy(&a)), 0);
+        assert_eq!(code(&ndnpy(&b)), 0);
+        assert_eq!(
+            std::fs::read(&local).unwrap(),
+            std::fs::read(&remote).unwrap()
+        );
+    }
+}
