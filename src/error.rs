@@ -230,6 +230,13 @@ pub enum Error {
         reason: String,
     },
 
+    /// Not a valid safetensors file: the `safetensors` crate refused its
+    /// header (its size, its JSON, offsets that do not tile the data).
+    InvalidSafetensors {
+        /// What the safetensors crate found wrong.
+        reason: String,
+    },
+
     /// The archive has no member with this name (neither `name` nor
     /// `name.npy`).
     MemberNotFound {
@@ -485,9 +492,10 @@ impl fmt::Display for Error {
             Error::LayoutMismatch { type_name, dtype, reason } => write!(f, "cannot view `{dtype}` as {type_name} without copying: {reason}", dtype = capped(dtype), reason = capped(reason)),
             Error::InvalidUnicode { index, value } => write!(f, "invalid unicode data: code unit {value:#x} in string {index} is not a Unicode scalar value"),
             Error::MisalignedMember { name, type_name, align, address } => write!(f, "member `{name}` cannot be viewed as {type_name}: its data starts at address {address:#x}, not {align}-byte aligned (np.savez does not align members); use NpzMmap::view_or_copy, which copies when a view is impossible"),
-            Error::ReadOnly => write!(f, "the file is mapped read-only; open it with MmapNpy::open_rw or open_cow for a mutable view"),
+            Error::ReadOnly => write!(f, "the file is mapped read-only; open it with NpyMmap::open_rw or open_cow for a mutable view"),
             Error::InvalidArchive { reason } => write!(f, "not a valid .npz (zip) archive: {reason} (the file may be truncated, or not an .npz file at all)", reason = capped(reason)),
             Error::InvalidSparse { reason } => write!(f, "not a valid scipy.sparse archive: {}", capped(reason)),
+            Error::InvalidSafetensors { reason } => write!(f, "not a valid safetensors file: {}", capped(reason)),
             Error::NotNpy { name, found } => write!(
                 f,
                 "archive member '{}' is not a .npy file (it starts with b\"{}\"); read its bytes with NpzReader::raw",

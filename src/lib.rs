@@ -7,7 +7,7 @@
 //!   byte-identical to `np.save`; writing to a path replaces the file
 //!   atomically.
 //! - [`ViewNpy`] / [`ViewMutNpy`]: zero-copy views of `.npy` bytes, and
-//!   [`MmapNpy`] to map files of any size in constant time.
+//!   [`NpyMmap`] to map files of any size in constant time.
 //! - [`Header`], [`inspect`] and [`AnyArray`] for files whose type is known
 //!   only at run time.
 //! - Every NumPy dtype: numeric scalars (x86-64's long double as
@@ -102,6 +102,8 @@ mod npz;
 mod options;
 pub mod pickle;
 mod plan;
+#[cfg(feature = "safetensors")]
+pub mod safetensors;
 pub mod sparse;
 
 pub use array::any::AnyArray;
@@ -119,7 +121,10 @@ pub use format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
 pub use format::header::{Header, Version, NUMPY_MAX_DIMS};
 pub use npy::file::NpyFile;
 pub use npy::inspect::{inspect, inspect_with};
-pub use npy::mmap::MmapNpy;
+pub use npy::mmap::NpyMmap;
+/// The old name of [`NpyMmap`].
+#[deprecated(note = "renamed NpyMmap, as the other types are named (NpzMmap, NpyFile, NpyWriter)")]
+pub type MmapNpy = NpyMmap;
 pub use npy::read::{
     from_data_into, from_npy_bytes_into, from_npy_bytes_into_with, read_npy_into,
     read_npy_into_from, read_npy_into_from_with, read_npy_into_with, ReadNpy,

@@ -28,7 +28,7 @@ use std::path::Path;
 /// Views do not check the members' CRC-32 (that would read all the data);
 /// [`NpzMmap::reader`] reads members with the check. As with every memory
 /// map, nobody may truncate the file or change its bytes while views of it
-/// exist (see the contract on [`crate::MmapNpy`]).
+/// exist (see the contract on [`crate::NpyMmap`]).
 ///
 /// ```
 /// use ndarray::{Array2, Ix2};
@@ -64,7 +64,7 @@ impl NpzMmap {
     /// be truncated or changed (by another process, another map or a write
     /// through the path): views would see data change under shared
     /// references, or the process is killed by `SIGBUS`. See
-    /// [`MmapNpy`](crate::MmapNpy) for the same contract.
+    /// [`NpyMmap`](crate::NpyMmap) for the same contract.
     ///
     /// ```no_run
     /// // SAFETY: nothing changes or truncates the archive while it is mapped.
@@ -73,6 +73,27 @@ impl NpzMmap {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub unsafe fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
+        // SAFETY: the caller upholds `open`'s contract, which is `open_with`'s.
+        unsafe { Self::open_with(path, &ReadOptions::default()) }
+    }
+
+    /// [`NpzMmap::open`] with explicit limits for parsing member headers
+    /// (for example a larger [`ReadOptions::max_header_len`] for big record
+    /// dtypes).
+    ///
+    /// # Safety
+    ///
+    /// As for [`NpzMmap::open`].
+    ///
+    /// ```no_run
+    /// use ndnpy::{NpzMmap, ReadOptions};
+    ///
+    /// let options = ReadOptions::default().max_header_len(1 << 20);
+    /// // SAFETY: nothing changes or truncates the archive while it is mapped.
+    /// let map = unsafe { NpzMmap::open_with("records.npz", &options)? };
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub unsafe fn open_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
         let file = crate::error::open_file(path.as_ref())?;
         // SAFETY: memmap2 requires that the file not be modified or truncated
         // by others while mapped, which is this function's own contract.
@@ -82,11 +103,12 @@ impl NpzMmap {
         Ok(NpzMmap {
             map,
             directory,
-            options: ReadOptions::default(),
+            options: *options,
         })
     }
 
     /// Sets the limits for parsing member headers.
+    #[deprecated(note = "use NpzMmap::open_with")]
     pub fn with_options(mut self, options: ReadOptions) -> Self {
         self.options = options;
         self
@@ -217,7 +239,7 @@ impl NpzMmap {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn reader(&self) -> Result<NpzReader<Cursor<&[u8]>>> {
-        Ok(NpzReader::new(Cursor::new(self.as_bytes()))?.with_options(self.options))
+        NpzReader::new_with(Cursor::new(self.as_bytes()), &self.options)
     }
 
     /// The whole mapped file.

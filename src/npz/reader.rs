@@ -97,11 +97,26 @@ impl NpzReader<BufReader<File>> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
+        Self::open_with(path, &ReadOptions::default())
+    }
+
+    /// [`NpzReader::open`] with explicit limits, applied to every member
+    /// read (for example a larger [`ReadOptions::max_header_len`] for big
+    /// record dtypes).
+    ///
+    /// ```no_run
+    /// use ndnpy::{NpzReader, ReadOptions};
+    ///
+    /// let options = ReadOptions::default().max_header_len(1 << 20);
+    /// let npz = NpzReader::open_with("records.npz", &options)?;
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn open_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
         let path = path.as_ref();
         let file = crate::error::open_file(path)?;
         // The reader buffers the archive itself (and knows where its buffer
         // lies in the file, which a `BufReader` forgets on every seek).
-        Self::new(BufReader::with_capacity(0, file)).map_err(|e| e.at_path(path))
+        Self::new_with(BufReader::with_capacity(0, file), options).map_err(|e| e.at_path(path))
     }
 }
 
@@ -122,6 +137,23 @@ impl<R: Read + Seek> NpzReader<R> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn new(reader: R) -> Result<Self> {
+        Self::new_with(reader, &ReadOptions::default())
+    }
+
+    /// [`NpzReader::new`] with explicit limits, applied to every member
+    /// read.
+    ///
+    /// ```
+    /// # use std::io::Cursor;
+    /// # let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
+    /// # let bytes = w.finish_into_inner()?.into_inner();
+    /// use ndnpy::{NpzReader, ReadOptions};
+    ///
+    /// let options = ReadOptions::default().max_header_len(1 << 20);
+    /// let npz = NpzReader::new_with(Cursor::new(bytes), &options)?;
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn new_with(reader: R, options: &ReadOptions) -> Result<Self> {
         let mut reader = CheckedRead(reader);
         let archive_len = reader.seek(SeekFrom::End(0))?;
         reader.seek(SeekFrom::Start(0))?;
@@ -135,25 +167,14 @@ impl<R: Read + Seek> NpzReader<R> {
             input,
             directory,
             members,
-            options: ReadOptions::default(),
+            options: *options,
             archive_len,
             inflater: flate2::Decompress::new(false),
         })
     }
 
-    /// Sets the limits for parsing member headers (for example a larger
-    /// [`ReadOptions::max_header_len`] for big record dtypes).
-    ///
-    /// ```
-    /// # use std::io::Cursor;
-    /// # let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
-    /// # let bytes = w.finish_into_inner()?.into_inner();
-    /// use ndnpy::{NpzReader, ReadOptions};
-    ///
-    /// let npz = NpzReader::new(Cursor::new(bytes))?
-    ///     .with_options(ReadOptions::default().max_header_len(1 << 20));
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
+    /// Sets the limits for parsing member headers.
+    #[deprecated(note = "use NpzReader::open_with or NpzReader::new_with")]
     pub fn with_options(mut self, options: ReadOptions) -> Self {
         self.options = options;
         self
