@@ -93,6 +93,7 @@ impl Error {
             | Error::TruncatedData { .. }
             | Error::InvalidArchive { .. }
             | Error::InvalidSparse { .. }
+            | Error::InvalidSafetensors { .. }
             | Error::NotNpy { .. }
             | Error::BadCrc { .. }
             | Error::CorruptMember { .. }

@@ -1,0 +1,281 @@
+//! [`SafetensorsFile`]: the tensors of a safetensors file, as `.npy`
+//! headers, raw bytes and [`AnyArray`]s.
+
+use super::dtypes;
+use crate::array::any::AnyArray;
+use crate::array::element::LayoutElement;
+use crate::array::ml::{Float8E4M3Fn, Float8E5M2};
+use crate::array::record::RecordArray;
+use crate::error::{Error, Result};
+use crate::format::header::{Header, Version};
+use crate::npy::read::from_data_into;
+use memmap2::Mmap;
+use ndarray::{ArrayD, IxDyn};
+use safetensors::tensor::{Metadata, TensorInfo};
+use safetensors::{Dtype, SafeTensors};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// A safetensors file, checked whole by the safetensors crate when opened
+/// (header size, JSON, offsets that tile the data exactly), whose tensors
+/// read as the `.npy` members [`super::safetensors_to_npz`] would write:
+/// [`SafetensorsFile::header`] gives the header, [`SafetensorsFile::data`]
+/// the bytes (little-endian, C order) and [`SafetensorsFile::read_any`] the
+/// array.
+///
+/// ```
+/// use ndnpy::safetensors::SafetensorsFile;
+/// use ndnpy::AnyArray;
+///
+/// // A file with one tensor "x": two little-endian float32s (0.5, 2.0).
+/// let header = br#"{"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#;
+/// let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+/// bytes.extend_from_slice(header);
+/// bytes.extend_from_slice(&[0, 0, 0, 0x3f, 0, 0, 0, 0x40]);
+///
+/// let st = SafetensorsFile::new(bytes)?;
+/// assert_eq!(st.names(), ["x"]);
+/// assert_eq!(st.header("x")?.dtype.to_string(), "<f4");
+/// assert_eq!(st.read_any("x")?, AnyArray::F32(ndarray::arr1(&[0.5f32, 2.0]).into_dyn()));
+/// assert!(st.metadata().is_none());
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub struct SafetensorsFile {
+    bytes: Bytes,
+    /// Offset of the data area (8 bytes of length, then the header).
+    data_start: usize,
+    metadata: Metadata,
+    /// Tensor names in the order of their data.
+    names: Vec<String>,
+}
+
+/// Where the file's bytes are.
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(map) => map,
+            Bytes::Owned(bytes) => bytes,
+        }
+    }
+}
+
+impl SafetensorsFile {
+    /// Maps the safetensors file at `path` read-only and checks its header.
+    /// Tensors are then read from the mapping: [`SafetensorsFile::data`]
+    /// copies nothing, whatever the file's size.
+    ///
+    /// # Safety
+    ///
+    /// Until the value and every slice it gave are dropped, the file must
+    /// not be truncated or changed (by another process, another map or a
+    /// write through the path): slices would see data change under shared
+    /// references, or the process is killed by `SIGBUS`. The same contract
+    /// as [`crate::MmapNpy::open`].
+    ///
+    /// ```no_run
+    /// // SAFETY: nothing changes or truncates the file while it is mapped.
+    /// let st = unsafe { ndnpy::safetensors::SafetensorsFile::open("model.safetensors")? };
+    /// println!("{:?}", st.names());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub unsafe fn open<P: AsRef<Path>>(path: P) -> Result<Self> {
+        let path = path.as_ref();
+        let file = std::fs::File::open(path).map_err(|e| Error::Io(e).at_path(path))?;
+        // SAFETY: memmap2 requires that the file not be modified or
+        // truncated while mapped, which is this function's own contract.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::Io(e).at_path(path))?;
+        Self::from_bytes(Bytes::Mapped(map))
+    }
+
+    /// A safetensors file held in memory.
+    ///
+    /// ```
+    /// let err = ndnpy::safetensors::SafetensorsFile::new(b"not a safetensors file".to_vec());
+    /// assert!(matches!(err, Err(ndnpy::Error::InvalidSafetensors { .. })));
+    /// ```
+    pub fn new(bytes: Vec<u8>) -> Result<Self> {
+        Self::from_bytes(Bytes::Owned(bytes))
+    }
+
+    fn from_bytes(bytes: Bytes) -> Result<Self> {
+        let (header_len, metadata) =
+            SafeTensors::read_metadata(&bytes).map_err(super::invalid_file)?;
+        let names = metadata.offset_keys();
+        Ok(SafetensorsFile {
+            data_start: 8 + header_len,
+            bytes,
+            metadata,
+            names,
+        })
+    }
+
+    /// The tensor names, in the order of their data in the file.
+    pub fn names(&self) -> Vec<String> {
+        self.names.clone()
+    }
+
+    /// Number of tensors.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether the file holds no tensor.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Whether the file has a tensor named `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.metadata.info(name).is_some()
+    }
+
+    /// The file's `__metadata__`, if it has one.
+    ///
+    /// ```
+    /// let header = br#"{"__metadata__":{"format":"pt"}}"#;
+    /// let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// bytes.extend_from_slice(header);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert_eq!(st.metadata().unwrap()["format"], "pt");
+    /// assert!(st.is_empty());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn metadata(&self) -> Option<&HashMap<String, String>> {
+        self.metadata.metadata().as_ref()
+    }
+
+    /// The safetensors type of tensor `name`, as the file spells it
+    /// (`"F32"`, `"BF16"`, `"F8_E4M3"`, ...).
+    pub fn dtype(&self, name: &str) -> Result<String> {
+        Ok(self.info(name)?.dtype.to_string())
+    }
+
+    /// The shape of tensor `name`.
+    pub fn shape(&self, name: &str) -> Result<&[usize]> {
+        Ok(&self.info(name)?.shape)
+    }
+
+    /// The `.npy` header of tensor `name` as a member of an archive: NumPy's
+    /// little-endian dtype (for bfloat16 and float8, `ml_dtypes`' raw
+    /// descriptors), its shape, C order. Types NumPy files cannot spell are
+    /// an [`Error::UnsupportedDType`] naming the tensor.
+    pub fn header(&self, name: &str) -> Result<Header> {
+        let info = self.info(name)?;
+        Ok(Header {
+            dtype: dtypes::to_npy(name, info.dtype)?,
+            shape: info.shape.clone(),
+            fortran_order: false,
+            version: Version::V1,
+        })
+    }
+
+    /// The bytes of tensor `name`: little-endian items in C order.
+    ///
+    /// ```
+    /// let header = br#"{"b":{"dtype":"BF16","shape":[1],"data_offsets":[0,2]}}"#;
+    /// let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// bytes.extend_from_slice(header);
+    /// bytes.extend_from_slice(&[0x80, 0x3f]);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert_eq!(st.data("b")?, [0x80, 0x3f]);
+    /// assert_eq!(st.header("b")?.dtype.to_string(), "<V2");
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn data(&self, name: &str) -> Result<&[u8]> {
+        let (start, end) = self.info(name)?.data_offsets;
+        // `read_metadata` checked that the offsets tile the data area,
+        // which ends at the end of the file.
+        Ok(&self.bytes[self.data_start + start..self.data_start + end])
+    }
+
+    /// Tensor `name` as an array: the numeric variants for NumPy's types,
+    /// and for bfloat16 and float8 the [`AnyArray::Void`] that reading the
+    /// member `np.save` writes for them gives (see [`AnyArray::void_as`]).
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    ///
+    /// let header = br#"{"b":{"dtype":"BF16","shape":[1],"data_offsets":[0,2]}}"#;
+    /// let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// bytes.extend_from_slice(header);
+    /// bytes.extend_from_slice(&[0x80, 0x3f]);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// let b = st.read_any("b")?.void_as::<half::bf16>()?;
+    /// assert_eq!(b[[0]].to_f32(), 1.0);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn read_any(&self, name: &str) -> Result<AnyArray> {
+        let header = self.header(name)?;
+        let data = self.data(name)?;
+        let info = self.info(name)?;
+        Ok(match info.dtype {
+            Dtype::BOOL => AnyArray::Bool(typed(&header, data)?),
+            Dtype::I8 => AnyArray::I8(typed(&header, data)?),
+            Dtype::I16 => AnyArray::I16(typed(&header, data)?),
+            Dtype::I32 => AnyArray::I32(typed(&header, data)?),
+            Dtype::I64 => AnyArray::I64(typed(&header, data)?),
+            Dtype::U8 => AnyArray::U8(typed(&header, data)?),
+            Dtype::U16 => AnyArray::U16(typed(&header, data)?),
+            Dtype::U32 => AnyArray::U32(typed(&header, data)?),
+            Dtype::U64 => AnyArray::U64(typed(&header, data)?),
+            Dtype::F16 => AnyArray::F16(typed(&header, data)?),
+            Dtype::F32 => AnyArray::F32(typed(&header, data)?),
+            Dtype::F64 => AnyArray::F64(typed(&header, data)?),
+            #[cfg(feature = "complex")]
+            Dtype::C64 => AnyArray::C64(typed(&header, data)?),
+            Dtype::BF16 => raw(&typed::<half::bf16>(&header, data)?),
+            Dtype::F8_E4M3 => raw(&typed::<Float8E4M3Fn>(&header, data)?),
+            Dtype::F8_E5M2 => raw(&typed::<Float8E5M2>(&header, data)?),
+            other => {
+                return Err(Error::UnsupportedDType {
+                    dtype: other.to_string(),
+                    reason: format!(
+                        "tensor '{}': no array type here holds it (the crate feature `complex` reads C64)",
+                        crate::error::capped(name)
+                    ),
+                })
+            }
+        })
+    }
+
+    /// The whole file.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    fn info(&self, name: &str) -> Result<&TensorInfo> {
+        self.metadata
+            .info(name)
+            .ok_or_else(|| Error::MemberNotFound {
+                name: name.to_owned(),
+            })
+    }
+}
+
+/// The array `header` describes, from its data.
+fn typed<T: LayoutElement + Clone + Default>(header: &Header, data: &[u8]) -> Result<ArrayD<T>> {
+    let mut out = ArrayD::from_elem(IxDyn(&header.shape), T::default());
+    from_data_into(header, data, &mut out.view_mut())?;
+    Ok(out)
+}
+
+/// Raw items, as [`AnyArray`] holds the `ml_dtypes` formats.
+fn raw<T: LayoutElement>(array: &ArrayD<T>) -> AnyArray {
+    AnyArray::Void(RecordArray::from_array(array))
+}
+
+impl std::fmt::Debug for SafetensorsFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SafetensorsFile")
+            .field("len", &self.bytes.len())
+            .field("tensors", &self.names.len())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,398 @@
+//! `.npz` -> safetensors: every member becomes a tensor through the
+//! safetensors crate's `serialize_to_file`, which asks each tensor for its
+//! bytes in turn. Stored members already in safetensors' layout hand over
+//! their bytes in the mapped archive; the others are read (inflated,
+//! swapped, reordered) when their turn comes, one at a time.
+
+use super::dtypes::{self, Conversion};
+use super::{layout, SafetensorsOptions, METADATA_MEMBER};
+use crate::array::any::AnyArray;
+use crate::error::{Error, Result};
+use crate::format::header::Header;
+use crate::npz::{Compression, NpzMmap, NpzReader};
+use safetensors::{Dtype, View};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Cursor, Read};
+use std::path::{Path, PathBuf};
+
+/// Deflate turns one compressed byte into at most 1032 bytes (258-byte
+/// matches coded in 2 bits): a member claiming more data than this ratio
+/// allows is corrupt, and its claim is not allocated.
+const DEFLATE_MAX_RATIO: u64 = 1032;
+
+/// Writes the numeric members of the mapped archive `npz` as the tensors of
+/// the safetensors file `path` (replaced atomically: an error leaves the
+/// old file, or none), with default [`SafetensorsOptions`].
+///
+/// See the [module docs](super) for the types, layouts, names and metadata.
+/// Memory holds at most one member that is not already in safetensors'
+/// layout (compressed, big-endian or Fortran-order); stored members in that
+/// layout are written from the mapping without a copy, after their CRC-32
+/// is checked.
+///
+/// ```
+/// use ndnpy::safetensors::{npz_to_safetensors, SafetensorsFile};
+/// use ndnpy::{NpzMmap, NpzWriter};
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let (npz_path, st_path) = (dir.path().join("ckpt.npz"), dir.path().join("model.safetensors"));
+/// let mut w = NpzWriter::create(&npz_path)?;
+/// w.add("params/dense/kernel", &ndarray::Array2::<f32>::ones((4, 3)))?;
+/// w.add("params/dense/bias", &ndarray::Array1::<f32>::zeros(3))?;
+/// w.finish()?;
+///
+/// // SAFETY: nothing writes or truncates the archive while it is mapped.
+/// let npz = unsafe { NpzMmap::open(&npz_path)? };
+/// npz_to_safetensors(&npz, &st_path)?;
+///
+/// let st = SafetensorsFile::new(std::fs::read(&st_path)?)?;
+/// assert_eq!(st.dtype("params/dense/kernel")?, "F32");
+/// assert_eq!(st.shape("params/dense/kernel")?, [4, 3]);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn npz_to_safetensors<P: AsRef<Path>>(npz: &NpzMmap, path: P) -> Result<()> {
+    npz_to_safetensors_with(npz, path, &SafetensorsOptions::default())
+}
+
+/// [`npz_to_safetensors`] with options: which `ml_dtypes` format raw
+/// members hold ([`SafetensorsOptions::raw_as`]) and metadata entries
+/// ([`SafetensorsOptions::metadata`]).
+///
+/// ```
+/// use ndnpy::safetensors::{npz_to_safetensors_with, MlDtype, SafetensorsFile, SafetensorsOptions};
+/// use ndnpy::{NpzMmap, NpzWriter};
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let (npz_path, st_path) = (dir.path().join("ckpt.npz"), dir.path().join("model.safetensors"));
+/// // What `np.savez` writes for an ml_dtypes.bfloat16 array: raw '<V2' items.
+/// let bf16 = ndarray::arr1(&[half::bf16::from_f32(1.5), half::bf16::from_f32(-2.0)]);
+/// let mut w = NpzWriter::create_compressed(&npz_path)?;
+/// w.add("w", &bf16)?;
+/// w.finish()?;
+///
+/// // SAFETY: nothing writes or truncates the archive while it is mapped.
+/// let npz = unsafe { NpzMmap::open(&npz_path)? };
+/// // Without saying what the raw items are, the member is refused.
+/// let err = ndnpy::safetensors::npz_to_safetensors(&npz, &st_path).unwrap_err();
+/// assert!(err.to_string().contains("--as bfloat16"));
+///
+/// let options = SafetensorsOptions::default()
+///     .raw_as(MlDtype::Bfloat16)
+///     .metadata([("format".to_owned(), "pt".to_owned())].into());
+/// npz_to_safetensors_with(&npz, &st_path, &options)?;
+/// let st = SafetensorsFile::new(std::fs::read(&st_path)?)?;
+/// assert_eq!(st.dtype("w")?, "BF16");
+/// assert_eq!(st.data("w")?, [0xC0, 0x3F, 0x00, 0xC0]);
+/// assert_eq!(st.metadata().unwrap()["format"], "pt");
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub fn npz_to_safetensors_with<P: AsRef<Path>>(
+    npz: &NpzMmap,
+    path: P,
+    options: &SafetensorsOptions,
+) -> Result<()> {
+    let path = path.as_ref();
+    let context = Context::new(npz)?;
+    // Everything that can be known from headers is checked before the
+    // first byte is written.
+    let mut metadata: HashMap<String, String> = HashMap::new();
+    let mut tensors = Vec::new();
+    let mut seen = HashSet::new();
+    for name in npz.names() {
+        if !seen.insert(name.clone()) {
+            // Two members with one key (`x` and `x.npy`): np.load sees one.
+            return Err(Error::DuplicateMember { name });
+        }
+        if name == METADATA_MEMBER {
+            metadata.extend(read_metadata(&mut context.reader.borrow_mut())?);
+            continue;
+        }
+        tensors.push(context.tensor(name, options)?);
+    }
+    metadata.extend(options.metadata.clone());
+    let metadata = (!metadata.is_empty()).then_some(metadata);
+
+    // The crate writes its own temporary file and renames it over the path
+    // it is given; a member that fails to read part way is only known after
+    // that, so the path it gets is one of ours, renamed in turn once every
+    // member was read without error.
+    let temp = TempPath::beside(path)?;
+    safetensors::serialize_to_file(
+        tensors.iter().map(|t| (t.name.as_str(), t)),
+        metadata,
+        &temp.0,
+    )
+    .map_err(|e| match e {
+        safetensors::SafeTensorError::IoError(e) => Error::Io(e).at_path(path),
+        e => super::invalid_file(e),
+    })?;
+    if let Some(err) = context.failure.borrow_mut().take() {
+        return Err(err);
+    }
+    temp.commit(path)
+}
+
+/// What the tensors share: the mapped archive, a reader over it, and the
+/// first error met while reading members for the writer.
+struct Context<'a> {
+    map: &'a [u8],
+    reader: RefCell<NpzReader<Cursor<&'a [u8]>>>,
+    failure: RefCell<Option<Error>>,
+}
+
+/// One member on its way to becoming a tensor.
+struct Tensor<'a> {
+    name: String,
+    conversion: Conversion,
+    /// Bytes of the tensor's data.
+    len: usize,
+    /// The member's data in the mapping when it is already the tensor's
+    /// bytes; `None` when it must be read and converted.
+    mapped: Option<&'a [u8]>,
+    context: &'a Context<'a>,
+}
+
+impl<'a> Context<'a> {
+    fn new(npz: &'a NpzMmap) -> Result<Self> {
+        Ok(Context {
+            map: npz.as_bytes(),
+            reader: RefCell::new(npz.reader()?),
+            failure: RefCell::new(None),
+        })
+    }
+
+    /// Checks member `name` from its header and finds where its bytes come
+    /// from.
+    fn tensor(&'a self, name: String, options: &SafetensorsOptions) -> Result<Tensor<'a>> {
+        let in_member = |e| crate::npz::in_member(&name, e);
+        let info = self.reader.borrow_mut().member_info(&name)?;
+        let stored = info.compression == Compression::Stored && !info.encrypted;
+        let (header, data) = match stored.then(|| self.npy_bytes(info.data_start, info.size)) {
+            Some(Some(mut npy)) => {
+                // `read_from` leaves the slice at the first byte of data.
+                let header = Header::read_from(&mut npy).map_err(in_member)?;
+                (header, Some(npy))
+            }
+            _ => (self.reader.borrow_mut().header(&name)?, None),
+        };
+        let conversion = dtypes::to_safetensors(&name, &header, options.raw_as)?;
+        let len = header.data_len()?;
+        let mapped = match data {
+            Some(data) if data.len() < len => {
+                return Err(Error::CorruptMember {
+                    reason: format!(
+                        "its data ends early: the header declares {len} bytes, the member holds {}",
+                        data.len()
+                    ),
+                    name,
+                })
+            }
+            Some(data) if conversion.in_place() => Some(&data[..len]),
+            _ => None,
+        }
+        .filter(|data| !conversion.bools || layout::bools_are_canonical(data));
+        Ok(Tensor {
+            name,
+            conversion,
+            len,
+            mapped,
+            context: self,
+        })
+    }
+
+    /// The `.npy` file of a stored member, if it lies inside the mapping.
+    fn npy_bytes(&self, start: u64, size: u64) -> Option<&'a [u8]> {
+        let start = usize::try_from(start).ok()?;
+        let end = start.checked_add(usize::try_from(size).ok()?)?;
+        self.map.get(start..end)
+    }
+}
+
+impl Tensor<'_> {
+    /// The tensor's bytes: those in the mapping once the member's CRC-32 is
+    /// checked, or the member read and converted.
+    fn bytes(&self) -> Result<Cow<'_, [u8]>> {
+        let name = self.name.as_str();
+        let io_error = |e| crate::npz::member_io_error(name, e);
+        let mut reader = self.context.reader.borrow_mut();
+        if let Some(data) = self.mapped {
+            // Reading the member through the reader checks its CRC-32, as
+            // np.load does; the bytes read are discarded.
+            let mut member = reader.member_reader(name)?;
+            io::copy(&mut member, &mut io::sink()).map_err(io_error)?;
+            return Ok(Cow::Borrowed(data));
+        }
+        // A compressed member's length is a claim: it is allocated only
+        // when the compressed bytes could hold it.
+        let info = reader.member_info(name)?;
+        let limit = match info.compression {
+            Compression::Stored => info.size,
+            _ => info.compressed_size.saturating_mul(DEFLATE_MAX_RATIO),
+        };
+        if self.len as u64 > limit {
+            return Err(Error::CorruptMember {
+                name: name.to_owned(),
+                reason: format!(
+                    "its header declares {} bytes of data, more than its {} bytes in the archive can hold",
+                    self.len, info.compressed_size
+                ),
+            });
+        }
+        let mut member = reader.member_reader(name)?;
+        Header::read_from(&mut member).map_err(|e| crate::npz::in_member(name, e))?;
+        let mut data = vec![0u8; self.len];
+        member.read_exact(&mut data).map_err(io_error)?;
+        // To the end, so that the CRC-32 is checked.
+        io::copy(&mut member, &mut io::sink()).map_err(io_error)?;
+        let c = &self.conversion;
+        if let Some(unit) = c.swap {
+            layout::swap_bytes(&mut data, unit);
+        }
+        if c.transpose {
+            data = layout::fortran_to_c(&data, &c.shape, c.itemsize);
+        }
+        if c.bools {
+            layout::canonical_bools(&mut data);
+        }
+        Ok(Cow::Owned(data))
+    }
+}
+
+impl View for &Tensor<'_> {
+    fn dtype(&self) -> Dtype {
+        self.conversion.dtype
+    }
+
+    fn shape(&self) -> &[usize] {
+        &self.conversion.shape
+    }
+
+    fn data(&self) -> Cow<'_, [u8]> {
+        // `View::data` cannot fail: the first error is kept for the caller
+        // and every tensor from then on hands over nothing, so that the
+        // rest of the (discarded) file costs no reading or writing.
+        if self.context.failure.borrow().is_some() {
+            return Cow::Borrowed(&[]);
+        }
+        match self.bytes() {
+            Ok(bytes) => bytes,
+            Err(err) => {
+                *self.context.failure.borrow_mut() = Some(err);
+                Cow::Borrowed(&[])
+            }
+        }
+    }
+
+    fn data_len(&self) -> usize {
+        self.len
+    }
+}
+
+/// The entries of the archive's metadata member: an `(n, 2)` array of
+/// strings.
+fn read_metadata<R: Read + io::Seek>(reader: &mut NpzReader<R>) -> Result<Vec<(String, String)>> {
+    let refuse = |dtype: String| {
+        Error::UnsupportedDType {
+        dtype,
+        reason: format!(
+            "member '{METADATA_MEMBER}' becomes the safetensors metadata, so it must be an (n, 2) array of strings (key, value)"
+        ),
+    }
+    };
+    match reader.read_any(METADATA_MEMBER)? {
+        AnyArray::Str(a) if a.ndim() == 2 && a.shape()[1] == 2 => Ok(a
+            .rows()
+            .into_iter()
+            .map(|row| (row[0].clone(), row[1].clone()))
+            .collect()),
+        other => Err(refuse(format!(
+            "{} of shape {:?}",
+            other.dtype(),
+            other.shape()
+        ))),
+    }
+}
+
+/// A path beside the target for the crate to write to, removed unless
+/// committed.
+struct TempPath(PathBuf);
+
+impl TempPath {
+    fn beside(target: &Path) -> Result<TempPath> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name = target.file_name().ok_or_else(|| {
+            Error::Io(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the target path names no file",
+            ))
+            .at_path(target)
+        })?;
+        let mut temp = std::ffi::OsString::from(".");
+        temp.push(name);
+        temp.push(format!(
+            ".{}.{}.ndnpy-tmp",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        Ok(TempPath(target.with_file_name(temp)))
+    }
+
+    fn commit(self, target: &Path) -> Result<()> {
+        std::fs::rename(&self.0, target).map_err(|e| Error::Io(e).at_path(target))?;
+        std::mem::forget(self);
+        Ok(())
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::dtype::DType;
+    use crate::format::header::Version;
+
+    #[test]
+    fn stored_members_in_layout_are_handed_over_from_the_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.npz");
+        let mut w = crate::npz::NpzWriter::create(&path).unwrap();
+        w.add("le", &ndarray::Array2::<f32>::ones((64, 3))).unwrap();
+        let header = Header {
+            dtype: DType::parse(">f4").unwrap(),
+            shape: vec![2],
+            fortran_order: false,
+            version: Version::V1,
+        };
+        w.add_npy_data("be", &header, |out| {
+            out.write_all(&[0x3f, 0x80, 0, 0, 0x40, 0, 0, 0])
+        })
+        .unwrap();
+        w.finish().unwrap();
+        // SAFETY: nothing changes the file while it is mapped.
+        let npz = unsafe { NpzMmap::open(&path).unwrap() };
+        let context = Context::new(&npz).unwrap();
+        let options = SafetensorsOptions::default();
+
+        let le = context.tensor("le".into(), &options).unwrap();
+        let le = &le;
+        let data = le.data();
+        assert!(matches!(data, Cow::Borrowed(_)));
+        assert!(npz.as_bytes().as_ptr_range().contains(&data.as_ptr()));
+        assert_eq!(data.len(), 64 * 3 * 4);
+
+        let be = context.tensor("be".into(), &options).unwrap();
+        let be = &be;
+        let data = be.data();
+        assert!(matches!(data, Cow::Owned(_)));
+        assert_eq!(&data[..], [0, 0, 0x80, 0x3f, 0, 0, 0, 0x40]);
+        assert!(context.failure.borrow().is_none());
+    }
+}
