@@ -7,7 +7,8 @@
 //! Requests follow what the caller asks for:
 //! - a read inside the span announced by the plan (the member about to be
 //!   read) opens one streaming GET to the span's end;
-//! - a read that continues where the last one ended (a sequential scan)
+//! - a read that continues where the last one ended, or a little past it
+//!   (a sequential scan, skipping a zip extra field or a data descriptor),
 //!   opens a streaming GET of a window that doubles from 1 MiB to 64 MiB,
 //!   so that a long scan costs few requests and a scan given up early
 //!   leaves at most one window in transfer;
@@ -50,6 +51,30 @@ struct Body {
     stream: BoxStream<'static, crate::error::Result<Bytes>>,
 }
 
+impl Body {
+    /// Makes `pending` hold at least one byte (the body is not at its
+    /// end). Empty chunks are skipped: they are no end. A stream that ends
+    /// before the span does is an error (the checked stream says so
+    /// itself; after one of its errors it only ends).
+    fn fill(&mut self, handle: &Handle, object: &Object) -> io::Result<()> {
+        while self.pending.is_empty() {
+            match handle.block_on(self.stream.next()) {
+                Some(Ok(bytes)) => self.pending = bytes,
+                Some(Err(e)) => return Err(e.into()),
+                None => {
+                    return Err(StoreError::BadAnswer {
+                        path: object.name(),
+                        asked: self.start..self.end,
+                        got: format!("a body of {} bytes", self.pos - self.start),
+                    }
+                    .into())
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `Read + Seek` over one object by ranged GETs pinned to its first
 /// answer's version (see the module's documentation for which GETs).
 pub(crate) struct RangeReader {
@@ -60,7 +85,8 @@ pub(crate) struct RangeReader {
     cache: VecDeque<(u64, Bytes)>,
     body: Option<Body>,
     plan: Plan,
-    /// Where the last read ended: a read starting there continues a scan.
+    /// Where the last read ended: a read starting there (or a little
+    /// past it) continues a scan.
     last_end: Option<u64>,
     /// The next sequential window's length.
     window: u64,
@@ -222,47 +248,31 @@ impl RangeReader {
     /// takes or the body has. `None` when there is no body at `at` (or it
     /// has ended, when it is dropped).
     fn read_body(&mut self, buf: &mut [u8], at: u64) -> io::Result<Option<usize>> {
-        let path = self.object.name();
-        let Some(body) = self.body.as_mut().filter(|b| b.pos == at) else {
+        // A read a little ahead of the stream (past a zip extra field or
+        // a data descriptor) skips to it rather than asking again.
+        let Some(body) = self
+            .body
+            .as_mut()
+            .filter(|b| b.pos <= at && at - b.pos <= MIN_FETCH && at < b.end)
+        else {
             return Ok(None);
         };
-        let mut n = 0;
-        while n < buf.len() && body.pos < body.end {
-            if body.pending.is_empty() {
-                // An empty chunk is no end: wait for the next.
-                match self.handle.block_on(body.stream.next()) {
-                    Some(Ok(bytes)) => {
-                        body.pending = bytes;
-                        continue;
-                    }
-                    Some(Err(e)) => return Err(e.into()),
-                    None => {
-                        // The checked stream ends early only after an
-                        // error; say so rather than end the file.
-                        return Err(StoreError::BadAnswer {
-                            path,
-                            asked: body.start..body.end,
-                            got: format!("a body of {} bytes", body.pos - body.start),
-                        }
-                        .into());
-                    }
-                }
-            }
-            let k = (buf.len() - n).min(body.pending.len());
-            buf[n..n + k].copy_from_slice(&body.pending[..k]);
+        while body.pos < at {
+            body.fill(&self.handle, &self.object)?;
+            let k = (at - body.pos).min(body.pending.len() as u64) as usize;
             body.pending = body.pending.slice(k..);
             body.pos += k as u64;
-            n += k;
-            if n > 0 && body.pending.is_empty() {
-                // Hand over what arrived rather than wait for more.
-                break;
-            }
         }
-        if body.pos >= body.end && body.pending.is_empty() {
+        body.fill(&self.handle, &self.object)?;
+        let n = buf.len().min(body.pending.len());
+        buf[..n].copy_from_slice(&body.pending[..n]);
+        body.pending = body.pending.slice(n..);
+        body.pos += n as u64;
+        if body.pos >= body.end {
             // This span is done; the next read at its end fetches again.
             self.body = None;
         }
-        Ok((n > 0).then_some(n))
+        Ok(Some(n))
     }
 
     /// Fetches bytes at `at` for a read of `want` bytes: a streaming GET
@@ -281,7 +291,11 @@ impl RangeReader {
             let plan = self.plan.lock().unwrap_or_else(|p| p.into_inner());
             plan.clone().filter(|p| p.contains(&at))
         };
-        let sequential = self.last_end == Some(at);
+        // A read at (or a little past) where the last one ended continues
+        // a scan.
+        let sequential = self
+            .last_end
+            .is_some_and(|end| at >= end && at - end <= MIN_FETCH);
         let stream_to = if let Some(plan) = planned {
             Some(plan.end)
         } else if sequential {

@@ -213,3 +213,57 @@ fn a_reader_is_send_and_works_on_another_thread() {
     .unwrap();
     assert_eq!(back, data);
 }
+
+#[test]
+fn local_files_read_whole_and_anywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = bytes(5 << 20, 8);
+    std::fs::write(dir.path().join("f.bin"), &data).unwrap();
+    let local =
+        Arc::new(object_store::local::LocalFileSystem::new_with_prefix(dir.path()).unwrap());
+    let store = Wrapped::new(local);
+    let at = Location::new(store.clone() as Arc<dyn ObjectStore>, "f.bin");
+    let mut r = ObjectReader::open(&at).unwrap();
+    let mut all = Vec::new();
+    r.read_to_end(&mut all).unwrap();
+    assert!(all == data);
+    let mut buf = vec![0u8; 3 << 20];
+    r.read_exact_at(&mut buf, 12345).unwrap();
+    assert!(buf[..] == data[12345..12345 + (3 << 20)]);
+
+    // The file cut short under the reader: an error, not fewer bytes.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join("f.bin"))
+        .unwrap();
+    file.set_len(4 << 20).unwrap();
+    drop(file);
+    let err = r.read_exact_at(&mut buf, 2 << 20).unwrap_err();
+    assert!(
+        matches!(
+            store_error(&err),
+            StoreError::Changed { .. } | StoreError::BadAnswer { .. }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn reads_that_skip_a_little_stay_on_the_stream() {
+    // Reads of 100 KB with gaps of 16 B (data descriptors between zip
+    // members, say): a scan, not a request per read.
+    let data = bytes(8 << 20, 9);
+    let (store, at) = stored(&data);
+    let mut r = ObjectReader::open(&at).unwrap();
+    store.take();
+    let mut buf = vec![0u8; 100_000];
+    let mut pos = 70_000u64;
+    while pos + buf.len() as u64 <= data.len() as u64 {
+        r.read_exact_at(&mut buf, pos).unwrap();
+        assert!(buf[..] == data[pos as usize..pos as usize + buf.len()]);
+        pos += buf.len() as u64 + 16;
+    }
+    // The first read's bytes, then windows of 1, 2, 4 and 8 MiB.
+    let (gets, _) = store.take();
+    assert!(gets <= 5, "{gets} GETs");
+}
