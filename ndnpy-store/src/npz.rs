@@ -87,7 +87,7 @@ impl RemoteNpz {
         let for_plan = plan.clone();
         let reader = blocking(move |handle| {
             let reader = RangeReader::new(for_reader, handle, held, for_plan);
-            Ok(NpzReader::new(reader)?.with_options(options))
+            Ok(NpzReader::new_with(reader, &options)?)
         })
         .await?;
         Ok(RemoteNpz {
