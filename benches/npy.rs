@@ -22,7 +22,7 @@ mod common;
 use common::{Target, *};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ndarray::{s, Array2, ArrayView2, Ix2, ShapeBuilder};
-use ndnpy::{MmapNpy, ReadNpy, WriteNpy};
+use ndnpy::{NpyMmap, ReadNpy, WriteNpy};
 use std::fs::File;
 use std::hint::black_box;
 use std::io::BufWriter;
@@ -317,7 +317,7 @@ fn bench_mmap(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("ndnpy", &label), path, |b, p| {
             b.iter(|| {
                 // SAFETY: nothing else writes or truncates this file while it is mapped.
-                let m = unsafe { MmapNpy::open(p) }.unwrap();
+                let m = unsafe { NpyMmap::open(p) }.unwrap();
                 let v = m.view::<f64, Ix2>().unwrap();
                 black_box(v.dim());
             })
@@ -358,7 +358,7 @@ fn bench_mmap(c: &mut Criterion) {
     g.bench_function("ndnpy", |b| {
         b.iter(|| {
             // SAFETY: nothing else writes or truncates this file while it is mapped.
-            let m = unsafe { MmapNpy::open(path) }.unwrap();
+            let m = unsafe { NpyMmap::open(path) }.unwrap();
             let sum = m.view::<f64, Ix2>().unwrap().sum();
             assert_eq!(sum, expected);
         })

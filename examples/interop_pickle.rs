@@ -8,7 +8,7 @@
 //! 1. Reads every `<dir>/numpy/*.npy` (object arrays NumPy wrote), records
 //!    the `Display` (Python `repr`) of each element in C order in
 //!    `<dir>/read.json`, and writes the array back with
-//!    `ndnpy::pickle::write_object_npy` to `<dir>/roundtrip/<name>`. Files
+//!    `WriteNpy::write_npy` to `<dir>/roundtrip/<name>`. Files
 //!    that read as `ArrayD<Option<String>>` (all `str` or `None`) also get
 //!    the `repr`s of those values under `optional:<name>`, and are written
 //!    back from the `Option<String>` array with `WriteNpy` to
@@ -22,7 +22,7 @@
 //!    have in NumPy in `<dir>/built.json`.
 
 use ndarray::{arr0, Array, ArrayD, IxDyn, ShapeBuilder};
-use ndnpy::pickle::{self, Date, DateTime, NumpyScalar, PyValue, TimeDelta};
+use ndnpy::pickle::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
 use ndnpy::{AnyArray, DType, NpzWriter, ReadNpy, WriteNpy};
 use serde_json::{json, Map, Value};
 use std::fs;
@@ -73,7 +73,7 @@ fn read_numpy_files(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect();
         read.insert(name.clone(), Value::Array(reprs));
-        pickle::write_object_npy(&a, out.join(&name))?;
+        a.write_npy(out.join(&name))?;
         if let Ok(o) = ArrayD::<Option<String>>::read_npy(dir.join("numpy").join(&name)) {
             read.insert(format!("optional:{name}"), optional_reprs(&o));
             fs::create_dir_all(dir.join("optional"))?;

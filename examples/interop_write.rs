@@ -12,13 +12,13 @@
 //! Covers every element type (f16 with `--features half`), C, Fortran,
 //! sliced, stepped, reversed and broadcast layouts, 0-d and empty arrays,
 //! 1-D to 5-D and `IxDyn`, special floats and integer extremes, every write
-//! method, and files made with `MmapNpy::create`.
+//! method, and files made with `NpyMmap::create`.
 
 use ndarray::{
     s, Array, Array0, Array1, Array2, Array3, Array4, ArrayBase, ArrayD, Data, Dimension, Ix2,
     IxDyn, ShapeBuilder,
 };
-use ndnpy::{LayoutElement, MmapNpy, WriteNpy};
+use ndnpy::{LayoutElement, NpyMmap, WriteNpy};
 use serde_json::{json, Value};
 use std::fs::File;
 use std::io::BufWriter;
@@ -330,7 +330,7 @@ impl Writer {
         Ok(())
     }
 
-    /// Creates a file with `MmapNpy::create`, fills it through a mutable
+    /// Creates a file with `NpyMmap::create`, fills it through a mutable
     /// view, flushes it and records the values in C order.
     fn emit_mmap<T: Sample>(
         &mut self,
@@ -342,7 +342,7 @@ impl Writer {
         let path = self.dir.join(&name);
         let mut map =
             // SAFETY: nothing else writes or truncates this file while it is mapped.
-            unsafe { MmapNpy::create::<T, _>(&path, &shape, ndnpy::Order::from_fortran(fortran))? };
+            unsafe { NpyMmap::create::<T, _>(&path, &shape, ndnpy::Order::from_fortran(fortran))? };
         {
             let mut view = map.view_mut::<T, Ix2>()?;
             for ((i, j), x) in view.indexed_iter_mut() {

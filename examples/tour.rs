@@ -10,7 +10,7 @@
 //! removed at the end.
 
 use ndarray::{s, Array, Array1, Array2, Array3, ArrayD, Ix2, Ix3, IxDyn, ShapeBuilder};
-use ndnpy::{AnyArray, MmapNpy, NpzMmap, NpzReader, NpzWriter, ReadNpy, ViewNpy, WriteNpy};
+use ndnpy::{AnyArray, NpyMmap, NpzMmap, NpzReader, NpzWriter, ReadNpy, ViewNpy, WriteNpy};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -194,9 +194,9 @@ fn main() -> Result<()> {
     let bytes = shape[0] * shape[1] * 8;
     let (map, t_create) =
         // SAFETY: nothing else writes or truncates this file while it is mapped.
-        timed(|| unsafe { MmapNpy::create::<f64, _>(&big_path, &shape, ndnpy::Order::C) });
+        timed(|| unsafe { NpyMmap::create::<f64, _>(&big_path, &shape, ndnpy::Order::C) });
     let mut map = map?;
-    table.row("MmapNpy::create", "big.npy", &shape, "C <f8", 0, t_create);
+    table.row("NpyMmap::create", "big.npy", &shape, "C <f8", 0, t_create);
     let ((), t_fill) = timed(|| {
         let mut view = map.view_mut::<f64, Ix2>().expect("view_mut");
         for (i, mut row) in view.rows_mut().into_iter().enumerate() {
@@ -219,9 +219,9 @@ fn main() -> Result<()> {
     drop(map);
 
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let (map, t_open) = timed(|| unsafe { MmapNpy::open(&big_path) });
+    let (map, t_open) = timed(|| unsafe { NpyMmap::open(&big_path) });
     let map = map?;
-    table.row("MmapNpy::open", "big.npy", &shape, "C <f8", 0, t_open);
+    table.row("NpyMmap::open", "big.npy", &shape, "C <f8", 0, t_open);
     let (view, t_view) = timed(|| map.view::<f64, Ix2>());
     let view = view?;
     table.row("view::<f64, Ix2>", "big.npy", &shape, "C <f8", 0, t_view);

@@ -210,12 +210,10 @@ impl ReadOptions {
     /// before any pickle byte is read.
     ///
     /// ```
-    /// use ndnpy::{AnyArray, Error, ReadOptions};
+    /// use ndnpy::{AnyArray, Error, PyValue, ReadOptions, WriteNpy};
     ///
     /// // A 0-d object array holding None, as `np.save` writes it.
-    /// let bytes = ndnpy::pickle::to_object_npy_bytes(
-    ///     &ndarray::arr0(ndnpy::pickle::PyValue::None).into_dyn(),
-    /// )?;
+    /// let bytes = ndarray::arr0(PyValue::None).to_npy_bytes()?;
     /// assert!(AnyArray::from_npy_bytes(&bytes).is_ok());
     /// let strict = ReadOptions::default().allow_objects(false);
     /// assert!(matches!(

@@ -505,7 +505,7 @@ fn mmap_view_or_copy_copies_big_endian_data() {
     let path = dir.path().join("be.npy");
     fs::copy(fixture("datetime_M8ns_be"), &path).unwrap();
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let map = unsafe { ndnpy::MmapNpy::open(&path) }.unwrap();
+    let map = unsafe { ndnpy::NpyMmap::open(&path) }.unwrap();
     assert!(map.view::<Datetime64<unit::ns>, IxDyn>().is_err());
     let cow = map.view_or_copy::<Datetime64<unit::ns>, IxDyn>().unwrap();
     assert!(!cow.is_view());

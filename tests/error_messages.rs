@@ -3,7 +3,7 @@
 //! `NpzReader::member_info` reports what NumPy's archives record.
 
 use ndarray::Array1;
-use ndnpy::{AnyArray, Compression, Error, MmapNpy, NpzMmap, NpzReader, ReadNpy};
+use ndnpy::{AnyArray, Compression, Error, NpyMmap, NpzMmap, NpzReader, ReadNpy};
 use std::io::ErrorKind;
 use std::path::Path;
 
@@ -27,7 +27,7 @@ fn io_errors_from_paths_name_the_path() {
     assert_names_path(ndnpy::inspect(MISSING).unwrap_err());
     assert_names_path(NpzReader::open(MISSING).unwrap_err());
     // SAFETY: the file does not exist, so nothing is mapped.
-    assert_names_path(unsafe { MmapNpy::open(MISSING) }.unwrap_err());
+    assert_names_path(unsafe { NpyMmap::open(MISSING) }.unwrap_err());
     // SAFETY: as above.
     assert_names_path(unsafe { NpzMmap::open(MISSING) }.unwrap_err());
 }
@@ -39,7 +39,7 @@ fn io_errors_from_writing_and_growing_name_the_path() {
     assert_names_path(NpyFile::open_append(MISSING).unwrap_err());
     assert_names_path(NpyFile::make_appendable(MISSING).unwrap_err());
     // SAFETY: the file does not exist, so nothing is mapped.
-    assert_names_path(unsafe { MmapNpy::open_rw(MISSING) }.unwrap_err());
+    assert_names_path(unsafe { NpyMmap::open_rw(MISSING) }.unwrap_err());
     // Writing into a folder that does not exist.
     let names = |err: Error| {
         assert!(
@@ -57,7 +57,7 @@ fn io_errors_from_writing_and_growing_name_the_path() {
             .unwrap(),
     );
     // SAFETY: creation fails, so nothing is mapped.
-    names(unsafe { MmapNpy::create::<f64, _>(MISSING, &[2], Order::C) }.unwrap_err());
+    names(unsafe { NpyMmap::create::<f64, _>(MISSING, &[2], Order::C) }.unwrap_err());
 }
 
 #[test]

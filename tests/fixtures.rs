@@ -2,7 +2,7 @@
 //! reads as its JSON sidecar says, or fails with the error variant it names.
 
 use ndarray::{ArrayD, ArrayViewD};
-use ndnpy::{AnyArray, Error, Header, MmapNpy, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
+use ndnpy::{AnyArray, Error, Header, NpyMmap, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -230,7 +230,7 @@ where
         Err(e) => panic!("{}: view failed: {e}", path.display()),
     }
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    match unsafe { MmapNpy::open(path) } {
+    match unsafe { NpyMmap::open(path) } {
         Ok(map) => match map.view::<T, ndarray::IxDyn>() {
             Ok(view) => check_values(path, view.iter().copied(), meta),
             Err(Error::NonNativeByteOrder { .. })
@@ -406,7 +406,7 @@ fn invalid_fixtures_give_their_error() {
             (
                 "mmap",
                 // SAFETY: nothing else writes or truncates this file while it is mapped.
-                unsafe { MmapNpy::open(&path) }.expect_err("mapping must fail"),
+                unsafe { NpyMmap::open(&path) }.expect_err("mapping must fail"),
             ),
         ];
         for (how, err) in results {

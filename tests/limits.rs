@@ -5,7 +5,7 @@
 
 use ndarray::{Array1, Array2, ArrayD, ArrayView1, ArrayViewD, IxDyn};
 use ndnpy::{
-    AnyArray, Error, Header, MmapNpy, NpzReader, ReadNpy, ReadOptions, ViewNpy,
+    AnyArray, Error, Header, NpyMmap, NpzReader, ReadNpy, ReadOptions, ViewNpy,
     DEFAULT_MAX_HEADER_LEN,
 };
 use std::io::Cursor;
@@ -308,13 +308,13 @@ fn memory_map_limits() {
     // Creating a file whose size overflows: refused before the file is made.
     let path = dir.path().join("huge.npy");
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let err = unsafe { MmapNpy::create::<f64, _>(&path, &[1 << 62], ndnpy::Order::C) }
+    let err = unsafe { NpyMmap::create::<f64, _>(&path, &[1 << 62], ndnpy::Order::C) }
         .map(drop)
         .unwrap_err();
     assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
     let err =
         // SAFETY: nothing else writes or truncates this file while it is mapped.
-        unsafe { MmapNpy::create::<u8, _>(&path, &[1 << 32, 1 << 32], ndnpy::Order::Fortran) }
+        unsafe { NpyMmap::create::<u8, _>(&path, &[1 << 32, 1 << 32], ndnpy::Order::Fortran) }
             .map(drop)
             .unwrap_err();
     assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
@@ -322,7 +322,7 @@ fn memory_map_limits() {
     // Mapping a tiny file that claims 32 GB: truncated, nothing allocated.
     let (_dir, path) = temp_file(&npy_v1(&dict("'<f8'", "(4000000000,)"), &[0u8; 72]));
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let err = unsafe { MmapNpy::open(&path) }.map(drop).unwrap_err();
+    let err = unsafe { NpyMmap::open(&path) }.map(drop).unwrap_err();
     assert!(
         matches!(
             err,

@@ -1,7 +1,7 @@
 //! Limits apply on every read path, and edge cases of paths and sizes.
 
 use ndarray::{arr0, ArrayD, ArrayViewD};
-use ndnpy::{Error, Header, MmapNpy, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
+use ndnpy::{Error, Header, NpyMmap, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
 use std::path::Path;
 
 fn wide_fixture() -> std::path::PathBuf {
@@ -21,10 +21,10 @@ fn a_raised_header_limit_reaches_views_maps_and_inspect() {
     assert_eq!(header.shape, vec![1]);
 
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let err = unsafe { MmapNpy::open(&path) }.unwrap_err();
+    let err = unsafe { NpyMmap::open(&path) }.unwrap_err();
     assert!(matches!(err, Error::HeaderTooLarge { .. }), "{err}");
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let map = unsafe { MmapNpy::open_with(&path, &options) }.unwrap();
+    let map = unsafe { NpyMmap::open_with(&path, &options) }.unwrap();
     assert_eq!(map.header(), &header);
     assert_eq!(map.data().len(), 5000 * 4);
 
@@ -47,7 +47,7 @@ fn a_map_created_with_a_long_header_reopens_itself() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("wide.npy");
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let map = unsafe { MmapNpy::create_with_header(&path, &header) }.unwrap();
+    let map = unsafe { NpyMmap::create_with_header(&path, &header) }.unwrap();
     assert_eq!(map.header().dtype, header.dtype);
     drop(map);
     // Byte-identical to what np.save wrote for the same (zeroed) array.

@@ -192,9 +192,11 @@ fn an_object_member_inside_an_npz() {
     }
     assert_eq!(seen, ["names", "nums"]);
     // The switch reaches archives too.
-    let mut strict = NpzReader::open(dir().join("objects.npz"))
-        .unwrap()
-        .with_options(ReadOptions::default().allow_objects(false));
+    let mut strict = NpzReader::open_with(
+        dir().join("objects.npz"),
+        &ReadOptions::default().allow_objects(false),
+    )
+    .unwrap();
     assert!(matches!(
         strict.read_any("names"),
         Err(Error::ObjectsRefused)
@@ -204,19 +206,19 @@ fn an_object_member_inside_an_npz() {
 
 #[test]
 fn object_arrays_of_str_as_string_arrays() {
-    let names: Array1<String> = pickle::read_str_npy(dir().join("strings_p4.npy")).unwrap();
+    let names: Array1<String> = Array1::<String>::read_npy(dir().join("strings_p4.npy")).unwrap();
     assert_eq!(names[2], "héllo");
     assert_eq!(names.len(), 8);
     let opt: Array1<Option<String>> =
-        pickle::read_optional_str_npy(dir().join("none_p3.npy")).unwrap();
+        Array1::<Option<String>>::read_npy(dir().join("none_p3.npy")).unwrap();
     assert_eq!(opt.to_vec(), [None, Some("x".to_string()), None]);
     // None is not a str: the error names the index and the Python type.
-    let err = pickle::read_str_npy::<Ix1, _>(dir().join("none_p3.npy")).unwrap_err();
+    let err = Array1::<String>::read_npy(dir().join("none_p3.npy")).unwrap_err();
     assert!(matches!(err, Error::DTypeMismatch { .. }));
     assert!(err.to_string().contains("[0] is NoneType"), "{err}");
-    let err = pickle::read_optional_str_npy::<Ix1, _>(dir().join("ints_p2.npy")).unwrap_err();
+    let err = Array1::<Option<String>>::read_npy(dir().join("ints_p2.npy")).unwrap_err();
     assert!(err.to_string().contains("[0] is int"), "{err}");
-    let err = pickle::read_str_npy::<Ix2, _>(dir().join("strings_p4.npy")).unwrap_err();
+    let err = Array2::<String>::read_npy(dir().join("strings_p4.npy")).unwrap_err();
     assert!(matches!(
         err,
         Error::NdimMismatch {
@@ -228,7 +230,7 @@ fn object_arrays_of_str_as_string_arrays() {
     // A numeric file is not an object array.
     let f = tempfile::NamedTempFile::new().unwrap();
     ndarray::array![1.0f64].write_npy(f.path()).unwrap();
-    let err = pickle::read_str_npy::<Ix1, _>(f.path()).unwrap_err();
+    let err = Array1::<String>::read_npy(f.path()).unwrap_err();
     assert!(matches!(err, Error::DTypeMismatch { .. }));
     // A 2-D Fortran file keeps its logical order.
     let AnyArray::Object(a) = AnyArray::read_npy(dir().join("fortran_2d_p4.npy")).unwrap() else {
@@ -278,7 +280,7 @@ fn every_fixture_round_trips_through_our_writer() {
             continue;
         }
         let AnyArray::Object(a) = a else { panic!() };
-        let bytes = pickle::to_object_npy_bytes(&a).unwrap();
+        let bytes = a.to_npy_bytes().unwrap();
         let header = Header::read_from(&bytes[..]).unwrap();
         assert_eq!(header.dtype.to_string(), "|O");
         assert_eq!(header.shape, a.shape());
@@ -325,16 +327,16 @@ fn objects_in_npz_archives_round_trip() {
         [PyValue::Int(3), PyValue::Float(0.5)]
     ];
     let mut w = ndnpy::NpzWriter::new(std::io::Cursor::new(Vec::new()));
-    w.add_object("o", &names).unwrap();
+    w.add("o", &names).unwrap();
     w.add("n", &ndarray::array![1u8]).unwrap();
     assert!(matches!(
-        w.add_object("o", &names),
+        w.add("o", &names),
         Err(Error::DuplicateMember { .. })
     ));
     let bytes = w.finish_into_inner();
     assert!(matches!(bytes, Err(Error::IncompleteArchive { .. })));
     let mut w = ndnpy::NpzWriter::new(std::io::Cursor::new(Vec::new()));
-    w.add_object("o", &names).unwrap();
+    w.add("o", &names).unwrap();
     w.add_any("again", &AnyArray::Object(names.clone().into_dyn()))
         .unwrap();
     let mut r = NpzReader::new(w.finish_into_inner().unwrap()).unwrap();
@@ -358,7 +360,7 @@ fn typed_string_reads_accept_object_arrays_of_str() {
         ndnpy::pickle::PyValue::Str("cat".into()),
         ndnpy::pickle::PyValue::Str("dög".into())
     ];
-    let bytes = ndnpy::pickle::to_object_npy_bytes(&labels).unwrap();
+    let bytes = ndnpy::WriteNpy::to_npy_bytes(&labels).unwrap();
     let got = ndarray::Array1::<String>::from_npy_bytes(&bytes).unwrap();
     assert_eq!(got, ndarray::array!["cat".to_string(), "dög".to_string()]);
     let got = ndarray::Array1::<String>::read_npy_from(&bytes[..]).unwrap();
@@ -372,7 +374,7 @@ fn typed_string_reads_accept_object_arrays_of_str() {
         ndnpy::pickle::PyValue::Str("a".into()),
         ndnpy::pickle::PyValue::Int(1)
     ];
-    let bytes = ndnpy::pickle::to_object_npy_bytes(&mixed).unwrap();
+    let bytes = ndnpy::WriteNpy::to_npy_bytes(&mixed).unwrap();
     let err = ndarray::Array1::<String>::from_npy_bytes(&bytes).unwrap_err();
     assert!(err.to_string().contains("[1] is int"), "{err}");
     // Other element types never start the pickle reader.

@@ -170,9 +170,11 @@ fn option_string_members_of_a_numpy_npz() {
     let err = npz.read::<String, Ix1>("names").unwrap_err();
     assert!(err.to_string().contains("[1] is NoneType"), "{err}");
     // The archive's options reach typed reads too.
-    let mut strict = NpzReader::open(dir().join("objects.npz"))
-        .unwrap()
-        .with_options(ReadOptions::default().allow_objects(false));
+    let mut strict = NpzReader::open_with(
+        dir().join("objects.npz"),
+        &ReadOptions::default().allow_objects(false),
+    )
+    .unwrap();
     let err = strict.read::<Option<String>, Ix1>("names").unwrap_err();
     assert!(matches!(err, Error::ObjectsRefused), "{err:?}");
     // Through AnyArray too.
@@ -199,7 +201,7 @@ fn option_string_arrays_write_as_object_arrays() {
     assert_eq!(o[[1, 0]], PyValue::Str("日本".into()));
     // The same bytes as the PyValue writer gives for the same values.
     let as_values = a.mapv(|s| s.map_or(PyValue::None, PyValue::Str));
-    assert_eq!(bytes, pickle::to_object_npy_bytes(&as_values).unwrap());
+    assert_eq!(bytes, as_values.to_npy_bytes().unwrap());
     // Fortran layout: fortran_order, values in logical order.
     let mut f = Array2::from_elem((2, 2).f(), None);
     f.assign(&a);
@@ -293,7 +295,7 @@ fn pyvalue_arrays_write_through_write_npy_and_npz_add() {
     )
     .unwrap();
     let bytes = c.to_npy_bytes().unwrap();
-    assert_eq!(bytes, pickle::to_object_npy_bytes(&c).unwrap());
+    assert_eq!(bytes, c.to_npy_bytes().unwrap());
     assert_eq!(Array2::<PyValue>::from_npy_bytes(&bytes).unwrap(), c);
     let f = Array::from_shape_vec((2, 3).f(), c.t().iter().cloned().collect()).unwrap();
     assert_eq!(f, c);

@@ -4,7 +4,7 @@
 //! For each case the array is written with `to_npy_bytes`, `write_npy_to` and
 //! `write_npy` (all three must give the same bytes), then read back with
 //! `from_npy_bytes`, `read_npy_from`, `read_npy`, viewed with `ViewNpy`,
-//! `ViewMutNpy` and `MmapNpy` (`open`, `open_cow`, `open_rw`, `create`), and
+//! `ViewMutNpy` and `NpyMmap` (`open`, `open_cow`, `open_rw`, `create`), and
 //! read as an `AnyArray`. Values, shape and memory layout (Fortran-order files
 //! give Fortran-layout arrays) are checked each time.
 
@@ -12,7 +12,7 @@ use ndarray::{
     s, Array, Array0, Array1, Array2, Array3, ArrayBase, ArrayD, ArrayView, ArrayView1, ArrayView2,
     ArrayViewMut, ArrayViewMut1, Data, Dimension, Ix0, Ix1, Ix2, Ix3, IxDyn, ShapeBuilder,
 };
-use ndnpy::{AnyArray, Element, Error, Header, MmapNpy, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
+use ndnpy::{AnyArray, Element, Error, Header, NpyMmap, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
 use std::fmt::Debug;
 
 /// Element types with deterministic sample values (no NaN, so `==` works).
@@ -243,15 +243,15 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
     // Memory maps.
     {
         // SAFETY: nothing else writes or truncates this file while it is mapped.
-        let map = unsafe { MmapNpy::open(&path) }.unwrap();
+        let map = unsafe { NpyMmap::open(&path) }.unwrap();
         assert_eq!(map.header(), &header);
         let v = map.view::<T, D>().unwrap();
         assert_eq!(v, a);
-        assert_layout(&v, order, "MmapNpy::open");
+        assert_layout(&v, order, "NpyMmap::open");
     }
     {
         // SAFETY: nothing else writes or truncates this file while it is mapped.
-        let mut map = unsafe { MmapNpy::open_cow(&path) }.unwrap();
+        let mut map = unsafe { NpyMmap::open_cow(&path) }.unwrap();
         if let Some(x) = map.view_mut::<T, D>().unwrap().iter_mut().next() {
             *x = changed;
         }
@@ -269,9 +269,9 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
     }
     {
         // SAFETY: nothing else writes or truncates this file while it is mapped.
-        let mut map = unsafe { MmapNpy::open_rw(&path) }.unwrap();
+        let mut map = unsafe { NpyMmap::open_rw(&path) }.unwrap();
         let mut v = map.view_mut::<T, D>().unwrap();
-        assert_layout(&v, order, "MmapNpy::open_rw");
+        assert_layout(&v, order, "NpyMmap::open_rw");
         if let Some(x) = v.iter_mut().next() {
             *x = changed;
         }
@@ -289,7 +289,7 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
     {
         let created = dir.path().join("created.npy");
         let mut map = unsafe {
-            MmapNpy::create::<T, _>(
+            NpyMmap::create::<T, _>(
                 &created,
                 a.shape(),
                 ndnpy::Order::from_fortran(order == Order::F),
@@ -298,7 +298,7 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
         .unwrap();
         {
             let mut v = map.view_mut::<T, D>().unwrap();
-            assert_layout(&v, order, "MmapNpy::create");
+            assert_layout(&v, order, "NpyMmap::create");
             v.assign(a);
         }
         map.flush().unwrap();
@@ -306,7 +306,7 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
         assert_eq!(
             std::fs::read(&created).unwrap(),
             bytes,
-            "MmapNpy::create + fill differs from write_npy"
+            "NpyMmap::create + fill differs from write_npy"
         );
     }
 
@@ -611,7 +611,7 @@ fn big_endian_data_reads_swapped_but_does_not_view() {
             std::fs::write(&path, &bytes).unwrap();
             assert_eq!(Array2::<$t>::read_npy(&path).unwrap(), a);
             // SAFETY: nothing else writes or truncates this file while it is mapped.
-            let map = unsafe { MmapNpy::open(&path) }.unwrap();
+            let map = unsafe { NpyMmap::open(&path) }.unwrap();
             let e = map.view::<$t, Ix2>().unwrap_err();
             assert!(matches!(e, Error::NonNativeByteOrder { .. }), "{e:?}");
         }};
@@ -682,10 +682,10 @@ fn short_data_is_truncated_data() {
         let e = Array2::<f64>::read_npy(&path).unwrap_err();
         assert!(is_truncated(&e), "read_npy: {e:?}");
         // SAFETY: nothing else writes or truncates this file while it is mapped.
-        let e = unsafe { MmapNpy::open(&path) }.err().unwrap();
+        let e = unsafe { NpyMmap::open(&path) }.err().unwrap();
         assert!(
             matches!(e, Error::TruncatedData { .. }),
-            "MmapNpy::open: {e:?}"
+            "NpyMmap::open: {e:?}"
         );
     }
 }
@@ -723,7 +723,7 @@ fn bool_bytes_other_than_0_1() {
     std::fs::write(&path, &bytes).unwrap();
     assert_eq!(Array1::<bool>::read_npy(&path).unwrap(), read);
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let map = unsafe { MmapNpy::open(&path) }.unwrap();
+    let map = unsafe { NpyMmap::open(&path) }.unwrap();
     let e = map.view::<bool, Ix1>().unwrap_err();
     assert!(matches!(e, Error::InvalidBool { .. }), "{e:?}");
 }
@@ -734,13 +734,13 @@ fn read_only_map_refuses_view_mut() {
     let path = dir.path().join("r.npy");
     filled::<f32, _>((4, 4)).write_npy(&path).unwrap();
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let mut map = unsafe { MmapNpy::open(&path) }.unwrap();
+    let mut map = unsafe { NpyMmap::open(&path) }.unwrap();
     let e = map.view_mut::<f32, Ix2>().unwrap_err();
     assert!(matches!(e, Error::ReadOnly), "{e:?}");
     assert!(map.view::<f32, Ix2>().is_ok());
     // A wrong type or ndim on a writable map is still the type error.
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let mut map = unsafe { MmapNpy::open_rw(&path) }.unwrap();
+    let mut map = unsafe { NpyMmap::open_rw(&path) }.unwrap();
     let e = map.view_mut::<f64, Ix2>().unwrap_err();
     assert!(matches!(e, Error::DTypeMismatch { .. }), "{e:?}");
     let e = map.view_mut::<f32, Ix1>().unwrap_err();
@@ -756,7 +756,7 @@ fn write_npy_replaces_atomically() {
     let old = filled::<i32, _>((5, 5));
     old.write_npy(&path).unwrap();
     // SAFETY: nothing else writes or truncates this file while it is mapped.
-    let map = unsafe { MmapNpy::open(&path) }.unwrap();
+    let map = unsafe { NpyMmap::open(&path) }.unwrap();
     let new = Array2::<i32>::zeros((2, 2));
     new.write_npy(&path).unwrap();
     assert_eq!(map.view::<i32, Ix2>().unwrap(), old);

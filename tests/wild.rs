@@ -25,9 +25,9 @@ fn expected(group: &str) -> serde_json::Map<String, Value> {
 /// Reads `key` (`file` or `file.npz::member`) of `group`.
 fn read(group: &str, key: &str, options: &ReadOptions) -> ndnpy::Result<AnyArray> {
     match key.split_once("::") {
-        Some((file, member)) => NpzReader::open(dir(group).join(file))?
-            .with_options(*options)
-            .read_any(member),
+        Some((file, member)) => {
+            NpzReader::open_with(dir(group).join(file), options)?.read_any(member)
+        }
         None => AnyArray::read_npy_with(dir(group).join(key), options),
     }
 }
@@ -73,9 +73,7 @@ fn round_trips(key: &str, any: &AnyArray, options: &ReadOptions) {
     assert_eq!(format!("{back:?}"), format!("{any:?}"), "{key}");
     let mut w = ndnpy::NpzWriter::new_compressed(std::io::Cursor::new(Vec::new()));
     w.add_any("m", any).unwrap();
-    let mut z = NpzReader::new(w.finish_into_inner().unwrap())
-        .unwrap()
-        .with_options(*options);
+    let mut z = NpzReader::new_with(w.finish_into_inner().unwrap(), options).unwrap();
     let back = z.read_any("m").unwrap();
     assert_eq!(
         format!("{back:?}"),

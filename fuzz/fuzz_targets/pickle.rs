@@ -74,7 +74,7 @@ fuzz_target!(|data: &[u8]| {
                     }
                 }
                 if let AnyArray::Object(x) = a {
-                    let bytes = pickle::to_object_npy_bytes(x);
+                    let bytes = ndnpy::WriteNpy::to_npy_bytes(x);
                     if let Ok(bytes) = bytes {
                         let AnyArray::Object(y) =
                             AnyArray::from_npy_bytes(&bytes).expect("what we write reads back")

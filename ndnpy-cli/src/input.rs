@@ -267,9 +267,11 @@ impl Npz {
         let source = Source::open(path)?;
         // The library buffers the archive itself (and knows where its
         // buffer lies, which a `BufReader` forgets on every seek).
-        let reader = NpzReader::new(BufReader::with_capacity(0, source.reader()))
-            .map_err(|e| CliError::lib(path, None, e))?
-            .with_options(read_options());
+        let reader = NpzReader::new_with(
+            BufReader::with_capacity(0, source.reader()),
+            &read_options(),
+        )
+        .map_err(|e| CliError::lib(path, None, e))?;
         ARCHIVES_OPENED.fetch_add(1, Ordering::Relaxed);
         Ok(Npz {
             path: path.to_owned(),

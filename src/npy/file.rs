@@ -89,11 +89,27 @@ impl NpyFile {
     /// interrupted by a crash) are cut off here, so the file continues from
     /// the last complete append.
     pub fn open_append<P: AsRef<Path>>(path: P) -> Result<NpyFile> {
-        let path = path.as_ref();
-        Self::open_append_at(path).map_err(|e| e.at_path(path))
+        Self::open_append_with(path, &ReadOptions::default())
     }
 
-    fn open_append_at(path: &Path) -> Result<NpyFile> {
+    /// [`NpyFile::open_append`] with explicit limits (for example a larger
+    /// [`ReadOptions::max_header_len`] for a file of a big record dtype).
+    ///
+    /// ```
+    /// use ndnpy::{NpyFile, ReadOptions, WriteNpy};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npy");
+    /// ndarray::array![1u8, 2].write_npy(&path)?;
+    /// let options = ReadOptions::default().max_header_len(1 << 20);
+    /// NpyFile::open_append_with(&path, &options)?.append(&ndarray::array![3u8])?;
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn open_append_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<NpyFile> {
+        let path = path.as_ref();
+        Self::open_append_at(path, options).map_err(|e| e.at_path(path))
+    }
+
+    fn open_append_at(path: &Path, options: &ReadOptions) -> Result<NpyFile> {
         let file = loop {
             let file = OpenOptions::new().read(true).write(true).open(path)?;
             crate::io::fs::lock_appender(&file, path)?;
@@ -102,7 +118,7 @@ impl NpyFile {
                 break file;
             }
         };
-        let f = Self::from_file(file, path, &ReadOptions::default(), true)?;
+        let f = Self::from_file(file, path, options, true)?;
         growth::check_fixed_rows(&f.header)?;
         let axis = f.axis.ok_or(Error::NoGrowthAxis)?;
         check_room(&f.header, axis, f.data_offset)?;
@@ -144,14 +160,20 @@ impl NpyFile {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn make_appendable<P: AsRef<Path>>(path: P) -> Result<bool> {
-        let path = path.as_ref();
-        Self::make_appendable_at(path).map_err(|e| e.at_path(path))
+        Self::make_appendable_with(path, &ReadOptions::default())
     }
 
-    fn make_appendable_at(path: &Path) -> Result<bool> {
+    /// [`NpyFile::make_appendable`] with explicit limits for reading the
+    /// old header.
+    pub fn make_appendable_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<bool> {
+        let path = path.as_ref();
+        Self::make_appendable_at(path, options).map_err(|e| e.at_path(path))
+    }
+
+    fn make_appendable_at(path: &Path, options: &ReadOptions) -> Result<bool> {
         let file = File::open(path)?;
         crate::io::fs::lock_appender(&file, path)?;
-        let f = Self::from_file(file, path, &ReadOptions::default(), false)?;
+        let f = Self::from_file(file, path, options, false)?;
         growth::check_fixed_rows(&f.header)?;
         let axis = f.axis.ok_or(Error::NoGrowthAxis)?;
         if check_room(&f.header, axis, f.data_offset).is_ok() {

@@ -18,3 +18,4 @@ pub(crate) mod reader;
 pub(crate) mod stream;
 pub(crate) mod view;
 pub(crate) mod write;
+pub(crate) mod write_any;

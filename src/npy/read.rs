@@ -353,3 +353,19 @@ impl AnyArray {
         crate::pickle::read_any(&header, &mut Source::slice(&bytes[offset..]), options)
     }
 }
+
+/// The trait's entry points are the type's own methods, so that generic
+/// code over `ReadNpy` reads run-time typed arrays too.
+impl ReadNpy for AnyArray {
+    fn read_npy_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
+        AnyArray::read_npy_with(path, options)
+    }
+
+    fn read_npy_from_with<R: Read>(reader: R, options: &ReadOptions) -> Result<Self> {
+        AnyArray::read_npy_from_with(reader, options)
+    }
+
+    fn from_npy_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
+        AnyArray::from_npy_bytes_with(bytes, options)
+    }
+}

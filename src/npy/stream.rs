@@ -10,7 +10,7 @@ use crate::io::atomic::TempFile;
 use crate::io::checked::CheckedWrite;
 use crate::npy::growth;
 use crate::options::Order;
-use crate::options::WriteOptions;
+use crate::options::{ReadOptions, WriteOptions};
 use ndarray::{ArrayRef, Dimension};
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
@@ -396,9 +396,15 @@ impl<T: Element> NpyWriter<T, File> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn append<P: AsRef<Path>>(path: P) -> Result<Self> {
+        Self::append_with(path, &ReadOptions::default())
+    }
+
+    /// [`NpyWriter::append`] with explicit limits for reading the file's
+    /// header (as [`crate::NpyFile::open_append_with`]).
+    pub fn append_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
         crate::array::element::check_blockwise::<T>()?;
         let (file, header, data_offset, data_end) =
-            crate::npy::file::NpyFile::open_append(path)?.into_parts();
+            crate::npy::file::NpyFile::open_append_with(path, options)?.into_parts();
         if header.dtype != T::dtype() {
             return Err(Error::AppendMismatch {
                 what: "dtype",

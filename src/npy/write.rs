@@ -1,12 +1,7 @@
 //! [`WriteNpy`]: any array, in any memory layout, to `.npy`.
 
-use crate::array::any::AnyArray;
 use crate::array::element::Element;
-use crate::array::encode::{
-    array_npy_bytes, header_bytes, npy_header, plain_npy_bytes, plain_record_npy_bytes,
-    write_body_with,
-};
-use crate::array::record::RecordArray;
+use crate::array::encode::{array_npy_bytes, header_bytes, npy_header, write_body_with};
 use crate::error::Result;
 use crate::options::WriteOptions;
 use ndarray::{ArrayBase, ArrayRef, Data, Dimension};
@@ -37,9 +32,11 @@ use std::path::Path;
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 ///
-/// Also implemented for [`AnyArray`], [`RecordArray`],
-/// [`StringArray`](crate::StringArray) and [`BytesArray`](crate::BytesArray),
-/// so every value that can be written has the same entry points.
+/// Also implemented for [`AnyArray`](crate::AnyArray),
+/// [`RecordArray`](crate::RecordArray), [`StringArray`](crate::StringArray)
+/// and [`BytesArray`](crate::BytesArray), so every value that can be
+/// written has the same entry points (each also has them as its own
+/// methods, which need no import).
 /// Arrays of [`crate::array::pyvalue::PyValue`] and `Option<String>` are written as
 /// object arrays (`|O`, pickled as `np.save` does); `String` arrays as `<U`.
 /// C-contiguous arrays are written in C order and Fortran-contiguous ones in
@@ -199,43 +196,5 @@ impl<T: Element, D: Dimension> WriteNpy for ArrayRef<T, D> {
 
     fn to_npy_bytes(&self) -> Result<Vec<u8>> {
         self.view().to_npy_bytes()
-    }
-}
-
-/// `AnyArray`'s whole-array write, here rather than beside the type: it
-/// pickles object variants and writes every element type.
-impl AnyArray {
-    /// The `.npy` bytes of the array, as `np.save` writes them.
-    ///
-    /// ```
-    /// use ndnpy::AnyArray;
-    ///
-    /// let any = AnyArray::Str(ndarray::arr1(&["a".to_owned(), "bc".to_owned()]).into_dyn());
-    /// let bytes = any.to_npy_bytes()?;
-    /// assert_eq!(AnyArray::from_npy_bytes(&bytes)?, any);
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
-        match self {
-            AnyArray::Record(r) => r.to_npy_bytes(),
-            AnyArray::StringDType(a) => crate::pickle::stringdtype_npy_bytes(a),
-            AnyArray::Object(o) => crate::pickle::to_object_npy_bytes(o),
-            plain => plain_npy_bytes(plain),
-        }
-    }
-}
-
-/// `RecordArray`'s write, here rather than beside the type: records with
-/// object fields are pickled.
-impl RecordArray {
-    /// The `.npy` bytes of the records, as `np.save` writes them; records
-    /// with object fields are pickled as `np.save` does (NumPy loads them
-    /// with `allow_pickle=True`), objects inside nested records and
-    /// sub-array fields included.
-    pub fn to_npy_bytes(&self) -> Result<Vec<u8>> {
-        if self.dtype().has_object() {
-            return crate::pickle::record_npy_bytes(self);
-        }
-        plain_record_npy_bytes(self)
     }
 }

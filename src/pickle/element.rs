@@ -39,7 +39,7 @@ impl sealed::Sealed for PyValue {}
 
 /// Python objects: an array of `PyValue` reads any object (`|O`) file and
 /// writes one, pickled as `np.save` does (NumPy loads it with
-/// `allow_pickle=True`; see [`crate::pickle::to_object_npy_bytes`]).
+/// `allow_pickle=True`).
 ///
 /// ```
 /// use ndarray::{array, Array1};
@@ -104,7 +104,7 @@ impl Element for PyValue {
     fn object_npy<S: Data<Elem = Self>, D: Dimension>(
         array: &ArrayBase<S, D>,
     ) -> Option<Result<Vec<u8>>> {
-        Some(super::to_object_npy_bytes(array))
+        Some(super::object_npy_bytes(array))
     }
 }
 

@@ -29,11 +29,11 @@
 //!   short pickle claiming a 4 GiB string fails at once;
 //! - the stack, marks, memo and intermediate objects grow by at most one
 //!   entry per opcode, so they are bounded by the input size;
-//! - the values built may take at most [`BUDGET_PER_BYTE`] bytes per input
-//!   byte plus [`BUDGET_BASE`] (memo sharing is the only way past that; it
-//!   gives [`Error::PickleLimit`]);
-//! - values nest at most [`MAX_DEPTH`] deep; a structure that contains
-//!   itself is [`Error::MalformedPickle`].
+//! - the values built may take at most 64 bytes per input byte plus 1 MiB
+//!   (memo sharing is the only way past that; it gives
+//!   [`Error::PickleLimit`]);
+//! - values nest at most 256 deep; a structure that contains itself is
+//!   [`Error::MalformedPickle`].
 //!
 //! Reading goes through the ordinary entry points: [`crate::AnyArray`]
 //! returns [`crate::AnyArray::Object`] for `|O` files (in `.npy` files and
@@ -48,10 +48,9 @@
 //! outright.
 //!
 //! Writing: arrays of [`PyValue`] and of `Option<String>` are written as
-//! object arrays by [`crate::WriteNpy`] and [`crate::NpzWriter::add`]
-//! (also [`write_object_npy`], [`to_object_npy_bytes`],
-//! [`write_object_npy_to`]); `String` arrays stay `<U`, as `np.save` of a
-//! list of `str` writes them.
+//! object arrays by [`crate::WriteNpy`] (`write_npy`, `write_npy_to`,
+//! `to_npy_bytes`) and [`crate::NpzWriter::add`]; `String` arrays stay
+//! `<U`, as `np.save` of a list of `str` writes them.
 //!
 //! ```
 //! use ndarray::array;
@@ -59,7 +58,7 @@
 //! use ndnpy::{AnyArray, Error};
 //!
 //! let a = array![PyValue::Str("x".into()), PyValue::List(vec![PyValue::Int(1)])];
-//! let bytes = pickle::to_object_npy_bytes(&a)?;
+//! let bytes = a.to_npy_bytes()?; // WriteNpy
 //! let AnyArray::Object(back) = AnyArray::from_npy_bytes(&bytes)? else { panic!() };
 //! assert_eq!(back[1].to_string(), "[1]");
 //!
@@ -83,9 +82,13 @@ pub use crate::array::pyvalue::convert::{optional_strings_from_objects, strings_
 pub use crate::array::pyvalue::foreign::{Opaque, TimeZone, Timedelta, Timestamp};
 pub use crate::array::pyvalue::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
 pub use crate::array::stringdtype::StringDTypeArray;
+// Internal limits, public for the crate's own tests and fuzz targets only.
+#[doc(hidden)]
 pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
-pub use write::{dumps, to_object_npy_bytes, write_object_npy, write_object_npy_to};
-pub(crate) use write::{record_npy_bytes, stringdtype_npy_bytes};
+pub use write::dumps;
+pub(crate) use write::{object_npy_bytes, record_npy_bytes, stringdtype_npy_bytes};
+#[allow(deprecated)]
+pub use write::{to_object_npy_bytes, write_object_npy, write_object_npy_to};
 
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
@@ -216,6 +219,7 @@ fn read_object_file(path: &Path) -> Result<AnyArray> {
 
 /// Reads an object-of-`str` `.npy` file as a `String` array (the error
 /// names the first element that is not a `str`).
+#[deprecated(note = "use Array::<String, D>::read_npy (ReadNpy), which reads object arrays of str")]
 pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<String, D>> {
     match read_object_file(path.as_ref())? {
         AnyArray::Object(a) => strings_from_objects(a),
@@ -229,6 +233,9 @@ pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<Strin
 
 /// Reads an object-of-`str`-or-`None` `.npy` file as an `Option<String>`
 /// array.
+#[deprecated(
+    note = "use Array::<Option<String>, D>::read_npy (ReadNpy), which reads object arrays of str and None"
+)]
 pub fn read_optional_str_npy<D: Dimension, P: AsRef<Path>>(
     path: P,
 ) -> Result<Array<Option<String>, D>> {

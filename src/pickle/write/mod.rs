@@ -127,19 +127,19 @@ pub fn dumps(value: &PyValue) -> Result<Vec<u8>> {
 
 /// The `.npy` file of an object array: a `|O` header, then the array
 /// pickled as `np.save` does (NumPy loads it with `allow_pickle=True`).
-///
-/// ```
-/// use ndarray::array;
-/// use ndnpy::pickle::{to_object_npy_bytes, PyValue};
-/// use ndnpy::AnyArray;
-///
-/// let a = array![PyValue::Str("a".into()), PyValue::None, PyValue::Int(3)];
-/// let bytes = to_object_npy_bytes(&a)?;
-/// let AnyArray::Object(back) = AnyArray::from_npy_bytes(&bytes)? else { panic!() };
-/// assert_eq!(back, a.into_dyn());
-/// # Ok::<(), ndnpy::Error>(())
-/// ```
+#[deprecated(note = "use WriteNpy::to_npy_bytes on the PyValue array")]
 pub fn to_object_npy_bytes<S, D>(array: &ArrayBase<S, D>) -> Result<Vec<u8>>
+where
+    S: Data<Elem = PyValue>,
+    D: Dimension,
+{
+    object_npy_bytes(array)
+}
+
+/// The `.npy` file of an object array: a `|O` header, then the array
+/// pickled as `np.save` does (NumPy loads it with `allow_pickle=True`).
+/// What `WriteNpy` writes for arrays of [`PyValue`].
+pub(crate) fn object_npy_bytes<S, D>(array: &ArrayBase<S, D>) -> Result<Vec<u8>>
 where
     S: Data<Elem = PyValue>,
     D: Dimension,
@@ -218,40 +218,29 @@ where
     Ok(p.out)
 }
 
-/// Writes an object array as a `.npy` stream to `writer`
-/// (see [`to_object_npy_bytes`]).
+/// Writes an object array as a `.npy` stream to `writer`.
+#[deprecated(note = "use WriteNpy::write_npy_to on the PyValue array")]
 pub fn write_object_npy_to<S, D, W>(array: &ArrayBase<S, D>, writer: W) -> Result<()>
 where
     S: Data<Elem = PyValue>,
     D: Dimension,
     W: std::io::Write,
 {
-    let bytes = to_object_npy_bytes(array)?;
+    let bytes = object_npy_bytes(array)?;
     crate::io::checked::CheckedWrite(writer).write_all(&bytes)?;
     Ok(())
 }
 
 /// Writes an object array to the `.npy` file at `path`, replacing it
-/// atomically (see [`to_object_npy_bytes`]).
-///
-/// ```
-/// # let dir = tempfile::tempdir().unwrap();
-/// # let path = dir.path().join("names.npy");
-/// use ndarray::array;
-/// use ndnpy::pickle::{read_str_npy, write_object_npy, PyValue};
-///
-/// write_object_npy(&array![PyValue::Str("ab".into()), PyValue::Str("c".into())], &path)?;
-/// let names = read_str_npy::<ndarray::Ix1, _>(&path)?;
-/// assert_eq!(names, array!["ab".to_string(), "c".to_string()]);
-/// # Ok::<(), ndnpy::Error>(())
-/// ```
+/// atomically.
+#[deprecated(note = "use WriteNpy::write_npy on the PyValue array")]
 pub fn write_object_npy<S, D, P>(array: &ArrayBase<S, D>, path: P) -> Result<()>
 where
     S: Data<Elem = PyValue>,
     D: Dimension,
     P: AsRef<std::path::Path>,
 {
-    let bytes = to_object_npy_bytes(array)?;
+    let bytes = object_npy_bytes(array)?;
     crate::io::atomic::write_file(path.as_ref(), bytes.len() as u64, |w| {
         w.write_all(&bytes)?;
         Ok(())
