@@ -26,7 +26,8 @@ use crate::io::source::Source;
 use ndarray::{ArrayD, IxDyn};
 
 /// A number format of `ml_dtypes` that `.npy` files hold as raw bytes:
-/// [`half::bf16`], [`Float8E4M3Fn`], [`Float8E5M2`].
+/// [`half::bf16`](https://docs.rs/half/2/half/struct.bf16.html), [`Float8E4M3Fn`],
+/// [`Float8E5M2`].
 pub trait MlFloat: LayoutElement + sealed::Sealed {
     /// `ml_dtypes`'s name of the type, e.g. `"bfloat16"`.
     const NAME: &'static str;

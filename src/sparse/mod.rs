@@ -8,9 +8,9 @@
 //!
 //! [`NpzReader::sparse_info`] names a sparse archive from its members'
 //! headers (always built: the CLI's `info` uses it). With the `sprs`
-//! feature, [`NpzReader::read_sparse`] reads all five formats into
-//! [`Sparse`] (`sprs` matrices) and [`crate::NpzWriter::add_sparse`] writes
-//! CSR, CSC and COO; inconsistent archives (an index out of range, `indptr`
+//! feature (links here need it: its items exist only then),
+//! `NpzReader::read_sparse` reads all five formats into `Sparse` (`sprs`
+//! matrices) and `NpzWriter::add_sparse` writes CSR, CSC and COO; inconsistent archives (an index out of range, `indptr`
 //! not monotone, lengths that disagree) are an [`Error::InvalidSparse`].
 //!
 //! Layer 7, above the archives: uses `crate::npz` to read and write
