@@ -49,11 +49,12 @@ fn run<F: Future>(future: F) -> F::Output {
 /// - small reads anywhere (a zip directory at the tail, local headers, a
 ///   `.npy` header) fetch 64 KiB at least, and the last few ranges fetched
 ///   are kept, so nearby reads need no request;
-/// - a read that starts where the previous one ended, or up to 64 KiB
-///   past it (a scan), streams one GET of a window that doubles from
-///   1 MiB up to 64 MiB: a scan of 1 GiB takes about 20 requests, memory
-///   stays at one body chunk (1 MiB at most for local files), and a scan
-///   given up early leaves at most one window in transfer;
+/// - a read that starts where an earlier one ended, or up to 64 KiB past
+///   it (a scan), streams one GET of a window that doubles from 1 MiB up
+///   to 64 MiB: a scan of 1 GiB takes about 20 requests, memory stays at
+///   one body chunk (1 MiB at most for local files), and a scan given up
+///   early leaves at most one window in transfer. Up to four scans are
+///   followed at once (two members compared chunk by chunk each stream);
 /// - any other read of 64 KiB or more streams exactly its bytes.
 ///
 /// Every error is an [`std::io::Error`] wrapping the [`crate::StoreError`]

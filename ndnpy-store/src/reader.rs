@@ -7,11 +7,13 @@
 //! Requests follow what the caller asks for:
 //! - a read inside the span announced by the plan (the member about to be
 //!   read) opens one streaming GET to the span's end;
-//! - a read that continues where the last one ended, or a little past it
-//!   (a sequential scan, skipping a zip extra field or a data descriptor),
-//!   opens a streaming GET of a window that doubles from 1 MiB to 64 MiB,
-//!   so that a long scan costs few requests and a scan given up early
-//!   leaves at most one window in transfer;
+//! - a read that continues where an earlier one ended, or a little past
+//!   it (a sequential scan, skipping a zip extra field or a data
+//!   descriptor), opens a streaming GET of a window that doubles from
+//!   1 MiB to 64 MiB, so that a long scan costs few requests and a scan
+//!   given up early leaves at most one window in transfer. Up to four
+//!   scans are followed at once, so reads that take turns between places
+//!   (two members compared chunk by chunk) each keep their stream;
 //! - any other read of 64 KiB or more streams exactly its bytes;
 //! - a smaller one fetches 64 KiB into a cache of a few ranges (the
 //!   archive's tail, local headers, a `.npy` header).
@@ -83,14 +85,26 @@ pub(crate) struct RangeReader {
     /// The `Read`/`Seek` cursor.
     pos: u64,
     cache: VecDeque<(u64, Bytes)>,
-    body: Option<Body>,
+    /// The scans in progress, the most recently read first: several, so
+    /// that reads taking turns between two places (two members compared
+    /// chunk by chunk, a scan with a header read now and then) each keep
+    /// their stream.
+    scans: VecDeque<Scan>,
     plan: Plan,
-    /// Where the last read ended: a read starting there (or a little
-    /// past it) continues a scan.
-    last_end: Option<u64>,
-    /// The next sequential window's length.
-    window: u64,
 }
+
+/// Reads that follow each other.
+struct Scan {
+    /// Where the last of them ended: a read starting there, or a little
+    /// past it, continues the scan.
+    end: u64,
+    /// The length of its next window; 0 until a read continues it.
+    window: u64,
+    body: Option<Body>,
+}
+
+/// Scans followed at once.
+const SCANS: usize = 4;
 
 /// The span about to be read, shared with the owner of the archive reader
 /// (which holds the reader inside `ndnpy::NpzReader`).
@@ -110,7 +124,14 @@ impl std::fmt::Debug for RangeReader {
                     .map(|(at, b)| *at..*at + b.len() as u64)
                     .collect::<Vec<_>>(),
             )
-            .field("streaming", &self.body.as_ref().map(|b| b.pos..b.end))
+            .field(
+                "streaming",
+                &self
+                    .scans
+                    .iter()
+                    .filter_map(|s| s.body.as_ref().map(|b| b.pos..b.end))
+                    .collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -133,10 +154,8 @@ impl RangeReader {
             handle,
             pos: 0,
             cache,
-            body: None,
+            scans: VecDeque::new(),
             plan,
-            last_end: None,
-            window: MIN_WINDOW,
         }
     }
 
@@ -161,16 +180,35 @@ impl RangeReader {
             .len()
             .min(usize::try_from(size - at).unwrap_or(usize::MAX));
         let buf = &mut buf[..len];
+        // The scan this read continues, moved to the front (a new one when
+        // it continues none, the oldest forgotten).
+        let continues = |s: &Scan| {
+            let near = |from: u64| at >= from && at - from <= MIN_FETCH;
+            near(s.end) || s.body.as_ref().is_some_and(|b| near(b.pos) && at < b.end)
+        };
+        let scan = match self.scans.iter().position(continues) {
+            Some(i) => {
+                let mut scan = self.scans.remove(i).expect("found");
+                scan.window = scan.window.max(MIN_WINDOW);
+                scan
+            }
+            None => Scan {
+                end: at,
+                window: 0,
+                body: None,
+            },
+        };
+        self.scans.push_front(scan);
+        self.scans.truncate(SCANS);
         let result = self.read_inner(buf, at);
         match &result {
             Ok(n) => {
                 debug_assert!(*n > 0, "a read before the end returned nothing");
-                self.last_end = Some(at + *n as u64);
+                self.scans[0].end = at + *n as u64;
             }
             Err(_) => {
-                // Whatever was streaming is in an unknown state: start over.
-                self.body = None;
-                self.last_end = None;
+                // Whatever it was streaming is in an unknown state.
+                self.scans.pop_front();
             }
         }
         result
@@ -210,7 +248,8 @@ impl RangeReader {
         Ok(())
     }
 
-    /// `buf` is not empty and lies inside the object.
+    /// `buf` is not empty and lies inside the object; `scans[0]` is the
+    /// scan this read belongs to.
     fn read_inner(&mut self, buf: &mut [u8], at: u64) -> io::Result<usize> {
         if let Some(n) = self.read_cached(buf, at) {
             return Ok(n);
@@ -244,13 +283,13 @@ impl RangeReader {
         })
     }
 
-    /// Copies from the streaming body when it is at `at`: as much as `buf`
-    /// takes or the body has. `None` when there is no body at `at` (or it
-    /// has ended, when it is dropped).
+    /// Copies from the scan's streaming body when it is at `at` (or a
+    /// little before it: the bytes between are skipped, as past a zip
+    /// extra field or a data descriptor), as much as `buf` takes or the
+    /// body holds. `None` when there is no such body.
     fn read_body(&mut self, buf: &mut [u8], at: u64) -> io::Result<Option<usize>> {
-        // A read a little ahead of the stream (past a zip extra field or
-        // a data descriptor) skips to it rather than asking again.
-        let Some(body) = self
+        let scan = &mut self.scans[0];
+        let Some(body) = scan
             .body
             .as_mut()
             .filter(|b| b.pos <= at && at - b.pos <= MIN_FETCH && at < b.end)
@@ -270,14 +309,14 @@ impl RangeReader {
         body.pos += n as u64;
         if body.pos >= body.end {
             // This span is done; the next read at its end fetches again.
-            self.body = None;
+            scan.body = None;
         }
         Ok(Some(n))
     }
 
     /// Fetches bytes at `at` for a read of `want` bytes: a streaming GET
-    /// (planned span, sequential scan, large read) or a cached GET of at
-    /// least 64 KiB.
+    /// for the scan (planned span, a scan's next window, a large read) or
+    /// a cached GET of at least 64 KiB.
     fn fetch(&mut self, want: u64, at: u64) -> io::Result<()> {
         let size = self.size();
         // Stop where held bytes start: they need no request.
@@ -291,19 +330,16 @@ impl RangeReader {
             let plan = self.plan.lock().unwrap_or_else(|p| p.into_inner());
             plan.clone().filter(|p| p.contains(&at))
         };
-        // A read at (or a little past) where the last one ended continues
-        // a scan.
-        let sequential = self
-            .last_end
-            .is_some_and(|end| at >= end && at - end <= MIN_FETCH);
+        let scan = &mut self.scans[0];
+        // A read that continues a scan (a new one has no window yet).
+        let sequential = scan.window > 0;
         let stream_to = if let Some(plan) = planned {
             Some(plan.end)
         } else if sequential {
-            let len = self.window.max(want);
-            self.window = (self.window * 2).min(MAX_WINDOW);
+            let len = scan.window.max(want);
+            scan.window = (scan.window * 2).min(MAX_WINDOW);
             Some(at.saturating_add(len))
         } else {
-            self.window = MIN_WINDOW;
             (want >= MIN_FETCH).then(|| at.saturating_add(want))
         };
         match stream_to {
@@ -313,7 +349,7 @@ impl RangeReader {
                     .handle
                     .block_on(self.object.stream(at..end))
                     .map_err(io::Error::from)?;
-                self.body = Some(Body {
+                self.scans[0].body = Some(Body {
                     start: at,
                     end,
                     pos: at,

@@ -267,3 +267,32 @@ fn reads_that_skip_a_little_stay_on_the_stream() {
     let (gets, _) = store.take();
     assert!(gets <= 5, "{gets} GETs");
 }
+
+#[test]
+fn interleaved_scans_each_keep_their_stream() {
+    // Two members of one archive compared chunk by chunk (`ndnpy diff`),
+    // with a small read elsewhere now and then: each scan streams.
+    let data = bytes(24 << 20, 10);
+    let (store, at) = stored(&data);
+    let mut r = ObjectReader::open(&at).unwrap();
+    store.take();
+    let mut buf = vec![0u8; 32 << 10];
+    let mut small = [0u8; 30];
+    let (mut a, mut b) = (100_000u64, 12_000_000u64);
+    for i in 0..256 {
+        for pos in [&mut a, &mut b] {
+            r.read_exact_at(&mut buf, *pos).unwrap();
+            assert!(buf[..] == data[*pos as usize..*pos as usize + buf.len()]);
+            *pos += buf.len() as u64;
+        }
+        if i % 64 == 0 {
+            let at = 23_000_000 - i * 1000;
+            r.read_exact_at(&mut small, at).unwrap();
+            assert!(small[..] == data[at as usize..at as usize + 30]);
+        }
+    }
+    // Per scan of 8 MiB: its first 64 KiB, then windows of 1, 2, 4 and
+    // 8 MiB; and one GET per small read.
+    let (gets, _) = store.take();
+    assert!(gets <= 2 * 5 + 4, "{gets} GETs");
+}
