@@ -156,9 +156,10 @@ def run_once(env, args, out):
     p = subprocess.run([BIN, *args], env=env, capture_output=True, timeout=300)
     files = []
     if out is not None and os.path.isdir(out):
-        for n in sorted(os.listdir(out)):
-            with open(os.path.join(out, n), "rb") as f:
-                files.append((n, f.read()))
+        for top, dirs, names in sorted(os.walk(out)):
+            for n in sorted(names):
+                with open(os.path.join(top, n), "rb") as f:
+                    files.append((os.path.relpath(os.path.join(top, n), out), f.read()))
     elif out is not None and os.path.exists(out):
         with open(out, "rb") as f:
             files.append(("", f.read()))

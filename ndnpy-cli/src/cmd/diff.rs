@@ -113,6 +113,9 @@ pub fn diff(a: &mut Opened<'_>, b: &mut Opened<'_>, rtol: f64, atol: f64) -> Cli
         out["values_compared"] = json!(false);
         return Ok(out);
     }
+    if ha.dtype.has_object() {
+        return objects(a, b, out);
+    }
     a.check_complete()
         .map_err(|e| CliError::problem(format!("first file: {e}")))?;
     b.check_complete()
@@ -209,6 +212,51 @@ pub fn diff(a: &mut Opened<'_>, b: &mut Opened<'_>, rtol: f64, atol: f64) -> Cli
     Ok(out)
 }
 
+/// Object arrays compared by value: each pickle read by the library's
+/// reader (nothing runs), elements compared as Python values (two pickles
+/// of equal values may differ in bytes: protocols, memo use).
+fn objects(a: &mut Opened<'_>, b: &mut Opened<'_>, mut out: Value) -> CliResult<Value> {
+    let read = |o: &mut Opened<'_>, which: &str| {
+        crate::input::read_any(o).map_err(|e| CliError::problem(format!("{which} file: {e}")))
+    };
+    let (va, vb) = (read(a, "first")?, read(b, "second")?);
+    let (differing, first, count) = match (&va, &vb) {
+        (ndnpy::AnyArray::Object(x), ndnpy::AnyArray::Object(y)) => {
+            let mut differing = 0u64;
+            let mut first = Vec::new();
+            let shape = x.shape().to_vec();
+            for (k, (ea, eb)) in x.iter().zip(y.iter()).enumerate() {
+                if ea == eb {
+                    continue;
+                }
+                differing += 1;
+                if first.len() < FIRST {
+                    first.push(json!({
+                        "index": unravel(k as u64, &shape, false),
+                        "a": format!("{ea:?}"),
+                        "b": format!("{eb:?}"),
+                    }));
+                }
+            }
+            (json!(differing), first, x.len())
+        }
+        // Records with object fields: compared whole.
+        _ => (
+            if va == vb { json!(0) } else { Value::Null },
+            Vec::new(),
+            a.header.num_elements().unwrap_or(0),
+        ),
+    };
+    out["values_compared"] = json!(true);
+    out["elements"] = json!(count);
+    out["equal"] = json!(differing == json!(0));
+    out["differing"] = differing;
+    // Not numbers: no distance.
+    out["max_abs_diff"] = Value::Null;
+    out["first_differences"] = json!(first);
+    Ok(out)
+}
+
 pub fn render(label: &str, v: &Value) -> String {
     let mut out = String::new();
     if v["equal"] == json!(true) {
@@ -231,12 +279,19 @@ pub fn render(label: &str, v: &Value) -> String {
         out.push_str("  values not compared (shapes or kinds differ)\n");
         return out;
     }
-    if v["differing"] != json!(0) {
+    if v["differing"].is_null() {
+        out.push_str("  values differ\n");
+    } else if v["differing"] != json!(0) {
+        let largest = match v["max_abs_diff"].as_f64() {
+            Some(d) => format!(
+                " (largest absolute difference {})",
+                crate::repr::py_float(d)
+            ),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "  {} of {} elements differ (largest absolute difference {})\n",
-            v["differing"],
-            v["elements"],
-            crate::repr::py_float(v["max_abs_diff"].as_f64().unwrap_or(0.0))
+            "  {} of {} elements differ{largest}\n",
+            v["differing"], v["elements"],
         ));
         for d in v["first_differences"].as_array().into_iter().flatten() {
             out.push_str(&format!("  at {}: {} vs {}\n", d["index"], d["a"], d["b"]));
