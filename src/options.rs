@@ -92,6 +92,10 @@ pub const DEFAULT_MAX_HEADER_LEN: usize = 10_000;
 /// hostile header may claim.
 pub const DEFAULT_MAX_STREAM_LEN: u64 = 64 << 30;
 
+/// Default of [`ReadOptions::max_zero_size_elements`]: 2²⁰ (1 048 576)
+/// values that occupy no bytes of the data, about 24 MiB as `String`s.
+pub const DEFAULT_MAX_ZERO_SIZE_ELEMENTS: u64 = 1 << 20;
+
 /// Options for reading untrusted files.
 ///
 /// ```
@@ -104,6 +108,7 @@ pub const DEFAULT_MAX_STREAM_LEN: u64 = 64 << 30;
 pub struct ReadOptions {
     max_header_len: usize,
     max_stream_len: u64,
+    max_zero_size_elements: u64,
     beyond_numpy_limits: bool,
     allow_objects: bool,
     pickle_encoding: PickleEncoding,
@@ -115,6 +120,7 @@ impl Default for ReadOptions {
         ReadOptions {
             max_header_len: DEFAULT_MAX_HEADER_LEN,
             max_stream_len: DEFAULT_MAX_STREAM_LEN,
+            max_zero_size_elements: DEFAULT_MAX_ZERO_SIZE_ELEMENTS,
             beyond_numpy_limits: false,
             allow_objects: true,
             pickle_encoding: PickleEncoding::Ascii,
@@ -164,6 +170,57 @@ impl ReadOptions {
     /// The most data bytes read from a stream of unknown length.
     pub fn get_max_stream_len(&self) -> u64 {
         self.max_stream_len
+    }
+
+    /// Sets the most values a header may declare that occupy no bytes of
+    /// the data: elements of an item size of 0 (`|S0`, `<U0`, `|V0`,
+    /// records without fields, sub-arrays such as `('<f8', (0,))`), and
+    /// each zero-size field or sub-array item inside an element (a record
+    /// with a `|S0` field, `('|S0', (1000,))`). A header that declares
+    /// more gives [`Error::ZeroSizeLimit`](crate::Error::ZeroSizeLimit) as
+    /// it is parsed, whatever reads it: arrays, views, streams, archive
+    /// members.
+    ///
+    /// Every other value is paid for by the bytes that hold it, so memory
+    /// and time follow the size of the input; these cost a `String`, a
+    /// `Vec`, an offset or a turn of a loop each although the file holds
+    /// nothing for them: a 128-byte file may declare 2⁶¹ empty strings.
+    /// NumPy loads such files at no cost (its arrays of zero-size items
+    /// hold no memory), so this limit is where ndnpy differs from
+    /// `np.load`: files of more than [`DEFAULT_MAX_ZERO_SIZE_ELEMENTS`]
+    /// (2²⁰) such values are refused unless the limit is raised.
+    ///
+    /// ```
+    /// use ndarray::Array1;
+    /// use ndnpy::{Error, ReadNpy, ReadOptions};
+    ///
+    /// // Headers written by hand: `n` empty strings, no data.
+    /// let npy = |n: u64| {
+    ///     let text = format!("{{'descr': '|S0', 'fortran_order': False, 'shape': ({n},), }}");
+    ///     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    ///     npy.extend_from_slice(&(text.len() as u16 + 1).to_le_bytes());
+    ///     npy.extend_from_slice(text.as_bytes());
+    ///     npy.push(b'\n');
+    ///     npy
+    /// };
+    /// let err = Array1::<Vec<u8>>::from_npy_bytes(&npy((1 << 61) - 1)).unwrap_err();
+    /// assert!(matches!(err, Error::ZeroSizeLimit { claimed: 2305843009213693951, .. }));
+    ///
+    /// let small = ReadOptions::default().max_zero_size_elements(1000);
+    /// let empty = Array1::<Vec<u8>>::from_npy_bytes_with(&npy(1000), &small)?;
+    /// assert_eq!(empty.len(), 1000);
+    /// assert!(Array1::<Vec<u8>>::from_npy_bytes_with(&npy(1001), &small).is_err());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn max_zero_size_elements(mut self, count: u64) -> Self {
+        self.max_zero_size_elements = count;
+        self
+    }
+
+    /// The most values a header may declare that occupy no bytes of the
+    /// data (see [`ReadOptions::max_zero_size_elements`]).
+    pub fn get_max_zero_size_elements(&self) -> u64 {
+        self.max_zero_size_elements
     }
 
     /// Accepts headers beyond NumPy's limits, which `np.load` refuses: more

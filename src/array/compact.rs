@@ -11,7 +11,7 @@ use crate::array::strings::{code_unit, string_dtype, string_mismatch, strip_nuls
 use crate::error::{Error, Result};
 use crate::format::dtype::{ByteOrder, DType, Kind, Scalar};
 use crate::format::header::{Header, Version};
-use crate::io::source::Source;
+use crate::io::source::{out_of_memory, Source};
 use ndarray::{ArrayD, IxDyn, ShapeBuilder};
 use std::io::Write;
 
@@ -367,6 +367,10 @@ fn check_count(shape: &[usize], count: usize) -> Result<()> {
 
 /// Reserves the offsets (and a guess of the text) up front when the source
 /// vouches for holding the data; otherwise they grow as it arrives.
+/// Elements of width 0 arrive all at once, from no bytes: their offsets
+/// are reserved here whatever the source, as an error if they cannot be
+/// (the header's parser bounds how many there are:
+/// [`crate::ReadOptions::max_zero_size_elements`]).
 fn reserve(
     source: &Source<'_>,
     n: usize,
@@ -374,7 +378,11 @@ fn reserve(
     data: &mut Vec<u8>,
     offsets: &mut Vec<usize>,
 ) -> Result<()> {
-    let bytes = n as u64 * width.max(1) as u64;
+    if width == 0 {
+        let more = n.checked_add(1).ok_or_else(|| out_of_memory(usize::MAX))?;
+        return crate::io::source::reserve(offsets, more, more.saturating_mul(8));
+    }
+    let bytes = n as u64 * width as u64;
     if n > 0 && source.trusted_len() >= Some(bytes) {
         crate::io::source::reserve_huge(offsets, n + 1, (n + 1).saturating_mul(8))?;
         // Room for every element at full width in one byte per character

@@ -146,6 +146,18 @@ impl Header {
         Ok(())
     }
 
+    /// Refuses a header that declares more than `max` values occupying no
+    /// bytes of the data ([`zero_size_elements`]): each costs a reader
+    /// memory or time although the file holds nothing for it (see
+    /// [`ReadOptions::max_zero_size_elements`]).
+    pub(crate) fn check_zero_size(&self, max: u64) -> Result<()> {
+        let claimed = zero_size_elements(&self.dtype, &self.shape);
+        if claimed > max {
+            return Err(Error::ZeroSizeLimit { claimed, max });
+        }
+        Ok(())
+    }
+
     fn overflow(&self) -> Error {
         Error::LengthOverflow {
             shape: self.shape.iter().map(|&d| d as u64).collect(),
@@ -205,6 +217,35 @@ impl Header {
     pub fn write_to<W: Write>(&self, writer: W) -> Result<()> {
         crate::io::checked::CheckedWrite(writer).write_all(&self.to_bytes()?)?;
         Ok(())
+    }
+}
+
+/// How many values `shape` elements of `dtype` declare that occupy no
+/// bytes of the data: every element whose item size is 0 (`|S0`, `<U0`,
+/// `|V0`, `[]`, `('<f8', (0,))`), and inside larger elements every
+/// zero-size field and sub-array item (`[('a', '<i4'), ('b', '|S0')]`
+/// declares one per element, `('|S0', (1000,))` a thousand). Saturates at
+/// `u64::MAX`; a zero dimension makes it 0.
+pub(crate) fn zero_size_elements(dtype: &DType, shape: &[usize]) -> u64 {
+    let elements = shape.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
+    elements.saturating_mul(zero_size_values(dtype))
+}
+
+/// [`zero_size_elements`] of one element.
+fn zero_size_values(dtype: &DType) -> u64 {
+    let inside = match dtype {
+        DType::Scalar(s) => u64::from(s.size == 0),
+        DType::Record(fields) => fields
+            .iter()
+            .fold(0u64, |n, f| n.saturating_add(zero_size_values(&f.dtype))),
+        DType::SubArray(inner, sub) => zero_size_elements(inner, sub),
+    };
+    // An element of no bytes is itself a value with nothing behind it,
+    // even when it holds none (`[]`, a sub-array with a zero dimension).
+    if dtype.itemsize() == Some(0) {
+        inside.max(1)
+    } else {
+        inside
     }
 }
 
@@ -307,6 +348,7 @@ pub(crate) fn read_preamble<R: Read + ?Sized>(
     if !options.get_allow_beyond_numpy_limits() {
         header.check_numpy_limits()?;
     }
+    header.check_zero_size(options.get_max_zero_size_elements())?;
     Ok((header, offset))
 }
 

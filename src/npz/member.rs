@@ -97,7 +97,6 @@ impl<'a, R: BufRead> MemberReader<'a, R> {
         inflater: &'a mut flate2::Decompress,
         whole: u64,
     ) -> Self {
-        let raw = reader.take(entry.compressed_size);
         let pieces = entry
             .pieces
             .clone()
@@ -105,16 +104,39 @@ impl<'a, R: BufRead> MemberReader<'a, R> {
         let body = if entry.method == DEFLATED
             && inflate_whole(entry.size, entry.compressed_size, whole)
         {
+            let raw = reader.take(entry.compressed_size);
             Body::Whole(Whole::Pending(raw, pieces, entry.size))
         } else if let Some(pieces) = pieces.filter(|p| super::ahead::suits(p, entry.size)) {
+            let raw = reader.take(entry.compressed_size);
             let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
             Body::Ahead(Box::new(Ahead::new(raw, pieces, entry.size, threads)))
-        } else if entry.method == DEFLATED {
+        } else {
+            return Self::head(entry, reader, inflater);
+        };
+        Self::with_body(entry, body)
+    }
+
+    /// Reads `entry`'s data as [`MemberReader::new`] does, for a reader
+    /// that wants its first bytes only (the `.npy` header): streamed on
+    /// this thread, never inflated whole nor read ahead, so that the peek
+    /// costs about the bytes it looks at, not the first pieces of the
+    /// member.
+    pub(crate) fn head(
+        entry: &Entry,
+        reader: &'a mut R,
+        inflater: &'a mut flate2::Decompress,
+    ) -> Self {
+        let raw = reader.take(entry.compressed_size);
+        let body = if entry.method == DEFLATED {
             inflater.reset(false);
             Body::Deflated(raw, inflater)
         } else {
             Body::Stored(raw)
         };
+        Self::with_body(entry, body)
+    }
+
+    fn with_body(entry: &Entry, body: Body<'a, R>) -> Self {
         MemberReader {
             body,
             left: entry.size,

@@ -253,8 +253,9 @@ impl<R: Read + Seek> NpzReader<R> {
     pub fn header(&mut self, name: &str) -> Result<Header> {
         let index = self.index(name)?;
         let options = self.options;
-        // Streamed: only the header's bytes are inflated.
-        self.with_member(index, 0, |member, _, _| {
+        // Streamed on this thread: only the header's bytes are read and
+        // inflated (never the first pieces of a large member ndnpy wrote).
+        self.with_member(index, Open::Head, |member, _, _| {
             header::read_preamble(member, &options).map(|(h, _)| h)
         })
     }
@@ -367,7 +368,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn raw(&mut self, name: &str) -> Result<Vec<u8>> {
         let index = self.index(name)?;
-        self.with_member(index, WHOLE_LIMIT, |member, size, _| {
+        self.with_member(index, Open::Whole(WHOLE_LIMIT), |member, size, _| {
             // Grows with the bytes that arrive, never to the declared size
             // up front; the member reader stops at the declared size.
             let mut out = Vec::new();
@@ -426,7 +427,7 @@ impl<R: Read + Seek> NpzReader<R> {
         } else {
             0
         };
-        let (inner, size, _) = self.open_member(index, whole)?;
+        let (inner, size, _) = self.open_member(index, Open::Whole(whole))?;
         Ok(NpzMemberReader { inner, size })
     }
 
@@ -435,12 +436,11 @@ impl<R: Read + Seek> NpzReader<R> {
     /// its declared uncompressed size, and whether that size can be trusted
     /// to size one allocation (a stored member whose bytes lie inside the
     /// archive; a compressed member's size is only a claim).
-    /// A deflated member of up to `whole` bytes may be inflated in one go
-    /// (`inflate.rs`) rather than streamed.
+    /// `open` says how its bytes will be read.
     fn open_member(
         &mut self,
         index: usize,
-        whole: u64,
+        open: Open,
     ) -> Result<(ArchiveMember<'_, R>, u64, bool)> {
         let entry = &self.directory.entries[index];
         let key = entry.key();
@@ -453,7 +453,12 @@ impl<R: Read + Seek> NpzReader<R> {
         // the archive.
         let stored = entry.method == STORED && entry.compressed_size == entry.size;
         let size = entry.size;
-        let member = MemberReader::new(entry, &mut self.input, &mut self.inflater, whole);
+        let member = match open {
+            Open::Head => MemberReader::head(entry, &mut self.input, &mut self.inflater),
+            Open::Whole(whole) => {
+                MemberReader::new(entry, &mut self.input, &mut self.inflater, whole)
+            }
+        };
         let trusted = stored || member.whole();
         Ok((member, size, trusted))
     }
@@ -507,7 +512,7 @@ impl<R: Read + Seek> NpzReader<R> {
         read: impl FnOnce(&Header, &mut Source<'_>) -> Result<A>,
     ) -> Result<A> {
         let options = self.options;
-        self.with_member(index, WHOLE_LIMIT, |member, size, trusted| {
+        self.with_member(index, Open::Whole(WHOLE_LIMIT), |member, size, trusted| {
             let (header, offset) = header::read_preamble(member, &options)?;
             let available = size.saturating_sub(offset as u64);
             let array = read(
@@ -531,19 +536,31 @@ impl<R: Read + Seek> NpzReader<R> {
         })
     }
 
-    /// Opens member `index` ([`NpzReader::open_member`], inflated whole up
-    /// to `whole` bytes) and runs `f` on its reader, declared size and
-    /// trust; errors are mapped to name the member.
+    /// Opens member `index` ([`NpzReader::open_member`]) and runs `f` on
+    /// its reader, declared size and trust; errors are mapped to name the
+    /// member.
     fn with_member<A>(
         &mut self,
         index: usize,
-        whole: u64,
+        open: Open,
         f: impl FnOnce(&mut dyn SizedRead, u64, bool) -> Result<A>,
     ) -> Result<A> {
         let key = self.directory.entries[index].key().to_owned();
-        let (mut member, size, trusted) = self.open_member(index, whole)?;
+        let (mut member, size, trusted) = self.open_member(index, open)?;
         f(&mut member, size, trusted).map_err(|e| in_member(&key, e))
     }
+}
+
+/// How a member's bytes will be read, which decides how it is inflated.
+#[derive(Clone, Copy)]
+enum Open {
+    /// Its first bytes only (the `.npy` header): streamed on the calling
+    /// thread, nothing inflated ahead.
+    Head,
+    /// On to the end: a deflated member of up to this many bytes may be
+    /// inflated in one go (`inflate.rs`), a larger one ndnpy wrote a few
+    /// pieces ahead on every core (`ahead.rs`); others stream.
+    Whole(u64),
 }
 
 /// The array readers hold the array anyway: members up to this size are

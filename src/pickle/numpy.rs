@@ -398,7 +398,7 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
     } else {
         let pos = m.op_pos();
         let bytes = data_bytes(m, data)?;
-        m.charge(bytes.len() as u64)?;
+        m.charge(data_cost(&dtype, &shape, &bytes))?;
         crate::array::decode::array_from_bytes(&dtype, &shape, fortran, &bytes, pos)?
     };
     // The data (or the elements) was charged as it was read.
@@ -453,6 +453,14 @@ fn object_dtype() -> DType {
     DType::parse("|O").expect("a valid type string")
 }
 
+/// What an array read from raw data costs: its bytes, plus a `String` or
+/// `Vec` for every value that has no bytes (`|S0`, `<U0`: a few bytes of
+/// pickle may declare 2^61 of them).
+pub(crate) fn data_cost(dtype: &DType, shape: &[usize], bytes: &[u8]) -> u64 {
+    let empty = crate::format::header::zero_size_elements(dtype, shape);
+    (bytes.len() as u64).saturating_add(empty.saturating_mul(std::mem::size_of::<String>() as u64))
+}
+
 /// Raw array data: bytes, a bytearray, or a Python 2 str.
 fn data_bytes(m: &Machine<'_>, id: usize) -> Result<Vec<u8>> {
     match &m.arena[id] {
@@ -482,7 +490,7 @@ pub(crate) fn frombuffer(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
         _ => return Err(m.malformed("the _frombuffer order is not 'C' or 'F'")),
     };
     let bytes = data_bytes(m, *buf)?;
-    m.charge(bytes.len() as u64)?;
+    m.charge(data_cost(&dtype, &shape, &bytes))?;
     let pos = m.op_pos();
     let array = crate::array::decode::array_from_bytes(&dtype, &shape, fortran, &bytes, pos)?;
     // The data (or the elements) was charged as it was read.

@@ -141,6 +141,12 @@ impl<R: Read + Seek> NpzReader<R> {
     /// COO stays triplets; DIA becomes triplets of its nonzero entries.
     /// Indices out of range, a decreasing `indptr`, and members whose
     /// lengths disagree are an [`crate::Error::InvalidSparse`] naming the problem.
+    ///
+    /// Memory and time follow the archive's bytes: a BSR matrix whose rows
+    /// outnumber 16 per stored value (`indptr`, `indices` and `data`
+    /// entries) by more than 2^20 is an [`crate::Error::InvalidSparse`] too
+    /// (its CSR form has a pointer per row, and empty block rows of a
+    /// claimed height are free to declare; scipy reads such archives).
     pub fn read_sparse<N>(&mut self) -> Result<Sparse<N>>
     where
         N: LayoutElement + Zero + Add<Output = N>,
@@ -195,9 +201,10 @@ impl<R: Read + Seek> NpzReader<R> {
                 }
                 let (block_rows, block_cols) = (shape[0] / r, shape[1] / c);
                 check_compressed(block_rows, block_cols, &indptr, &indices, blocks)?;
-                // Each block row's blocks, entry by entry, into rows. The
-                // row count comes from claimed shapes (blocks of 2^40 rows,
-                // none stored): an error, not an abort, if it cannot be had.
+                check_rows(shape[0], indptr.len() + indices.len() + data.len())?;
+                // Each block row's blocks, entry by entry, into rows. Within
+                // the bound above, still an error, not an abort, if memory
+                // cannot hold the row pointers.
                 let mut ptr: Vec<usize> = Vec::new();
                 ptr.try_reserve_exact(shape[0] + 1).map_err(|_| {
                     invalid(format!(
@@ -278,6 +285,36 @@ impl<R: Read + Seek> NpzReader<R> {
             }
         }
     }
+}
+
+/// Rows a BSR matrix may have beyond [`ROWS_PER_VALUE`] per value its
+/// archive stores.
+const FREE_ROWS: usize = 1 << 20;
+
+/// Rows a BSR matrix may have per value its archive stores (`indptr`,
+/// `indices` and `data` entries): ample for blocks up to 16 rows high,
+/// however many block rows are empty.
+const ROWS_PER_VALUE: usize = 16;
+
+/// Refuses a BSR matrix of more `rows` than its `present` stored values
+/// can vouch for. Its CSR form has a pointer per row, `R` for every block
+/// row whether it holds blocks or not, and only `data`'s header says what
+/// `R` is: with no blocks stored, a 1 KiB archive may claim blocks of 2^28
+/// rows, and 4 GB of pointers. Rows are bounded by the bytes present
+/// instead: at most [`ROWS_PER_VALUE`] per stored value plus [`FREE_ROWS`]
+/// (scipy's `load_npz` builds such matrices; `tocsr` then takes the
+/// memory).
+fn check_rows(rows: usize, present: usize) -> Result<()> {
+    let most = present
+        .saturating_mul(ROWS_PER_VALUE)
+        .saturating_add(FREE_ROWS);
+    if rows > most {
+        return Err(invalid(format!(
+            "a BSR matrix of {rows} rows from {present} stored values: its CSR form would \
+             need a pointer per row, more than {ROWS_PER_VALUE} per stored value plus {FREE_ROWS}"
+        )));
+    }
+    Ok(())
 }
 
 /// Non-negative indices (checked by `read_indices`) as `usize`.

@@ -266,9 +266,11 @@ pub(crate) fn cost_of(v: &PyValue) -> u64 {
                         .sum::<u64>()
                     + ARRAY_COST
             }
+            // At least a byte a value: a walker visits values of no
+            // bytes too (`|V0`, `[]`), one by one.
             other => {
-                other.dtype().itemsize().unwrap_or(0) as u64
-                    * other.shape().iter().product::<usize>() as u64
+                (other.dtype().itemsize().unwrap_or(0).max(1) as u64)
+                    .saturating_mul(other.shape().iter().product::<usize>() as u64)
                     + ARRAY_COST
             }
         },
