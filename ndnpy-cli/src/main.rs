@@ -636,6 +636,10 @@ fn main() {
             "ndnpy: archives opened: {}",
             input::ARCHIVES_OPENED.load(std::sync::atomic::Ordering::Relaxed)
         );
+        eprintln!(
+            "ndnpy: bytes fetched: {}",
+            source::FETCHED.load(std::sync::atomic::Ordering::Relaxed)
+        );
     }
     std::process::exit(code);
 }

@@ -20,7 +20,13 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+
+/// Bytes fetched from stores by this run (`NDNPY_COUNT_OPENS=1` prints
+/// them on exit): the tests check that a command fetches what it reads
+/// (an archive's directory for `info`), not whole objects.
+pub static FETCHED: AtomicU64 = AtomicU64::new(0);
 
 /// An input's bytes. Cheap to clone: clones share the open file or the
 /// object's reader (and with it the version every read is pinned to).
@@ -60,8 +66,12 @@ impl Source {
             return Ok(Source::Object(reader.clone()));
         }
         let location = Location::parse(url).map_err(|e| CliError::usage(e.to_string()))?;
-        let reader =
-            ObjectReader::open(&location).map_err(|e| CliError::usage(format!("{url}: {e}")))?;
+        let counted = Arc::new(|n| {
+            FETCHED.fetch_add(n, Ordering::Relaxed);
+        });
+        let config = ndnpy_store::Config::default().progress(counted);
+        let reader = ObjectReader::open_with(&location, config)
+            .map_err(|e| CliError::usage(format!("{url}: {e}")))?;
         let reader = Arc::new(Mutex::new(reader));
         objects.insert(url.to_owned(), reader.clone());
         Ok(Source::Object(reader))

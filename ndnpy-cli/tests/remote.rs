@@ -292,3 +292,49 @@ fn convert_to_a_file_url_writes_what_a_path_gets() {
         );
     }
 }
+
+/// What a command fetches of an object is what it reads: `info` of an
+/// archive of 24 MiB fetches its directory and the members' headers, `show`
+/// of a `.npy` the header and the rows it prints; `stats` all of it once.
+#[test]
+fn commands_fetch_what_they_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.npz");
+    let mut w = ndnpy::NpzWriter::create(&path).unwrap();
+    for i in 0..24 {
+        w.add(&format!("m{i}"), &Array::from_elem(1 << 17, i as f64))
+            .unwrap();
+    }
+    w.finish().unwrap();
+    let npy = dir.path().join("big.npy");
+    ndnpy::WriteNpy::write_npy(&Array2::<f64>::zeros((200_000, 16)), &npy).unwrap();
+    let fetched = |args: &[&str]| -> u64 {
+        let out = common::ndnpy_env(args, &[("NDNPY_COUNT_OPENS", "1")]);
+        assert_eq!(code(&out), 0, "{}", common::stderr(&out));
+        let err = common::stderr(&out);
+        let line = err
+            .lines()
+            .find_map(|l| l.strip_prefix("ndnpy: bytes fetched: "))
+            .expect("the count");
+        line.parse().unwrap()
+    };
+    let (npz_url, npy_url) = (url_of(&path), url_of(&npy));
+    let npz_len = std::fs::metadata(&path).unwrap().len();
+    let npy_len = std::fs::metadata(&npy).unwrap().len();
+    let info = fetched(&["info", &npz_url]);
+    // The tail with the directory, then one small read (a 64 KiB window)
+    // at each member's header: 24 of them.
+    assert!(
+        info <= (24 + 2) * (64 << 10),
+        "info fetched {info} of {npz_len} bytes"
+    );
+    let info = fetched(&["info", &npy_url]);
+    assert!(info <= 64 << 10, "info fetched {info} of {npy_len} bytes");
+    let show = fetched(&["show", "--slice", "100000:100002", &npy_url]);
+    assert!(show < 4 << 20, "show fetched {show} of {npy_len} bytes");
+    let stats = fetched(&["stats", &npy_url]);
+    assert!(
+        (npy_len..npy_len + (2 << 20)).contains(&stats),
+        "stats fetched {stats} of {npy_len} bytes"
+    );
+}
