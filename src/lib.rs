@@ -32,6 +32,9 @@
 //! Hostile input gives an [`Error`], never a panic or an allocation of the
 //! size a header merely claims.
 //!
+//! Coming from `ndarray-npy`, `npyz` or NumPy? [`migrating`] maps their
+//! functions and keywords to ndnpy's, with the differences.
+//!
 //! # Writers
 //!
 //! [`NpzWriter`], [`NpyWriter`] and [`NpzMemberWriter`] write only part of
@@ -101,6 +104,12 @@ mod npy;
 mod npz;
 mod options;
 pub mod pickle;
+
+/// The migration guide (`MIGRATING.md`): `ndarray-npy` 0.10, `npyz` 0.9
+/// and NumPy mapped to ndnpy. Documentation only; its examples are tested.
+pub mod migrating {
+    #![doc = include_str!("../MIGRATING.md")]
+}
 mod plan;
 #[cfg(feature = "safetensors")]
 pub mod safetensors;
@@ -152,3 +161,8 @@ pub use num_complex;
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The crates.io page's example, compiled as a doctest.
+#[doc = include_str!("../crates-io.md")]
+#[cfg(doctest)]
+pub struct CratesIoDoctests;
