@@ -21,15 +21,21 @@ use crate::error::{Error, Result};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{
-    Array, ArrayRef, BinaryArray, BooleanArray, LargeStringArray, PrimitiveArray, RecordBatch,
-    StringArray, StructArray,
+    Array, ArrayRef, BinaryArray, BooleanArray, LargeStringArray, PrimitiveArray, StringArray,
+    StructArray,
 };
 use arrow_buffer::{NullBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowUnit};
+use arrow_schema::{DataType, TimeUnit as ArrowUnit};
 use ndarray::{ArrayD, IxDyn};
-use ndnpy::{AnyArray, Header, RecordArray};
-use std::path::Path;
+use ndnpy::AnyArray;
 use std::sync::Arc;
+
+mod npz;
+mod records;
+
+pub use npz::{batch_to_npz, npz_to_batch};
+use records::struct_with_nulls;
+pub use records::{batch_to_records, records_to_batch, records_to_struct, struct_to_records};
 
 fn unsupported(what: impl Into<String>) -> Error {
     Error::Unsupported {
@@ -233,9 +239,18 @@ pub fn into_arrow(values: AnyArray, validity: Option<&[bool]>) -> Result<ArrayRe
 
 /// The values of an Arrow array (copied) and its validity (`None` when it
 /// has no nulls); nulls hold zeros, `""` or `NaT`.
+///
+/// Memory follows the array's buffers: an array whose values hold no bytes
+/// (`FixedSizeBinary(0)`, a struct without fields), whose length nothing
+/// but a claim backs, is refused beyond
+/// [`ndnpy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS`] values, as `.npy` headers
+/// are.
 pub fn from_arrow(array: &dyn Array) -> Result<(AnyArray, Option<Vec<bool>>)> {
+    check_length(array)?;
+    // The nulls the buffers hold (`logical_nulls` would build a bitmap of
+    // the claimed length for a `Null` array, which is refused below).
     let validity = array
-        .logical_nulls()
+        .nulls()
         .filter(|n| n.null_count() > 0)
         .map(|n| n.iter().collect::<Vec<bool>>());
     let valid = |i: usize| validity.as_ref().is_none_or(|m| m[i]);
@@ -347,6 +362,30 @@ pub fn from_arrow(array: &dyn Array) -> Result<(AnyArray, Option<Vec<bool>>)> {
     Ok((values, validity))
 }
 
+/// Refuses an array of more values than its buffers back: values that
+/// hold no bytes, beyond [`ndnpy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS`]. Arrow
+/// validates such arrays whatever their length, and each value becomes a
+/// `Vec` (or a record) here.
+fn check_length(array: &dyn Array) -> Result<()> {
+    fn no_bytes(data_type: &DataType) -> bool {
+        match data_type {
+            DataType::FixedSizeBinary(0) => true,
+            DataType::Struct(fields) => fields.iter().all(|f| no_bytes(f.data_type())),
+            _ => false,
+        }
+    }
+    let max = ndnpy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS;
+    if no_bytes(array.data_type()) && array.len() as u64 > max {
+        return Err(unsupported(format!(
+            "{} values of {} hold no bytes: more than {max}, the most ndnpy reads \
+             (ReadOptions::max_zero_size_elements)",
+            array.len(),
+            array.data_type()
+        )));
+    }
+    Ok(())
+}
+
 /// [`from_arrow`] taking the array: a numeric array without nulls whose
 /// buffer nobody else holds becomes the `ndarray` without a copy.
 pub fn from_arrow_owned(array: ArrayRef) -> Result<(AnyArray, Option<Vec<bool>>)> {
@@ -419,182 +458,4 @@ fn binary_values(array: &dyn Array) -> Vec<&[u8]> {
         DataType::FixedSizeBinary(_) => array.as_fixed_size_binary().iter().map(or_empty).collect(),
         _ => array.as_binary_view().iter().map(or_empty).collect(),
     }
-}
-
-/// Records as a struct array, one child per named field (padding dropped).
-pub fn records_to_struct(records: &RecordArray) -> Result<StructArray> {
-    struct_with_nulls(records, None)
-}
-
-fn struct_with_nulls(records: &RecordArray, nulls: Option<NullBuffer>) -> Result<StructArray> {
-    if records.shape().len() != 1 {
-        return Err(unsupported(format!(
-            "records of shape {:?}: Arrow arrays are one-dimensional",
-            records.shape()
-        )));
-    }
-    let mut fields = Vec::new();
-    let mut children = Vec::new();
-    for name in records.names() {
-        let child = into_arrow(records.field(name)?, None)?;
-        fields.push(Field::new(name, child.data_type().clone(), true));
-        children.push(child);
-    }
-    StructArray::try_new(fields.into(), children, nulls).map_err(Error::from)
-}
-
-/// Records as a record batch: one column per named field.
-///
-/// ```
-/// use ndnpy::{AnyArray, WriteNpy};
-///
-/// ndnpy::record! {
-///     #[derive(Clone, Copy)]
-///     struct P { x: f64, id: i32 }
-/// }
-/// let bytes = ndarray::arr1(&[P { x: 0.5, id: 1 }, P { x: 1.5, id: 2 }]).to_npy_bytes()?;
-/// let AnyArray::Record(records) = AnyArray::from_npy_bytes(&bytes)? else { unreachable!() };
-/// let batch = ndnpy_parquet::arrow::records_to_batch(&records)?;
-/// assert_eq!((batch.num_rows(), batch.schema().field(1).name().as_str()), (2, "id"));
-/// let back = ndnpy_parquet::arrow::batch_to_records(&batch)?; // packed, no padding
-/// assert_eq!(back.field("id")?, records.field("id")?);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn records_to_batch(records: &RecordArray) -> Result<RecordBatch> {
-    Ok(RecordBatch::from(records_to_struct(records)?))
-}
-
-/// A struct array as records (its fields packed, in order, as
-/// `np.rec.fromarrays` packs them); a null anywhere is refused, since
-/// records have no mask.
-pub fn struct_to_records(array: &StructArray) -> Result<RecordArray> {
-    let columns = array
-        .column_names()
-        .into_iter()
-        .zip(array.columns())
-        .map(|(name, c)| Ok((name.to_owned(), c.clone())))
-        .collect::<Result<Vec<_>>>()?;
-    if array.null_count() > 0 {
-        return Err(unsupported("a struct array with null records"));
-    }
-    pack(columns, array.len())
-}
-
-/// A record batch as records ([`struct_to_records`]).
-pub fn batch_to_records(batch: &RecordBatch) -> Result<RecordArray> {
-    struct_to_records(&StructArray::from(batch.clone()))
-}
-
-/// Packs named Arrow columns into records through each column's `.npy`
-/// bytes (which fixes string widths as `np.save` does).
-fn pack(columns: Vec<(String, ArrayRef)>, rows: usize) -> Result<RecordArray> {
-    let mut parts = Vec::new();
-    for (name, column) in columns {
-        let (values, validity) = from_arrow(column.as_ref())?;
-        if validity.is_some() {
-            return Err(unsupported(format!(
-                "field `{name}` has nulls, which records cannot hold"
-            )));
-        }
-        let npy = values.to_npy_bytes()?;
-        let mut reader = &npy[..];
-        let header = Header::read_from(&mut reader)?;
-        let size = header.dtype.itemsize().unwrap_or(0);
-        parts.push((name, header.dtype, size, reader.to_vec()));
-    }
-    let itemsize: usize = parts.iter().map(|p| p.2).sum();
-    let mut data = vec![0u8; itemsize * rows];
-    let mut offset = 0;
-    for (_, _, size, bytes) in &parts {
-        for (row, item) in bytes.chunks_exact((*size).max(1)).enumerate().take(rows) {
-            data[row * itemsize + offset..][..*size].copy_from_slice(&item[..*size]);
-        }
-        offset += size;
-    }
-    let descr: Vec<String> = parts
-        .iter()
-        .map(|(name, dtype, ..)| Ok(format!("({}, {})", py_str(name)?, dtype.descr())))
-        .collect::<Result<_>>()?;
-    let text = format!(
-        "{{'descr': [{}], 'fortran_order': False, 'shape': ({rows},), }}",
-        descr.join(", ")
-    );
-    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-    // A version 1 header is Latin-1, one byte a character (`py_str`
-    // admitted only such names), not UTF-8.
-    let mut header: Vec<u8> = text.chars().map(|c| c as u8).collect();
-    let pad = (64 - (10 + header.len() + 1) % 64) % 64;
-    header.extend(std::iter::repeat_n(b' ', pad));
-    header.push(b'\n');
-    let Ok(len) = u16::try_from(header.len()) else {
-        return Err(unsupported("too many fields for one header"));
-    };
-    npy.extend_from_slice(&len.to_le_bytes());
-    npy.extend_from_slice(&header);
-    npy.extend_from_slice(&data);
-    match AnyArray::from_npy_bytes(&npy)? {
-        AnyArray::Record(r) => Ok(r),
-        other => Err(unsupported(format!("records became {}", other.dtype()))),
-    }
-}
-
-/// A field name as a Python string literal: printable Latin-1 only (what
-/// a `.npy` header of version 1 holds); others are refused, as is an empty
-/// name (which a record dtype takes for padding).
-fn py_str(name: &str) -> Result<String> {
-    if name.is_empty() || name.chars().any(|c| c.is_control() || c as u32 > 0xFF) {
-        return Err(unsupported(format!(
-            "field name {name:?}: records take non-empty printable Latin-1 names"
-        )));
-    }
-    let escaped = name.replace('\\', "\\\\").replace('\'', "\\'");
-    Ok(format!("'{escaped}'"))
-}
-
-/// The 1-D members of the `.npz` at `path` as a record batch, one column
-/// each, in archive order (all of one length).
-pub fn npz_to_batch<P: AsRef<Path>>(path: P) -> Result<RecordBatch> {
-    let mut z = ndnpy::NpzReader::open(path)?;
-    let mut fields = Vec::new();
-    let mut columns = Vec::new();
-    for name in z.names() {
-        let column = into_arrow(z.read_any(&name)?, None)?;
-        fields.push(Field::new(name, column.data_type().clone(), false));
-        columns.push(column);
-    }
-    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(Error::from)
-}
-
-/// Writes a record batch as an `.npz`, one member per column, as
-/// `np.savez` would (nulls: `NaN` in float columns, `NaT` in datetimes;
-/// other columns with nulls are refused, since NumPy arrays have no mask).
-pub fn batch_to_npz<P: AsRef<Path>>(batch: &RecordBatch, path: P) -> Result<()> {
-    let mut w = ndnpy::NpzWriter::create(path)?;
-    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
-        let (mut values, validity) = from_arrow(column.as_ref())?;
-        if let Some(mask) = validity {
-            match &mut values {
-                AnyArray::F32(a) => a
-                    .iter_mut()
-                    .zip(&mask)
-                    .filter(|(_, v)| !**v)
-                    .for_each(|(x, _)| *x = f32::NAN),
-                AnyArray::F64(a) => a
-                    .iter_mut()
-                    .zip(&mask)
-                    .filter(|(_, v)| !**v)
-                    .for_each(|(x, _)| *x = f64::NAN),
-                AnyArray::Datetime64 { .. } | AnyArray::Timedelta64 { .. } => {}
-                other => {
-                    return Err(unsupported(format!(
-                        "column `{}` ({}) has nulls, which an .npz member cannot hold",
-                        field.name(),
-                        other.dtype()
-                    )))
-                }
-            }
-        }
-        w.add_any(field.name(), &values)?;
-    }
-    Ok(w.finish()?)
 }

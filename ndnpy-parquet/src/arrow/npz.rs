@@ -1,0 +1,101 @@
+//! An `.npz` of 1-D members ↔ a record batch.
+
+use super::{from_arrow, into_arrow, unsupported};
+use crate::error::{Error, Result};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{Field, Schema};
+use ndnpy::AnyArray;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The 1-D members of the `.npz` at `path` as a record batch, one column
+/// each, in archive order (all of one length). Every field is nullable, as
+/// pyarrow makes them (`pa.table`, `pa.Table.from_pandas`): `NaT` in a
+/// datetime64 or timedelta64 member is a null, as in
+/// `pa.array(np.array(['NaT'], 'M8[ns]'))`.
+///
+/// ```
+/// use arrow_array::Array;
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("t.npz");
+/// let t = ndnpy::AnyArray::Datetime64 {
+///     array: ndarray::arr1(&[0, i64::MIN]).into_dyn(),
+///     unit: Some("ns".into()),
+/// };
+/// let mut w = ndnpy::NpzWriter::create(&path)?;
+/// w.add_any("t", &t)?;
+/// w.finish()?;
+/// let batch = ndnpy_parquet::arrow::npz_to_batch(&path)?;
+/// assert!(batch.schema().field(0).is_nullable());
+/// assert!(batch.column(0).is_null(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn npz_to_batch<P: AsRef<Path>>(path: P) -> Result<RecordBatch> {
+    let mut z = ndnpy::NpzReader::open(path)?;
+    let mut fields: Vec<Field> = Vec::new();
+    let mut columns: Vec<ArrayRef> = Vec::new();
+    for name in z.names() {
+        let column = into_arrow(z.read_any(&name)?, None).map_err(|e| in_column(&name, e))?;
+        if let (Some(first), Some(field)) = (columns.first(), fields.first()) {
+            if column.len() != first.len() {
+                return Err(Error::Invalid(format!(
+                    "member `{name}` has {} values and `{}` {}: the columns of a record batch \
+                     are all of one length",
+                    column.len(),
+                    field.name(),
+                    first.len()
+                )));
+            }
+        }
+        fields.push(Field::new(name, column.data_type().clone(), true));
+        columns.push(column);
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e| Error::Invalid(format!("the members do not make a record batch: {e}")))
+}
+
+/// Names the member in an error about its values.
+fn in_column(name: &str, e: Error) -> Error {
+    match e {
+        Error::Unsupported { column, reason } if column.is_empty() => Error::Unsupported {
+            column: name.to_owned(),
+            reason,
+        },
+        other => other,
+    }
+}
+
+/// Writes a record batch as an `.npz`, one member per column, as
+/// `np.savez` would (nulls: `NaN` in float columns, `NaT` in datetimes;
+/// other columns with nulls are refused, since NumPy arrays have no mask).
+pub fn batch_to_npz<P: AsRef<Path>>(batch: &RecordBatch, path: P) -> Result<()> {
+    let mut w = ndnpy::NpzWriter::create(path)?;
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        let (mut values, validity) = from_arrow(column.as_ref())?;
+        if let Some(mask) = validity {
+            match &mut values {
+                AnyArray::F32(a) => a
+                    .iter_mut()
+                    .zip(&mask)
+                    .filter(|(_, v)| !**v)
+                    .for_each(|(x, _)| *x = f32::NAN),
+                AnyArray::F64(a) => a
+                    .iter_mut()
+                    .zip(&mask)
+                    .filter(|(_, v)| !**v)
+                    .for_each(|(x, _)| *x = f64::NAN),
+                AnyArray::Datetime64 { .. } | AnyArray::Timedelta64 { .. } => {}
+                other => {
+                    return Err(unsupported(format!(
+                        "column `{}` ({}) has nulls, which an .npz member cannot hold",
+                        field.name(),
+                        other.dtype()
+                    )))
+                }
+            }
+        }
+        w.add_any(field.name(), &values)?;
+    }
+    Ok(w.finish()?)
+}
