@@ -597,4 +597,11 @@ pub(crate) fn open_file(path: &Path) -> Result<std::fs::File> {
 }
 
 /// Shorthand for results whose error is [`Error`].
+///
+/// ```
+/// fn shape_of(bytes: &[u8]) -> ndnpy::Result<Vec<usize>> {
+///     Ok(ndnpy::Header::read_from(bytes)?.shape)
+/// }
+/// assert!(shape_of(b"not npy").is_err());
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;

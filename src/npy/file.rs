@@ -60,6 +60,17 @@ impl NpyFile {
     /// Reading does not take the append lock, so readers never wait for (or
     /// block) an appender; a reader sees the rows its header snapshot
     /// records ([`NpyFile::refresh`] takes a new snapshot).
+    ///
+    /// ```
+    /// use ndnpy::{NpyFile, WriteNpy};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npy");
+    /// ndarray::Array2::<u8>::zeros((10, 3)).write_npy(&path)?;
+    /// let f = NpyFile::open(&path)?;
+    /// assert_eq!((f.len(), f.data_offset()), (10, 128));
+    /// assert_eq!(f.header().shape, [10, 3]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn open<P: AsRef<Path>>(path: P) -> Result<NpyFile> {
         Self::open_with(path, &ReadOptions::default())
     }

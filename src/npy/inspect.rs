@@ -23,6 +23,16 @@ pub fn inspect<P: AsRef<Path>>(path: P) -> Result<Header> {
 }
 
 /// [`inspect`] with explicit limits.
+///
+/// ```
+/// use ndnpy::{inspect_with, ReadOptions, WriteNpy};
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("a.npy");
+/// ndarray::array![1u8].write_npy(&path)?;
+/// let tiny = ReadOptions::default().max_header_len(16);
+/// assert!(matches!(inspect_with(&path, &tiny), Err(ndnpy::Error::HeaderTooLarge { .. })));
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
 pub fn inspect_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Header> {
     let path = path.as_ref();
     let file = crate::error::open_file(path)?;

@@ -160,6 +160,21 @@ impl NpyMmap {
     ///
     /// As for [`NpyMmap::open`]. Several processes may map one file for
     /// writing only if each writes a region no other reads or writes.
+    ///
+    /// ```
+    /// use ndarray::Ix1;
+    /// use ndnpy::{NpyMmap, ReadNpy, WriteNpy};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npy");
+    /// ndarray::array![1.0f32, 2.0].write_npy(&path)?;
+    /// // SAFETY: no other map or process uses this file meanwhile.
+    /// let mut map = unsafe { NpyMmap::open_rw(&path)? };
+    /// map.view_mut::<f32, Ix1>()?.mapv_inplace(|x| x * 10.0);
+    /// map.flush()?;
+    /// drop(map);
+    /// assert_eq!(ndarray::Array1::<f32>::read_npy(&path)?, ndarray::array![10.0, 20.0]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub unsafe fn open_rw<P: AsRef<Path>>(path: P) -> Result<Self> {
         // SAFETY: the caller upholds `open_rw`'s contract, which is
         // `open_rw_with`'s.

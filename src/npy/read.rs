@@ -220,7 +220,21 @@ pub fn read_npy_into_from<T: LayoutElement, D: Dimension, R: Read>(
     read_npy_into_from_with(reader, out, &ReadOptions::default())
 }
 
-/// [`read_npy_into_from`] with explicit limits.
+/// [`read_npy_into_from`] with explicit limits (the stream limit
+/// included).
+///
+/// ```
+/// use ndarray::Array1;
+/// use ndnpy::{read_npy_into_from_with, ReadOptions, WriteNpy};
+///
+/// let bytes = Array1::<u16>::ones(100).to_npy_bytes()?;
+/// let mut out = Array1::<u16>::zeros(100);
+/// let small = ReadOptions::default().max_stream_len(64);
+/// assert!(read_npy_into_from_with(&bytes[..], &mut out, &small).is_err());
+/// read_npy_into_from_with(&bytes[..], &mut out, &ReadOptions::default())?;
+/// assert_eq!(out.sum(), 100);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
 pub fn read_npy_into_from_with<T: LayoutElement, D: Dimension, R: Read>(
     reader: R,
     out: &mut ArrayRef<T, D>,
@@ -256,6 +270,17 @@ pub fn from_npy_bytes_into<T: LayoutElement, D: Dimension>(
 }
 
 /// [`from_npy_bytes_into`] with explicit limits.
+///
+/// ```
+/// use ndarray::Array1;
+/// use ndnpy::{from_npy_bytes_into_with, ReadOptions, WriteNpy};
+///
+/// let bytes = Array1::<i8>::from_elem(4, -1).to_npy_bytes()?;
+/// let mut out = Array1::<i8>::zeros(4);
+/// from_npy_bytes_into_with(&bytes, &mut out, &ReadOptions::default())?;
+/// assert_eq!(out.sum(), -4);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
 pub fn from_npy_bytes_into_with<T: LayoutElement, D: Dimension>(
     bytes: &[u8],
     out: &mut ArrayRef<T, D>,

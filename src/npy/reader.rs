@@ -41,6 +41,15 @@ pub struct NpyReader<R: Read> {
 
 impl<R: Read> NpyReader<R> {
     /// Reads the header from `reader`, leaving it at the data.
+    ///
+    /// ```
+    /// use ndnpy::{NpyReader, WriteNpy};
+    ///
+    /// let bytes = ndarray::Array2::<f32>::zeros((5, 2)).to_npy_bytes()?;
+    /// let r = NpyReader::new(&bytes[..])?;
+    /// assert_eq!((r.header().shape.clone(), r.rows_left()), (vec![5, 2], 5));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn new(reader: R) -> Result<Self> {
         Self::new_with(reader, &ReadOptions::default())
     }
