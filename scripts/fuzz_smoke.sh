@@ -19,13 +19,16 @@ sanitizer="${FUZZ_SANITIZER:-address}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
-npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fixtures/npy/elements fixtures/npy/invalid_data fuzz/regressions)
-npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fixtures/npz/differential fuzz/regressions)
-pickle_seeds=(fixtures/pickle fixtures/pickle_bad/records fixtures/npy/unsupported fixtures/wild/numpy_testdata fixtures/wild/stringdtype fixtures/wild/pandas fixtures/wild/opaque fixtures/wild/nested_objects fixtures/wild/longdouble fuzz/regressions)
+npy_seeds=(fixtures/npy/valid fixtures/npy/invalid fixtures/npy/unsupported fixtures/npy/elements fixtures/npy/invalid_data fixtures/claimed_sizes fuzz/regressions)
+npz_seeds=(fixtures/npz/valid fixtures/npz/invalid fixtures/npz/differential fixtures/claimed_sizes fuzz/regressions)
+pickle_seeds=(fixtures/pickle fixtures/pickle_bad/records fixtures/npy/unsupported fixtures/wild/numpy_testdata fixtures/wild/stringdtype fixtures/wild/pandas fixtures/wild/opaque fixtures/wild/nested_objects fixtures/wild/longdouble fixtures/claimed_sizes fuzz/regressions)
 
+# Each target gets the dictionary of its input's tokens (fuzz/dicts/): the
+# smoke run checks that the dictionaries parse, real runs use them too.
 run() {
     local target="$1"
-    shift
+    local dict="$PWD/fuzz/dicts/$2.dict"
+    shift 2
     local seeds=()
     for dir in "$@"; do
         [ -d "$dir" ] && seeds+=("$dir")
@@ -37,7 +40,7 @@ run() {
     local log="$scratch/$target.log"
     local status=0
     cargo fuzz run --sanitizer "$sanitizer" -a "$target" "$scratch/$target" "${seeds[@]}" -- \
-        -runs=0 -max_len=1048576 -rss_limit_mb=4096 -malloc_limit_mb=1024 -timeout=30 >"$log" 2>&1 || status=$?
+        -dict="$dict" -runs=0 -max_len=1048576 -rss_limit_mb=4096 -malloc_limit_mb=1024 -timeout=30 >"$log" 2>&1 || status=$?
     grep -E "INITED|DONE" "$log" || true
     if [ "$status" -ne 0 ]; then
         tail -n 60 "$log"
@@ -47,15 +50,15 @@ run() {
 }
 
 cargo fuzz build --sanitizer "$sanitizer" -a
-run header "${npy_seeds[@]}"
-run read_bytes "${npy_seeds[@]}"
-run view "${npy_seeds[@]}"
-run any_array "${npy_seeds[@]}"
-run npz "${npz_seeds[@]}"
-run misbehaving_reader "${npy_seeds[@]}"
-run npz_model "${npz_seeds[@]}"
-run record_plan "${npy_seeds[@]}"
-run pickle "${pickle_seeds[@]}"
-run store "${npy_seeds[@]}" "${npz_seeds[@]}"
-run sparse fixtures/sparse fixtures/sparse/bad fuzz/regressions
+run header npy "${npy_seeds[@]}"
+run read_bytes npy "${npy_seeds[@]}"
+run view npy "${npy_seeds[@]}"
+run any_array npy "${npy_seeds[@]}"
+run npz npz "${npz_seeds[@]}"
+run misbehaving_reader npy "${npy_seeds[@]}"
+run npz_model npz "${npz_seeds[@]}"
+run record_plan npy "${npy_seeds[@]}"
+run pickle pickle "${pickle_seeds[@]}"
+run store npz "${npy_seeds[@]}" "${npz_seeds[@]}"
+run sparse npz fixtures/sparse fixtures/sparse/bad fixtures/claimed_sizes fuzz/regressions
 echo "fuzz_smoke: 11 passed, 0 failed"
