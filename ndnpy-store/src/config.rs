@@ -83,7 +83,9 @@ impl Config {
         self
     }
 
-    /// Ranged GETs in flight at once when a whole array is read (default 8).
+    /// Ranged GETs in flight at once when a whole array is read (default
+    /// 8). Beside the array, [`crate::RemoteNpy::read`] holds at most
+    /// `2 * concurrency` chunks of [`Config::chunk_size`] bytes.
     pub fn concurrency(mut self, requests: usize) -> Self {
         self.concurrency = requests.max(1);
         self

@@ -156,4 +156,16 @@ async fn a_416_in_an_error_message_is_not_an_empty_object() {
     assert!(reader.is_empty());
     assert_eq!(reader.head(), b"");
     assert_eq!(store.whole.load(Ordering::SeqCst), 0);
+
+    // An empty local file, whose store refuses the range in its own words.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("e.npy"), b"").unwrap();
+    let local =
+        Arc::new(object_store::local::LocalFileSystem::new_with_prefix(dir.path()).unwrap());
+    let at = Location::new(local as Arc<dyn ObjectStore>, "e.npy");
+    let reader = tokio::task::spawn_blocking(move || blocking::ObjectReader::open(&at))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(reader.len(), 0);
 }
