@@ -221,7 +221,7 @@ fn memory_grows_linearly_with_the_array() {
                 _ => PyValue::List(vec![PyValue::Float(i as f64)]),
             })
             .collect();
-        let bytes = pickle::to_object_npy_bytes(&a).unwrap();
+        let bytes = ndnpy::WriteNpy::to_npy_bytes(&a).unwrap();
         let (r, peak, _) = measure(|| AnyArray::from_npy_bytes(&bytes));
         assert!(matches!(r, Ok(AnyArray::Object(ref x)) if x.len() == n));
         drop(r);
