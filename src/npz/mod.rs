@@ -25,6 +25,7 @@ mod inflate;
 mod info;
 mod input;
 mod member;
+mod members;
 mod mmap;
 mod names;
 mod reader;
@@ -33,8 +34,9 @@ mod writer;
 mod zipwrite;
 
 pub use info::{Compression, MemberInfo};
+pub use members::{NpzArrays, NpzMemberReader};
 pub use mmap::NpzMmap;
-pub use reader::{NpzArrays, NpzMemberReader, NpzReader};
+pub use reader::NpzReader;
 pub use writer::{NpzMemberWriter, NpzWriter};
 
 use crate::error::Error;

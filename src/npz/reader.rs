@@ -3,6 +3,7 @@
 use super::directory::{Directory, STORED};
 use super::input::Input;
 use super::member::MemberReader;
+use super::members::{NpzArrays, NpzMemberReader};
 use super::{in_member, key_of, not_an_archive};
 use crate::array::any::AnyArray;
 use crate::array::compact::{BytesArray, StringArray};
@@ -78,8 +79,8 @@ pub struct NpzReader<R: Read + Seek> {
     pub(super) input: Input<CheckedRead<R>>,
     pub(super) directory: Directory,
     /// Member names in archive order.
-    members: Vec<String>,
-    options: ReadOptions,
+    pub(super) members: Vec<String>,
+    pub(super) options: ReadOptions,
     /// Length of the archive, which bounds what a stored member can hold.
     pub(super) archive_len: u64,
     /// The inflater, reset for each deflated member.
@@ -428,7 +429,7 @@ impl<R: Read + Seek> NpzReader<R> {
             0
         };
         let (inner, size, _) = self.open_member(index, Open::Whole(whole))?;
-        Ok(NpzMemberReader { inner, size })
+        Ok(NpzMemberReader::new(inner, size))
     }
 
     /// Positions the input at member `index`'s data (its local header
@@ -483,10 +484,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn arrays(&mut self) -> NpzArrays<'_, R> {
-        NpzArrays {
-            reader: self,
-            next: 0,
-        }
+        NpzArrays::new(self)
     }
 
     /// Gives back the underlying reader.
@@ -506,7 +504,7 @@ impl<R: Read + Seek> NpzReader<R> {
 
     /// Reads the array of member `index` with `read`, which gets the parsed
     /// header and a source bounded by the member's declared size.
-    fn read_index<A>(
+    pub(super) fn read_index<A>(
         &mut self,
         index: usize,
         read: impl FnOnce(&Header, &mut Source<'_>) -> Result<A>,
@@ -574,54 +572,11 @@ const WHOLE_LIMIT: u64 = 1 << 30;
 const STREAM_WHOLE_LIMIT: u64 = 256 << 20;
 
 /// The reader of one member's bytes over the archive's buffered input.
-type ArchiveMember<'a, R> = MemberReader<'a, Input<CheckedRead<R>>>;
-
-/// The bytes of one member, inflated as they are read, checked against
-/// the member's size and CRC-32 at the end ([`NpzReader::member_reader`]).
-pub struct NpzMemberReader<'a, R: Read + Seek> {
-    inner: ArchiveMember<'a, R>,
-    size: u64,
-}
-
-impl<R: Read + Seek> NpzMemberReader<'_, R> {
-    /// The member's uncompressed size as the archive declares it: the most
-    /// bytes the reader gives.
-    pub fn size(&self) -> u64 {
-        self.size
-    }
-}
-
-impl<R: Read + Seek> Read for NpzMemberReader<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if n == 0 && !buf.is_empty() && self.inner.left() > 0 {
-            let got = self.size - self.inner.left();
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                Error::CorruptMember {
-                    name: self.inner.name().to_owned(),
-                    reason: format!(
-                        "its data ends after {got} of the {} bytes the archive declares",
-                        self.size
-                    ),
-                },
-            ));
-        }
-        Ok(n)
-    }
-}
-
-impl<R: Read + Seek> std::fmt::Debug for NpzMemberReader<'_, R> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NpzMemberReader")
-            .field("size", &self.size)
-            .finish_non_exhaustive()
-    }
-}
+pub(super) type ArchiveMember<'a, R> = MemberReader<'a, Input<CheckedRead<R>>>;
 
 /// A member that ends before its declared size is corrupt (the member
 /// reader itself stops at that size).
-fn check_size(got: u64, declared: u64) -> Result<()> {
+pub(super) fn check_size(got: u64, declared: u64) -> Result<()> {
     if got < declared {
         return Err(io::Error::new(
             io::ErrorKind::UnexpectedEof,
@@ -639,37 +594,3 @@ impl<R: Read + Seek> std::fmt::Debug for NpzReader<R> {
             .finish_non_exhaustive()
     }
 }
-
-/// Iterator over the arrays of an archive, made by [`NpzReader::arrays`]:
-/// yields each member's name and the result of reading it.
-pub struct NpzArrays<'a, R: Read + Seek> {
-    reader: &'a mut NpzReader<R>,
-    next: usize,
-}
-
-impl<R: Read + Seek> Iterator for NpzArrays<'_, R> {
-    type Item = (String, Result<AnyArray>);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let name = key_of(self.reader.members.get(self.next)?).to_owned();
-        self.next += 1;
-        // The member NumPy's `z[name]` reads (the last of a repeated name).
-        let index = match self.reader.index(&name) {
-            Ok(index) => index,
-            Err(e) => return Some((name, Err(e))),
-        };
-        let options = self.reader.options;
-        Some((
-            name,
-            self.reader
-                .read_index(index, |h, s| crate::pickle::read_any(h, s, &options)),
-        ))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.reader.members.len() - self.next;
-        (left, Some(left))
-    }
-}
-
-impl<R: Read + Seek> ExactSizeIterator for NpzArrays<'_, R> {}
