@@ -17,232 +17,27 @@
 //! them (no test here measures time). Tests are serialised by a lock so
 //! that their measurements do not mix.
 
-use ndarray::{Array1, ArrayD, ArrayViewD, IxDyn};
+use ndarray::{Array1, ArrayD};
 use ndnpy::{
-    AnyArray, BytesArray, Error, FixedBytes, Header, NpyFile, NpyMmap, NpyReader, NpzMmap,
-    NpzReader, ReadNpy, ReadOptions, StringArray, ViewNpy,
+    AnyArray, BytesArray, Error, FixedBytes, Header, NpzReader, ReadNpy, ReadOptions, StringArray,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{self, Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::sync::Arc;
 
 mod common;
 use common::npy_v1;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static LARGEST: AtomicUsize = AtomicUsize::new(0);
-static COUNT: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(size: usize) {
-    let live = LIVE.fetch_add(size, SeqCst) + size;
-    PEAK.fetch_max(live, SeqCst);
-}
-
-// SAFETY: every method forwards to `System` unchanged; the counters are
-// atomics and never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LARGEST.fetch_max(layout.size(), SeqCst);
-        COUNT.fetch_add(1, SeqCst);
-        // SAFETY: forwarded with the caller's layout.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        LARGEST.fetch_max(layout.size(), SeqCst);
-        COUNT.fetch_add(1, SeqCst);
-        // SAFETY: forwarded with the caller's layout.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's pointer and layout.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), SeqCst);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LARGEST.fetch_max(new_size, SeqCst);
-        COUNT.fetch_add(1, SeqCst);
-        // SAFETY: forwarded with the caller's arguments.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                grew(new_size - layout.size());
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, SeqCst);
-            }
-        }
-        p
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-static SERIAL: Mutex<()> = Mutex::new(());
-
-const MIB: usize = 1 << 20;
-
-/// The bound of the issue: no reader allocates more than this for an
-/// input of a few KiB, at once or in all, nor makes more allocations.
-const BOUND: usize = 64 * MIB;
-const MOST_ALLOCATIONS: usize = 100_000;
-
-/// What `f` cost: the peak growth of live heap bytes, the largest single
-/// request and the number of allocations made while it ran.
-struct Cost {
-    peak: usize,
-    largest: usize,
-    count: usize,
-}
-
-fn measure<T>(f: impl FnOnce() -> T) -> (T, Cost) {
-    let base = LIVE.load(SeqCst);
-    PEAK.store(base, SeqCst);
-    LARGEST.store(0, SeqCst);
-    let count = COUNT.load(SeqCst);
-    let out = f();
-    let cost = Cost {
-        peak: PEAK.load(SeqCst).saturating_sub(base),
-        largest: LARGEST.load(SeqCst),
-        count: COUNT.load(SeqCst) - count,
-    };
-    (out, cost)
-}
-
-/// Runs one reader, checks its cost against [`BOUND`] and gives its
-/// answer: `"ok"` or the error's variant name.
-fn bounded<T>(what: &str, f: impl FnOnce() -> ndnpy::Result<T>) -> String {
-    let (result, cost) = measure(|| f().map(drop));
-    assert!(
-        cost.peak < BOUND && cost.largest < BOUND && cost.count < MOST_ALLOCATIONS,
-        "{what}: peak {} B, largest request {} B, {} allocations",
-        cost.peak,
-        cost.largest,
-        cost.count
-    );
-    match result {
-        Ok(()) => "ok".to_owned(),
-        Err(e) => variant(&e),
-    }
-}
-
-/// The name of an error's variant (`ZeroSizeLimit`, `InvalidSparse` ...).
-fn variant(e: &Error) -> String {
-    let debug = format!("{e:?}");
-    let end = debug.find([' ', '(', '{']).unwrap_or(debug.len());
-    debug[..end].to_owned()
-}
+#[path = "claimed_sizes/alloc.rs"]
+mod alloc;
+#[path = "claimed_sizes/readers.rs"]
+mod readers;
+use alloc::{measure, MIB, SERIAL};
+use readers::{archive, npy_readers, npz_readers, saved, sparse_readers};
 
 fn header(descr: &str, shape: &str) -> String {
     format!("{{'descr': {descr}, 'fortran_order': False, 'shape': {shape}, }}")
-}
-
-/// Every reader of a `.npy` file (also saved at `path`), each with its
-/// answer.
-fn npy_readers(bytes: &[u8], path: &Path, options: &ReadOptions) -> Vec<(&'static str, String)> {
-    let mut out = Vec::new();
-    macro_rules! each {
-        ($($name:literal => $read:expr;)*) => {
-            $(out.push(($name, bounded($name, || $read)));)*
-        };
-    }
-    each! {
-        "Header::read_from_with" => Header::read_from_with(bytes, options);
-        "inspect_with" => ndnpy::inspect_with(path, options);
-        "Array1<Vec<u8>>::from_npy_bytes" => Array1::<Vec<u8>>::from_npy_bytes_with(bytes, options);
-        "ArrayD<String>::from_npy_bytes" => ArrayD::<String>::from_npy_bytes_with(bytes, options);
-        "ArrayD<[u8; 0]>::from_npy_bytes" => ArrayD::<[u8; 0]>::from_npy_bytes_with(bytes, options);
-        "ArrayD<FixedBytes<0>>::from_npy_bytes" => ArrayD::<FixedBytes<0>>::from_npy_bytes_with(bytes, options);
-        "ArrayD<f64>::from_npy_bytes" => ArrayD::<f64>::from_npy_bytes_with(bytes, options);
-        "ArrayD<String>::read_npy" => ArrayD::<String>::read_npy_with(path, options);
-        "ArrayD<Vec<u8>>::read_npy" => ArrayD::<Vec<u8>>::read_npy_with(path, options);
-        "ArrayD<String>::read_npy_from" => ArrayD::<String>::read_npy_from_with(bytes, options);
-        "ArrayD<Vec<u8>>::read_npy_from" => ArrayD::<Vec<u8>>::read_npy_from_with(bytes, options);
-        "ArrayD<[u8; 0]>::read_npy_from" => ArrayD::<[u8; 0]>::read_npy_from_with(bytes, options);
-        "AnyArray::from_npy_bytes" => AnyArray::from_npy_bytes_with(bytes, options);
-        "AnyArray::read_npy" => AnyArray::read_npy_with(path, options);
-        "AnyArray::read_npy_from" => AnyArray::read_npy_from_with(bytes, options);
-        "StringArray::from_npy_bytes" => StringArray::from_npy_bytes(bytes);
-        "StringArray::read_npy" => StringArray::read_npy(path);
-        "StringArray::read_npy_from" => StringArray::read_npy_from(bytes);
-        "BytesArray::from_npy_bytes" => BytesArray::from_npy_bytes(bytes);
-        "BytesArray::read_npy" => BytesArray::read_npy(path);
-        "BytesArray::read_npy_from" => BytesArray::read_npy_from(bytes);
-        "ArrayViewD<FixedBytes<0>>::view_npy" => ArrayViewD::<FixedBytes<0>>::view_npy_with(bytes, options);
-        "ArrayViewD<[u8; 0]>::view_npy" => ArrayViewD::<[u8; 0]>::view_npy_with(bytes, options);
-        "NpyFile::read" => NpyFile::open_with(path, options).and_then(|f| f.read::<Vec<u8>, IxDyn>());
-        "NpyFile::read_range" => NpyFile::open_with(path, options).and_then(|f| f.read_range::<String, IxDyn>(..));
-        "NpyReader::read_rows" => NpyReader::new_with(bytes, options).and_then(|mut r| r.read_rows::<Vec<u8>, IxDyn>(1 << 10));
-        "from_npy_bytes_into" => ndnpy::from_npy_bytes_into(bytes, &mut Array1::<FixedBytes<0>>::from_elem(3, FixedBytes::new([])).view_mut());
-    }
-    // SAFETY: the file is this test's own and nothing modifies it while
-    // it is mapped.
-    let mapped = || unsafe { NpyMmap::open_with(path, options) };
-    out.push((
-        "NpyMmap::view",
-        bounded("NpyMmap::view", || {
-            mapped().and_then(|m| m.view::<FixedBytes<0>, IxDyn>().map(|v| v.len()))
-        }),
-    ));
-    out
-}
-
-/// Every reader of every member of an archive (also saved at `path`).
-fn npz_readers(bytes: &[u8], path: &Path, options: &ReadOptions) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let open = || NpzReader::new(Cursor::new(bytes)).map(|z| z.with_options(*options));
-    let names = open().map(|z| z.names()).unwrap_or_default();
-    for name in &names {
-        let n = name.as_str();
-        let mut each =
-            |what: &str, f: &dyn Fn(&mut NpzReader<Cursor<&[u8]>>) -> ndnpy::Result<()>| {
-                let label = format!("{n}: NpzReader::{what}");
-                let answer = bounded(&label, || open().and_then(|mut z| f(&mut z)));
-                out.push((label, answer));
-            };
-        each("header", &|z| z.header(n).map(drop));
-        each("read_any", &|z| z.read_any(n).map(drop));
-        each("read::<String>", &|z| z.read::<String, IxDyn>(n).map(drop));
-        each("read::<Vec<u8>>", &|z| {
-            z.read::<Vec<u8>, IxDyn>(n).map(drop)
-        });
-        each("read::<[u8; 0]>", &|z| {
-            z.read::<[u8; 0], IxDyn>(n).map(drop)
-        });
-        each("read_strings", &|z| z.read_strings(n).map(drop));
-        each("read_byte_strings", &|z| z.read_byte_strings(n).map(drop));
-        each("arrays", &|z| z.arrays().try_for_each(|(_, a)| a.map(drop)));
-        // SAFETY: the file is this test's own and nothing modifies it
-        // while it is mapped.
-        let mapped = || unsafe { NpzMmap::open(path) }.map(|m| m.with_options(*options));
-        for (what, answer) in [
-            ("header", bounded(n, || mapped().and_then(|m| m.header(n)))),
-            (
-                "view",
-                bounded(n, || {
-                    mapped().and_then(|m| m.view::<FixedBytes<0>, IxDyn>(n).map(|v| v.len()))
-                }),
-            ),
-        ] {
-            out.push((format!("{n}: NpzMmap::{what}"), answer));
-        }
-    }
-    out
 }
 
 /// The answers (error variants, or `"ok"`) the corpus records for `name`.
@@ -348,44 +143,6 @@ fn the_hostile_corpus_costs_what_its_bytes_hold() {
         files += 1;
     }
     assert!(files >= 20, "{files} files in the corpus");
-}
-
-/// The archive's readers of its matrix.
-fn sparse_readers(bytes: &[u8]) -> Vec<(String, String)> {
-    let open = || NpzReader::new(Cursor::new(bytes));
-    vec![
-        (
-            "sparse_info".to_owned(),
-            bounded("sparse_info", || open().and_then(|mut z| z.sparse_info())),
-        ),
-        (
-            "sparse read_sparse::<f64>".to_owned(),
-            bounded("read_sparse", || {
-                open().and_then(|mut z| z.read_sparse::<f64>())
-            }),
-        ),
-    ]
-}
-
-/// A zip of `members` made by the `zip` crate (so nothing of ndnpy's
-/// writer checks them).
-fn archive(members: &[(&str, &[u8])], method: zip::CompressionMethod) -> Vec<u8> {
-    use std::io::Write;
-    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default().compression_method(method);
-    for (name, data) in members {
-        zip.start_file(*name, options).unwrap();
-        zip.write_all(data).unwrap();
-    }
-    zip.finish().unwrap().into_inner()
-}
-
-/// `bytes` saved in a temporary folder (kept alive with the path).
-fn saved(bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("a");
-    std::fs::write(&path, bytes).unwrap();
-    (dir, path)
 }
 
 /// A version 1.0 `.npy` file of `n` items of `descr`, with no data.
@@ -641,6 +398,7 @@ fn a_member_header_reads_the_header_not_the_member() {
 }
 
 /// A scipy.sparse archive of these members (`format` and `shape` added).
+#[cfg(feature = "sprs")]
 fn sparse_archive(format: &[u8], shape: [i64; 2], members: &[(&str, AnyArray)]) -> Vec<u8> {
     let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
     let name = AnyArray::Bytes(ndarray::arr0(format.to_vec()).into_dyn());
@@ -655,6 +413,8 @@ fn sparse_archive(format: &[u8], shape: [i64; 2], members: &[(&str, AnyArray)]) 
 #[cfg(feature = "sprs")]
 #[test]
 fn bsr_rows_are_bounded_by_the_values_present() {
+    use alloc::BOUND;
+    use ndarray::IxDyn;
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let ints = |v: Vec<i32>| AnyArray::I32(Array1::from(v).into_dyn());
     let blocks =
