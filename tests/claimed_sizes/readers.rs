@@ -65,6 +65,9 @@ pub fn npy_readers(
     out
 }
 
+/// An archive read from memory.
+type Archive<'a> = NpzReader<Cursor<&'a [u8]>>;
+
 /// Every reader of every member of an archive (also saved at `path`).
 pub fn npz_readers(bytes: &[u8], path: &Path, options: &ReadOptions) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -72,12 +75,11 @@ pub fn npz_readers(bytes: &[u8], path: &Path, options: &ReadOptions) -> Vec<(Str
     let names = open().map(|z| z.names()).unwrap_or_default();
     for name in &names {
         let n = name.as_str();
-        let mut each =
-            |what: &str, f: &dyn Fn(&mut NpzReader<Cursor<&[u8]>>) -> ndnpy::Result<()>| {
-                let label = format!("{n}: NpzReader::{what}");
-                let answer = bounded(&label, || open().and_then(|mut z| f(&mut z)));
-                out.push((label, answer));
-            };
+        let mut each = |what: &str, f: &dyn Fn(&mut Archive<'_>) -> ndnpy::Result<()>| {
+            let label = format!("{n}: NpzReader::{what}");
+            let answer = bounded(&label, || open().and_then(|mut z| f(&mut z)));
+            out.push((label, answer));
+        };
         each("header", &|z| z.header(n).map(drop));
         each("read_any", &|z| z.read_any(n).map(drop));
         each("read::<String>", &|z| z.read::<String, IxDyn>(n).map(drop));
