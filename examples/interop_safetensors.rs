@@ -10,8 +10,7 @@
 //! ```
 
 use ndnpy::safetensors::{
-    npz_to_safetensors_with, safetensors_to_npz_with, MlDtype, SafetensorsFile,
-    SafetensorsOptions,
+    npz_to_safetensors_with, safetensors_to_npz_with, MlDtype, SafetensorsFile, SafetensorsOptions,
 };
 use ndnpy::NpzMmap;
 
