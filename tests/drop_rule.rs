@@ -38,7 +38,7 @@ fn npz_to_a_vec_dropped_is_a_complete_archive() {
         let mut npz = NpzReader::new(Cursor::new(out.into_inner())).unwrap();
         assert_eq!(npz.names(), ["a", "b"]);
         assert_eq!(npz.read::<f64, Ix1>("a").unwrap(), array![1.0, 2.0, 3.0]);
-        assert_eq!(npz.read::<u8, Ix2>("b").unwrap(), Array2::ones((4, 5)));
+        assert_eq!(npz.read::<u8, Ix2>("b").unwrap(), Array2::<u8>::ones((4, 5)));
     }
 }
 

@@ -395,7 +395,7 @@ fn npz_dropped_unfinished_keeps_the_old_file() {
     let mut back = NpzReader::open(&target).unwrap();
     assert_eq!(
         back.read::<f64, ndarray::Ix1>("x").unwrap(),
-        Array1::zeros(5)
+        Array1::<f64>::zeros(5)
     );
     assert_eq!(listing(dir.path()), ["a.npz"]);
 }
