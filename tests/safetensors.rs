@@ -533,3 +533,41 @@ fn mapped_files_give_the_same_tensors() {
         .to_string()
         .contains("none.safetensors"));
 }
+
+#[test]
+fn the_index_reads_only_the_header() {
+    use ndnpy::safetensors::SafetensorsIndex;
+    use std::io::{Read, Seek, SeekFrom};
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src.npz");
+    let mut w = NpzWriter::create(&src).unwrap();
+    add_all_types(&mut w);
+    w.finish().unwrap();
+    let out = dir.path().join("m.safetensors");
+    npz_to_safetensors(&map(&src), &out).unwrap();
+    let whole = st(&out);
+
+    let mut file = std::fs::File::open(&out).unwrap();
+    let len = file.metadata().unwrap().len();
+    let index = SafetensorsIndex::read_from(&mut file, len).unwrap();
+    assert_eq!(index.names(), whole.names());
+    for name in index.names() {
+        let range = index.data_range(&name).unwrap();
+        let mut data = vec![0; (range.end - range.start) as usize];
+        file.seek(SeekFrom::Start(range.start)).unwrap();
+        file.read_exact(&mut data).unwrap();
+        assert_eq!(data, whole.data(&name).unwrap(), "{name}");
+        assert_eq!(index.header(&name).unwrap(), whole.header(&name).unwrap());
+    }
+    // A file cut short, or one the header does not account for.
+    let bytes = std::fs::read(&out).unwrap();
+    for cut in [0, 7, 8, 20, bytes.len() - 1] {
+        let err = SafetensorsIndex::read_from(&bytes[..cut], cut as u64).unwrap_err();
+        assert!(
+            matches!(err, Error::InvalidSafetensors { .. }),
+            "{cut}: {err:?}"
+        );
+    }
+    let err = SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64 + 1).unwrap_err();
+    assert!(matches!(err, Error::InvalidSafetensors { .. }), "{err:?}");
+}

@@ -1,18 +1,17 @@
 //! [`SafetensorsFile`]: the tensors of a safetensors file, as `.npy`
 //! headers, raw bytes and [`AnyArray`]s.
 
-use super::dtypes;
+use super::index::SafetensorsIndex;
 use crate::array::any::AnyArray;
 use crate::array::element::LayoutElement;
 use crate::array::ml::{Float8E4M3Fn, Float8E5M2};
 use crate::array::record::RecordArray;
 use crate::error::{Error, Result};
-use crate::format::header::{Header, Version};
+use crate::format::header::Header;
 use crate::npy::read::from_data_into;
 use memmap2::Mmap;
 use ndarray::{ArrayD, IxDyn};
-use safetensors::tensor::{Metadata, TensorInfo};
-use safetensors::{Dtype, SafeTensors};
+use safetensors::Dtype;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -42,11 +41,7 @@ use std::path::Path;
 /// ```
 pub struct SafetensorsFile {
     bytes: Bytes,
-    /// Offset of the data area (8 bytes of length, then the header).
-    data_start: usize,
-    metadata: Metadata,
-    /// Tensor names in the order of their data.
-    names: Vec<String>,
+    index: SafetensorsIndex,
 }
 
 /// Where the file's bytes are.
@@ -105,75 +100,66 @@ impl SafetensorsFile {
     }
 
     fn from_bytes(bytes: Bytes) -> Result<Self> {
-        let (header_len, metadata) =
-            SafeTensors::read_metadata(&bytes).map_err(super::invalid_file)?;
-        let names = metadata.offset_keys();
-        Ok(SafetensorsFile {
-            data_start: 8 + header_len,
-            bytes,
-            metadata,
-            names,
-        })
+        let index = SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64)?;
+        Ok(SafetensorsFile { bytes, index })
     }
 
-    /// The tensor names, in the order of their data in the file.
+    /// The file's header: what [`SafetensorsIndex`] says about it.
+    ///
+    /// ```
+    /// let header = br#"{"x":{"dtype":"I8","shape":[1],"data_offsets":[0,1]}}"#;
+    /// let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// bytes.extend_from_slice(header);
+    /// bytes.push(7);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert_eq!(st.index().data_range("x")?, 8 + header.len() as u64..9 + header.len() as u64);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn index(&self) -> &SafetensorsIndex {
+        &self.index
+    }
+
+    /// The tensor names, in the order of their data in the file
+    /// ([`SafetensorsIndex::names`]).
     pub fn names(&self) -> Vec<String> {
-        self.names.clone()
+        self.index.names()
     }
 
     /// Number of tensors.
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.index.len()
     }
 
     /// Whether the file holds no tensor.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.index.is_empty()
     }
 
     /// Whether the file has a tensor named `name`.
     pub fn contains(&self, name: &str) -> bool {
-        self.metadata.info(name).is_some()
+        self.index.contains(name)
     }
 
-    /// The file's `__metadata__`, if it has one.
-    ///
-    /// ```
-    /// let header = br#"{"__metadata__":{"format":"pt"}}"#;
-    /// let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
-    /// bytes.extend_from_slice(header);
-    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
-    /// assert_eq!(st.metadata().unwrap()["format"], "pt");
-    /// assert!(st.is_empty());
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
+    /// The file's `__metadata__`, if it has one
+    /// ([`SafetensorsIndex::metadata`]).
     pub fn metadata(&self) -> Option<&HashMap<String, String>> {
-        self.metadata.metadata().as_ref()
+        self.index.metadata()
     }
 
-    /// The safetensors type of tensor `name`, as the file spells it
-    /// (`"F32"`, `"BF16"`, `"F8_E4M3"`, ...).
+    /// The safetensors type of tensor `name` ([`SafetensorsIndex::dtype`]).
     pub fn dtype(&self, name: &str) -> Result<String> {
-        Ok(self.info(name)?.dtype.to_string())
+        self.index.dtype(name)
     }
 
     /// The shape of tensor `name`.
     pub fn shape(&self, name: &str) -> Result<&[usize]> {
-        Ok(&self.info(name)?.shape)
+        self.index.shape(name)
     }
 
-    /// The `.npy` header of tensor `name` as a member of an archive: NumPy's
-    /// little-endian dtype (for bfloat16 and float8, `ml_dtypes`' raw
-    /// descriptors), its shape, C order. Types NumPy files cannot spell are
-    /// an [`Error::UnsupportedDType`] naming the tensor.
+    /// The `.npy` header of tensor `name` as a member of an archive
+    /// ([`SafetensorsIndex::header`]).
     pub fn header(&self, name: &str) -> Result<Header> {
-        let info = self.info(name)?;
-        Ok(Header {
-            dtype: dtypes::to_npy(name, info.dtype)?,
-            shape: info.shape.clone(),
-            fortran_order: false,
-            version: Version::V1,
-        })
+        self.index.header(name)
     }
 
     /// The bytes of tensor `name`: little-endian items in C order.
@@ -189,10 +175,10 @@ impl SafetensorsFile {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn data(&self, name: &str) -> Result<&[u8]> {
-        let (start, end) = self.info(name)?.data_offsets;
-        // `read_metadata` checked that the offsets tile the data area,
-        // which ends at the end of the file.
-        Ok(&self.bytes[self.data_start + start..self.data_start + end])
+        let range = self.index.data_range(name)?;
+        // The index checked that the offsets tile the data area, which
+        // ends at the end of these bytes.
+        Ok(&self.bytes[range.start as usize..range.end as usize])
     }
 
     /// Tensor `name` as an array: the numeric variants for NumPy's types,
@@ -214,7 +200,7 @@ impl SafetensorsFile {
     pub fn read_any(&self, name: &str) -> Result<AnyArray> {
         let header = self.header(name)?;
         let data = self.data(name)?;
-        let info = self.info(name)?;
+        let info = self.index.info(name)?;
         Ok(match info.dtype {
             Dtype::BOOL => AnyArray::Bool(typed(&header, data)?),
             Dtype::I8 => AnyArray::I8(typed(&header, data)?),
@@ -249,14 +235,6 @@ impl SafetensorsFile {
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
     }
-
-    fn info(&self, name: &str) -> Result<&TensorInfo> {
-        self.metadata
-            .info(name)
-            .ok_or_else(|| Error::MemberNotFound {
-                name: name.to_owned(),
-            })
-    }
 }
 
 /// The array `header` describes, from its data.
@@ -275,7 +253,7 @@ impl std::fmt::Debug for SafetensorsFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SafetensorsFile")
             .field("len", &self.bytes.len())
-            .field("tensors", &self.names.len())
+            .field("tensors", &self.index.len())
             .finish_non_exhaustive()
     }
 }

@@ -1,7 +1,8 @@
 //! safetensors (Hugging Face's format for model weights) beside `.npz`:
 //! [`npz_to_safetensors`] and [`safetensors_to_npz`] convert whole
-//! checkpoints in both directions, and [`SafetensorsFile`] reads the
-//! tensors of a safetensors file as [`AnyArray`]s. The format itself (the
+//! checkpoints in both directions, [`SafetensorsFile`] reads the
+//! tensors of a safetensors file as [`AnyArray`]s, and [`SafetensorsIndex`]
+//! reads its header alone (for positioned reads). The format itself (the
 //! JSON header, offsets, alignment, validation) is the `safetensors`
 //! crate's, the Hub's own implementation; nothing here parses or spells it.
 //!
@@ -43,11 +44,13 @@
 
 mod dtypes;
 mod file;
+mod index;
 mod layout;
 mod to_npz;
 mod to_safetensors;
 
 pub use file::SafetensorsFile;
+pub use index::SafetensorsIndex;
 pub use to_npz::{safetensors_to_npz, safetensors_to_npz_with};
 pub use to_safetensors::{npz_to_safetensors, npz_to_safetensors_with};
 
