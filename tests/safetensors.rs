@@ -571,3 +571,52 @@ fn the_index_reads_only_the_header() {
     let err = SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64 + 1).unwrap_err();
     assert!(matches!(err, Error::InvalidSafetensors { .. }), "{err:?}");
 }
+
+#[test]
+fn readers_give_the_same_files_as_maps() {
+    use ndnpy::safetensors::SafetensorsReader;
+    let dir = tempfile::tempdir().unwrap();
+    for compressed in [false, true] {
+        let src = dir.path().join("src.npz");
+        let mut w = NpzWriter::create(&src).unwrap().compressed(compressed);
+        add_all_types(&mut w);
+        add_raw(
+            &mut w,
+            "be_f",
+            ">i4",
+            &[2, 2],
+            true,
+            &[0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 4],
+        );
+        add_raw(&mut w, "bools", "|b1", &[2], false, &[0, 9]);
+        w.finish().unwrap();
+        let mapped = dir.path().join("mapped.safetensors");
+        let read = dir.path().join("read.safetensors");
+        let options = SafetensorsOptions::default().metadata([("k".into(), "v".into())].into());
+        npz_to_safetensors_with(&map(&src), &mapped, &options).unwrap();
+        let mut reader = NpzReader::open(&src).unwrap();
+        npz_to_safetensors_with(&mut reader, &read, &options).unwrap();
+        assert_eq!(
+            std::fs::read(&mapped).unwrap(),
+            std::fs::read(&read).unwrap()
+        );
+        assert_eq!(st(&read).data("bools").unwrap(), [0, 1]);
+
+        // And back: through a reader of the file, the same archive.
+        let from_file = dir.path().join("from_file.npz");
+        let from_reader = dir.path().join("from_reader.npz");
+        safetensors_to_npz(&st(&read), &from_file).unwrap();
+        let file = std::fs::File::open(&read).unwrap();
+        let mut tensors = SafetensorsReader::new(file).unwrap();
+        assert_eq!(tensors.index().metadata().unwrap()["k"], "v");
+        assert_eq!(
+            tensors.read_any("be_f").unwrap(),
+            st(&read).read_any("be_f").unwrap()
+        );
+        safetensors_to_npz(&mut tensors, &from_reader).unwrap();
+        assert_eq!(
+            std::fs::read(&from_file).unwrap(),
+            std::fs::read(&from_reader).unwrap()
+        );
+    }
+}

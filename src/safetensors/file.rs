@@ -198,43 +198,47 @@ impl SafetensorsFile {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn read_any(&self, name: &str) -> Result<AnyArray> {
-        let header = self.header(name)?;
-        let data = self.data(name)?;
-        let info = self.index.info(name)?;
-        Ok(match info.dtype {
-            Dtype::BOOL => AnyArray::Bool(typed(&header, data)?),
-            Dtype::I8 => AnyArray::I8(typed(&header, data)?),
-            Dtype::I16 => AnyArray::I16(typed(&header, data)?),
-            Dtype::I32 => AnyArray::I32(typed(&header, data)?),
-            Dtype::I64 => AnyArray::I64(typed(&header, data)?),
-            Dtype::U8 => AnyArray::U8(typed(&header, data)?),
-            Dtype::U16 => AnyArray::U16(typed(&header, data)?),
-            Dtype::U32 => AnyArray::U32(typed(&header, data)?),
-            Dtype::U64 => AnyArray::U64(typed(&header, data)?),
-            Dtype::F16 => AnyArray::F16(typed(&header, data)?),
-            Dtype::F32 => AnyArray::F32(typed(&header, data)?),
-            Dtype::F64 => AnyArray::F64(typed(&header, data)?),
-            #[cfg(feature = "complex")]
-            Dtype::C64 => AnyArray::C64(typed(&header, data)?),
-            Dtype::BF16 => raw(&typed::<half::bf16>(&header, data)?),
-            Dtype::F8_E4M3 => raw(&typed::<Float8E4M3Fn>(&header, data)?),
-            Dtype::F8_E5M2 => raw(&typed::<Float8E5M2>(&header, data)?),
-            other => {
-                return Err(Error::UnsupportedDType {
-                    dtype: other.to_string(),
-                    reason: format!(
-                        "tensor '{}': no array type here holds it (the crate feature `complex` reads C64)",
-                        crate::error::capped(name)
-                    ),
-                })
-            }
-        })
+        any_from(&self.index, name, self.data(name)?)
     }
 
     /// The whole file.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
     }
+}
+
+/// Tensor `name` of `index` as an array, from its bytes.
+pub(super) fn any_from(index: &SafetensorsIndex, name: &str, data: &[u8]) -> Result<AnyArray> {
+    let header = index.header(name)?;
+    let info = index.info(name)?;
+    Ok(match info.dtype {
+        Dtype::BOOL => AnyArray::Bool(typed(&header, data)?),
+        Dtype::I8 => AnyArray::I8(typed(&header, data)?),
+        Dtype::I16 => AnyArray::I16(typed(&header, data)?),
+        Dtype::I32 => AnyArray::I32(typed(&header, data)?),
+        Dtype::I64 => AnyArray::I64(typed(&header, data)?),
+        Dtype::U8 => AnyArray::U8(typed(&header, data)?),
+        Dtype::U16 => AnyArray::U16(typed(&header, data)?),
+        Dtype::U32 => AnyArray::U32(typed(&header, data)?),
+        Dtype::U64 => AnyArray::U64(typed(&header, data)?),
+        Dtype::F16 => AnyArray::F16(typed(&header, data)?),
+        Dtype::F32 => AnyArray::F32(typed(&header, data)?),
+        Dtype::F64 => AnyArray::F64(typed(&header, data)?),
+        #[cfg(feature = "complex")]
+        Dtype::C64 => AnyArray::C64(typed(&header, data)?),
+        Dtype::BF16 => raw(&typed::<half::bf16>(&header, data)?),
+        Dtype::F8_E4M3 => raw(&typed::<Float8E4M3Fn>(&header, data)?),
+        Dtype::F8_E5M2 => raw(&typed::<Float8E5M2>(&header, data)?),
+        other => {
+            return Err(Error::UnsupportedDType {
+                dtype: other.to_string(),
+                reason: format!(
+                "tensor '{}': no array type here holds it (the crate feature `complex` reads C64)",
+                crate::error::capped(name)
+            ),
+            })
+        }
+    })
 }
 
 /// The array `header` describes, from its data.

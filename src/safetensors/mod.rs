@@ -21,11 +21,16 @@
 //! with an error naming the member; so are the safetensors types NumPy
 //! files have no spelling for (`F8_E8M0`, the `FNUZ` formats, `F4`, `F6`).
 //!
-//! **Layout.** safetensors holds little-endian, C-order data. Stored
-//! members already in that form are written straight from the mapped
-//! archive, without a copy; big-endian and Fortran-order members are
-//! converted, and compressed members inflated, one at a time, so memory
-//! holds at most one member's data whatever the size of the checkpoint.
+//! **Layout.** safetensors holds little-endian, C-order data. From a
+//! mapped archive ([`crate::NpzMmap`]), stored members already in that form
+//! are written straight from the mapping, without a copy; big-endian and
+//! Fortran-order members are converted, and compressed members inflated,
+//! one at a time, so memory holds at most one member's data whatever the
+//! size of the checkpoint. An [`crate::NpzReader`] works too ([`NpzSource`]),
+//! each member then read into memory in turn; the other way, a
+//! [`SafetensorsFile`] (mapped) or a [`SafetensorsReader`] (any `Read +
+//! Seek`) ([`TensorSource`]) hands each tensor's bytes to the archive in
+//! bounded memory.
 //!
 //! **Names** are kept as they are (`params/encoder/layer_0/kernel` stays
 //! so). safetensors keeps tensors in its own order (by alignment, then
@@ -46,13 +51,15 @@ mod dtypes;
 mod file;
 mod index;
 mod layout;
+mod reader;
 mod to_npz;
 mod to_safetensors;
 
 pub use file::SafetensorsFile;
 pub use index::SafetensorsIndex;
+pub use reader::{SafetensorsReader, TensorSource};
 pub use to_npz::{safetensors_to_npz, safetensors_to_npz_with};
-pub use to_safetensors::{npz_to_safetensors, npz_to_safetensors_with};
+pub use to_safetensors::{npz_to_safetensors, npz_to_safetensors_with, NpzSource};
 
 use crate::error::Error;
 use std::collections::HashMap;
@@ -201,6 +208,12 @@ impl SafetensorsOptions {
         self.compressed = compressed;
         self
     }
+}
+
+/// Keeps the source traits ([`NpzSource`], [`TensorSource`]) to the types
+/// implemented here.
+mod sealed {
+    pub trait Sealed {}
 }
 
 /// The error for a file that the safetensors crate refuses.

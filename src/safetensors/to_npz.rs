@@ -2,15 +2,17 @@
 //! into a member as they are, behind the `.npy` header NumPy writes for
 //! them.
 
-use super::file::SafetensorsFile;
+use super::reader::TensorSource;
 use super::{layout, SafetensorsOptions, METADATA_MEMBER};
 use crate::array::any::AnyArray;
 use crate::error::Result;
 use crate::npz::NpzWriter;
 use ndarray::Array2;
+use std::io::{self, Write};
 use std::path::Path;
 
-/// Writes the tensors of `file` as the members of the `.npz` archive
+/// Writes the tensors of `tensors` (a `&SafetensorsFile` or a `&mut
+/// SafetensorsReader`, see [`TensorSource`]) as the members of the `.npz` archive
 /// `path` (stored, as `np.savez` writes; replaced atomically: an error
 /// leaves the old file, or none), with default [`SafetensorsOptions`].
 ///
@@ -41,8 +43,8 @@ use std::path::Path;
 /// assert_eq!(metadata, ndarray::array![["format".to_owned(), "pt".to_owned()]]);
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
-pub fn safetensors_to_npz<P: AsRef<Path>>(file: &SafetensorsFile, path: P) -> Result<()> {
-    safetensors_to_npz_with(file, path, &SafetensorsOptions::default())
+pub fn safetensors_to_npz<S: TensorSource, P: AsRef<Path>>(tensors: S, path: P) -> Result<()> {
+    safetensors_to_npz_with(tensors, path, &SafetensorsOptions::default())
 }
 
 /// [`safetensors_to_npz`] with options: [`SafetensorsOptions::compressed`]
@@ -66,15 +68,16 @@ pub fn safetensors_to_npz<P: AsRef<Path>>(file: &SafetensorsFile, path: P) -> Re
 /// assert_eq!(npz.read::<f64, ndarray::Ix1>("z")?.sum(), 0.0);
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
-pub fn safetensors_to_npz_with<P: AsRef<Path>>(
-    file: &SafetensorsFile,
+pub fn safetensors_to_npz_with<S: TensorSource, P: AsRef<Path>>(
+    mut tensors: S,
     path: P,
     options: &SafetensorsOptions,
 ) -> Result<()> {
-    let names = file.names();
+    let index = tensors.tensor_index().clone();
+    let names = index.names();
     let headers = names
         .iter()
-        .map(|name| file.header(name))
+        .map(|name| index.header(name))
         .collect::<Result<Vec<_>>>()?;
     let mut npz = if options.compressed {
         NpzWriter::create_compressed(path)?
@@ -82,23 +85,18 @@ pub fn safetensors_to_npz_with<P: AsRef<Path>>(
         NpzWriter::create(path)?
     };
     for (name, header) in names.iter().zip(&headers) {
-        let data = file.data(name)?;
-        let bools = file.dtype(name)? == "BOOL";
+        let bools = index.dtype(name)? == "BOOL";
         npz.add_npy_data(name, header, |out| {
-            if !bools || layout::bools_are_canonical(data) {
-                return out.write_all(data);
-            }
             // safetensors' bools should be 0 or 1; any other byte is True,
             // written as NumPy writes True.
-            for chunk in data.chunks(1 << 16) {
-                let mut chunk = chunk.to_vec();
-                layout::canonical_bools(&mut chunk);
-                out.write_all(&chunk)?;
-            }
-            Ok(())
+            let result = match bools {
+                true => tensors.copy_tensor(name, &mut CanonicalBools(out)),
+                false => tensors.copy_tensor(name, out),
+            };
+            result.map_err(io::Error::from)
         })?;
     }
-    if let Some(metadata) = file.metadata() {
+    if let Some(metadata) = index.metadata() {
         let mut entries: Vec<_> = metadata.iter().collect();
         entries.sort();
         let table = Array2::from_shape_fn((entries.len(), 2), |(i, j)| {
@@ -108,4 +106,20 @@ pub fn safetensors_to_npz_with<P: AsRef<Path>>(
         npz.add_any(METADATA_MEMBER, &AnyArray::Str(table.into_dyn()))?;
     }
     npz.finish()
+}
+
+/// Writes `bool` bytes as 0 or 1.
+struct CanonicalBools<'a>(&'a mut dyn Write);
+
+impl Write for CanonicalBools<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut chunk = buf[..buf.len().min(1 << 16)].to_vec();
+        layout::canonical_bools(&mut chunk);
+        self.0.write_all(&chunk)?;
+        Ok(chunk.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
 }

@@ -14,7 +14,7 @@ use safetensors::{Dtype, View};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::io::{self, Cursor, Read};
+use std::io::{self, Read, Seek};
 use std::path::{Path, PathBuf};
 
 /// Deflate turns one compressed byte into at most 1032 bytes (258-byte
@@ -52,7 +52,7 @@ const DEFLATE_MAX_RATIO: u64 = 1032;
 /// assert_eq!(st.shape("params/dense/kernel")?, [4, 3]);
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
-pub fn npz_to_safetensors<P: AsRef<Path>>(npz: &NpzMmap, path: P) -> Result<()> {
+pub fn npz_to_safetensors<S: NpzSource, P: AsRef<Path>>(npz: S, path: P) -> Result<()> {
     npz_to_safetensors_with(npz, path, &SafetensorsOptions::default())
 }
 
@@ -88,19 +88,76 @@ pub fn npz_to_safetensors<P: AsRef<Path>>(npz: &NpzMmap, path: P) -> Result<()> 
 /// assert_eq!(st.metadata().unwrap()["format"], "pt");
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
-pub fn npz_to_safetensors_with<P: AsRef<Path>>(
-    npz: &NpzMmap,
+pub fn npz_to_safetensors_with<S: NpzSource, P: AsRef<Path>>(
+    npz: S,
     path: P,
     options: &SafetensorsOptions,
 ) -> Result<()> {
-    let path = path.as_ref();
-    let context = Context::new(npz)?;
+    npz.to_safetensors(path.as_ref(), options)
+}
+
+/// Where [`npz_to_safetensors`] reads an archive: a mapped archive
+/// (`&NpzMmap`: stored members in safetensors' layout are written from the
+/// mapping, without a copy) or a reader (`&mut NpzReader<R>`, for archives
+/// that are not files: each member is read into memory in turn).
+///
+/// ```
+/// use ndnpy::safetensors::{npz_to_safetensors, SafetensorsFile};
+/// use ndnpy::{NpzReader, NpzWriter};
+/// use std::io::Cursor;
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("model.safetensors");
+/// let mut w = NpzWriter::new(Cursor::new(Vec::new()));
+/// w.add("x", &ndarray::array![1u16, 2])?;
+/// let mut npz = NpzReader::new(w.finish_into_inner()?)?;
+/// npz_to_safetensors(&mut npz, &path)?;
+/// assert_eq!(SafetensorsFile::new(std::fs::read(&path)?)?.data("x")?, [1, 0, 2, 0]);
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
+pub trait NpzSource: super::sealed::Sealed {
+    /// Writes the archive's members as the safetensors file `path`.
+    #[doc(hidden)]
+    fn to_safetensors(self, path: &Path, options: &SafetensorsOptions) -> Result<()>;
+}
+
+impl super::sealed::Sealed for &NpzMmap {}
+
+impl NpzSource for &NpzMmap {
+    fn to_safetensors(self, path: &Path, options: &SafetensorsOptions) -> Result<()> {
+        let mut reader = self.reader()?;
+        convert(Some(self.as_bytes()), &mut reader, path, options)
+    }
+}
+
+impl<R: Read + Seek> super::sealed::Sealed for &mut NpzReader<R> {}
+
+impl<R: Read + Seek> NpzSource for &mut NpzReader<R> {
+    fn to_safetensors(self, path: &Path, options: &SafetensorsOptions) -> Result<()> {
+        convert(None, self, path, options)
+    }
+}
+
+/// The conversion, from the archive `reader` reads and, when it is mapped,
+/// its bytes.
+fn convert<R: Read + Seek>(
+    map: Option<&[u8]>,
+    reader: &mut NpzReader<R>,
+    path: &Path,
+    options: &SafetensorsOptions,
+) -> Result<()> {
+    let names = reader.names();
+    let context = Context {
+        map,
+        reader: RefCell::new(reader),
+        failure: RefCell::new(None),
+    };
     // Everything that can be known from headers is checked before the
     // first byte is written.
     let mut metadata: HashMap<String, String> = HashMap::new();
     let mut tensors = Vec::new();
     let mut seen = HashSet::new();
-    for name in npz.names() {
+    for name in names {
         if !seen.insert(name.clone()) {
             // Two members with one key (`x` and `x.npy`): np.load sees one.
             return Err(Error::DuplicateMember { name });
@@ -119,8 +176,11 @@ pub fn npz_to_safetensors_with<P: AsRef<Path>>(
     // that, so the path it gets is one of ours, renamed in turn once every
     // member was read without error.
     let temp = TempPath::beside(path)?;
+    let context = &context;
     safetensors::serialize_to_file(
-        tensors.iter().map(|t| (t.name.as_str(), t)),
+        tensors
+            .iter()
+            .map(|tensor| (tensor.name.as_str(), Bound { tensor, context })),
         metadata,
         &temp.0,
     )
@@ -134,38 +194,36 @@ pub fn npz_to_safetensors_with<P: AsRef<Path>>(
     temp.commit(path)
 }
 
-/// What the tensors share: the mapped archive, a reader over it, and the
-/// first error met while reading members for the writer.
-struct Context<'a> {
-    map: &'a [u8],
-    reader: RefCell<NpzReader<Cursor<&'a [u8]>>>,
+/// What the tensors share: the archive's reader, its bytes when it is
+/// mapped, and the first error met while reading members for the writer.
+struct Context<'m, 'r, R: Read + Seek> {
+    map: Option<&'m [u8]>,
+    reader: RefCell<&'r mut NpzReader<R>>,
     failure: RefCell<Option<Error>>,
 }
 
 /// One member on its way to becoming a tensor.
-struct Tensor<'a> {
+struct Tensor<'m> {
     name: String,
     conversion: Conversion,
     /// Bytes of the tensor's data.
     len: usize,
     /// The member's data in the mapping when it is already the tensor's
     /// bytes; `None` when it must be read and converted.
-    mapped: Option<&'a [u8]>,
-    context: &'a Context<'a>,
+    mapped: Option<&'m [u8]>,
 }
 
-impl<'a> Context<'a> {
-    fn new(npz: &'a NpzMmap) -> Result<Self> {
-        Ok(Context {
-            map: npz.as_bytes(),
-            reader: RefCell::new(npz.reader()?),
-            failure: RefCell::new(None),
-        })
-    }
+/// A tensor with what it reads from: the `View` the safetensors crate
+/// writes.
+struct Bound<'c, 'm, 'r, R: Read + Seek> {
+    tensor: &'c Tensor<'m>,
+    context: &'c Context<'m, 'r, R>,
+}
 
+impl<'m, R: Read + Seek> Context<'m, '_, R> {
     /// Checks member `name` from its header and finds where its bytes come
     /// from.
-    fn tensor(&'a self, name: String, options: &SafetensorsOptions) -> Result<Tensor<'a>> {
+    fn tensor(&self, name: String, options: &SafetensorsOptions) -> Result<Tensor<'m>> {
         let in_member = |e| crate::npz::in_member(&name, e);
         let info = self.reader.borrow_mut().member_info(&name)?;
         let stored = info.compression == Compression::Stored && !info.encrypted;
@@ -198,26 +256,27 @@ impl<'a> Context<'a> {
             conversion,
             len,
             mapped,
-            context: self,
         })
     }
 
-    /// The `.npy` file of a stored member, if it lies inside the mapping.
-    fn npy_bytes(&self, start: u64, size: u64) -> Option<&'a [u8]> {
+    /// The `.npy` file of a stored member, if the archive is mapped and the
+    /// member lies inside the mapping.
+    fn npy_bytes(&self, start: u64, size: u64) -> Option<&'m [u8]> {
         let start = usize::try_from(start).ok()?;
         let end = start.checked_add(usize::try_from(size).ok()?)?;
-        self.map.get(start..end)
+        self.map?.get(start..end)
     }
 }
 
-impl Tensor<'_> {
+impl<R: Read + Seek> Bound<'_, '_, '_, R> {
     /// The tensor's bytes: those in the mapping once the member's CRC-32 is
     /// checked, or the member read and converted.
     fn bytes(&self) -> Result<Cow<'_, [u8]>> {
-        let name = self.name.as_str();
+        let t = self.tensor;
+        let name = t.name.as_str();
         let io_error = |e| crate::npz::member_io_error(name, e);
         let mut reader = self.context.reader.borrow_mut();
-        if let Some(data) = self.mapped {
+        if let Some(data) = t.mapped {
             // Reading the member through the reader checks its CRC-32, as
             // np.load does; the bytes read are discarded.
             let mut member = reader.member_reader(name)?;
@@ -231,22 +290,22 @@ impl Tensor<'_> {
             Compression::Stored => info.size,
             _ => info.compressed_size.saturating_mul(DEFLATE_MAX_RATIO),
         };
-        if self.len as u64 > limit {
+        if t.len as u64 > limit {
             return Err(Error::CorruptMember {
                 name: name.to_owned(),
                 reason: format!(
                     "its header declares {} bytes of data, more than its {} bytes in the archive can hold",
-                    self.len, info.compressed_size
+                    t.len, info.compressed_size
                 ),
             });
         }
         let mut member = reader.member_reader(name)?;
         Header::read_from(&mut member).map_err(|e| crate::npz::in_member(name, e))?;
-        let mut data = vec![0u8; self.len];
+        let mut data = vec![0u8; t.len];
         member.read_exact(&mut data).map_err(io_error)?;
         // To the end, so that the CRC-32 is checked.
         io::copy(&mut member, &mut io::sink()).map_err(io_error)?;
-        let c = &self.conversion;
+        let c = &t.conversion;
         if let Some(unit) = c.swap {
             layout::swap_bytes(&mut data, unit);
         }
@@ -260,13 +319,13 @@ impl Tensor<'_> {
     }
 }
 
-impl View for &Tensor<'_> {
+impl<R: Read + Seek> View for Bound<'_, '_, '_, R> {
     fn dtype(&self) -> Dtype {
-        self.conversion.dtype
+        self.tensor.conversion.dtype
     }
 
     fn shape(&self) -> &[usize] {
-        &self.conversion.shape
+        &self.tensor.conversion.shape
     }
 
     fn data(&self) -> Cow<'_, [u8]> {
@@ -286,7 +345,7 @@ impl View for &Tensor<'_> {
     }
 
     fn data_len(&self) -> usize {
-        self.len
+        self.tensor.len
     }
 }
 
@@ -378,18 +437,29 @@ mod tests {
         w.finish().unwrap();
         // SAFETY: nothing changes the file while it is mapped.
         let npz = unsafe { NpzMmap::open(&path).unwrap() };
-        let context = Context::new(&npz).unwrap();
+        let mut reader = npz.reader().unwrap();
+        let context = Context {
+            map: Some(npz.as_bytes()),
+            reader: RefCell::new(&mut reader),
+            failure: RefCell::new(None),
+        };
         let options = SafetensorsOptions::default();
 
         let le = context.tensor("le".into(), &options).unwrap();
-        let le = &le;
+        let le = Bound {
+            tensor: &le,
+            context: &context,
+        };
         let data = le.data();
         assert!(matches!(data, Cow::Borrowed(_)));
         assert!(npz.as_bytes().as_ptr_range().contains(&data.as_ptr()));
         assert_eq!(data.len(), 64 * 3 * 4);
 
         let be = context.tensor("be".into(), &options).unwrap();
-        let be = &be;
+        let be = Bound {
+            tensor: &be,
+            context: &context,
+        };
         let data = be.data();
         assert!(matches!(data, Cow::Owned(_)));
         assert_eq!(&data[..], [0, 0, 0x80, 0x3f, 0, 0, 0, 0x40]);
