@@ -28,6 +28,7 @@ mod member;
 mod members;
 mod mmap;
 mod names;
+pub(crate) mod pinflate;
 mod reader;
 mod sink;
 mod writer;

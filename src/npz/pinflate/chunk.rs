@@ -1,0 +1,253 @@
+//! Decoding one chunk of a stream without its window: from the first
+//! candidate block start in the chunk's range that decodes, up to the
+//! first boundary at or after the next chunk's range where that chunk
+//! could start (so that, when both are right, one ends exactly where the
+//! other begins).
+//!
+//! The output begins as 16-bit symbols in a buffer that starts with the
+//! 32 768 window markers (`decode.rs`); as soon as the last 32 KiB decoded
+//! hold no marker, nothing later can reach one, and decoding goes on in
+//! bytes. Markers are replaced once the window is known (`resolve.rs`).
+
+use super::block::Tables;
+use super::decode::{Inflater, Stop};
+use super::finder::Finder;
+use super::{Key, WINDOW};
+
+/// One chunk's output buffers, reused from chunk to chunk (fresh memory
+/// costs page faults; these are written before they are read, so they are
+/// zeroed only once, when allocated).
+pub(super) struct Buffers {
+    /// 16-bit symbols: [`WINDOW`] markers, then the output up to the
+    /// switch to bytes.
+    pub(super) head: Vec<u16>,
+    /// Bytes: [`WINDOW`] bytes of window (the last of `head`), then the
+    /// output after the switch.
+    pub(super) tail: Vec<u8>,
+    /// Tables for the decoder and the finder.
+    tables: Option<Box<Tables>>,
+    scratch: Option<Box<Tables>>,
+}
+
+impl Buffers {
+    /// Buffers for chunks of up to `cap` output symbols: the buffers hold
+    /// `cap` plus a margin of 4 MiB (what a block that ends past the cap
+    /// may still add) before a chunk is given up.
+    pub(super) fn new(cap: usize) -> Buffers {
+        let len = WINDOW + cap + MARGIN;
+        Buffers {
+            head: vec![0; len],
+            tail: vec![0; len],
+            tables: Some(Tables::new()),
+            scratch: Some(Tables::new()),
+        }
+    }
+}
+
+/// Output past the soft cap a chunk may reach inside the block where it
+/// crosses it.
+const MARGIN: usize = 4 << 20;
+
+/// A chunk decoded: from `start` to `end`, its output in `buffers`
+/// (`head[WINDOW..head_end]`, then `tail[WINDOW..tail_end]`).
+pub(super) struct Chunk {
+    pub(super) start: Key,
+    /// Where decoding stopped: a boundary, or `None` after the last block.
+    pub(super) end: Option<Key>,
+    pub(super) head_end: usize,
+    pub(super) tail_end: usize,
+    /// CRC-32 of the tail's output bytes.
+    pub(super) tail_crc: crc32fast::Hasher,
+    pub(super) buffers: Buffers,
+}
+
+impl Chunk {
+    /// The 16-bit part of the output (markers possible).
+    pub(super) fn head(&self) -> &[u16] {
+        &self.buffers.head[WINDOW..self.head_end]
+    }
+
+    /// The byte part of the output.
+    pub(super) fn tail(&self) -> &[u8] {
+        &self.buffers.tail[WINDOW..self.tail_end]
+    }
+}
+
+/// What decoding a chunk gave.
+pub(super) enum Outcome {
+    Found(Chunk),
+    /// No candidate decoded, or the chunk failed after one did (corrupt
+    /// data, or over its cap): the resolver decodes its range itself.
+    Nothing(Buffers),
+}
+
+/// Where chunk decoding stops.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    /// Stop at the first boundary at or past this bit where a chunk may
+    /// start ([`Key::may_start_chunk`]).
+    pub(super) until: u64,
+    /// Or at the first boundary after this many output symbols.
+    pub(super) cap: usize,
+}
+
+/// Decodes the chunk whose candidates lie in bits `from..to` of `data`.
+pub(super) fn decode_chunk(
+    data: &[u8],
+    from: u64,
+    to: u64,
+    limits: Limits,
+    mut buffers: Buffers,
+) -> Outcome {
+    let mut finder = Finder::new(data, from, to, buffers.scratch.take().expect("scratch"));
+    // Output of rejected candidates: bounded, so that a hostile stream
+    // full of near-valid headers costs at most about one chunk more.
+    let mut wasted = 0usize;
+    let mut found = None;
+    while let Some(start) = finder.next_candidate() {
+        let tables = buffers.tables.take().expect("tables");
+        match attempt(data, start, limits, &mut buffers, tables) {
+            Attempt::Done(chunk_end) => {
+                found = Some((start, chunk_end));
+                break;
+            }
+            Attempt::Rejected(symbols) => {
+                wasted += symbols;
+                if wasted > limits.cap {
+                    break;
+                }
+            }
+            Attempt::Failed => break,
+        }
+    }
+    buffers.scratch = Some(finder.into_tables());
+    match found {
+        Some((start, (end, head_end, tail_end))) => {
+            let mut tail_crc = crc32fast::Hasher::new();
+            if tail_end > WINDOW {
+                tail_crc.update(&buffers.tail[WINDOW..tail_end]);
+            }
+            Outcome::Found(Chunk {
+                start,
+                end,
+                head_end,
+                tail_end,
+                tail_crc,
+                buffers,
+            })
+        }
+        None => Outcome::Nothing(buffers),
+    }
+}
+
+/// How decoding from one candidate went.
+enum Attempt {
+    /// Decoded to its end (boundary or last block), the head's and the
+    /// tail's ends.
+    Done((Option<Key>, usize, usize)),
+    /// Not a block start after all; this many symbols were decoded.
+    Rejected(usize),
+    /// Accepted, then failed: corrupt data or over the cap.
+    Failed,
+}
+
+/// Decodes from candidate `start`. The candidate is accepted once a block
+/// after it has begun (a whole block decoded and the next header read);
+/// an error before that rejects it.
+fn attempt(
+    data: &[u8],
+    start: Key,
+    limits: Limits,
+    buffers: &mut Buffers,
+    tables: Box<Tables>,
+) -> Attempt {
+    let mut inflater = match start {
+        Key::Header(bit) => {
+            let mut inflater = Inflater::at_header(data, bit, tables);
+            if inflater.begin_block().is_err() {
+                buffers.tables = Some(inflater.into_tables());
+                return Attempt::Rejected(0);
+            }
+            inflater
+        }
+        Key::Stored(bit) => match Inflater::in_stored(data, bit / 8, tables) {
+            Ok(inflater) => inflater,
+            Err((_, tables)) => {
+                buffers.tables = Some(tables);
+                return Attempt::Rejected(0);
+            }
+        },
+    };
+    let result = decode_from(&mut inflater, limits, buffers);
+    buffers.tables = Some(inflater.into_tables());
+    match result {
+        Ok(done) => Attempt::Done(done),
+        Err((false, symbols)) => Attempt::Rejected(symbols),
+        Err((true, _)) => Attempt::Failed,
+    }
+}
+
+/// The decoding loop of [`attempt`]. On error: whether the candidate had
+/// been accepted, and the symbols decoded.
+fn decode_from(
+    inflater: &mut Inflater,
+    limits: Limits,
+    buffers: &mut Buffers,
+) -> Result<(Option<Key>, usize, usize), (bool, usize)> {
+    let Buffers { head, tail, .. } = buffers;
+    for (i, m) in head[..WINDOW].iter_mut().enumerate() {
+        *m = MARKER + i as u16;
+    }
+    let mut head_end = WINDOW;
+    let mut tail_end = WINDOW;
+    // The head up to `scanned` has been looked at for markers; the last
+    // one found is just before `clean_from`.
+    let mut scanned = WINDOW;
+    let mut clean_from = WINDOW;
+    let mut in_bytes = false;
+    let mut accepted = false;
+    loop {
+        let step = if in_bytes {
+            // No soft limit: a block that runs past the buffer fails
+            // (`TooLong`), and the cap is checked at boundaries.
+            inflater.run(&mut tail[..], &mut tail_end, usize::MAX)
+        } else {
+            // Stops every 128 K symbols to look for markers.
+            let soft = head_end + 4 * WINDOW;
+            let step = inflater.run(&mut head[..], &mut head_end, soft);
+            if let Some(i) = head[scanned..head_end].iter().rposition(|&v| v >= MARKER) {
+                clean_from = scanned + i + 1;
+            }
+            scanned = head_end;
+            if head_end - clean_from >= WINDOW {
+                // No marker in the last 32 KiB: none can appear again.
+                for (b, &v) in tail[..WINDOW].iter_mut().zip(&head[head_end - WINDOW..head_end]) {
+                    *b = v as u8;
+                }
+                in_bytes = true;
+            }
+            step
+        };
+        let produced = head_end + tail_end - 2 * WINDOW;
+        match step {
+            Err(_) => return Err((accepted, produced)),
+            Ok(Stop::Full) => {}
+            Ok(Stop::End) => return Ok((None, head_end, tail_end)),
+            Ok(Stop::Boundary) => {
+                let (key, may_start) = Key::at_boundary(inflater);
+                if (may_start && key.pos() >= limits.until) || produced >= limits.cap {
+                    return Ok((Some(key), head_end, tail_end));
+                }
+                if inflater.begin_block().is_err() {
+                    return Err((accepted, produced));
+                }
+                // A whole block decoded and the next header read.
+                accepted = true;
+            }
+        }
+    }
+}
+
+/// The first marker: `MARKER + i` stands for byte `i` of the unknown
+/// 32 KiB window (byte 0 the oldest).
+pub(super) const MARKER: u16 = 0x8000;

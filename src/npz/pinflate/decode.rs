@@ -1,0 +1,331 @@
+//! The deflate decoder: blocks decoded into a buffer whose first part is
+//! the window, from any block boundary.
+//!
+//! It is generic over the output symbol: `u8` when the 32 KiB before the
+//! start are known (or there are none), `u16` when they are not: then the
+//! buffer starts with 32 768 markers, `0x8000 + i` standing for byte `i`
+//! of the unknown window, and back-references copy markers like any other
+//! symbol, to be replaced once the window is known (`resolve.rs`).
+//!
+//! The decoder stops at every block boundary (so that its caller can stop
+//! at a chosen one), when the output reaches a soft limit (between
+//! symbols), and after the last block. It never writes past the buffer: a
+//! stream that would is an error ([`Bad::TooLong`]), as is one that needs
+//! bits past the end of the input ([`Bad::Truncated`]).
+
+use super::bits::Bits;
+use super::block::{Header, Tables};
+use super::huffman::{code_len, extra_bits, value, BAD, DIST_BITS, EOB, LIT, LITLEN_BITS, SUB};
+use super::Bad;
+
+/// An output symbol: a byte, or a byte or a window marker.
+pub(super) trait Sym: Copy + Send + Sync + 'static {
+    /// The symbol of literal byte `b`.
+    fn lit(b: u32) -> Self;
+}
+
+impl Sym for u8 {
+    #[inline(always)]
+    fn lit(b: u32) -> u8 {
+        b as u8
+    }
+}
+
+impl Sym for u16 {
+    #[inline(always)]
+    fn lit(b: u32) -> u16 {
+        b as u16
+    }
+}
+
+/// Where the decoder is in the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// At a block boundary: the next header is unread.
+    Boundary,
+    /// Inside a Huffman block.
+    Huffman,
+    /// Inside a stored block, with this many bytes left to copy.
+    Stored(u32),
+    /// After the last block.
+    Done,
+}
+
+/// Why [`Inflater::run`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// A block ended; the next header is unread ([`Inflater::begin_block`]
+    /// reads it).
+    Boundary,
+    /// The last block ended.
+    End,
+    /// The output reached the soft limit (between symbols).
+    Full,
+}
+
+/// A deflate decoder positioned in a stream.
+pub(super) struct Inflater<'a> {
+    /// The input, at the next unread bit.
+    pub(super) bits: Bits<'a>,
+    tables: Box<Tables>,
+    state: State,
+    /// The current block is the stream's last.
+    last: bool,
+}
+
+impl<'a> Inflater<'a> {
+    /// A decoder at the block header at bit `bit` of `data`, with `tables`
+    /// to reuse.
+    pub(super) fn at_header(data: &'a [u8], bit: u64, tables: Box<Tables>) -> Inflater<'a> {
+        Inflater {
+            bits: Bits::at(data, bit),
+            tables,
+            state: State::Boundary,
+            last: false,
+        }
+    }
+
+    /// A decoder inside a stored block that is not the last, at its LEN
+    /// field (byte `byte`): the lengths are read and checked.
+    pub(super) fn in_stored(
+        data: &'a [u8],
+        byte: u64,
+        tables: Box<Tables>,
+    ) -> Result<Inflater<'a>, (Bad, Box<Tables>)> {
+        let mut inflater = Inflater::at_header(data, byte * 8, tables);
+        match inflater.stored_lengths() {
+            Ok(()) => Ok(inflater),
+            Err(bad) => Err((bad, inflater.tables)),
+        }
+    }
+
+    /// Gives the tables back for reuse.
+    pub(super) fn into_tables(self) -> Box<Tables> {
+        self.tables
+    }
+
+    /// The header at the boundary the decoder stands at.
+    pub(super) fn peek_header(&mut self) -> Header {
+        debug_assert_eq!(self.state, State::Boundary);
+        Header::peek(&mut self.bits)
+    }
+
+    /// Reads the header of the block at the boundary the decoder stands
+    /// at.
+    pub(super) fn begin_block(&mut self) -> Result<(), Bad> {
+        debug_assert_eq!(self.state, State::Boundary);
+        let header = Header::peek(&mut self.bits);
+        self.bits.consume(3);
+        self.last = header.last;
+        match header.kind {
+            0 => {
+                self.bits.align();
+                self.stored_lengths()?;
+            }
+            1 => {
+                self.tables.set_fixed();
+                self.state = State::Huffman;
+            }
+            2 => {
+                self.tables.read_dynamic(&mut self.bits)?;
+                self.state = State::Huffman;
+            }
+            _ => return Err(Bad::Corrupt("invalid block type")),
+        }
+        if self.bits.overran() {
+            return Err(Bad::Truncated);
+        }
+        Ok(())
+    }
+
+    /// Reads a stored block's LEN and NLEN (the reader at a byte
+    /// boundary) and enters it.
+    fn stored_lengths(&mut self) -> Result<(), Bad> {
+        let len = self.bits.take(16);
+        let nlen = self.bits.take(16);
+        if len ^ nlen != 0xFFFF {
+            return Err(Bad::Corrupt("stored block lengths do not match"));
+        }
+        if self.bits.overran() {
+            return Err(Bad::Truncated);
+        }
+        self.state = State::Stored(len);
+        Ok(())
+    }
+
+    /// Ends the current block.
+    fn end_block(&mut self) -> Stop {
+        if self.last {
+            self.state = State::Done;
+            Stop::End
+        } else {
+            self.state = State::Boundary;
+            Stop::Boundary
+        }
+    }
+
+    /// Decodes into `out` from `*pos` (everything before is the window)
+    /// until the current block ends or `*pos` reaches `soft` (between
+    /// symbols; `usize::MAX` for no such stop). A symbol that does not fit
+    /// in `out` is an error ([`Bad::TooLong`]).
+    pub(super) fn run<T: Sym>(
+        &mut self,
+        out: &mut [T],
+        pos: &mut usize,
+        soft: usize,
+    ) -> Result<Stop, Bad> {
+        match self.state {
+            State::Boundary => Ok(Stop::Boundary),
+            State::Done => Ok(Stop::End),
+            State::Stored(left) => self.stored(out, pos, soft, left),
+            State::Huffman => self.huffman(out, pos, soft),
+        }
+    }
+
+    /// Copies a stored block's bytes.
+    fn stored<T: Sym>(
+        &mut self,
+        out: &mut [T],
+        pos: &mut usize,
+        soft: usize,
+        left: u32,
+    ) -> Result<Stop, Bad> {
+        let room = soft.min(out.len()).saturating_sub(*pos);
+        let n = (left as usize).min(room);
+        if n == 0 && left > 0 {
+            if *pos >= out.len() {
+                return Err(Bad::TooLong);
+            }
+            return Ok(Stop::Full);
+        }
+        let at = (self.bits.position() / 8) as usize;
+        let input = self
+            .bits
+            .data
+            .get(at..at + n)
+            .ok_or(Bad::Truncated)?;
+        for (o, &b) in out[*pos..*pos + n].iter_mut().zip(input) {
+            *o = T::lit(b as u32);
+        }
+        *pos += n;
+        self.bits.seek((at + n) as u64 * 8);
+        let left = left - n as u32;
+        if left > 0 {
+            self.state = State::Stored(left);
+            return Ok(Stop::Full);
+        }
+        Ok(self.end_block())
+    }
+
+    /// Decodes a Huffman block's symbols: the hot loop. The reader's state
+    /// lives in locals (registers) and is written back on every exit.
+    fn huffman<T: Sym>(
+        &mut self,
+        out: &mut [T],
+        pos: &mut usize,
+        soft: usize,
+    ) -> Result<Stop, Bad> {
+        let data = self.bits.data;
+        let litlen = &self.tables.litlen;
+        let dists = &self.tables.dist;
+        let mut buf = self.bits.buf;
+        let mut count = self.bits.count;
+        let mut next = self.bits.next;
+        let mut p = *pos;
+        let result = loop {
+            if p >= soft {
+                break Ok(Stop::Full);
+            }
+            // At least 56 bits: a literal/length code and its extra bits
+            // (20) and a distance code and its extra bits (28) fit.
+            if let Some(word) = data.get(next..next.wrapping_add(8)) {
+                let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                buf |= word << count;
+                next += ((63 - count) >> 3) as usize;
+                count |= 56;
+            } else {
+                while count <= 56 {
+                    buf |= (data.get(next).copied().unwrap_or(0) as u64) << count;
+                    next += 1;
+                    count += 8;
+                }
+                // More than 8 zero bytes loaded past the end means some
+                // were consumed: the stream is cut short.
+                if next > data.len() + 8 {
+                    break Err(Bad::Truncated);
+                }
+            }
+            let mut e = litlen[(buf & ((1 << LITLEN_BITS) - 1)) as usize];
+            if e & SUB != 0 {
+                buf >>= LITLEN_BITS;
+                count -= LITLEN_BITS;
+                e = litlen[value(e) as usize + (buf & ((1 << extra_bits(e)) - 1)) as usize];
+            }
+            buf >>= code_len(e);
+            count -= code_len(e);
+            if e & LIT != 0 {
+                match out.get_mut(p) {
+                    Some(o) => *o = T::lit(value(e)),
+                    None => break Err(Bad::TooLong),
+                }
+                p += 1;
+                continue;
+            }
+            if e & (EOB | BAD) != 0 {
+                if e & BAD != 0 {
+                    break Err(Bad::Corrupt("invalid literal/length code"));
+                }
+                break Ok(self.end_block());
+            }
+            let extra = extra_bits(e);
+            let len = value(e) as usize + (buf & ((1 << extra) - 1)) as usize;
+            buf >>= extra;
+            count -= extra;
+            let mut d = dists[(buf & ((1 << DIST_BITS) - 1)) as usize];
+            if d & SUB != 0 {
+                buf >>= DIST_BITS;
+                count -= DIST_BITS;
+                d = dists[value(d) as usize + (buf & ((1 << extra_bits(d)) - 1)) as usize];
+            }
+            buf >>= code_len(d);
+            count -= code_len(d);
+            if d & BAD != 0 {
+                break Err(Bad::Corrupt("invalid distance code"));
+            }
+            let extra = extra_bits(d);
+            let dist = value(d) as usize + (buf & ((1 << extra) - 1)) as usize;
+            buf >>= extra;
+            count -= extra;
+            if dist > p {
+                break Err(Bad::Corrupt("distance too far back"));
+            }
+            if p + len > out.len() {
+                break Err(Bad::TooLong);
+            }
+            copy_match(out, p, dist, len);
+            p += len;
+        };
+        self.bits.buf = buf;
+        self.bits.count = count;
+        self.bits.next = next;
+        *pos = p;
+        if result.is_ok() && self.bits.overran() {
+            return Err(Bad::Truncated);
+        }
+        result
+    }
+}
+
+/// Copies `len` symbols from `dist` back to `at`, as LZ77 means it: a
+/// source that overlaps the destination repeats.
+#[inline(always)]
+fn copy_match<T: Sym>(out: &mut [T], at: usize, dist: usize, len: usize) {
+    let from = at - dist;
+    if dist >= len {
+        out.copy_within(from..from + len, at);
+    } else {
+        for i in 0..len {
+            out[at + i] = out[from + i];
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! The threads: chunks handed out in order, decoded on every thread, and
+//! joined by whichever thread is free when the next one is ready.
+//!
+//! There is no thread of its own for joining: the resolver (`resolve.rs`)
+//! is a token in the shared state. A free thread first advances the
+//! resolver if it can (decoding up to the next chunk, or taking that
+//! chunk once decoded), else decodes the next chunk, else waits. Chunks
+//! are handed out at most `ahead` past the one the resolver waits for, so
+//! that finished chunks waiting to be joined stay few (bounded memory).
+
+use super::chunk::{decode_chunk, Buffers, Limits, Outcome};
+use super::resolve::{Resolver, Until};
+use super::{Bad, MAX_THREADS};
+use std::io;
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+/// How a stream is cut and decoded.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Plan {
+    /// Threads in all, the caller's included.
+    threads: usize,
+    /// Compressed bytes per chunk.
+    chunk: usize,
+    /// Output symbols after which a chunk stops at the next boundary (the
+    /// resolver decodes the rest of its range).
+    cap: usize,
+    /// Chunks handed out past the one the resolver waits for.
+    ahead: usize,
+    /// The stream's inflated-to-compressed ratio (at least 1).
+    ratio: usize,
+}
+
+impl Plan {
+    /// The plan for `compressed` bytes inflating to `size` on `threads`:
+    /// chunks of about 8 MiB of output (at least four per thread for
+    /// balance, at most 32 MiB: the block search and the markers cost
+    /// about a millisecond a chunk), from 256 KiB to 32 MiB compressed.
+    pub(super) fn new(compressed: usize, size: usize, threads: usize) -> Plan {
+        let threads = threads.clamp(1, MAX_THREADS);
+        let ratio = (size / compressed.max(1)).max(1);
+        let out = (size / (4 * threads)).clamp(8 << 20, 32 << 20);
+        let chunk = (out / ratio).clamp(256 << 10, 32 << 20);
+        Plan {
+            threads,
+            chunk,
+            cap: 0,
+            ahead: 2 * threads,
+            ratio,
+        }
+        .with_chunk(chunk)
+    }
+
+    /// The same plan with chunks of `chunk` compressed bytes (tests use
+    /// tiny ones, so that every stream spans many chunks).
+    pub(super) fn with_chunk(mut self, chunk: usize) -> Plan {
+        self.chunk = chunk.max(1);
+        // Room for three times the expected output, from 1 to 64 MiB.
+        self.cap = self
+            .chunk
+            .saturating_mul(self.ratio)
+            .saturating_mul(3)
+            .clamp(1 << 20, 64 << 20);
+        self
+    }
+}
+
+/// What the threads share.
+struct State<'a> {
+    /// The next chunk to hand out (chunk 0 is the resolver's own).
+    next: usize,
+    /// Decoded chunks waiting for the resolver, by index.
+    results: Vec<Option<Outcome>>,
+    /// The resolver, when no thread holds it.
+    resolver: Option<Resolver<'a>>,
+    /// The chunk the resolver takes next.
+    wanted: usize,
+    /// Buffers of chunks already joined.
+    pool: Vec<Buffers>,
+    /// The last block is decoded.
+    finished: bool,
+    /// The first error: every thread stops.
+    failed: Option<Bad>,
+}
+
+/// The shared state and its signal.
+struct Shared<'a> {
+    state: Mutex<State<'a>>,
+    changed: Condvar,
+}
+
+impl<'a> Shared<'a> {
+    fn lock(&self) -> MutexGuard<'_, State<'a>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What a thread does with the resolver, decided under the lock.
+enum Step {
+    /// Decode sequentially up to a boundary.
+    Decode(Until),
+    /// Join (or drop) a decoded chunk.
+    Take(Outcome),
+}
+
+/// Inflates `data` into exactly `size` bytes by `plan`; gives them and
+/// their CRC-32.
+pub(super) fn inflate(data: &[u8], size: usize, plan: Plan) -> io::Result<(Vec<u8>, u32)> {
+    // The caller checked `size` against deflate's largest expansion of
+    // `data`; still refused here rather than allocated.
+    if size as u64 > (data.len() as u64).saturating_mul(1032) + 1024 {
+        return Err(Bad::TooLong.into_io());
+    }
+    let mut out = Vec::new();
+    out.try_reserve_exact(size)
+        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    out.resize(size, 0);
+    let count = data.len().div_ceil(plan.chunk).max(1);
+    let starts = |k: usize| (k as u64).saturating_mul(plan.chunk as u64 * 8);
+    let shared = Shared {
+        state: Mutex::new(State {
+            next: 1,
+            results: (0..count).map(|_| None).collect(),
+            resolver: Some(Resolver::new(data, out)),
+            wanted: 1,
+            pool: Vec::new(),
+            finished: false,
+            failed: None,
+        }),
+        changed: Condvar::new(),
+    };
+    let work = || {
+        let _guard = PanicGuard(&shared);
+        let mut s = shared.lock();
+        loop {
+            if s.finished || s.failed.is_some() {
+                return;
+            }
+            if let Some(step) = resolver_step(&mut s, count, starts) {
+                let mut resolver = s.resolver.take().expect("checked by resolver_step");
+                drop(s);
+                let result = advance(&mut resolver, step);
+                s = shared.lock();
+                match result {
+                    Ok(buffers) => s.pool.extend(buffers),
+                    Err(bad) => {
+                        s.failed.get_or_insert(bad);
+                    }
+                }
+                s.finished |= resolver.at.is_none();
+                s.resolver = Some(resolver);
+                shared.changed.notify_all();
+                continue;
+            }
+            if s.next < count && s.next < s.wanted + plan.ahead {
+                let k = s.next;
+                s.next += 1;
+                let buffers = s.pool.pop();
+                drop(s);
+                let buffers = buffers.unwrap_or_else(|| Buffers::new(plan.cap));
+                let limits = Limits {
+                    until: starts(k + 1),
+                    cap: plan.cap,
+                };
+                let outcome = decode_chunk(data, starts(k), starts(k + 1), limits, buffers);
+                s = shared.lock();
+                s.results[k] = Some(outcome);
+                shared.changed.notify_all();
+                continue;
+            }
+            s = shared.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..plan.threads.min(count) {
+            // Fewer threads if the system has none to give.
+            let _ = std::thread::Builder::new()
+                .name("ndnpy-pinflate".into())
+                .spawn_scoped(scope, work);
+        }
+        work();
+    });
+    let state = shared.state.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(bad) = state.failed {
+        return Err(bad.into_io());
+    }
+    let resolver = state.resolver.expect("returned by its last holder");
+    if resolver.at.is_some() {
+        return Err(Bad::Truncated.into_io());
+    }
+    if resolver.len != size {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "deflate data gave {} bytes where {size} were declared",
+                resolver.len
+            ),
+        ));
+    }
+    let crc = resolver.crc.finalize();
+    Ok((resolver.out, crc))
+}
+
+/// What the resolver can do next, if it is free and can make progress:
+/// decode up to where chunk `wanted` may start, or take that chunk once
+/// decoded (which moves `wanted` on).
+fn resolver_step(s: &mut State, count: usize, starts: impl Fn(usize) -> u64) -> Option<Step> {
+    let at = s.resolver.as_ref()?.at?;
+    let target = if s.wanted < count {
+        starts(s.wanted)
+    } else {
+        u64::MAX
+    };
+    if at.pos() < target {
+        return Some(Step::Decode(Until::Chunk(target)));
+    }
+    let outcome = s.results.get_mut(s.wanted)?.take()?;
+    s.wanted += 1;
+    Some(Step::Take(outcome))
+}
+
+/// Carries out a resolver step; gives back the buffers of a chunk taken.
+fn advance(resolver: &mut Resolver, step: Step) -> Result<Option<Buffers>, Bad> {
+    match step {
+        Step::Decode(until) => resolver.decode(until).map(|()| None),
+        Step::Take(Outcome::Nothing(buffers)) => Ok(Some(buffers)),
+        Step::Take(Outcome::Found(chunk)) => {
+            let at = resolver.at.expect("checked by resolver_step");
+            if chunk.start.pos() > at.pos() {
+                // The finder missed a boundary (a fixed block, say): decode
+                // on to the chunk's start, which is right if reached.
+                resolver.decode(Until::Reach(chunk.start.pos()))?;
+            }
+            if resolver.at == Some(chunk.start) {
+                resolver.append(&chunk)?;
+            }
+            Ok(Some(chunk.buffers))
+        }
+    }
+}
+
+/// Stops the other threads if this one panics (they would wait for it
+/// forever); the scope then passes the panic on.
+struct PanicGuard<'s, 'a>(&'s Shared<'a>);
+
+impl Drop for PanicGuard<'_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut s = self.0.lock();
+            s.failed
+                .get_or_insert(Bad::Corrupt("an inflating thread panicked"));
+            self.0.changed.notify_all();
+        }
+    }
+}

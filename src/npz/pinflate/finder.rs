@@ -1,0 +1,214 @@
+//! Finding where deflate blocks may start in the middle of a stream,
+//! without decoding what comes before (the block finder of rapidgzip and
+//! pugz, written anew).
+//!
+//! Only blocks that are not the stream's last are looked for, of two
+//! kinds, as rapidgzip does:
+//! - dynamic Huffman blocks: BFINAL 0, BTYPE 2, at most 286 literal/length
+//!   and 30 distance codes (a 13-bit table rejects about 89 % of bit
+//!   positions), a complete code-length code (checked on registers), then
+//!   the whole header read and checked as the decoder checks it: code
+//!   lengths that decode, codes neither over-subscribed nor incomplete,
+//!   an end-of-block code;
+//! - stored blocks, found by their byte-aligned LEN and NLEN = !LEN, with
+//!   the three bits before them zero (BFINAL 0, BTYPE 0 or zero padding).
+//!
+//! Fixed Huffman blocks are not looked for: three bits say too little.
+//! A candidate is only a candidate: the chunk decoder (`chunk.rs`) decodes
+//! from it, and the resolver (`resolve.rs`) accepts a chunk only where the
+//! decoding before it really ends.
+
+use super::bits::Bits;
+use super::block::{precode_complete, Tables};
+use super::Key;
+
+/// For each 13-bit value: whether it can begin a dynamic block header
+/// that is not the last (BFINAL 0, BTYPE 2, HLIT at most 29, HDIST at
+/// most 29).
+static DYNAMIC_START: [bool; 1 << 13] = dynamic_starts();
+
+/// Computes [`DYNAMIC_START`].
+const fn dynamic_starts() -> [bool; 1 << 13] {
+    let mut table = [false; 1 << 13];
+    let mut v = 0;
+    while v < 1 << 13 {
+        table[v] = v & 7 == 0b100 && (v >> 3) & 31 <= 29 && (v >> 8) & 31 <= 29;
+        v += 1;
+    }
+    table
+}
+
+/// The 64 bits of `data` from bit `bit` on (zeros past the end).
+#[inline]
+fn bits_at(data: &[u8], bit: u64) -> u64 {
+    let byte = (bit / 8) as usize;
+    let mut word = [0u8; 8];
+    if let Some(src) = data.get(byte..byte + 8) {
+        word.copy_from_slice(src);
+    } else if let Some(src) = data.get(byte..) {
+        word[..src.len()].copy_from_slice(src);
+    }
+    let lo = u64::from_le_bytes(word) >> (bit % 8);
+    let high = data.get(byte + 8).copied().unwrap_or(0) as u64;
+    if bit % 8 == 0 {
+        lo
+    } else {
+        lo | high << (64 - bit % 8)
+    }
+}
+
+/// Candidate block starts in a range of a stream, in increasing order.
+pub(super) struct Finder<'a> {
+    data: &'a [u8],
+    /// The next bit to try as a dynamic header.
+    dynamic: u64,
+    /// The next byte to try as a stored block's LEN.
+    stored: u64,
+    /// Candidates end before this bit.
+    end: u64,
+    /// The next candidate of each kind, once found (`Some(None)`: none
+    /// left).
+    next_dynamic: Option<Option<u64>>,
+    next_stored: Option<Option<u64>>,
+    /// Scratch tables for checking whole headers.
+    tables: Box<Tables>,
+}
+
+impl<'a> Finder<'a> {
+    /// Candidates at bits `from..end` of `data` (a stored block's position
+    /// is that of its LEN field).
+    pub(super) fn new(data: &'a [u8], from: u64, end: u64, tables: Box<Tables>) -> Finder<'a> {
+        let end = end.min(data.len() as u64 * 8);
+        Finder {
+            data,
+            dynamic: from,
+            stored: from.div_ceil(8),
+            end,
+            next_dynamic: None,
+            next_stored: None,
+            tables,
+        }
+    }
+
+    /// Gives the scratch tables back.
+    pub(super) fn into_tables(self) -> Box<Tables> {
+        self.tables
+    }
+
+    /// The next candidate after those given so far.
+    pub(super) fn next_candidate(&mut self) -> Option<Key> {
+        if self.next_dynamic.is_none() {
+            self.next_dynamic = Some(self.find_dynamic());
+        }
+        if self.next_stored.is_none() {
+            self.next_stored = Some(self.find_stored());
+        }
+        let dynamic = self.next_dynamic.flatten();
+        let stored = self.next_stored.flatten();
+        match (dynamic, stored) {
+            (Some(d), s) if s.is_none_or(|s| d < s * 8) => {
+                self.next_dynamic = None;
+                Some(Key::Header(d))
+            }
+            (_, Some(s)) => {
+                self.next_stored = None;
+                Some(Key::Stored(s * 8))
+            }
+            _ => None,
+        }
+    }
+
+    /// The next position from `self.dynamic` whose dynamic header (not
+    /// the last block's) reads and checks.
+    fn find_dynamic(&mut self) -> Option<u64> {
+        while self.dynamic < self.end {
+            let at = self.dynamic;
+            let byte = (at / 8) as usize;
+            // Eight positions per load: the 13 bits of each lie within
+            // the 64 loaded.
+            let word = bits_at(self.data, byte as u64 * 8);
+            let first = (at % 8) as u32;
+            let last = 8.min(self.end - byte as u64 * 8) as u32;
+            for shift in first..last {
+                if !DYNAMIC_START[((word >> shift) & 0x1FFF) as usize] {
+                    continue;
+                }
+                let bit = byte as u64 * 8 + shift as u64;
+                if precode_complete(bits_at(self.data, bit + 13)) && self.header_reads(bit) {
+                    self.dynamic = bit + 1;
+                    return Some(bit);
+                }
+            }
+            self.dynamic = (byte as u64 + 1) * 8;
+        }
+        None
+    }
+
+    /// Whether the dynamic header at `bit` reads and checks as the
+    /// decoder would read it.
+    fn header_reads(&mut self, bit: u64) -> bool {
+        let mut bits = Bits::at(self.data, bit + 3);
+        self.tables.read_dynamic(&mut bits).is_ok() && !bits.overran()
+    }
+
+    /// The next byte from `self.stored` that may be a stored block's LEN
+    /// field (not the last block's).
+    fn find_stored(&mut self) -> Option<u64> {
+        let data = self.data;
+        let end = (self.end.div_ceil(8) as usize).min(data.len().saturating_sub(3));
+        let mut i = (self.stored as usize).max(1);
+        while i < end {
+            let w = u32::from_le_bytes(data[i..i + 4].try_into().expect("4 bytes"));
+            if (w ^ (w >> 16)) & 0xFFFF == 0xFFFF && data[i - 1] >> 5 == 0 {
+                self.stored = i as u64 + 1;
+                return Some(i as u64);
+            }
+            i += 1;
+        }
+        self.stored = end as u64;
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_at_reads_any_offset() {
+        let data: Vec<u8> = (0..20u8).map(|i| i.wrapping_mul(73) ^ 0x5A).collect();
+        for bit in 0..200u64 {
+            let want = (0..64u64).fold(0u64, |v, k| {
+                let i = bit + k;
+                let b = data
+                    .get((i / 8) as usize)
+                    .map_or(0, |b| ((b >> (i % 8)) & 1) as u64);
+                v | b << k
+            });
+            assert_eq!(bits_at(&data, bit), want, "bit {bit}");
+        }
+    }
+
+    #[test]
+    fn real_block_starts_are_found() {
+        // A stream with many dynamic blocks (zlib level 6 ends a block
+        // every 16 K symbols): every dynamic block's start is among the
+        // candidates of the whole range.
+        let mut rng = super::super::tests::Rng(5);
+        let data: Vec<u8> = (0..400_000).map(|_| (rng.next() % 61) as u8).collect();
+        let stream = super::super::tests::deflate(&data, 6);
+        let starts = super::super::tests::block_starts(&stream);
+        assert!(starts.len() > 5, "{} blocks in {} bytes", starts.len(), stream.len());
+        let mut finder = Finder::new(&stream, 1, stream.len() as u64 * 8, Tables::new());
+        let mut found = Vec::new();
+        while let Some(c) = finder.next_candidate() {
+            found.push(c);
+        }
+        let dynamic = starts
+            .iter()
+            .filter(|(k, may)| *may && matches!(k, Key::Header(b) if *b > 0));
+        for (key, _) in dynamic {
+            assert!(found.contains(key), "{key:?} not found");
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! One deflate stream inflated on several cores, as rapidgzip (Knespel
+//! and Brunst, HPDC 2023) and pugz do it: for the members that
+//! `np.savez_compressed` writes, one raw deflate stream each, with no
+//! piece table to split them by.
+//!
+//! The compressed bytes are cut into chunks. For each chunk but the
+//! first, a thread looks for a block start in the chunk's range by trial
+//! (`finder.rs`: dynamic Huffman and stored block headers, checked as the
+//! decoder checks them) and decodes from there with the 32 KiB window
+//! unknown: back-references into it become 16-bit markers (`chunk.rs`),
+//! until 32 KiB pass with none, and then plain bytes. It stops at the
+//! first boundary at or past the next chunk's range where a chunk may
+//! start. The resolver (`resolve.rs`) then joins the chunks in order: a
+//! chunk is taken only if it starts exactly where the decoding before it
+//! ended; its markers are replaced from the real window and its CRC-32
+//! joined; anything else is decoded again, sequentially, from the last
+//! true boundary. The whole output's CRC-32 and length are then what the
+//! caller checks against the zip directory.
+//!
+//! Memory: the output (the declared size, which the caller has checked
+//! against deflate's largest expansion, 1032:1), plus per chunk in flight
+//! (at most two per thread) two buffers of at most `cap + 4 MiB + 32 KiB`
+//! symbols (`u16` and `u8`), where `cap` is the chunk's output cap
+//! (`Plan`), plus about 40 KiB of tables per thread.
+//!
+//! Our own decoder (`decode.rs`, tables in `huffman.rs`, headers in
+//! `block.rs`, bits in `bits.rs`) is needed for the markers: libdeflate
+//! can neither start mid-stream at a bit nor keep unknown window bytes.
+
+mod bits;
+mod block;
+mod chunk;
+mod decode;
+mod driver;
+mod finder;
+mod huffman;
+mod resolve;
+#[cfg(test)]
+mod tests;
+
+use decode::Inflater;
+use std::io;
+
+/// Deflate's window: how far back a distance reaches.
+const WINDOW: usize = 32 * 1024;
+
+/// Members smaller than this are inflated on one thread: below it the
+/// threads, the block search and the markers do not pay.
+const MIN_PARALLEL: usize = 16 << 20;
+
+/// At most this many threads, whatever the cores (as the read-ahead of
+/// ndnpy's own pieces, `ahead.rs`).
+const MAX_THREADS: usize = 8;
+
+/// What went wrong in a stream (mapped to `InvalidData` errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bad {
+    /// Not a valid deflate stream.
+    Corrupt(&'static str),
+    /// More output than the declared size (or, inside a chunk, than its
+    /// buffers hold).
+    TooLong,
+    /// The stream needs bits past the end of the input.
+    Truncated,
+}
+
+impl Bad {
+    fn into_io(self) -> io::Error {
+        let text = match self {
+            Bad::Corrupt(why) => format!("corrupt deflate data ({why})"),
+            Bad::TooLong => "deflate data inflates past the declared size".to_owned(),
+            Bad::Truncated => "deflate data ends early".to_owned(),
+        };
+        io::Error::new(io::ErrorKind::InvalidData, text)
+    }
+}
+
+/// A place in the stream where decoding can start: a block boundary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    /// The block header at this bit (any block but a stored one that is
+    /// not the last).
+    Header(u64),
+    /// Inside a stored block that is not the last, at its LEN field
+    /// (this bit, a byte boundary): the header before it may sit at
+    /// several bits, because of the padding, so the LEN field names it.
+    Stored(u64),
+}
+
+impl Key {
+    /// The bit this key names.
+    fn pos(self) -> u64 {
+        match self {
+            Key::Header(bit) | Key::Stored(bit) => bit,
+        }
+    }
+
+    /// The key of the boundary a decoder stands at, and whether a chunk
+    /// may start there: a dynamic or stored block that is not the last,
+    /// which is what the block finder looks for.
+    fn at_boundary(inflater: &mut Inflater) -> (Key, bool) {
+        let bit = inflater.bits.position();
+        let header = inflater.peek_header();
+        let may_start = !header.last && (header.kind == 0 || header.kind == 2);
+        if !header.last && header.kind == 0 {
+            (Key::Stored((bit + 3).div_ceil(8) * 8), may_start)
+        } else {
+            (Key::Header(bit), may_start)
+        }
+    }
+}
+
+/// How many threads to inflate a member of `size` bytes (`compressed` in
+/// the archive) on, when more than one pays: `None` for a small member or
+/// a single core.
+pub(crate) fn threads_for(compressed: usize, size: usize) -> Option<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores.min(MAX_THREADS);
+    (threads > 1 && size >= MIN_PARALLEL && compressed >= 1 << 20).then_some(threads)
+}
+
+/// Inflates the raw deflate stream `compressed` into exactly `size`
+/// bytes on up to `threads` threads, and gives them with their CRC-32
+/// (which the caller checks). A stream that is corrupt, ends early, or
+/// gives more or fewer than `size` bytes is an `InvalidData` error.
+/// Bytes after the stream's last block are ignored, as the sequential
+/// inflaters ignore them.
+pub(crate) fn inflate_parallel(
+    compressed: &[u8],
+    size: usize,
+    threads: usize,
+) -> io::Result<(Vec<u8>, u32)> {
+    driver::inflate(compressed, size, driver::Plan::new(compressed.len(), size, threads))
+}
+
+/// [`inflate_parallel`] with chunks of `chunk` compressed bytes (0: the
+/// default), for the fuzz target and the benchmark. Not a public API.
+#[doc(hidden)]
+pub fn __inflate_parallel(
+    compressed: &[u8],
+    size: usize,
+    threads: usize,
+    chunk: usize,
+) -> io::Result<(Vec<u8>, u32)> {
+    let mut plan = driver::Plan::new(compressed.len(), size, threads);
+    if chunk > 0 {
+        plan = plan.with_chunk(chunk);
+    }
+    driver::inflate(compressed, size, plan)
+}

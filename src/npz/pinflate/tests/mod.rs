@@ -1,0 +1,207 @@
+//! Differential tests of the parallel inflater against flate2 (zlib-rs):
+//! streams from zlib (levels 0-9), libdeflate (levels 1-12) and our test
+//! encoder (stored, fixed and dynamic blocks in any order), cut into tiny
+//! chunks so that every stream spans many of them; corrupted streams,
+//! wrong sizes, and random inputs.
+
+mod encoder;
+mod hostile;
+
+use super::block::Tables;
+use super::decode::{Inflater, Stop};
+use super::driver::{inflate, Plan};
+use super::Key;
+use encoder::{encode, Kind};
+use std::io::Read;
+
+/// `data` deflated raw by flate2 at `level`.
+pub(super) fn deflate(data: &[u8], level: u32) -> Vec<u8> {
+    let mut e = flate2::read::DeflateEncoder::new(data, flate2::Compression::new(level));
+    let mut out = Vec::new();
+    e.read_to_end(&mut out).unwrap();
+    out
+}
+
+/// `data` deflated raw by libdeflate at `level`.
+fn libdeflate(data: &[u8], level: i32) -> Vec<u8> {
+    let mut c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(level).unwrap());
+    let mut out = vec![0; c.deflate_compress_bound(data.len())];
+    let n = c.deflate_compress(data, &mut out).unwrap();
+    out.truncate(n);
+    out
+}
+
+/// What flate2 inflates `stream` to (everything up to its last block).
+fn reference(stream: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::DeflateDecoder::new(stream)
+        .read_to_end(&mut out)
+        .ok()?;
+    Some(out)
+}
+
+/// Inflates with `threads` threads and chunks of `chunk` bytes.
+fn ours(stream: &[u8], size: usize, threads: usize, chunk: usize) -> std::io::Result<Vec<u8>> {
+    let plan = Plan::new(stream.len(), size, threads).with_chunk(chunk);
+    let (out, crc) = inflate(stream, size, plan)?;
+    assert_eq!(crc, crc32fast::hash(&out), "CRC of the output");
+    Ok(out)
+}
+
+/// Checks that `stream` inflates to `data` at several chunk sizes and
+/// thread counts, and that a size one off either way is refused.
+fn check(stream: &[u8], data: &[u8], what: &str) {
+    for (chunk, threads) in [(97, 3), (1000, 2), (4096, 1), (40_000, 2), (1 << 20, 2)] {
+        let got = ours(stream, data.len(), threads, chunk)
+            .unwrap_or_else(|e| panic!("{what}, chunk {chunk}: {e}"));
+        assert!(got == data, "{what}, chunk {chunk}: wrong bytes");
+    }
+    assert!(ours(stream, data.len() + 1, 2, 1000).is_err(), "{what}: one byte more");
+    if !data.is_empty() {
+        assert!(ours(stream, data.len() - 1, 2, 1000).is_err(), "{what}: one byte less");
+    }
+}
+
+/// A generator of test data (xorshift).
+pub(super) struct Rng(pub(super) u64);
+
+impl Rng {
+    pub(super) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// Test inputs: random, runs, text, float arrays, long-distance repeats.
+fn inputs() -> Vec<(&'static str, Vec<u8>)> {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let random: Vec<u8> = (0..150_000).map(|_| rng.next() as u8).collect();
+    let zeros = vec![0u8; 300_000];
+    let words = ["the ", "deflate ", "stream ", "block ", "window ", "of ", "marker ", "\n"];
+    let text: Vec<u8> = (0..40_000)
+        .flat_map(|_| words[(rng.next() % 8) as usize].bytes())
+        .collect();
+    let smooth: Vec<u8> = (0..30_000)
+        .flat_map(|i| (i as f64 * 0.001).sin().to_le_bytes())
+        .collect();
+    let noisy: Vec<u8> = (0..20_000)
+        .flat_map(|_| ((rng.next() >> 11) as f64 / (1u64 << 53) as f64).to_le_bytes())
+        .collect();
+    // A random 30 000-byte block repeated: every match reaches about
+    // 30 000 bytes back, across any chunk boundary into the window.
+    let period: Vec<u8> = (0..30_000).map(|_| rng.next() as u8).collect();
+    let far: Vec<u8> = period.iter().cycle().take(200_000).copied().collect();
+    vec![
+        ("random", random),
+        ("zeros", zeros),
+        ("text", text),
+        ("smooth f64", smooth),
+        ("random f64", noisy),
+        ("far repeats", far),
+        ("empty", Vec::new()),
+        ("one byte", vec![42]),
+    ]
+}
+
+#[test]
+fn zlib_streams_of_every_level() {
+    for (what, data) in inputs() {
+        for level in 0..=9 {
+            check(&deflate(&data, level), &data, &format!("{what}, zlib {level}"));
+        }
+    }
+}
+
+#[test]
+fn libdeflate_streams_of_every_level() {
+    for (what, data) in inputs() {
+        for level in 1..=12 {
+            let stream = libdeflate(&data, level);
+            check(&stream, &data, &format!("{what}, libdeflate {level}"));
+        }
+    }
+}
+
+#[test]
+fn stored_fixed_and_dynamic_blocks_mixed() {
+    let mut rng = Rng(7);
+    for (what, data) in inputs() {
+        if data.len() < 1000 {
+            continue;
+        }
+        for round in 0..4 {
+            let mut blocks = Vec::new();
+            let mut total = 0;
+            while total < data.len() {
+                let kind = match (rng.next() % 3, round) {
+                    (_, 0) => Kind::Stored,
+                    (_, 1) => Kind::Fixed,
+                    (0, _) => Kind::Stored,
+                    (1, _) => Kind::Fixed,
+                    _ => Kind::Dynamic,
+                };
+                let size = 1 + (rng.next() % 40_000) as usize;
+                blocks.push((kind, size));
+                total += size;
+            }
+            let stream = encode(&data, &blocks);
+            assert_eq!(reference(&stream).as_deref(), Some(&data[..]), "{what}");
+            check(&stream, &data, &format!("{what}, mixed blocks {round}"));
+        }
+    }
+}
+
+/// Every boundary of a valid stream after its start, as keys, with
+/// whether a chunk may start there.
+pub(super) fn block_starts(stream: &[u8]) -> Vec<(Key, bool)> {
+    let size = reference(stream).unwrap().len();
+    let mut out = vec![0u8; size];
+    let mut pos = 0;
+    let mut inflater = Inflater::at_header(stream, 0, Tables::new());
+    let mut keys = Vec::new();
+    loop {
+        match inflater.run(&mut out, &mut pos, usize::MAX).unwrap() {
+            Stop::End => return keys,
+            Stop::Full => {}
+            Stop::Boundary => {
+                keys.push(Key::at_boundary(&mut inflater));
+                inflater.begin_block().unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn chunks_start_exactly_at_boundaries_of_every_kind() {
+    // A chunk boundary right at, and a bit around, each block start: the
+    // chunk before must end exactly where the next begins.
+    let mut rng = Rng(99);
+    let data: Vec<u8> = (0..120_000).map(|i| (i / 7 % 13) as u8 ^ (rng.next() % 3) as u8).collect();
+    let blocks: Vec<(Kind, usize)> = [Kind::Dynamic, Kind::Stored, Kind::Fixed]
+        .iter()
+        .cycle()
+        .take(24)
+        .map(|&k| (k, 5_000))
+        .collect();
+    let stream = encode(&data, &blocks);
+    for (key, _) in block_starts(&stream) {
+        let byte = (key.pos() / 8) as usize;
+        for chunk in [byte.max(1), byte + 1, (byte.max(2)) - 1] {
+            let got = ours(&stream, data.len(), 2, chunk).unwrap();
+            assert!(got == data, "chunk {chunk} around {key:?}");
+        }
+    }
+}
+
+#[test]
+fn the_default_plan_and_the_hidden_entry_agree() {
+    let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8 ^ (i >> 12) as u8).collect();
+    let stream = deflate(&data, 6);
+    let (out, crc) = super::inflate_parallel(&stream, data.len(), 2).unwrap();
+    assert!(out == data);
+    assert_eq!(crc, crc32fast::hash(&data));
+    let (out, _) = super::__inflate_parallel(&stream, data.len(), 2, 5000).unwrap();
+    assert!(out == data);
+}
