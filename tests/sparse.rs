@@ -268,7 +268,11 @@ fn claimed_sizes_are_not_allocated() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        format!("not a valid scipy.sparse archive: a matrix of {rows} rows is too large to hold")
+        format!(
+            "not a valid scipy.sparse archive: a BSR matrix of {rows} rows from 2 stored \
+             values: its CSR form would need a pointer per row, more than 16 per stored value \
+             plus 1048576"
+        )
     );
     let dia = bytes(
         ndnpy::AnyArray::F64(ndarray::ArrayD::zeros(vec![3, 0])),
