@@ -1,8 +1,9 @@
 //! Arrow arrays and record batches ↔ ndnpy arrays, for Polars and
 //! DataFusion users: 1-D [`AnyArray`]s ↔ [`ArrayRef`] (with a validity
 //! mask beside the values, since NumPy arrays have none), records
-//! ([`RecordArray`]) ↔ [`StructArray`]/[`RecordBatch`], and an `.npz` of
-//! 1-D members ↔ a [`RecordBatch`].
+//! ([`ndnpy::RecordArray`]) ↔ [`StructArray`]/[`arrow_array::RecordBatch`]
+//! (`records.rs`), and an `.npz` of 1-D members ↔ a record batch
+//! (`npz.rs`).
 //!
 //! | NumPy | Arrow |
 //! |---|---|
