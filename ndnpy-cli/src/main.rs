@@ -11,6 +11,7 @@ mod parquet;
 mod reinterpret;
 mod remote;
 mod repr;
+mod safetensors;
 mod settings;
 mod slice;
 mod source;
@@ -213,10 +214,15 @@ fn split_member(arg: &Path) -> (PathBuf, Option<String>) {
     if arg.exists() {
         return (arg.to_owned(), None);
     }
-    for (at, _) in text.match_indices(".npz:") {
-        let (archive, member) = (&text[..at + 4], &text[at + 5..]);
-        if !member.is_empty() && (ndnpy_store::is_url(archive) || Path::new(archive).is_file()) {
-            return (PathBuf::from(archive), Some(member.to_owned()));
+    // A safetensors file's tensors are named as an archive's members are.
+    for suffix in [".npz:", ".safetensors:"] {
+        for (at, _) in text.match_indices(suffix) {
+            let end = at + suffix.len() - 1;
+            let (archive, member) = (&text[..end], &text[end + 1..]);
+            if !member.is_empty() && (ndnpy_store::is_url(archive) || Path::new(archive).is_file())
+            {
+                return (PathBuf::from(archive), Some(member.to_owned()));
+            }
         }
     }
     (arg.to_owned(), None)
@@ -352,7 +358,8 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                     Ok(())
                 });
                 if let Some((label, shown)) = pending.take() {
-                    let labelled = many || label.contains(".npz:");
+                    let labelled =
+                        many || label.contains(".npz:") || label.contains(".safetensors:");
                     emit(o, &label, shown, labelled);
                 }
                 if let Err(e) = r {
@@ -492,10 +499,11 @@ fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                 (None, Some(y)) => (Some(y.clone()), Some(y)),
                 both => both,
             };
-            if parquet::is_parquet(&pa) || parquet::is_parquet(&pb) {
+            let tables = |p: &Path| parquet::is_parquet(p) || safetensors::is_safetensors(p);
+            if tables(&pa) || tables(&pb) {
                 if key_a != key_b {
                     return Err(CliError::usage(
-                        "diff with a Parquet frame compares columns of the same name",
+                        "diff with a Parquet frame or a safetensors file compares arrays of the same name",
                     ));
                 }
                 return cmd::diff::tables(&pa, &pb, key_a.as_deref(), (rtol, atol), o);

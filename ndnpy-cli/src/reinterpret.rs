@@ -45,6 +45,13 @@ pub fn set(as_type: AsType) {
     let _ = AS_TYPE.set(as_type);
 }
 
+/// The `--as` of this run (`convert` to safetensors writes raw items as
+/// that type).
+#[cfg_attr(not(feature = "safetensors"), allow(dead_code))]
+pub fn current() -> Option<AsType> {
+    AS_TYPE.get().copied()
+}
+
 /// Whether `dtype` is raw items of `size` bytes: void, or (for one byte)
 /// `ml_dtypes`'s `<f1`.
 pub fn raw_items(dtype: &DType, size: usize) -> bool {

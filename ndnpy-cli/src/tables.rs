@@ -52,6 +52,9 @@ pub fn load_all(path: &Path) -> CliResult<Vec<(String, AnyArray)>> {
     if crate::parquet::is_parquet(path) {
         return crate::parquet::arrays(path);
     }
+    if crate::safetensors::is_safetensors(path) {
+        return crate::safetensors::arrays(path);
+    }
     let lib = |e| CliError::lib(path, None, e);
     match crate::input::container_of(path)? {
         crate::input::Container::Npy => {
@@ -148,6 +151,13 @@ fn each(
 ) -> CliResult<()> {
     if crate::parquet::is_parquet(path) {
         return for_each_column(path, key, masks, f);
+    }
+    if crate::safetensors::is_safetensors(path) {
+        // Tensors as members: positioned reads, never masked.
+        return crate::safetensors::for_each(path, key, |name, opened| {
+            let label = format!("{}:{name}", path.display());
+            f(&label, opened.map(crate::reinterpret::apply), None)
+        });
     }
     match container_of(path)? {
         Container::Npy => {

@@ -96,6 +96,22 @@ pub fn check_file(path: &Path, allow_pickle: bool) -> CliResult<Vec<Problem>> {
         }
         return Ok(problems);
     }
+    if crate::safetensors::is_safetensors(path) {
+        // The header (read and checked whole), then each tensor as an
+        // archive's member.
+        let r = crate::safetensors::for_each(path, None, |name, opened| {
+            let message = match opened {
+                Ok(mut o) => check_array(&mut o, allow_pickle),
+                Err(e) => Some(strip_member(&e.message)),
+            };
+            problems.extend(message.map(|m| problem(Some(name), m)));
+            Ok(())
+        });
+        if let Err(e) = r {
+            problems.push(problem(None, strip_path(path, &e.message)));
+        }
+        return Ok(problems);
+    }
     let container = container_of(path)?;
     let ext = path.extension().and_then(|e| e.to_str());
     match (ext, container) {

@@ -422,6 +422,9 @@ fn safe_name(name: &str) -> CliResult<&str> {
 }
 
 pub fn convert(inputs: &[PathBuf], out: &Path, opts: &Options) -> CliResult<Vec<String>> {
+    if crate::safetensors::involved(inputs, out) {
+        return crate::safetensors::convert(inputs, out, opts);
+    }
     let format = out_format(out, opts)?;
     if format == Format::Parquet || inputs.iter().any(|p| crate::parquet::is_parquet(p)) {
         return crate::parquet::convert(inputs, out, format, opts);

@@ -118,6 +118,9 @@ pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResul
     if crate::parquet::is_parquet(path) {
         return crate::parquet::info(path);
     }
+    if crate::safetensors::is_safetensors(path) {
+        return crate::safetensors::info(path);
+    }
     match crate::input::container_of(path)? {
         crate::input::Container::Npy => {
             let opened = open_npy(path)?;
@@ -253,6 +256,9 @@ fn fields_text(fields: &Value, out: &mut String) {
 pub fn render(v: &Value) -> String {
     if v["format"] == json!("parquet") {
         return crate::parquet::render(v);
+    }
+    if v["format"] == json!("safetensors") {
+        return crate::safetensors::render(v);
     }
     let mut out = format!("{}\n", v["path"].as_str().unwrap_or(""));
     if v["format"] == json!("npz") {
