@@ -84,24 +84,6 @@ impl DataSource for Positioned {
     }
 }
 
-/// `read_exact_at`, saying what happened when the file has become shorter
-/// than its header said since it was opened: an `io::Error` carrying
-/// [`ndnpy::Error::FileShrank`] (never "failed to fill whole buffer").
-pub fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
-    file.read_exact_at(buf, at).map_err(|e| {
-        if e.kind() != io::ErrorKind::UnexpectedEof {
-            return e;
-        }
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            ndnpy::Error::FileShrank {
-                needed: at + buf.len() as u64,
-                len,
-            },
-        )
-    })
-}
 
 /// A forward-only stream (a compressed member being inflated).
 pub struct Streamed<R: Read> {
@@ -452,7 +434,7 @@ pub fn fold_chunks<S: Send>(
                         }
                         let pos = c as u64 * chunk;
                         let n = chunk.min(total - pos) as usize;
-                        if let Err(e) = read_exact_at(file, &mut buf[..n], base + pos) {
+                        if let Err(e) = crate::source::read_exact_at(file, &mut buf[..n], base + pos) {
                             failed.store(true, Ordering::Relaxed);
                             return Err(e);
                         }

@@ -107,7 +107,7 @@ impl Source {
     /// [`ndnpy::Error::FileShrank`] (never "failed to fill whole buffer").
     pub fn read_exact_at(&self, buf: &mut [u8], at: u64) -> io::Result<()> {
         match self {
-            Source::File(file) => crate::input::read_exact_at(file, buf, at),
+            Source::File(file) => read_exact_at(file, buf, at),
             Source::Object(reader) => Self::object(reader).read_exact_at(buf, at),
         }
     }
@@ -212,4 +212,23 @@ pub fn cleanup() {
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .clear();
+}
+
+/// `read_exact_at`, saying what happened when the file has become shorter
+/// than its header said since it was opened: an `io::Error` carrying
+/// [`ndnpy::Error::FileShrank`] (never "failed to fill whole buffer").
+pub fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
+    file.read_exact_at(buf, at).map_err(|e| {
+        if e.kind() != io::ErrorKind::UnexpectedEof {
+            return e;
+        }
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            ndnpy::Error::FileShrank {
+                needed: at + buf.len() as u64,
+                len,
+            },
+        )
+    })
 }
