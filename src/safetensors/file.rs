@@ -121,43 +121,123 @@ impl SafetensorsFile {
 
     /// The tensor names, in the order of their data in the file
     /// ([`SafetensorsIndex::names`]).
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert_eq!(st.names(), ["x"]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn names(&self) -> Vec<String> {
         self.index.names()
     }
 
     /// Number of tensors.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert_eq!(st.len(), 1);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.index.len()
     }
 
     /// Whether the file holds no tensor.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert!(!st.is_empty());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.index.is_empty()
     }
 
     /// Whether the file has a tensor named `name`.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert!(st.contains("x") && !st.contains("y"));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn contains(&self, name: &str) -> bool {
         self.index.contains(name)
     }
 
     /// The file's `__metadata__`, if it has one
     /// ([`SafetensorsIndex::metadata`]).
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert_eq!(st.metadata().unwrap()["k"], "v");
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn metadata(&self) -> Option<&HashMap<String, String>> {
         self.index.metadata()
     }
 
     /// The safetensors type of tensor `name` ([`SafetensorsIndex::dtype`]).
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert_eq!(st.dtype("x")?, "I16");
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn dtype(&self, name: &str) -> Result<String> {
         self.index.dtype(name)
     }
 
     /// The shape of tensor `name`.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert_eq!(st.shape("x")?, [2]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn shape(&self, name: &str) -> Result<&[usize]> {
         self.index.shape(name)
     }
 
     /// The `.npy` header of tensor `name` as a member of an archive
     /// ([`SafetensorsIndex::header`]).
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert_eq!(st.header("x")?.dtype.descr(), "'<i2'");
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn header(&self, name: &str) -> Result<Header> {
         self.index.header(name)
     }
@@ -202,6 +282,17 @@ impl SafetensorsFile {
     }
 
     /// The whole file.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let bytes_len = bytes.len();
+    /// let st = ndnpy::safetensors::SafetensorsFile::new(bytes)?;
+    /// assert_eq!(st.as_bytes().len(), bytes_len);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
     }

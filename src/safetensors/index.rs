@@ -51,6 +51,16 @@ impl SafetensorsIndex {
     /// Reads the header from the start of a safetensors file of `file_len`
     /// bytes: the reader is left after the header. What the header claims
     /// is allocated only once the file is known to hold it.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let index = ndnpy::safetensors::SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64)?;
+    /// assert_eq!(index.len(), 1);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn read_from<R: Read>(mut reader: R, file_len: u64) -> Result<Self> {
         let mut len = [0u8; 8];
         reader
@@ -92,21 +102,61 @@ impl SafetensorsIndex {
     }
 
     /// The tensor names, in the order of their data in the file.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let index = ndnpy::safetensors::SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64)?;
+    /// assert_eq!(index.names(), ["x"]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn names(&self) -> Vec<String> {
         self.names.clone()
     }
 
     /// Number of tensors.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let index = ndnpy::safetensors::SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64)?;
+    /// assert_eq!(index.len(), 1);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.names.len()
     }
 
     /// Whether the file holds no tensor.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let index = ndnpy::safetensors::SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64)?;
+    /// assert!(!index.is_empty());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
 
     /// Whether the file has a tensor named `name`.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let index = ndnpy::safetensors::SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64)?;
+    /// assert!(index.contains("x"));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn contains(&self, name: &str) -> bool {
         self.metadata.info(name).is_some()
     }
@@ -128,11 +178,31 @@ impl SafetensorsIndex {
 
     /// The safetensors type of tensor `name`, as the file spells it
     /// (`"F32"`, `"BF16"`, `"F8_E4M3"`, ...).
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let index = ndnpy::safetensors::SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64)?;
+    /// assert_eq!(index.dtype("x")?, "I16");
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn dtype(&self, name: &str) -> Result<String> {
         Ok(self.info(name)?.dtype.to_string())
     }
 
     /// The shape of tensor `name`.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let index = ndnpy::safetensors::SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64)?;
+    /// assert_eq!(index.shape("x")?, [2]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn shape(&self, name: &str) -> Result<&[usize]> {
         Ok(&self.info(name)?.shape)
     }
@@ -163,6 +233,17 @@ impl SafetensorsIndex {
 
     /// Where tensor `name`'s bytes lie in the file (offsets from its
     /// first byte).
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let index = ndnpy::safetensors::SafetensorsIndex::read_from(&bytes[..], bytes.len() as u64)?;
+    /// let range = index.data_range("x")?;
+    /// assert_eq!(&bytes[range.start as usize..range.end as usize], [1, 0, 2, 0]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn data_range(&self, name: &str) -> Result<Range<u64>> {
         let (start, end) = self.info(name)?.data_offsets;
         Ok(self.data_start + start as u64..self.data_start + end as u64)

@@ -69,6 +69,10 @@ use std::str::FromStr;
 /// The `.npz` member that holds a safetensors file's `__metadata__`: an
 /// `(n, 2)` array of strings, one `(key, value)` row per entry, sorted by
 /// key.
+///
+/// ```
+/// assert_eq!(ndnpy::safetensors::METADATA_MEMBER, "__metadata__");
+/// ```
 pub const METADATA_MEMBER: &str = "__metadata__";
 
 /// The `ml_dtypes` number format that raw `.npy` items hold (see the
@@ -98,6 +102,11 @@ pub enum MlDtype {
 
 impl MlDtype {
     /// Every format, in the order of their names in error messages.
+    ///
+    /// ```
+    /// use ndnpy::safetensors::MlDtype;
+    /// assert!(MlDtype::ALL.iter().all(|t| t.name().parse::<MlDtype>().ok() == Some(*t)));
+    /// ```
     pub const ALL: [MlDtype; 3] = [
         MlDtype::Bfloat16,
         MlDtype::Float8E4M3Fn,
@@ -192,18 +201,34 @@ pub struct SafetensorsOptions {
 
 impl SafetensorsOptions {
     /// Sets [`SafetensorsOptions::raw_as`].
+    ///
+    /// ```
+    /// use ndnpy::safetensors::{MlDtype, SafetensorsOptions};
+    /// let o = SafetensorsOptions::default().raw_as(MlDtype::Float8E5M2);
+    /// assert_eq!(o.raw_as, Some(MlDtype::Float8E5M2));
+    /// ```
     pub fn raw_as(mut self, format: MlDtype) -> Self {
         self.raw_as = Some(format);
         self
     }
 
     /// Sets [`SafetensorsOptions::metadata`].
+    ///
+    /// ```
+    /// let o = ndnpy::safetensors::SafetensorsOptions::default()
+    ///     .metadata([("format".to_owned(), "np".to_owned())].into());
+    /// assert_eq!(o.metadata.len(), 1);
+    /// ```
     pub fn metadata(mut self, metadata: HashMap<String, String>) -> Self {
         self.metadata = metadata;
         self
     }
 
     /// Sets [`SafetensorsOptions::compressed`].
+    ///
+    /// ```
+    /// assert!(ndnpy::safetensors::SafetensorsOptions::default().compressed(true).compressed);
+    /// ```
     pub fn compressed(mut self, compressed: bool) -> Self {
         self.compressed = compressed;
         self

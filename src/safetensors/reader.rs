@@ -35,6 +35,16 @@ pub struct SafetensorsReader<R: Read + Seek> {
 impl<R: Read + Seek> SafetensorsReader<R> {
     /// Reads the header of the safetensors file `reader` holds (from its
     /// start to its end).
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let mut st = ndnpy::safetensors::SafetensorsReader::new(std::io::Cursor::new(bytes))?;
+    /// assert_eq!(st.index().dtype("x")?, "I16");
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn new(mut reader: R) -> Result<Self> {
         let len = reader.seek(SeekFrom::End(0))?;
         reader.seek(SeekFrom::Start(0))?;
@@ -43,11 +53,31 @@ impl<R: Read + Seek> SafetensorsReader<R> {
     }
 
     /// The file's header.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let mut st = ndnpy::safetensors::SafetensorsReader::new(std::io::Cursor::new(bytes))?;
+    /// assert_eq!(st.index().names(), ["x"]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn index(&self) -> &SafetensorsIndex {
         &self.index
     }
 
     /// Tensor `name` as an array, as [`SafetensorsFile::read_any`] gives it.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let mut st = ndnpy::safetensors::SafetensorsReader::new(std::io::Cursor::new(bytes))?;
+    /// assert_eq!(st.read_any("x")?, ndnpy::AnyArray::I16(ndarray::arr1(&[1i16, 2]).into_dyn()));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn read_any(&mut self, name: &str) -> Result<AnyArray> {
         // The index checked that the file holds every tensor's bytes, so
         // their length can be allocated.
@@ -58,6 +88,16 @@ impl<R: Read + Seek> SafetensorsReader<R> {
     }
 
     /// Gives back the reader.
+    ///
+    /// ```
+    /// # let header = br#"{"__metadata__":{"k":"v"},"x":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}}"#;
+    /// # let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    /// # bytes.extend_from_slice(header);
+    /// # bytes.extend_from_slice(&[1, 0, 2, 0]);
+    /// let mut st = ndnpy::safetensors::SafetensorsReader::new(std::io::Cursor::new(bytes))?;
+    /// assert_eq!(st.into_inner().into_inner().len(), 8 + header.len() + 4);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn into_inner(self) -> R {
         self.reader
     }
