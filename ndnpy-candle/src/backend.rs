@@ -117,6 +117,19 @@ impl NpzBackend {
 
     /// The archive's array names (members without `.npy`), in archive
     /// order.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("a.npz");
+    /// let mut w = ndnpy::NpzWriter::create(&path)?;
+    /// w.add("b", &ndarray::array![1u8])?;
+    /// w.add("a", &ndarray::array![2u8])?;
+    /// w.finish()?;
+    /// // SAFETY: nothing writes or truncates the archive while it is mapped.
+    /// let backend = unsafe { ndnpy_candle::NpzBackend::open(&path)? };
+    /// assert_eq!(backend.names(), ["b", "a"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn names(&self) -> Vec<String> {
         self.map.names()
     }

@@ -80,12 +80,21 @@ pub struct CandleOptions {
 
 impl CandleOptions {
     /// Sets [`CandleOptions::raw_as`].
+    ///
+    /// ```
+    /// use ndnpy_candle::{CandleOptions, MlDtype};
+    /// assert_eq!(CandleOptions::default().raw_as(MlDtype::Float8E4M3Fn).raw_as, Some(MlDtype::Float8E4M3Fn));
+    /// ```
     pub fn raw_as(mut self, format: MlDtype) -> Self {
         self.raw_as = Some(format);
         self
     }
 
     /// Sets [`CandleOptions::separator`].
+    ///
+    /// ```
+    /// assert_eq!(ndnpy_candle::CandleOptions::default().separator('/').separator, Some('/'));
+    /// ```
     pub fn separator(mut self, separator: char) -> Self {
         self.separator = Some(separator);
         self
