@@ -55,7 +55,7 @@
 //! ```
 //! use ndarray::array;
 //! use ndnpy::pickle::{self, PyValue};
-//! use ndnpy::{AnyArray, Error};
+//! use ndnpy::{AnyArray, Error, WriteNpy};
 //!
 //! let a = array![PyValue::Str("x".into()), PyValue::List(vec![PyValue::Int(1)])];
 //! let bytes = a.to_npy_bytes()?; // WriteNpy
