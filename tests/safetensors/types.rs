@@ -1,0 +1,267 @@
+//! Types and layouts: every type both formats hold, both ways; raw
+//! ml_dtypes items as said; byte order and memory order; refusals.
+
+use super::*;
+
+#[test]
+fn every_type_goes_both_ways_stored_and_compressed() {
+    let dir = tempfile::tempdir().unwrap();
+    for compressed in [false, true] {
+        let src = dir.path().join("src.npz");
+        let mut w = NpzWriter::create(&src).unwrap().compressed(compressed);
+        add_all_types(&mut w);
+        w.finish().unwrap();
+        let out = dir.path().join("model.safetensors");
+        npz_to_safetensors(&map(&src), &out).unwrap();
+
+        let file = st(&out);
+        let mut names = file.names();
+        names.sort();
+        let mut expected = NpzReader::open(&src).unwrap().names();
+        expected.sort();
+        assert_eq!(names, expected);
+        assert_eq!(file.dtype("bool").unwrap(), "BOOL");
+        assert_eq!(file.dtype("c64").unwrap(), "C64");
+        assert_eq!(file.dtype("f16").unwrap(), "F16");
+        assert_eq!(file.shape("u8").unwrap(), [] as [usize; 0]);
+        assert_eq!(file.data("i16").unwrap(), [0, 0x80, 7, 0]);
+
+        let mut npz = NpzReader::open(&src).unwrap();
+        for name in file.names() {
+            same(
+                &file.read_any(&name).unwrap(),
+                &npz.read_any(&name).unwrap(),
+            );
+        }
+
+        let back = dir.path().join("back.npz");
+        safetensors_to_npz_with(
+            &file,
+            &back,
+            &SafetensorsOptions::default().compressed(compressed),
+        )
+        .unwrap();
+        let mut again = NpzReader::open(&back).unwrap();
+        assert!(!again.contains(METADATA_MEMBER));
+        for name in npz.names() {
+            same(
+                &again.read_any(&name).unwrap(),
+                &npz.read_any(&name).unwrap(),
+            );
+            // Exactly the header np.save writes for the same array.
+            assert_eq!(
+                again.header(&name).unwrap(),
+                npz.header(&name).unwrap(),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bfloat16_from_ml_dtypes_keeps_its_bits() {
+    let bits = Array1::<u16>::read_npy(fixture("bf16.bits.npy")).unwrap();
+    let bytes: Vec<u8> = bits.iter().flat_map(|b| b.to_le_bytes()).collect();
+    let dir = tempfile::tempdir().unwrap();
+    for archive in ["bf16.npz", "bf16_compressed.npz"] {
+        let npz = map(&fixture(archive));
+        let out = dir.path().join(format!("{archive}.safetensors"));
+        let err = npz_to_safetensors(&npz, &out).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("member 'w'") && text.contains("--as bfloat16"),
+            "{text}"
+        );
+        assert!(!out.exists());
+
+        let options = SafetensorsOptions::default().raw_as(MlDtype::Bfloat16);
+        npz_to_safetensors_with(&npz, &out, &options).unwrap();
+        let file = st(&out);
+        assert_eq!(file.dtype("w").unwrap(), "BF16");
+        assert_eq!(file.data("w").unwrap(), bytes, "{archive}");
+        assert_eq!(file.dtype("b").unwrap(), "F32");
+
+        // Back: the '<V2' member ml_dtypes' np.save writes, same bits.
+        let back = dir.path().join("back.npz");
+        safetensors_to_npz(&file, &back).unwrap();
+        let mut z = NpzReader::open(&back).unwrap();
+        assert!(descr_of(&mut z, "w").contains("'descr': '<V2'"));
+        let w = z.read::<bf16, IxDyn>("w").unwrap();
+        assert_eq!(w.mapv(bf16::to_bits), bits.clone().into_dyn());
+    }
+}
+
+#[test]
+fn float8_formats_as_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("f8.npz");
+    let mut w = NpzWriter::create(&src).unwrap();
+    w.add(
+        "e4",
+        &array![Float8E4M3Fn::from_bits(0x38), Float8E4M3Fn::from_bits(0x7E)],
+    )
+    .unwrap();
+    w.finish().unwrap();
+    let out = dir.path().join("f8.safetensors");
+    let err = npz_to_safetensors(&map(&src), &out)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("--as float8_e4m3fn"), "{err}");
+    let err = npz_to_safetensors_with(
+        &map(&src),
+        &out,
+        &SafetensorsOptions::default().raw_as(MlDtype::Bfloat16),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("cannot be bfloat16"), "{err}");
+    for (format, dtype) in [
+        (MlDtype::Float8E4M3Fn, "F8_E4M3"),
+        (MlDtype::Float8E5M2, "F8_E5M2"),
+    ] {
+        let options = SafetensorsOptions::default().raw_as(format);
+        npz_to_safetensors_with(&map(&src), &out, &options).unwrap();
+        let file = st(&out);
+        assert_eq!(file.dtype("e4").unwrap(), dtype);
+        assert_eq!(file.data("e4").unwrap(), [0x38, 0x7E]);
+        let back = dir.path().join("back.npz");
+        safetensors_to_npz(&file, &back).unwrap();
+        let descr = descr_of(&mut NpzReader::open(&back).unwrap(), "e4");
+        let want = if format == MlDtype::Float8E5M2 {
+            "'<f1'"
+        } else {
+            "'<V1'"
+        };
+        assert!(descr.contains(want), "{descr}");
+        let values = file.read_any("e4").unwrap();
+        let values: Vec<f32> = if format == MlDtype::Float8E5M2 {
+            values
+                .void_as::<Float8E5M2>()
+                .unwrap()
+                .iter()
+                .map(|x| x.to_f32())
+                .collect()
+        } else {
+            values
+                .void_as::<Float8E4M3Fn>()
+                .unwrap()
+                .iter()
+                .map(|x| x.to_f32())
+                .collect()
+        };
+        // 0x38 is 1.0 as e4m3fn, 0.5 as e5m2.
+        let want = if format == MlDtype::Float8E5M2 {
+            0.5
+        } else {
+            1.0
+        };
+        assert_eq!(values[0], want);
+    }
+}
+
+#[test]
+fn big_endian_and_fortran_order_become_little_endian_c_order() {
+    let dir = tempfile::tempdir().unwrap();
+    // [[1, 2, 3], [4, 5, 6]] as big-endian int32, Fortran order: 1 4 2 5 3 6.
+    let be_f: Vec<u8> = [1i32, 4, 2, 5, 3, 6]
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
+    let le_c: Vec<u8> = (1i32..=6).flat_map(|v| v.to_le_bytes()).collect();
+    // bfloat16 in Fortran order, as bf16_2d_f.npy from ml_dtypes.
+    let bf16_f = std::fs::read(fixture("bf16_2d_f.npy")).unwrap();
+    let bf16_header = Header::read_from(&bf16_f[..]).unwrap();
+    assert!(bf16_header.fortran_order);
+    for compressed in [false, true] {
+        let src = dir.path().join("src.npz");
+        let mut w = NpzWriter::create(&src).unwrap().compressed(compressed);
+        add_raw(&mut w, "be_f", ">i4", &[2, 3], true, &be_f);
+        add_raw(&mut w, "be", ">f8", &[1], false, &1.5f64.to_be_bytes());
+        add_raw(
+            &mut w,
+            "be_c",
+            ">c8",
+            &[1],
+            false,
+            &[0x3f, 0x80, 0, 0, 0xc0, 0, 0, 0],
+        );
+        // Fortran order with one long dimension: the same bytes as C order.
+        add_raw(&mut w, "column", "<i4", &[3, 1], true, &le_c[..12]);
+        // `bool` bytes other than 0 and 1 (NumPy reads them as True).
+        add_raw(&mut w, "bools", "|b1", &[3], false, &[0, 2, 255]);
+        w.add_npy_data("bf16", &bf16_header, |out| {
+            out.write_all(&bf16_f[bf16_f.len() - 30..])
+        })
+        .unwrap();
+        w.finish().unwrap();
+
+        let out = dir.path().join("out.safetensors");
+        let options = SafetensorsOptions::default().raw_as(MlDtype::Bfloat16);
+        npz_to_safetensors_with(&map(&src), &out, &options).unwrap();
+        let file = st(&out);
+        assert_eq!(file.data("be_f").unwrap(), le_c);
+        assert_eq!(file.shape("be_f").unwrap(), [2, 3]);
+        assert_eq!(file.data("be").unwrap(), 1.5f64.to_le_bytes());
+        assert_eq!(
+            file.data("be_c").unwrap(),
+            [0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0]
+        );
+        assert_eq!(file.data("column").unwrap(), &le_c[..12]);
+        assert_eq!(file.data("bools").unwrap(), [0, 1, 1]);
+        let expected = ndarray::Array2::<bf16>::read_npy(fixture("bf16_2d_f.npy")).unwrap();
+        let got = file.read_any("bf16").unwrap().void_as::<bf16>().unwrap();
+        assert_eq!(got, expected.into_dyn());
+        assert!(got.is_standard_layout());
+    }
+}
+
+#[test]
+fn what_safetensors_cannot_hold_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.safetensors");
+    std::fs::write(&out, b"old").unwrap();
+    type W = NpzWriter<std::io::BufWriter<std::fs::File>>;
+    type Add = Box<dyn Fn(&mut W)>;
+    let cases: Vec<(&str, Add)> = vec![
+        (
+            "unicode",
+            Box::new(|w| w.add("s", &array!["a".to_owned()]).unwrap()),
+        ),
+        (
+            "complex128",
+            Box::new(|w| {
+                w.add("s", &array![num_complex::Complex::new(1.0f64, 0.0)])
+                    .unwrap()
+            }),
+        ),
+        (
+            "datetimes",
+            Box::new(|w| add_raw(w, "s", "<M8[ns]", &[1], false, &[0; 8])),
+        ),
+        (
+            "objects",
+            Box::new(|w| w.add("s", &array![ndnpy::PyValue::None]).unwrap()),
+        ),
+    ];
+    for (what, add) in cases {
+        let src = dir.path().join("src.npz");
+        let mut w = NpzWriter::create(&src).unwrap();
+        w.add("fine", &array![1.0f32]).unwrap();
+        add(&mut w);
+        w.finish().unwrap();
+        let err = npz_to_safetensors(&map(&src), &out).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("member 's'"), "{what}: {text}");
+        assert!(
+            matches!(err, Error::UnsupportedDType { .. }),
+            "{what}: {err:?}"
+        );
+        assert_eq!(std::fs::read(&out).unwrap(), b"old", "{what}");
+    }
+    // No temporary file is left behind.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+}
