@@ -1,7 +1,7 @@
 //! safetensors (Hugging Face's format for model weights) beside `.npz`:
 //! [`npz_to_safetensors`] and [`safetensors_to_npz`] convert whole
 //! checkpoints in both directions, [`SafetensorsFile`] reads the
-//! tensors of a safetensors file as [`AnyArray`]s, and [`SafetensorsIndex`]
+//! tensors of a safetensors file as [`AnyArray`](crate::AnyArray)s, and [`SafetensorsIndex`]
 //! reads its header alone (for positioned reads). The format itself (the
 //! JSON header, offsets, alignment, validation) is the `safetensors`
 //! crate's, the Hub's own implementation; nothing here parses or spells it.
@@ -16,7 +16,7 @@
 //! says so. The other way, `BF16` tensors become `'<V2'` members,
 //! `F8_E4M3` `'<V1'` and `F8_E5M2` `'<f1'`, the bytes `np.save` writes for
 //! `ml_dtypes`' arrays (read them with `np.load(...).view(ml_dtypes.bfloat16)`
-//! or with [`AnyArray::void_as`]). Strings, records, objects, datetimes,
+//! or with [`AnyArray::void_as`](crate::AnyArray::void_as)). Strings, records, objects, datetimes,
 //! `complex128` and long doubles have no safetensors type and are refused
 //! with an error naming the member; so are the safetensors types NumPy
 //! files have no spelling for (`F8_E8M0`, the `FNUZ` formats, `F4`, `F6`).
