@@ -94,4 +94,5 @@ fn add_raw(
 }
 
 mod files;
+mod hostile;
 mod types;
