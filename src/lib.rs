@@ -146,6 +146,10 @@ pub use npz::{
     Compression, MemberInfo, NpzArrays, NpzMemberReader, NpzMemberWriter, NpzMmap, NpzReader,
     NpzWriter,
 };
+/// The parallel inflater of one deflate stream, for the fuzz target and
+/// the benchmark only: not a public API.
+#[doc(hidden)]
+pub use npz::pinflate::__inflate_parallel;
 pub use options::{
     Order, PickleEncoding, ReadOptions, WriteOptions, DEFAULT_MAX_HEADER_LEN,
     DEFAULT_MAX_STREAM_LEN, DEFAULT_MAX_ZERO_SIZE_ELEMENTS,

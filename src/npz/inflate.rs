@@ -80,8 +80,13 @@ pub(crate) fn inflate_whole(size: u64, compressed: u64, limit: u64) -> bool {
 
 /// Inflates the whole deflate stream `compressed` into exactly `size`
 /// bytes, in one call, and computes their CRC-32. A stream that is corrupt
-/// or does not give exactly `size` bytes is an `InvalidData` error.
+/// or does not give exactly `size` bytes is an `InvalidData` error. A
+/// large stream (NumPy's members: one stream, no piece table) is inflated
+/// on every core by `pinflate`.
 pub(crate) fn inflate(compressed: &[u8], size: usize) -> io::Result<(Vec<u8>, u32)> {
+    if let Some(threads) = super::pinflate::threads_for(compressed.len(), size) {
+        return super::pinflate::inflate_parallel(compressed, size, threads);
+    }
     let mut out = vec![0u8; size];
     inflate_piece(compressed, &mut out)?;
     let crc = crc32fast::hash(&out);

@@ -12,6 +12,7 @@
 use super::block::Tables;
 use super::decode::{Inflater, Stop};
 use super::finder::Finder;
+use super::memory::zeroed;
 use super::{Key, WINDOW};
 
 /// One chunk's output buffers, reused from chunk to chunk (fresh memory
@@ -32,15 +33,16 @@ pub(super) struct Buffers {
 impl Buffers {
     /// Buffers for chunks of up to `cap` output symbols: the buffers hold
     /// `cap` plus a margin of 4 MiB (what a block that ends past the cap
-    /// may still add) before a chunk is given up.
-    pub(super) fn new(cap: usize) -> Buffers {
+    /// may still add) before a chunk is given up. `None` if memory cannot
+    /// hold them.
+    pub(super) fn new(cap: usize) -> Option<Buffers> {
         let len = WINDOW + cap + MARGIN;
-        Buffers {
-            head: vec![0; len],
-            tail: vec![0; len],
+        Some(Buffers {
+            head: zeroed(len)?,
+            tail: zeroed(len)?,
             tables: Some(Tables::new()),
             scratch: Some(Tables::new()),
-        }
+        })
     }
 }
 

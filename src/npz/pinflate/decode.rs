@@ -219,6 +219,11 @@ impl<'a> Inflater<'a> {
 
     /// Decodes a Huffman block's symbols: the hot loop. The reader's state
     /// lives in locals (registers) and is written back on every exit.
+    ///
+    /// Two loops: a fast one while at least 16 input bytes and room for a
+    /// longest match (plus the 16 symbols a match copy may write past its
+    /// end) remain, with one refill per symbol or run of up to three
+    /// literals; and a careful one, one symbol at a time, near the ends.
     fn huffman<T: Sym>(
         &mut self,
         out: &mut [T],
@@ -232,17 +237,94 @@ impl<'a> Inflater<'a> {
         let mut count = self.bits.count;
         let mut next = self.bits.next;
         let mut p = *pos;
-        let result = loop {
-            if p >= soft {
-                break Ok(Stop::Full);
-            }
-            // At least 56 bits: a literal/length code and its extra bits
-            // (20) and a distance code and its extra bits (28) fit.
-            if let Some(word) = data.get(next..next.wrapping_add(8)) {
-                let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        let fast_out = soft.min(out.len().saturating_sub(FAST_ROOM));
+        let fast_in = data.len().saturating_sub(16);
+        const ROOT: u64 = (1 << LITLEN_BITS) - 1;
+        // Loads 8 bytes (there are, in the fast loop): at least 56 bits.
+        macro_rules! refill_fast {
+            () => {{
+                let word = u64::from_le_bytes(data[next..next + 8].try_into().expect("8 bytes"));
                 buf |= word << count;
                 next += ((63 - count) >> 3) as usize;
                 count |= 56;
+            }};
+        }
+        macro_rules! consume {
+            ($n:expr) => {{
+                let n = $n;
+                buf >>= n;
+                count -= n;
+            }};
+        }
+        let result = 'decode: loop {
+            while p < fast_out && next <= fast_in {
+                refill_fast!();
+                let mut e = litlen[(buf & ROOT) as usize];
+                if e & LIT != 0 {
+                    // A literal's root entry is at most 11 bits: three fit
+                    // in the 56 bits, and three fit in the room.
+                    consume!(code_len(e));
+                    out[p] = T::lit(value(e));
+                    p += 1;
+                    e = litlen[(buf & ROOT) as usize];
+                    if e & LIT != 0 {
+                        consume!(code_len(e));
+                        out[p] = T::lit(value(e));
+                        p += 1;
+                        e = litlen[(buf & ROOT) as usize];
+                        if e & LIT != 0 {
+                            consume!(code_len(e));
+                            out[p] = T::lit(value(e));
+                            p += 1;
+                            continue;
+                        }
+                    }
+                    // `e` stays valid: a refill only adds bits above.
+                    refill_fast!();
+                }
+                if e & SUB != 0 {
+                    consume!(LITLEN_BITS);
+                    e = litlen[value(e) as usize + (buf & ((1 << extra_bits(e)) - 1)) as usize];
+                }
+                consume!(code_len(e));
+                if e & LIT != 0 {
+                    out[p] = T::lit(value(e));
+                    p += 1;
+                    continue;
+                }
+                if e & (EOB | BAD) != 0 {
+                    if e & BAD != 0 {
+                        break 'decode Err(Bad::Corrupt("invalid literal/length code"));
+                    }
+                    break 'decode Ok(self.end_block());
+                }
+                let extra = extra_bits(e);
+                let len = value(e) as usize + (buf & ((1 << extra) - 1)) as usize;
+                consume!(extra);
+                let mut d = dists[(buf & ((1 << DIST_BITS) - 1)) as usize];
+                if d & SUB != 0 {
+                    consume!(DIST_BITS);
+                    d = dists[value(d) as usize + (buf & ((1 << extra_bits(d)) - 1)) as usize];
+                }
+                consume!(code_len(d));
+                if d & BAD != 0 {
+                    break 'decode Err(Bad::Corrupt("invalid distance code"));
+                }
+                let extra = extra_bits(d);
+                let dist = value(d) as usize + (buf & ((1 << extra) - 1)) as usize;
+                consume!(extra);
+                if dist > p {
+                    break 'decode Err(Bad::Corrupt("distance too far back"));
+                }
+                copy_match_fast(out, p, dist, len);
+                p += len;
+            }
+            // Near an end: one symbol, every check.
+            if p >= soft {
+                break Ok(Stop::Full);
+            }
+            if next + 8 <= data.len() {
+                refill_fast!();
             } else {
                 while count <= 56 {
                     buf |= (data.get(next).copied().unwrap_or(0) as u64) << count;
@@ -255,14 +337,12 @@ impl<'a> Inflater<'a> {
                     break Err(Bad::Truncated);
                 }
             }
-            let mut e = litlen[(buf & ((1 << LITLEN_BITS) - 1)) as usize];
+            let mut e = litlen[(buf & ROOT) as usize];
             if e & SUB != 0 {
-                buf >>= LITLEN_BITS;
-                count -= LITLEN_BITS;
+                consume!(LITLEN_BITS);
                 e = litlen[value(e) as usize + (buf & ((1 << extra_bits(e)) - 1)) as usize];
             }
-            buf >>= code_len(e);
-            count -= code_len(e);
+            consume!(code_len(e));
             if e & LIT != 0 {
                 match out.get_mut(p) {
                     Some(o) => *o = T::lit(value(e)),
@@ -279,23 +359,19 @@ impl<'a> Inflater<'a> {
             }
             let extra = extra_bits(e);
             let len = value(e) as usize + (buf & ((1 << extra) - 1)) as usize;
-            buf >>= extra;
-            count -= extra;
+            consume!(extra);
             let mut d = dists[(buf & ((1 << DIST_BITS) - 1)) as usize];
             if d & SUB != 0 {
-                buf >>= DIST_BITS;
-                count -= DIST_BITS;
+                consume!(DIST_BITS);
                 d = dists[value(d) as usize + (buf & ((1 << extra_bits(d)) - 1)) as usize];
             }
-            buf >>= code_len(d);
-            count -= code_len(d);
+            consume!(code_len(d));
             if d & BAD != 0 {
                 break Err(Bad::Corrupt("invalid distance code"));
             }
             let extra = extra_bits(d);
             let dist = value(d) as usize + (buf & ((1 << extra) - 1)) as usize;
-            buf >>= extra;
-            count -= extra;
+            consume!(extra);
             if dist > p {
                 break Err(Bad::Corrupt("distance too far back"));
             }
@@ -313,6 +389,31 @@ impl<'a> Inflater<'a> {
             return Err(Bad::Truncated);
         }
         result
+    }
+}
+
+/// Room the fast loop needs after the write position: a longest match,
+/// plus what [`copy_match_fast`] may write past its end.
+const FAST_ROOM: usize = 258 + 16;
+
+/// [`copy_match`] where `FAST_ROOM` symbols of room remain: 8 symbols at a
+/// time when the source is at least 8 back (each group is read before it
+/// is overwritten, and earlier groups repeat as LZ77 means), writing up
+/// to 7 symbols past the match, which later output overwrites.
+#[inline(always)]
+fn copy_match_fast<T: Sym>(out: &mut [T], at: usize, dist: usize, len: usize) {
+    if dist >= 8 {
+        let mut from = at - dist;
+        let mut to = at;
+        let end = at + len;
+        while to < end {
+            let group: [T; 8] = out[from..from + 8].try_into().expect("8 symbols");
+            out[to..to + 8].copy_from_slice(&group);
+            from += 8;
+            to += 8;
+        }
+    } else {
+        copy_match(out, at, dist, len);
     }
 }
 

@@ -10,6 +10,7 @@
 
 use super::chunk::{decode_chunk, Buffers, Limits, Outcome};
 use super::resolve::{Resolver, Until};
+use super::memory::zeroed;
 use super::{Bad, MAX_THREADS};
 use std::io;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -110,10 +111,7 @@ pub(super) fn inflate(data: &[u8], size: usize, plan: Plan) -> io::Result<(Vec<u
     if size as u64 > (data.len() as u64).saturating_mul(1032) + 1024 {
         return Err(Bad::TooLong.into_io());
     }
-    let mut out = Vec::new();
-    out.try_reserve_exact(size)
-        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-    out.resize(size, 0);
+    let out = zeroed(size).ok_or(Bad::NoMemory.into_io())?;
     let count = data.len().div_ceil(plan.chunk).max(1);
     let starts = |k: usize| (k as u64).saturating_mul(plan.chunk as u64 * 8);
     let shared = Shared {
@@ -156,14 +154,20 @@ pub(super) fn inflate(data: &[u8], size: usize, plan: Plan) -> io::Result<(Vec<u
                 s.next += 1;
                 let buffers = s.pool.pop();
                 drop(s);
-                let buffers = buffers.unwrap_or_else(|| Buffers::new(plan.cap));
                 let limits = Limits {
                     until: starts(k + 1),
                     cap: plan.cap,
                 };
-                let outcome = decode_chunk(data, starts(k), starts(k + 1), limits, buffers);
+                let outcome = buffers
+                    .or_else(|| Buffers::new(plan.cap))
+                    .map(|b| decode_chunk(data, starts(k), starts(k + 1), limits, b));
                 s = shared.lock();
-                s.results[k] = Some(outcome);
+                match outcome {
+                    Some(outcome) => s.results[k] = Some(outcome),
+                    None => {
+                        s.failed.get_or_insert(Bad::NoMemory);
+                    }
+                }
                 shared.changed.notify_all();
                 continue;
             }
@@ -221,14 +225,30 @@ fn resolver_step(s: &mut State, count: usize, starts: impl Fn(usize) -> u64) -> 
 /// Carries out a resolver step; gives back the buffers of a chunk taken.
 fn advance(resolver: &mut Resolver, step: Step) -> Result<Option<Buffers>, Bad> {
     match step {
-        Step::Decode(until) => resolver.decode(until).map(|()| None),
-        Step::Take(Outcome::Nothing(buffers)) => Ok(Some(buffers)),
+        Step::Decode(until) => {
+            let t = std::time::Instant::now();
+            let l = resolver.len;
+            let r = resolver.decode(until).map(|()| None);
+            if std::env::var_os("PINFLATE_DEBUG").is_some() {
+                eprintln!("decode {until:?}: {} bytes in {:?}", resolver.len - l, t.elapsed());
+            }
+            r
+        }
+        Step::Take(Outcome::Nothing(buffers)) => {
+            if std::env::var_os("PINFLATE_DEBUG").is_some() {
+                eprintln!("nothing at {:?}", resolver.at);
+            }
+            Ok(Some(buffers))
+        }
         Step::Take(Outcome::Found(chunk)) => {
             let at = resolver.at.expect("checked by resolver_step");
             if chunk.start.pos() > at.pos() {
                 // The finder missed a boundary (a fixed block, say): decode
                 // on to the chunk's start, which is right if reached.
                 resolver.decode(Until::Reach(chunk.start.pos()))?;
+            }
+            if std::env::var_os("PINFLATE_DEBUG").is_some() {
+                eprintln!("chunk {:?} at {:?} head {} tail {}", chunk.start, resolver.at, chunk.head().len(), chunk.tail().len());
             }
             if resolver.at == Some(chunk.start) {
                 resolver.append(&chunk)?;

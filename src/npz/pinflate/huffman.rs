@@ -220,20 +220,29 @@ pub(super) fn build(
         code = (code + count[len] as u32) << 1;
     }
     let root_size = 1usize << root;
-    table[..root_size].fill(BAD | root);
-    // Symbols in canonical order: by length, then by symbol.
-    let mut sorted: Vec<(u8, u16)> = lengths
-        .iter()
-        .enumerate()
-        .filter(|(_, &l)| l > 0)
-        .map(|(s, &l)| (l, s as u16))
-        .collect();
-    sorted.sort_unstable();
+    if fill != Fill::Complete {
+        // Entries no code reaches (a complete code reaches them all).
+        table[..root_size].fill(BAD | root);
+    }
+    // Symbols in canonical order: by length, then by symbol (a counting
+    // sort: this runs for every block).
+    let mut offset = [0usize; 16];
+    for len in 1..15 {
+        offset[len + 1] = offset[len] + count[len] as usize;
+    }
+    let mut sorted = [(0u8, 0u16); 320];
+    for (sym, &len) in lengths.iter().enumerate() {
+        if len > 0 {
+            sorted[offset[len as usize]] = (len, sym as u16);
+            offset[len as usize] += 1;
+        }
+    }
+    let used = lengths.len() - count[0] as usize;
     // The subtable being filled: its root entry (the first `root` bits,
     // reversed), start, and index bits.
     let mut sub: Option<(usize, usize, u32)> = None;
     let mut end = root_size;
-    for (len, sym) in sorted {
+    for &(len, sym) in &sorted[..used] {
         let len = len as u32;
         let code = next[len as usize];
         next[len as usize] += 1;

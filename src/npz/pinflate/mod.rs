@@ -34,6 +34,7 @@ mod decode;
 mod driver;
 mod finder;
 mod huffman;
+mod memory;
 mod resolve;
 #[cfg(test)]
 mod tests;
@@ -62,6 +63,8 @@ enum Bad {
     TooLong,
     /// The stream needs bits past the end of the input.
     Truncated,
+    /// Memory for the output or a chunk's buffers could not be had.
+    NoMemory,
 }
 
 impl Bad {
@@ -70,6 +73,7 @@ impl Bad {
             Bad::Corrupt(why) => format!("corrupt deflate data ({why})"),
             Bad::TooLong => "deflate data inflates past the declared size".to_owned(),
             Bad::Truncated => "deflate data ends early".to_owned(),
+            Bad::NoMemory => return io::Error::from(io::ErrorKind::OutOfMemory),
         };
         io::Error::new(io::ErrorKind::InvalidData, text)
     }
