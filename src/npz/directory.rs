@@ -87,7 +87,7 @@ impl Entry {
     }
 
     /// Refuses members this crate cannot decode: encrypted ones and
-    /// compression methods other than stored and deflate.
+    /// compression methods without a codec in this build (`codec/`).
     pub(crate) fn check_supported(&self) -> Result<()> {
         let name = || self.key().to_owned();
         if self.encrypted() {
@@ -99,17 +99,10 @@ impl Entry {
                 reason: "it holds compressed patched data (flag bit 5)".into(),
             });
         }
-        if self.method != STORED && self.method != DEFLATED {
-            let what = match self.method {
-                12 => " (bzip2)",
-                14 => " (LZMA)",
-                93 => " (Zstandard)",
-                99 => " (AES encryption)",
-                _ => "",
-            };
+        if let Some(reason) = super::codec::check_method(self.method) {
             return Err(Error::UnsupportedMember {
                 name: name(),
-                reason: format!("compression method {}{what} is not supported", self.method),
+                reason,
             });
         }
         Ok(())

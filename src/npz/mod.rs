@@ -19,6 +19,7 @@
 //! `crate::pickle` to read members, `crate::array::encode` to write them.
 
 mod ahead;
+mod codec;
 mod deflate;
 mod directory;
 mod inflate;

@@ -1,0 +1,133 @@
+//! Deflate (method 8), what `np.savez_compressed` writes: streamed through
+//! one reusable `flate2` state per archive reader, inflated whole by
+//! libdeflate (`inflate.rs`), on every core for members ndnpy wrote (their
+//! piece table), and read a few pieces ahead when too large to hold
+//! (`ahead.rs`).
+
+use super::whole::{decode_whole, Whole, WholeCodec};
+use super::{Decode, Mode, Raw};
+use crate::npz::ahead::{self, Ahead};
+use crate::npz::directory::Entry;
+use crate::npz::inflate::{self, inflate_pieces, Pieces, MAX_RATIO};
+use std::io::{self, BufRead, Read};
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
+/// The decoder of deflated member `entry`: whole when it pays and is at
+/// most `mode`'s bound, read ahead on every core when ndnpy wrote it and
+/// it is larger, streamed otherwise (and always for [`Mode::Head`]).
+pub(crate) fn open<'a, R: BufRead + 'a>(
+    entry: &Entry,
+    raw: Raw<'a, R>,
+    inflater: &'a mut flate2::Decompress,
+    mode: Mode,
+) -> Box<dyn Decode + 'a> {
+    let Mode::Whole(limit) = mode else {
+        inflater.reset(false);
+        return Box::new(Inflate { raw, inflater });
+    };
+    let pieces = entry
+        .pieces
+        .clone()
+        .filter(|p| p.fits(entry.size, entry.compressed_size));
+    if decode_whole(entry.size, entry.compressed_size, limit, MAX_RATIO) {
+        let whole = Whole::new(raw, pieces, entry.size, entry.compressed_size, Deflate);
+        return Box::new(whole);
+    }
+    if let Some(pieces) = pieces.filter(|p| ahead::suits(p, entry.size)) {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        return Box::new(ReadAhead(Ahead::new(raw, pieces, entry.size, threads)));
+    }
+    inflater.reset(false);
+    Box::new(Inflate { raw, inflater })
+}
+
+/// Deflate's whole-member decoding: libdeflate, on every core with a piece
+/// table.
+pub(crate) struct Deflate;
+
+impl WholeCodec for Deflate {
+    fn pieces(
+        &self,
+        input: &mut dyn Read,
+        pieces: &Pieces,
+        which: Range<usize>,
+        out: &mut [MaybeUninit<u8>],
+        threads: usize,
+    ) -> io::Result<crc32fast::Hasher> {
+        inflate_pieces(input, pieces, which, out, threads)
+    }
+
+    fn whole(&self, compressed: &[u8], size: usize) -> io::Result<(Vec<u8>, u32)> {
+        inflate::inflate(compressed, size)
+    }
+}
+
+/// A member too large to inflate whole, in pieces ndnpy wrote: inflated a
+/// few pieces ahead on every core, its CRC-32 computed on the way.
+struct ReadAhead<'a, R: BufRead>(Ahead<Raw<'a, R>>);
+
+// SAFETY: `fill_whole` is the trait's own, which never succeeds.
+unsafe impl<R: BufRead> Decode for ReadAhead<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
+        self.0.read(buf)
+    }
+
+    fn checks_crc(&self) -> bool {
+        true
+    }
+}
+
+/// A deflated member streamed on this thread through the archive reader's
+/// inflater.
+struct Inflate<'a, R: BufRead> {
+    raw: Raw<'a, R>,
+    inflater: &'a mut flate2::Decompress,
+}
+
+// SAFETY: `fill_whole` is the trait's own, which never succeeds.
+unsafe impl<R: BufRead> Decode for Inflate<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
+        Ok((inflate_stream(&mut self.raw, self.inflater, buf)?, None))
+    }
+}
+
+/// Inflates from `input` into `out` as `flate2`'s buffered decoder does:
+/// at least one byte unless the stream has ended or is cut short (0), or is
+/// broken (an `InvalidInput` error).
+fn inflate_stream<R: BufRead>(
+    input: &mut R,
+    inflater: &mut flate2::Decompress,
+    out: &mut [u8],
+) -> io::Result<usize> {
+    loop {
+        let (consumed, produced, status, eof) = {
+            let chunk = input.fill_buf()?;
+            let eof = chunk.is_empty();
+            let (in_before, out_before) = (inflater.total_in(), inflater.total_out());
+            let flush = if eof {
+                flate2::FlushDecompress::Finish
+            } else {
+                flate2::FlushDecompress::None
+            };
+            let status = inflater
+                .decompress(chunk, out, flush)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+            (
+                (inflater.total_in() - in_before) as usize,
+                (inflater.total_out() - out_before) as usize,
+                status,
+                eof,
+            )
+        };
+        input.consume(consumed);
+        match status {
+            flate2::Status::StreamEnd => return Ok(produced),
+            _ if produced > 0 => return Ok(produced),
+            // No progress on the last input: the stream is cut short, which
+            // the member reader reports with the sizes.
+            _ if eof && consumed == 0 => return Ok(0),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! A member decompressed whole rather than streamed: in one call for
+//! archives other writers made, or, with ndnpy's piece table, its first
+//! piece at the first read (the `.npy` header and the data's first bytes)
+//! and the others on every core, straight into the array when the reader
+//! asks for all the data at once. Shared by deflate and Zstandard, which
+//! differ only in how a piece or a whole stream decodes ([`WholeCodec`]).
+
+use super::Decode;
+use crate::npz::inflate::Pieces;
+use std::io::{self, Read};
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
+/// How one method decodes a whole member, or pieces of one.
+pub(crate) trait WholeCodec {
+    /// Decodes pieces `which` of `pieces` (checked with [`Pieces::fits`]),
+    /// read in order from `input`, into `out`, exactly their bytes, on up
+    /// to `threads` threads; every byte of `out` initialised on success.
+    /// Gives the CRC-32 state of `out`.
+    fn pieces(
+        &self,
+        input: &mut dyn Read,
+        pieces: &Pieces,
+        which: Range<usize>,
+        out: &mut [MaybeUninit<u8>],
+        threads: usize,
+    ) -> io::Result<crc32fast::Hasher>;
+
+    /// Decodes the whole stream `compressed` into exactly `size` bytes
+    /// (more or fewer is an error) and gives their CRC-32.
+    fn whole(&self, compressed: &[u8], size: usize) -> io::Result<(Vec<u8>, u32)>;
+}
+
+/// Whether a member of `size` bytes (`compressed` in the archive) is
+/// decompressed whole: large enough for it to pay, at most `limit`, and
+/// not claiming more than the method can expand `compressed` bytes to
+/// (`ratio`), so that the declared size sizes an allocation only when it
+/// could be true.
+pub(crate) fn decode_whole(size: u64, compressed: u64, limit: u64, ratio: u64) -> bool {
+    (1 << 16..=limit).contains(&size) && size <= compressed.saturating_mul(ratio) + (1 << 10)
+}
+
+/// A member to decompress whole: its compressed bytes still in the
+/// archive, then (with a piece table) its first piece decoded, then its
+/// bytes.
+pub(crate) enum Whole<T: Read, C: WholeCodec> {
+    /// The compressed bytes, the piece table, the declared size, the
+    /// compressed size (which lies inside the archive), the codec.
+    Pending(T, Option<Pieces>, u64, u64, C),
+    Head(Box<Head<T, C>>),
+    Ready(io::Cursor<Vec<u8>>),
+    /// A read failed (corrupt data, a CRC mismatch): every later read
+    /// fails too, rather than giving bytes that were not checked.
+    Failed,
+}
+
+/// A member with a piece table whose first piece is decoded and being
+/// read; the other pieces wait, compressed, for a destination: the array
+/// itself when the reader asks for all the data at once
+/// ([`Decode::fill_whole`]), else a buffer of their own.
+pub(crate) struct Head<T: Read, C: WholeCodec> {
+    raw: T,
+    pieces: Pieces,
+    first: io::Cursor<Vec<u8>>,
+    crc: crc32fast::Hasher,
+    size: u64,
+    codec: C,
+}
+
+impl<T: Read, C: WholeCodec> Whole<T, C> {
+    /// A member of `size` bytes whose `compressed` bytes `raw` gives, with
+    /// its piece table if it has one that fits.
+    pub(crate) fn new(
+        raw: T,
+        pieces: Option<Pieces>,
+        size: u64,
+        compressed: u64,
+        codec: C,
+    ) -> Self {
+        Whole::Pending(raw, pieces, size, compressed, codec)
+    }
+
+    /// Reads on, decoding the member first (its first piece only, when it
+    /// has a piece table); gives its CRC-32 once all of it is decoded.
+    fn read_on(&mut self, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
+        let mut crc = None;
+        if let Whole::Pending(raw, pieces, size, compressed_len, codec) = self {
+            // The compressed bytes lie inside the archive (the directory
+            // checked), and the size is at most the method's largest
+            // expansion of them (`decode_whole`).
+            let size = *size;
+            match pieces.take() {
+                // More than one piece (the guard); `fits` checked that the
+                // pieces add up to the compressed size.
+                Some(pieces) if pieces.lengths.len() > 1 => {
+                    let (first, crc) = filled(pieces.block as usize, |out| {
+                        codec.pieces(raw, &pieces, 0..1, out, 1)
+                    })?;
+                    let Whole::Pending(raw, _, _, _, codec) =
+                        std::mem::replace(self, Whole::Failed)
+                    else {
+                        unreachable!("pending above");
+                    };
+                    *self = Whole::Head(Box::new(Head {
+                        raw,
+                        pieces,
+                        first: io::Cursor::new(first),
+                        crc,
+                        size,
+                        codec,
+                    }));
+                }
+                _ => {
+                    // One allocation of the compressed size, not doublings;
+                    // still an error, not an abort, if memory cannot hold
+                    // it.
+                    let mut compressed = Vec::new();
+                    compressed
+                        .try_reserve_exact(usize::try_from(*compressed_len).unwrap_or(usize::MAX))
+                        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+                    raw.read_to_end(&mut compressed)?;
+                    let (bytes, sum) = codec.whole(&compressed, size as usize)?;
+                    crc = Some(sum);
+                    *self = Whole::Ready(io::Cursor::new(bytes));
+                }
+            }
+        }
+        if let Whole::Head(head) = self {
+            if head.first_left() > 0 {
+                return Ok((head.first.read(buf)?, None));
+            }
+            // Read on in pieces: the rest goes to a buffer of its own.
+            let len = (head.size - head.pieces.block as u64) as usize;
+            let (rest, sum) = filled(len, |out| head.decode_rest(out))?;
+            crc = Some(sum);
+            *self = Whole::Ready(io::Cursor::new(rest));
+        }
+        match self {
+            Whole::Ready(cursor) => Ok((cursor.read(buf)?, crc)),
+            Whole::Failed => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "an earlier read of this member failed",
+            )),
+            _ => unreachable!("decoded above"),
+        }
+    }
+}
+
+// SAFETY: `fill_whole` returns `Ok` only from `Head::fill`, which zeroes
+// the first part before copying into it and returns only after
+// `WholeCodec::pieces` initialised every byte of the rest.
+unsafe impl<T: Read, C: WholeCodec> Decode for Whole<T, C> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
+        let result = self.read_on(buf);
+        if result.is_err() {
+            // Never the bytes of a failed member afterwards.
+            *self = Whole::Failed;
+        }
+        result
+    }
+
+    fn checks_crc(&self) -> bool {
+        true
+    }
+
+    fn whole(&self) -> bool {
+        true
+    }
+
+    fn fills_whole(&self, _len: u64) -> bool {
+        matches!(self, Whole::Head(_))
+    }
+
+    fn fill_whole(&mut self, dst: &mut [MaybeUninit<u8>]) -> io::Result<u32> {
+        let Whole::Head(head) = self else {
+            return Err(io::Error::other("internal error: not at the first piece"));
+        };
+        let result = head.fill(dst);
+        // Whatever happened, the first piece is used up: later reads give
+        // nothing, or the error again.
+        *self = match result {
+            Ok(_) => Whole::Ready(io::Cursor::new(Vec::new())),
+            Err(_) => Whole::Failed,
+        };
+        result
+    }
+}
+
+impl<T: Read, C: WholeCodec> Head<T, C> {
+    /// Bytes of the first piece not read yet.
+    fn first_left(&self) -> usize {
+        self.first.get_ref().len() - self.first.position() as usize
+    }
+
+    /// Decodes the pieces after the first into `rest` (exactly their
+    /// bytes) on every core; gives the member's CRC-32.
+    fn decode_rest(&mut self, rest: &mut [MaybeUninit<u8>]) -> io::Result<u32> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let count = self.pieces.lengths.len();
+        let tail = self
+            .codec
+            .pieces(&mut self.raw, &self.pieces, 1..count, rest, threads)?;
+        let mut crc = self.crc.clone();
+        crc.combine(&tail);
+        Ok(crc.finalize())
+    }
+
+    /// Fills `dst`, exactly the bytes left, with what is left of the first
+    /// piece and then the other pieces, decoded straight into it; gives
+    /// the member's CRC-32.
+    fn fill(&mut self, dst: &mut [MaybeUninit<u8>]) -> io::Result<u32> {
+        let (head, rest) = dst.split_at_mut(self.first_left());
+        head.fill(MaybeUninit::new(0));
+        // SAFETY: every byte of `head` was just initialised to zero;
+        // `MaybeUninit<u8>` has the layout of `u8`.
+        let head: &mut [u8] =
+            unsafe { std::slice::from_raw_parts_mut(head.as_mut_ptr().cast(), head.len()) };
+        self.first.read_exact(head)?;
+        self.decode_rest(rest)
+    }
+}
+
+/// A buffer of `len` bytes filled by `fill` (which initialises all of it
+/// on success, as [`WholeCodec::pieces`] does), and what `fill` gave.
+fn filled<X>(
+    len: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> io::Result<X>,
+) -> io::Result<(Vec<u8>, X)> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    let x = fill(&mut out.spare_capacity_mut()[..len])?;
+    // SAFETY: `fill` succeeded, so it initialised all `len` bytes.
+    unsafe { out.set_len(len) };
+    Ok((out, x))
+}

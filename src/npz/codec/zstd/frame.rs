@@ -1,0 +1,175 @@
+//! One segment of an ndnpy frame decoded on its own.
+//!
+//! The member is one frame: a header (magic, descriptor, window; no
+//! content size, checksum or dictionary), then every segment's blocks, the
+//! last block of the last segment marked last. A segment's blocks refer to
+//! nothing before them, so the segment decodes alone as a frame of its
+//! own: the member's header (written again before every segment but the
+//! first) and its blocks, the last of them marked last in the copy.
+//! Anything else (another header, blocks that cross a segment's end, a
+//! last block inside the frame) is an error, never a wrong decoding.
+
+use super::super::corrupt;
+use super::super::parallel::{read_exactly, PieceDecoder};
+use crate::npz::inflate::Pieces;
+use std::cell::RefCell;
+use std::io::{self, Read};
+use std::sync::OnceLock;
+
+/// Zstandard's frame magic number.
+pub(super) const MAGIC: [u8; 4] = 0xFD2F_B528u32.to_le_bytes();
+
+/// A frame header ndnpy writes: magic, a descriptor with nothing in it
+/// but the window descriptor's presence, the window descriptor.
+pub(super) const HEADER_LEN: usize = 6;
+
+/// The block header's length; the largest block.
+const BLOCK_HEADER: usize = 3;
+const MAX_BLOCK: usize = 128 << 10;
+
+/// The member's frame header, learnt from the first segment: what every
+/// other segment is decoded behind.
+#[derive(Default)]
+pub(super) struct Header(OnceLock<[u8; HEADER_LEN]>);
+
+impl Header {
+    /// Checks the header that starts `first` (the first segment) and keeps
+    /// it.
+    fn learn(&self, first: &[u8]) -> io::Result<[u8; HEADER_LEN]> {
+        let header: [u8; HEADER_LEN] = first
+            .get(..HEADER_LEN)
+            .and_then(|h| h.try_into().ok())
+            .ok_or_else(|| corrupt("its first Zstandard segment is cut short"))?;
+        // Descriptor 0: no content size, not a single segment (so a window
+        // descriptor follows), no checksum, no dictionary.
+        if header[..4] != MAGIC || header[4] != 0 {
+            return Err(corrupt(
+                "its Zstandard frame does not match its segment table",
+            ));
+        }
+        Ok(*self.0.get_or_init(|| header))
+    }
+}
+
+impl PieceDecoder for Header {
+    fn read_piece(
+        &self,
+        input: &mut dyn Read,
+        pieces: &Pieces,
+        piece: usize,
+        buf: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        let len = pieces.lengths[piece] as usize;
+        buf.clear();
+        let start = if piece == 0 {
+            read_exactly(input, len, buf)?;
+            self.learn(buf)?;
+            HEADER_LEN
+        } else {
+            let header = self
+                .0
+                .get()
+                .ok_or_else(|| io::Error::other("internal error: segment read before the first"))?;
+            buf.extend_from_slice(header);
+            read_exactly(input, len, buf)?;
+            HEADER_LEN
+        };
+        end_segment(buf, start, piece + 1 == pieces.lengths.len())
+    }
+
+    fn decode_piece(&self, piece: &[u8], out: &mut [u8]) -> io::Result<()> {
+        thread_local! {
+            // One decoder per thread, reused for its segments.
+            static DCTX: RefCell<Option<zstd_safe::DCtx<'static>>> = const { RefCell::new(None) };
+        }
+        DCTX.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            let dctx = match &mut *cell {
+                Some(dctx) => dctx,
+                None => cell.insert(
+                    zstd_safe::DCtx::try_create()
+                        .ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))?,
+                ),
+            };
+            // Decoding into exactly the segment's bytes: more is an error
+            // (zstd stops at the buffer's end), fewer is checked here.
+            let n = dctx.decompress(out, piece).map_err(super::zstd_error)?;
+            if n != out.len() {
+                return Err(corrupt(format!(
+                    "a Zstandard segment gave {n} bytes where {} were declared",
+                    out.len()
+                )));
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Walks the blocks of a segment from `start` (after the frame header) to
+/// the end of `buf`, and marks the segment's last block last (the member's
+/// last segment has it marked already; no other block may be).
+fn end_segment(buf: &mut [u8], start: usize, last_segment: bool) -> io::Result<()> {
+    let mut at = start;
+    let mut last_header = None;
+    while at < buf.len() {
+        let header = buf
+            .get(at..at + BLOCK_HEADER)
+            .ok_or_else(|| corrupt("a Zstandard block header crosses a segment's end"))?;
+        let word = u32::from_le_bytes([header[0], header[1], header[2], 0]);
+        let (last, kind, size) = (word & 1 == 1, (word >> 1) & 3, (word >> 3) as usize);
+        let content = match kind {
+            0 | 2 if size <= MAX_BLOCK => size,
+            1 if size <= MAX_BLOCK => 1,
+            _ => return Err(corrupt("a Zstandard block is malformed")),
+        };
+        last_header = Some(at);
+        at += BLOCK_HEADER + content;
+        if last && (!last_segment || at != buf.len()) {
+            return Err(corrupt(
+                "its Zstandard frame does not match its segment table",
+            ));
+        }
+    }
+    let Some(header) = last_header.filter(|_| at == buf.len()) else {
+        return Err(corrupt("a Zstandard segment ends inside a block"));
+    };
+    if last_segment && buf[header] & 1 == 0 {
+        return Err(corrupt("the Zstandard frame has no last block"));
+    }
+    buf[header] |= 1;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_end_on_block_boundaries() {
+        // Header, then a raw block of 2 bytes and an RLE block of 5.
+        let raw = (2u32 << 3).to_le_bytes();
+        let rle = ((5u32 << 3) | (1 << 1)).to_le_bytes();
+        let mut seg = vec![0u8; HEADER_LEN];
+        seg.extend_from_slice(&raw[..3]);
+        seg.extend_from_slice(b"ab");
+        seg.extend_from_slice(&rle[..3]);
+        seg.push(b'z');
+        let mut inner = seg.clone();
+        end_segment(&mut inner, HEADER_LEN, false).unwrap();
+        assert_eq!(
+            inner[HEADER_LEN + 5] & 1,
+            1,
+            "the last block is marked last"
+        );
+        // The member's last segment must have its last block marked.
+        assert!(end_segment(&mut seg.clone(), HEADER_LEN, true).is_err());
+        // A block crossing the segment's end is refused.
+        assert!(end_segment(&mut seg[..seg.len() - 1].to_vec(), HEADER_LEN, false).is_err());
+        // A last block inside an inner segment is refused.
+        let mut early = seg.clone();
+        early[HEADER_LEN] |= 1;
+        assert!(end_segment(&mut early, HEADER_LEN, false).is_err());
+        // An empty segment has no block to end.
+        assert!(end_segment(&mut vec![0u8; HEADER_LEN], HEADER_LEN, false).is_err());
+    }
+}
