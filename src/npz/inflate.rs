@@ -328,7 +328,7 @@ pub(crate) fn inflate_piece_into(input: &[u8], out: &mut Vec<u8>, len: usize) ->
 
 /// Inflates one whole deflate stream (a piece completed with its final
 /// block by the caller) into exactly `out`.
-fn inflate_piece(input: &[u8], out: &mut [u8]) -> io::Result<()> {
+pub(crate) fn inflate_piece(input: &[u8], out: &mut [u8]) -> io::Result<()> {
     let mut decompressor = libdeflater::Decompressor::new();
     let n = decompressor.deflate_decompress(input, out).map_err(|e| {
         io::Error::new(

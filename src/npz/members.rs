@@ -1,24 +1,139 @@
 //! The archive reader's streams: [`NpzMemberReader`], one member's bytes,
 //! and [`NpzArrays`], every member as an array.
 
+use super::in_member;
 use super::key_of;
-use super::reader::{ArchiveMember, NpzReader};
+use super::pool::{read_inflated, Output};
+use super::reader::{check_size, ArchiveMember, NpzReader, Open, STREAM_WHOLE_LIMIT, WHOLE_LIMIT};
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
 use std::io::{self, Read, Seek};
 
+impl<R: Read + Seek> NpzReader<R> {
+    /// The decompressed bytes of member `name`, whatever it holds (NumPy
+    /// returns members that are not `.npy` files this way).
+    ///
+    /// The member's CRC-32 is checked; bytes beyond the size the archive
+    /// declares for it are ignored, as Python's `zipfile` does.
+    ///
+    /// ```
+    /// # use std::io::{Cursor, Write};
+    /// // An archive with a text member, as another tool might write it.
+    /// let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    /// zip.start_file("notes.txt", zip::write::SimpleFileOptions::default()).unwrap();
+    /// zip.write_all(b"hello").unwrap();
+    /// let bytes = zip.finish().unwrap().into_inner();
+    ///
+    /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
+    /// assert_eq!(npz.raw("notes.txt")?, b"hello");
+    /// assert!(matches!(
+    ///     npz.read_any("notes.txt"),
+    ///     Err(ndnpy::Error::NotNpy { .. })
+    /// ));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn raw(&mut self, name: &str) -> Result<Vec<u8>> {
+        let index = self.index(name)?;
+        match self.planned(index) {
+            Some(Ok(Output::Bytes(bytes))) => return Ok(bytes),
+            Some(Err(e)) => return Err(e),
+            Some(Ok(Output::Any(_))) | None => {}
+        }
+        self.with_member(index, Open::Whole(WHOLE_LIMIT), |member, size, _| {
+            // Grows with the bytes that arrive, never to the declared size
+            // up front; the member reader stops at the declared size.
+            let mut out = Vec::new();
+            member.read_to_end(&mut out)?;
+            check_size(out.len() as u64, size)?;
+            Ok(out)
+        })
+    }
+
+    /// A streaming reader of member `name`'s bytes (the `.npy` file it
+    /// holds, header included), found by NumPy's rule (`name`, then
+    /// `name.npy`): a deflated member is inflated as it is read, in bounded
+    /// memory (except that a member ndnpy wrote, up to 256 MiB, is inflated
+    /// on every core into memory of its size once its first megabyte has
+    /// been read); the bytes stop at the size the archive declares. Once all of
+    /// them have been read their CRC-32 is checked: a mismatch is an
+    /// `io::Error` carrying [`Error::BadCrc`], and data that ends early one
+    /// carrying [`Error::CorruptMember`] (`ndnpy::Error::from` gives those
+    /// variants back).
+    ///
+    /// ```
+    /// use ndnpy::{Error, Header, NpzReader, NpzWriter};
+    /// use std::io::{Cursor, Read};
+    ///
+    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// w.add("x", &ndarray::Array1::<f64>::zeros(1000))?;
+    /// let mut bytes = w.finish_into_inner()?.into_inner();
+    /// let mut npz = NpzReader::new(Cursor::new(bytes.clone()))?;
+    /// let mut member = npz.member_reader("x")?;
+    /// assert_eq!(member.size(), 8128);
+    /// let header = Header::read_from(&mut member)?;
+    /// assert_eq!(header.shape, [1000]);
+    /// let mut data = Vec::new();
+    /// member.read_to_end(&mut data)?;
+    /// assert_eq!(data.len(), 8000);
+    ///
+    /// // A CRC-32 that does not match the data: a typed error at the end.
+    /// let at = bytes.windows(4).position(|w| w == b"PK\x01\x02").unwrap() + 16;
+    /// bytes[at] ^= 1;
+    /// let mut npz = NpzReader::new(Cursor::new(bytes))?;
+    /// let err = npz.member_reader("x")?.read_to_end(&mut Vec::new()).unwrap_err();
+    /// assert!(matches!(Error::from(err), Error::BadCrc { .. }));
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn member_reader(&mut self, name: &str) -> Result<NpzMemberReader<'_, R>> {
+        let index = self.index(name)?;
+        match self.planned(index) {
+            // Inflated ahead (`NpzReader::read_ahead`), checked.
+            Some(Ok(Output::Bytes(bytes))) => {
+                let size = bytes.len() as u64;
+                return Ok(NpzMemberReader {
+                    inner: Inner::Memory(io::Cursor::new(bytes)),
+                    size,
+                });
+            }
+            Some(Err(e)) => return Err(e),
+            Some(Ok(Output::Any(_))) | None => {}
+        }
+        // A member ndnpy wrote (with a piece table) of up to 256 MiB is
+        // inflated on every core: its first piece at the first read (so a
+        // peek at the header stays cheap), the rest, into a buffer of its
+        // own, when the first piece is used up. Other members stream, in
+        // constant memory.
+        let entry = &self.directory.entries[index];
+        let pieces = entry.pieces.as_ref();
+        let whole = if pieces.is_some_and(|p| p.fits(entry.size, entry.compressed_size)) {
+            STREAM_WHOLE_LIMIT
+        } else {
+            0
+        };
+        let (inner, size, _) = self.open_member(index, Open::Whole(whole))?;
+        Ok(NpzMemberReader {
+            inner: Inner::Archive(inner),
+            size,
+        })
+    }
+}
+
 /// The bytes of one member, inflated as they are read, checked against
 /// the member's size and CRC-32 at the end ([`NpzReader::member_reader`]).
 pub struct NpzMemberReader<'a, R: Read + Seek> {
-    inner: ArchiveMember<'a, R>,
+    inner: Inner<'a, R>,
     size: u64,
 }
 
-impl<'a, R: Read + Seek> NpzMemberReader<'a, R> {
-    pub(super) fn new(inner: ArchiveMember<'a, R>, size: u64) -> Self {
-        NpzMemberReader { inner, size }
-    }
+/// Where a member reader's bytes come from.
+enum Inner<'a, R: Read + Seek> {
+    /// The archive, inflated as they are read.
+    Archive(ArchiveMember<'a, R>),
+    /// Memory: inflated ahead and checked (`NpzReader::read_ahead`).
+    Memory(io::Cursor<Vec<u8>>),
+}
 
+impl<R: Read + Seek> NpzMemberReader<'_, R> {
     /// The member's uncompressed size as the archive declares it: the most
     /// bytes the reader gives.
     pub fn size(&self) -> u64 {
@@ -28,13 +143,17 @@ impl<'a, R: Read + Seek> NpzMemberReader<'a, R> {
 
 impl<R: Read + Seek> Read for NpzMemberReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if n == 0 && !buf.is_empty() && self.inner.left() > 0 {
-            let got = self.size - self.inner.left();
+        let inner = match &mut self.inner {
+            Inner::Memory(bytes) => return bytes.read(buf),
+            Inner::Archive(inner) => inner,
+        };
+        let n = inner.read(buf)?;
+        if n == 0 && !buf.is_empty() && inner.left() > 0 {
+            let got = self.size - inner.left();
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
                 Error::CorruptMember {
-                    name: self.inner.name().to_owned(),
+                    name: inner.name().to_owned(),
                     reason: format!(
                         "its data ends after {got} of the {} bytes the archive declares",
                         self.size
@@ -55,7 +174,9 @@ impl<R: Read + Seek> std::fmt::Debug for NpzMemberReader<'_, R> {
 }
 
 /// Iterator over the arrays of an archive, made by [`NpzReader::arrays`]:
-/// yields each member's name and the result of reading it.
+/// yields each member's name and the result of reading it. The next
+/// members are inflated and decoded on other cores meanwhile (as
+/// [`NpzReader::read_ahead`] describes, with its memory bound).
 pub struct NpzArrays<'a, R: Read + Seek> {
     reader: &'a mut NpzReader<R>,
     next: usize,
@@ -63,7 +184,15 @@ pub struct NpzArrays<'a, R: Read + Seek> {
 
 impl<'a, R: Read + Seek> NpzArrays<'a, R> {
     pub(super) fn new(reader: &'a mut NpzReader<R>) -> Self {
+        reader.plan_arrays();
         NpzArrays { reader, next: 0 }
+    }
+}
+
+impl<R: Read + Seek> Drop for NpzArrays<'_, R> {
+    fn drop(&mut self) {
+        // Members not taken are not inflated for nothing.
+        self.reader.end_plan();
     }
 }
 
@@ -79,11 +208,22 @@ impl<R: Read + Seek> Iterator for NpzArrays<'_, R> {
             Err(e) => return Some((name, Err(e))),
         };
         let options = self.reader.options;
-        Some((
-            name,
-            self.reader
-                .read_index(index, |h, s| crate::pickle::read_any(h, s, &options)),
-        ))
+        let result = match self.reader.planned(index) {
+            Some(Ok(Output::Any(array))) => Ok(array),
+            Some(Ok(Output::Bytes(bytes))) => {
+                let result = read_inflated(&bytes, &options, |h, s| {
+                    crate::pickle::read_any(h, s, &options)
+                })
+                .map_err(|e| in_member(&name, e));
+                self.reader.recycle(bytes);
+                result
+            }
+            Some(Err(e)) => Err(e),
+            None => self
+                .reader
+                .read_archived(index, |h, s| crate::pickle::read_any(h, s, &options)),
+        };
+        Some((name, result))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

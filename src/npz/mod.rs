@@ -30,6 +30,8 @@ mod members;
 mod mmap;
 mod names;
 pub(crate) mod pinflate;
+mod pool;
+mod prefetch;
 mod reader;
 mod sink;
 mod writer;

@@ -3,7 +3,9 @@
 use super::directory::{Directory, STORED};
 use super::input::Input;
 use super::member::MemberReader;
-use super::members::{NpzArrays, NpzMemberReader};
+use super::members::NpzArrays;
+use super::pool::{read_inflated, Output};
+use super::prefetch::ReadAhead;
 use super::{in_member, key_of, not_an_archive};
 use crate::array::any::AnyArray;
 use crate::array::compact::{BytesArray, StringArray};
@@ -84,7 +86,10 @@ pub struct NpzReader<R: Read + Seek> {
     /// Length of the archive, which bounds what a stored member can hold.
     pub(super) archive_len: u64,
     /// The inflater, reset for each deflated member.
-    inflater: flate2::Decompress,
+    pub(super) inflater: flate2::Decompress,
+    /// The members announced to be read next, inflated ahead on other
+    /// cores (`prefetch.rs`).
+    pub(super) ahead: ReadAhead,
 }
 
 impl NpzReader<BufReader<File>> {
@@ -171,6 +176,7 @@ impl<R: Read + Seek> NpzReader<R> {
             options: *options,
             archive_len,
             inflater: flate2::Decompress::new(false),
+            ahead: ReadAhead::new(),
         })
     }
 
@@ -345,100 +351,13 @@ impl<R: Read + Seek> NpzReader<R> {
         self.read_index(index, BytesArray::decode)
     }
 
-    /// The decompressed bytes of member `name`, whatever it holds (NumPy
-    /// returns members that are not `.npy` files this way).
-    ///
-    /// The member's CRC-32 is checked; bytes beyond the size the archive
-    /// declares for it are ignored, as Python's `zipfile` does.
-    ///
-    /// ```
-    /// # use std::io::{Cursor, Write};
-    /// // An archive with a text member, as another tool might write it.
-    /// let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    /// zip.start_file("notes.txt", zip::write::SimpleFileOptions::default()).unwrap();
-    /// zip.write_all(b"hello").unwrap();
-    /// let bytes = zip.finish().unwrap().into_inner();
-    ///
-    /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
-    /// assert_eq!(npz.raw("notes.txt")?, b"hello");
-    /// assert!(matches!(
-    ///     npz.read_any("notes.txt"),
-    ///     Err(ndnpy::Error::NotNpy { .. })
-    /// ));
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn raw(&mut self, name: &str) -> Result<Vec<u8>> {
-        let index = self.index(name)?;
-        self.with_member(index, Open::Whole(WHOLE_LIMIT), |member, size, _| {
-            // Grows with the bytes that arrive, never to the declared size
-            // up front; the member reader stops at the declared size.
-            let mut out = Vec::new();
-            member.read_to_end(&mut out)?;
-            check_size(out.len() as u64, size)?;
-            Ok(out)
-        })
-    }
-
-    /// A streaming reader of member `name`'s bytes (the `.npy` file it
-    /// holds, header included), found by NumPy's rule (`name`, then
-    /// `name.npy`): a deflated member is inflated as it is read, in bounded
-    /// memory (except that a member ndnpy wrote, up to 256 MiB, is inflated
-    /// on every core into memory of its size once its first megabyte has
-    /// been read); the bytes stop at the size the archive declares. Once all of
-    /// them have been read their CRC-32 is checked: a mismatch is an
-    /// `io::Error` carrying [`Error::BadCrc`], and data that ends early one
-    /// carrying [`Error::CorruptMember`] (`ndnpy::Error::from` gives those
-    /// variants back).
-    ///
-    /// ```
-    /// use ndnpy::{Error, Header, NpzReader, NpzWriter};
-    /// use std::io::{Cursor, Read};
-    ///
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
-    /// w.add("x", &ndarray::Array1::<f64>::zeros(1000))?;
-    /// let mut bytes = w.finish_into_inner()?.into_inner();
-    /// let mut npz = NpzReader::new(Cursor::new(bytes.clone()))?;
-    /// let mut member = npz.member_reader("x")?;
-    /// assert_eq!(member.size(), 8128);
-    /// let header = Header::read_from(&mut member)?;
-    /// assert_eq!(header.shape, [1000]);
-    /// let mut data = Vec::new();
-    /// member.read_to_end(&mut data)?;
-    /// assert_eq!(data.len(), 8000);
-    ///
-    /// // A CRC-32 that does not match the data: a typed error at the end.
-    /// let at = bytes.windows(4).position(|w| w == b"PK\x01\x02").unwrap() + 16;
-    /// bytes[at] ^= 1;
-    /// let mut npz = NpzReader::new(Cursor::new(bytes))?;
-    /// let err = npz.member_reader("x")?.read_to_end(&mut Vec::new()).unwrap_err();
-    /// assert!(matches!(Error::from(err), Error::BadCrc { .. }));
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn member_reader(&mut self, name: &str) -> Result<NpzMemberReader<'_, R>> {
-        let index = self.index(name)?;
-        // A member ndnpy wrote (with a piece table) of up to 256 MiB is
-        // inflated on every core: its first piece at the first read (so a
-        // peek at the header stays cheap), the rest, into a buffer of its
-        // own, when the first piece is used up. Other members stream, in
-        // constant memory.
-        let entry = &self.directory.entries[index];
-        let pieces = entry.pieces.as_ref();
-        let whole = if pieces.is_some_and(|p| p.fits(entry.size, entry.compressed_size)) {
-            STREAM_WHOLE_LIMIT
-        } else {
-            0
-        };
-        let (inner, size, _) = self.open_member(index, Open::Whole(whole))?;
-        Ok(NpzMemberReader::new(inner, size))
-    }
-
     /// Positions the input at member `index`'s data (its local header
     /// checked against the directory) and returns its decompressing reader,
     /// its declared uncompressed size, and whether that size can be trusted
     /// to size one allocation (a stored member whose bytes lie inside the
     /// archive; a compressed member's size is only a claim).
     /// `open` says how its bytes will be read.
-    fn open_member(
+    pub(super) fn open_member(
         &mut self,
         index: usize,
         open: Open,
@@ -510,6 +429,28 @@ impl<R: Read + Seek> NpzReader<R> {
         read: impl FnOnce(&Header, &mut Source<'_>) -> Result<A>,
     ) -> Result<A> {
         let options = self.options;
+        match self.planned(index) {
+            // Inflated ahead, checked: read from memory.
+            Some(Ok(Output::Bytes(bytes))) => {
+                let key = self.directory.entries[index].key().to_owned();
+                let result = read_inflated(&bytes, &options, read).map_err(|e| in_member(&key, e));
+                self.recycle(bytes);
+                return result;
+            }
+            Some(Err(e)) => return Err(e),
+            // Decoded already (the array iterator's jobs) or not planned.
+            Some(Ok(Output::Any(_))) | None => {}
+        }
+        self.read_archived(index, read)
+    }
+
+    /// [`NpzReader::read_index`] from the archive, whatever the plan.
+    pub(super) fn read_archived<A>(
+        &mut self,
+        index: usize,
+        read: impl FnOnce(&Header, &mut Source<'_>) -> Result<A>,
+    ) -> Result<A> {
+        let options = self.options;
         self.with_member(index, Open::Whole(WHOLE_LIMIT), |member, size, trusted| {
             let (header, offset) = header::read_preamble(member, &options)?;
             let available = size.saturating_sub(offset as u64);
@@ -537,7 +478,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// Opens member `index` ([`NpzReader::open_member`]) and runs `f` on
     /// its reader, declared size and trust; errors are mapped to name the
     /// member.
-    fn with_member<A>(
+    pub(super) fn with_member<A>(
         &mut self,
         index: usize,
         open: Open,
@@ -551,7 +492,7 @@ impl<R: Read + Seek> NpzReader<R> {
 
 /// How a member's bytes will be read, which decides how it is inflated.
 #[derive(Clone, Copy)]
-enum Open {
+pub(super) enum Open {
     /// Its first bytes only (the `.npy` header): streamed on the calling
     /// thread, nothing inflated ahead.
     Head,
@@ -565,11 +506,11 @@ enum Open {
 /// inflated whole (for archives other writers made, the inflated bytes and
 /// the array, twice the member, at the peak; ndnpy's own archives inflate
 /// straight into the array).
-const WHOLE_LIMIT: u64 = 1 << 30;
+pub(super) const WHOLE_LIMIT: u64 = 1 << 30;
 
 /// The member reader inflates members with a piece table up to this size
 /// whole, on every core ([`NpzReader::member_reader`]).
-const STREAM_WHOLE_LIMIT: u64 = 256 << 20;
+pub(super) const STREAM_WHOLE_LIMIT: u64 = 256 << 20;
 
 /// The reader of one member's bytes over the archive's buffered input.
 pub(super) type ArchiveMember<'a, R> = MemberReader<'a, Input<CheckedRead<R>>>;

@@ -1,0 +1,435 @@
+//! Members read ahead on other cores: when the reader knows which members
+//! come next ([`NpzReader::read_ahead`], the array iterator), it reads
+//! their compressed bytes as it opens the current one and hands them to
+//! worker threads (`pool.rs`), which inflate them whole (and, for the
+//! iterator, decode them) while the caller takes the current member.
+//!
+//! Which members: deflated ones of 64 KiB to 64 MiB without a piece table
+//! of several pieces (NumPy's members: one zlib stream each). Stored and
+//! small members are read by the caller as before (the window goes on past
+//! them). A member that is read on every core by itself (ndnpy's piece
+//! tables, `inflate.rs`/`ahead.rs`; larger NumPy members, `pinflate`) ends
+//! the window, and nothing is read ahead while it is being read, so that
+//! the cores are not taken twice.
+//!
+//! Memory: besides the member being read, at most `2 × threads` members
+//! and [`AHEAD_BYTES`] of their declared sizes plus compressed bytes (at
+//! least one member, of at most [`JOB_MAX`] bytes), and up to eight
+//! buffers of at most 64 MiB kept for reuse while a plan is being read.
+
+use super::directory::{Entry, DEFLATED};
+use super::inflate::{inflate_whole, MAX_RATIO};
+use super::pool::{JobId, Output, Pool, Want, Work};
+use super::reader::NpzReader;
+use crate::error::Result;
+use std::collections::VecDeque;
+use std::io::{Read, Seek, SeekFrom};
+
+/// Members from this size are worth a job (below, the hand-over costs
+/// more than inflating on the caller's thread).
+const JOB_MIN: u64 = 64 << 10;
+
+/// Members up to this size are inflated whole by a job, one member per
+/// thread; larger ones by the caller, on every core.
+pub(super) const JOB_MAX: u64 = 64 << 20;
+
+/// At most this many bytes (declared sizes plus compressed bytes) are
+/// read ahead of the member being read.
+pub(super) const AHEAD_BYTES: u64 = 256 << 20;
+
+/// At most this many threads, as for the other parallel inflaters.
+const MAX_THREADS: usize = 8;
+
+/// Jobs are never scheduled further than this many members ahead in the
+/// plan (past small and stored members), so that their memory is not
+/// held across a long run of other reads.
+const MAX_DISTANCE: usize = 1024;
+
+/// A reader's plan: the members it will read, in order, and the jobs
+/// started for the next ones.
+pub(super) struct ReadAhead {
+    plan: Vec<usize>,
+    /// The plan position of the member expected next.
+    next: usize,
+    /// Plan positions before this have been considered for jobs.
+    scheduled: usize,
+    /// Jobs by plan position, in plan order: position, job, bytes held.
+    jobs: VecDeque<(usize, JobId, u64)>,
+    want: Want,
+    pool: Option<Pool>,
+    threads: usize,
+}
+
+impl ReadAhead {
+    pub(super) fn new() -> ReadAhead {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        ReadAhead {
+            plan: Vec::new(),
+            next: 0,
+            scheduled: 0,
+            jobs: VecDeque::new(),
+            want: Want::Bytes,
+            pool: None,
+            threads: cores.min(MAX_THREADS),
+        }
+    }
+
+    /// Replaces the plan (cancelling the jobs of the old one). With one
+    /// core there is no plan: nothing could run beside the caller.
+    fn set(&mut self, plan: Vec<usize>, want: Want) {
+        self.clear();
+        if self.threads > 1 {
+            self.plan = plan;
+            self.want = want;
+        }
+    }
+
+    /// Drops the plan and its jobs.
+    pub(super) fn clear(&mut self) {
+        self.cancel_before(usize::MAX);
+        self.plan = Vec::new();
+        self.next = 0;
+        self.scheduled = 0;
+        if let Some(pool) = &self.pool {
+            pool.release_buffers();
+        }
+    }
+
+    /// Cancels the jobs of plan positions before `pos`.
+    fn cancel_before(&mut self, pos: usize) {
+        while self.jobs.front().is_some_and(|j| j.0 < pos) {
+            let (_, id, _) = self.jobs.pop_front().expect("checked");
+            if let Some(pool) = &self.pool {
+                pool.cancel(id);
+            }
+        }
+    }
+
+    /// Moves the plan to member `index`, being opened: the plan position
+    /// it has (the next one, or one a little further, skipping members the
+    /// caller did not read), or `None` if it is not in the plan's way.
+    fn advance(&mut self, index: usize) -> Option<usize> {
+        let end = self.plan.len().min(self.next.saturating_add(64));
+        let pos = (self.next..end).find(|&p| self.plan[p] == index)?;
+        self.cancel_before(pos);
+        self.next = pos + 1;
+        Some(pos)
+    }
+
+    /// The job of plan position `pos`, taken out of the plan.
+    fn job_at(&mut self, pos: usize) -> Option<JobId> {
+        if self.jobs.front().is_some_and(|j| j.0 == pos) {
+            return self.jobs.pop_front().map(|j| j.1);
+        }
+        None
+    }
+
+    /// Whether the plan is used up: then buffers kept for it are freed.
+    fn finished(&self) -> bool {
+        self.next >= self.plan.len() && self.jobs.is_empty()
+    }
+}
+
+/// What the read-ahead does with a member.
+enum Kind {
+    /// Nothing: read by the caller as before; the window goes on.
+    Skip,
+    /// A job of this many bytes (declared and compressed).
+    Job(u64),
+    /// Read on every core by itself: the window ends before it.
+    Alone,
+}
+
+fn kind(entry: &Entry) -> Kind {
+    if entry.method != DEFLATED || entry.check_supported().is_err() {
+        return Kind::Skip;
+    }
+    let pieces = entry
+        .pieces
+        .as_ref()
+        .is_some_and(|p| p.lengths.len() > 1 && p.fits(entry.size, entry.compressed_size));
+    if pieces || entry.size > JOB_MAX {
+        return Kind::Alone;
+    }
+    // Not more than deflate can give from the bytes present (the
+    // directory checked that they lie inside the archive).
+    if entry.size < JOB_MIN || !inflate_whole(entry.size, entry.compressed_size, JOB_MAX) {
+        return Kind::Skip;
+    }
+    debug_assert!(entry.size <= entry.compressed_size.saturating_mul(MAX_RATIO) + (1 << 10));
+    Kind::Job(entry.size + entry.compressed_size)
+}
+
+impl<R: Read + Seek> NpzReader<R> {
+    /// Announces the members about to be read, in order (names as
+    /// [`NpzReader::read`] takes them), so that while the caller reads one,
+    /// the next are inflated on the other cores.
+    ///
+    /// Each read of a planned member ([`NpzReader::read`],
+    /// [`NpzReader::read_any`], [`NpzReader::member_reader`],
+    /// [`NpzReader::raw`], ...) moves the plan on: the compressed bytes of
+    /// the next deflated members are read then, on the calling thread, and
+    /// inflated whole (with libdeflate, CRC-32 checked) by worker threads;
+    /// the planned member's own read then takes its bytes from memory. A
+    /// member read out of order skips the plan to it (the jobs of the
+    /// members skipped are dropped); a member not in the plan leaves it as
+    /// it is. A new call replaces the plan; an empty list ends it.
+    ///
+    /// Memory: besides the member being read, at most `2 × threads`
+    /// members (each at most 64 MiB) and 256 MiB of their bytes
+    /// (decompressed plus compressed) are held ahead. Stored members,
+    /// members under 64 KiB, and members read on every core by themselves
+    /// (ndnpy's piece tables, NumPy members over 64 MiB) are not read ahead;
+    /// nothing is read ahead while one of the latter is being read, and
+    /// nothing at all on a single core. [`NpzReader::arrays`] plans every
+    /// member itself.
+    ///
+    /// Errors: [`crate::Error::MemberNotFound`] for a name that is not a
+    /// member (the plan is then left as it was).
+    ///
+    /// ```
+    /// use ndarray::Array1;
+    /// use ndnpy::{NpzReader, NpzWriter};
+    /// use std::io::Cursor;
+    ///
+    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// for k in 0..4 {
+    ///     w.add(&format!("a{k}"), &Array1::from_elem(100_000, k as f64))?;
+    /// }
+    /// let mut npz = NpzReader::new(w.finish_into_inner()?)?;
+    /// let names = npz.names();
+    /// npz.read_ahead(&names)?;
+    /// for name in &names {
+    ///     let a: Array1<f64> = npz.read(name)?;
+    ///     assert_eq!(a.len(), 100_000);
+    /// }
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn read_ahead<I, S>(&mut self, names: I) -> Result<()>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let plan = names
+            .into_iter()
+            .map(|n| self.index(n.as_ref()))
+            .collect::<Result<Vec<usize>>>()?;
+        self.ahead.set(plan, Want::Bytes);
+        Ok(())
+    }
+
+    /// Plans every member in archive order (the one NumPy reads for each
+    /// name), decoded on the workers with `read_any`: the array iterator.
+    pub(super) fn plan_arrays(&mut self) {
+        let plan = self
+            .members
+            .iter()
+            .filter_map(|m| self.index(super::key_of(m)).ok())
+            .collect();
+        let options = self.options;
+        self.ahead.set(plan, Want::Any(options));
+    }
+
+    /// Ends the plan.
+    pub(super) fn end_plan(&mut self) {
+        self.ahead.clear();
+    }
+
+    /// Called as member `index` is opened to be read whole: moves the plan
+    /// on, starts jobs for the next members, and gives this member's job
+    /// result if it had one (its own errors already name the member).
+    pub(super) fn planned(&mut self, index: usize) -> Option<Result<Output>> {
+        let pos = self.ahead.advance(index)?;
+        let job = self.ahead.job_at(pos);
+        if !matches!(kind(&self.directory.entries[index]), Kind::Alone) {
+            self.top_up();
+        }
+        let result = job.map(|id| self.ahead.pool.as_ref().expect("jobs have a pool").take(id));
+        if self.ahead.finished() {
+            self.ahead.clear();
+        }
+        result
+    }
+
+    /// Gives a buffer of a planned member's bytes back for reuse.
+    pub(super) fn recycle(&self, buf: Vec<u8>) {
+        if let Some(pool) = &self.ahead.pool {
+            pool.recycle(buf);
+        }
+    }
+
+    /// Starts jobs for the planned members after the one being opened,
+    /// within the bounds.
+    fn top_up(&mut self) {
+        let mut count = self.ahead.jobs.len();
+        let mut bytes: u64 = self.ahead.jobs.iter().map(|j| j.2).sum();
+        let end = self.ahead.plan.len().min(self.ahead.next + MAX_DISTANCE);
+        self.ahead.scheduled = self.ahead.scheduled.max(self.ahead.next);
+        while self.ahead.scheduled < end {
+            let pos = self.ahead.scheduled;
+            let index = self.ahead.plan[pos];
+            let cost = match kind(&self.directory.entries[index]) {
+                Kind::Skip => {
+                    self.ahead.scheduled += 1;
+                    continue;
+                }
+                Kind::Alone => break,
+                Kind::Job(cost) => cost,
+            };
+            if count >= 2 * self.ahead.threads || (count > 0 && bytes + cost > AHEAD_BYTES) {
+                break;
+            }
+            self.ahead.scheduled += 1;
+            if let Some(work) = self.read_compressed(index) {
+                let ahead = &mut self.ahead;
+                let pool = ahead.pool.get_or_insert_with(|| Pool::new(ahead.threads));
+                let id = pool.submit(work);
+                ahead.jobs.push_back((pos, id, cost));
+                count += 1;
+                bytes += cost;
+            }
+        }
+    }
+
+    /// The job for member `index`: its compressed bytes, read now. `None`
+    /// if they cannot be had (the member's own read then meets and reports
+    /// the problem).
+    fn read_compressed(&mut self, index: usize) -> Option<Work> {
+        let entry = &self.directory.entries[index];
+        let start = entry.data_start(&mut self.input, self.archive_len).ok()?;
+        self.input.seek(SeekFrom::Start(start)).ok()?;
+        let len = entry.compressed_size;
+        let threads = self.ahead.threads;
+        let pool = self.ahead.pool.get_or_insert_with(|| Pool::new(threads));
+        let mut buf = pool.buffer();
+        // Inside the archive (`data_start` checked), so no larger than it.
+        if buf.try_reserve_exact(len as usize).is_err() {
+            return None;
+        }
+        let got = (&mut self.input).take(len).read_to_end(&mut buf);
+        if got.is_err() || buf.len() as u64 != len {
+            pool.recycle(buf);
+            return None;
+        }
+        Some(Work {
+            name: entry.key().to_owned(),
+            compressed: buf,
+            size: entry.size as usize,
+            crc: entry.crc,
+            want: self.ahead.want,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::WriteNpy;
+    use std::io::{Cursor, Write};
+
+    /// A NumPy-style archive (single streams) of members of `lengths`
+    /// `u32`s, and then, if `pieces`, one of ndnpy's members with a piece
+    /// table in the middle.
+    fn archive(lengths: &[usize], pieces_at: Option<usize>) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let deflated = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (k, &n) in lengths.iter().enumerate() {
+            let a = ndarray::Array1::from_iter((0..n as u32).map(|i| i.wrapping_mul(2654435761)));
+            zip.start_file(format!("m{k}.npy"), deflated).unwrap();
+            zip.write_all(&a.to_npy_bytes().unwrap()).unwrap();
+        }
+        let bytes = zip.finish().unwrap().into_inner();
+        let Some(at) = pieces_at else {
+            return bytes;
+        };
+        // Rewritten by ndnpy with one large member in between.
+        let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
+        let mut w = crate::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+        for (k, name) in npz.names().into_iter().enumerate() {
+            if k == at {
+                w.add("big", &ndarray::Array1::<u64>::from_iter(0..600_000))
+                    .unwrap();
+            }
+            let a = npz.read::<u32, ndarray::Ix1>(&name).unwrap();
+            // ndnpy writes members under 1 MiB as one piece: single
+            // streams, as NumPy's.
+            w.add(&name, &a).unwrap();
+        }
+        w.finish_into_inner().unwrap().into_inner()
+    }
+
+    fn reader(bytes: Vec<u8>, threads: usize) -> NpzReader<Cursor<Vec<u8>>> {
+        let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
+        npz.ahead.threads = threads;
+        npz
+    }
+
+    fn held(npz: &NpzReader<Cursor<Vec<u8>>>) -> (usize, u64) {
+        let jobs = &npz.ahead.jobs;
+        (jobs.len(), jobs.iter().map(|j| j.2).sum())
+    }
+
+    #[test]
+    fn jobs_stay_within_the_count_and_start_after_the_current_member() {
+        let lengths = [50_000; 12];
+        let mut npz = reader(archive(&lengths, None), 3);
+        let names = npz.names();
+        npz.read_ahead(&names).unwrap();
+        assert_eq!(held(&npz).0, 0, "nothing before the first read");
+        for (k, name) in names.iter().enumerate() {
+            npz.read_any(name).unwrap();
+            let (count, bytes) = held(&npz);
+            assert!(count <= 6, "{count} jobs after m{k}");
+            assert!(bytes <= AHEAD_BYTES);
+            assert_eq!(count, 6.min(names.len() - k - 1), "after m{k}");
+            assert!(npz.ahead.jobs.iter().all(|j| j.0 > k));
+        }
+        assert!(npz.ahead.plan.is_empty(), "a used-up plan is dropped");
+        // One core: no plan at all.
+        let mut npz = reader(archive(&lengths, None), 1);
+        npz.read_ahead(&names).unwrap();
+        npz.read_any("m0").unwrap();
+        assert_eq!(held(&npz).0, 0);
+    }
+
+    #[test]
+    fn a_member_read_on_every_core_ends_the_window() {
+        let lengths = [40_000; 6];
+        let mut npz = reader(archive(&lengths, Some(3)), 2);
+        let names = npz.names();
+        assert_eq!(names[3], "big");
+        npz.read_ahead(&names).unwrap();
+        npz.read_any("m0").unwrap();
+        // m1 and m2, not past "big".
+        assert_eq!(
+            npz.ahead.jobs.iter().map(|j| j.0).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        npz.read_any("m1").unwrap();
+        npz.read_any("m2").unwrap();
+        assert_eq!(held(&npz).0, 0);
+        // Nothing is started while "big" is read; the next read goes on.
+        npz.read_any("big").unwrap();
+        assert_eq!(held(&npz).0, 0);
+        npz.read_any("m3").unwrap();
+        assert_eq!(
+            npz.ahead.jobs.iter().map(|j| j.0).collect::<Vec<_>>(),
+            [5, 6]
+        );
+    }
+
+    #[test]
+    fn the_bytes_bound_holds_for_large_members() {
+        // Members of 24 MiB (48 MiB with their compressed bytes, which
+        // random-looking words barely shrink): 256 MiB hold five.
+        let lengths = [6 << 20; 8];
+        let mut npz = reader(archive(&lengths, None), 8);
+        let names = npz.names();
+        npz.read_ahead(&names).unwrap();
+        npz.read_any("m0").unwrap();
+        let (count, bytes) = held(&npz);
+        assert!(bytes <= AHEAD_BYTES, "{bytes}");
+        assert!((4..=6).contains(&count), "{count}");
+    }
+}
