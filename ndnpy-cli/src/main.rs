@@ -211,7 +211,9 @@ fn split_member(arg: &Path) -> (PathBuf, Option<String>) {
     let Some(text) = arg.to_str() else {
         return (arg.to_owned(), None);
     };
-    if arg.exists() {
+    // A name that is itself a file or an object is never split (colons are
+    // legal in file names and object keys).
+    if arg.exists() || (ndnpy_store::is_url(text) && source::Source::open(arg).is_ok()) {
         return (arg.to_owned(), None);
     }
     // A safetensors file's tensors are named as an archive's members are.

@@ -6,7 +6,7 @@
 use crate::error::{CliError, CliResult};
 use ndnpy_store::{blocking, is_url, Config, Location};
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The local stand-ins of this run's URLs.
@@ -65,7 +65,10 @@ impl Remote {
         let path = self.local_path(arg)?;
         self.uploads.push((path.clone(), arg.to_owned()));
         let local = path.display().to_string();
-        self.aliases.push((local.clone(), arg.to_owned()));
+        // A folder's URL may end with `/`; the files in it are named with
+        // one `/` after it.
+        self.aliases
+            .push((local.clone(), arg.trim_end_matches('/').to_owned()));
         Ok(local)
     }
 
@@ -74,21 +77,58 @@ impl Remote {
         self.aliases.clone()
     }
 
-    /// Uploads the outputs bound for stores.
+    /// Uploads the outputs bound for stores: a file as the object it
+    /// stands for, a folder (`convert --split`) as one object per file
+    /// under the URL, at the file's path inside the folder.
     pub(crate) fn finish(self) -> CliResult<()> {
         for (path, url) in &self.uploads {
-            let location = Location::parse(url).map_err(|e| CliError::usage(e.to_string()))?;
-            let file = File::open(path).map_err(|e| CliError::io(path, e))?;
-            let bar = crate::output::progress_bar();
-            if let Ok(meta) = file.metadata() {
-                bar.set_length(meta.len());
+            if !path.is_dir() {
+                upload(path, url)?;
+                continue;
             }
-            let shown = bar.clone();
-            let config = Config::default().progress(Arc::new(move |n| shown.inc(n)));
-            let result = blocking::upload(&location, file, config);
-            bar.finish_and_clear();
-            result.map_err(|e| CliError::usage(format!("{url}: {e}")))?;
+            let mut files = Vec::new();
+            walk(path, &mut files).map_err(|e| CliError::io(path, e))?;
+            for file in files {
+                let inside = file.strip_prefix(path).expect("walked from the folder");
+                let name = inside
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                upload(&file, &format!("{}/{name}", url.trim_end_matches('/')))?;
+            }
         }
         Ok(())
     }
+}
+
+/// The files below `dir`, sorted.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// One local file uploaded by parts to `url`.
+fn upload(path: &Path, url: &str) -> CliResult<()> {
+    let location = Location::parse(url).map_err(|e| CliError::usage(e.to_string()))?;
+    let file = File::open(path).map_err(|e| CliError::io(path, e))?;
+    let bar = crate::output::progress_bar();
+    if let Ok(meta) = file.metadata() {
+        bar.set_length(meta.len());
+    }
+    let shown = bar.clone();
+    let config = Config::default().progress(Arc::new(move |n| shown.inc(n)));
+    let result = blocking::upload(&location, file, config);
+    bar.finish_and_clear();
+    result.map_err(|e| CliError::usage(format!("{url}: {e}")))
 }

@@ -31,6 +31,11 @@ impl View {
     }
 
     pub fn size(&self) -> usize {
+        // A zero anywhere makes the size 0 whatever the other lengths (which
+        // may multiply past `usize` beside it: `(2**62, 2**62, 0)`).
+        if self.shape.contains(&0) {
+            return 0;
+        }
         self.shape.iter().product()
     }
 

@@ -15,7 +15,6 @@
 use crate::error::{CliError, CliResult};
 use ndnpy_store::blocking::ObjectReader;
 use ndnpy_store::{is_url, Location};
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
@@ -41,13 +40,18 @@ pub fn is_remote(path: &Path) -> bool {
     path.to_str().is_some_and(is_url)
 }
 
-/// The objects this run opened, by URL: a command that opens an input
-/// twice (to tell its kind, then to read it) makes one first request and
-/// reads one version of the object.
-fn objects() -> &'static Mutex<HashMap<String, Arc<Mutex<ObjectReader>>>> {
-    static OBJECTS: OnceLock<Mutex<HashMap<String, Arc<Mutex<ObjectReader>>>>> = OnceLock::new();
+/// The objects this run opened last, by URL: a command that opens an
+/// input twice (to tell its kind, then to read it) makes one first request
+/// and reads one version of the object. Only the last few are kept (a
+/// reader holds its open streams and buffers): a command goes through its
+/// inputs one or two at a time, so older ones are done with.
+fn objects() -> &'static Mutex<Vec<(String, Arc<Mutex<ObjectReader>>)>> {
+    static OBJECTS: OnceLock<Mutex<Vec<(String, Arc<Mutex<ObjectReader>>)>>> = OnceLock::new();
     OBJECTS.get_or_init(Default::default)
 }
+
+/// How many readers [`objects`] keeps (`diff` holds two inputs at once).
+const KEPT: usize = 4;
 
 impl Source {
     /// Opens a path or a URL (one GET of the object's first bytes, which
@@ -62,7 +66,7 @@ impl Source {
             return Ok(Source::File(Arc::new(file)));
         };
         let mut objects = objects().lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(reader) = objects.get(url) {
+        if let Some((_, reader)) = objects.iter().find(|(u, _)| u == url) {
             return Ok(Source::Object(reader.clone()));
         }
         let location = Location::parse(url).map_err(|e| CliError::usage(e.to_string()))?;
@@ -73,7 +77,10 @@ impl Source {
         let reader = ObjectReader::open_with(&location, config)
             .map_err(|e| CliError::usage(format!("{url}: {e}")))?;
         let reader = Arc::new(Mutex::new(reader));
-        objects.insert(url.to_owned(), reader.clone());
+        if objects.len() == KEPT {
+            objects.remove(0);
+        }
+        objects.push((url.to_owned(), reader.clone()));
         Ok(Source::Object(reader))
     }
 

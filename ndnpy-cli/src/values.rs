@@ -140,7 +140,12 @@ pub fn decode(dtype: &DType, elements: &[&[u8]]) -> Result<Values, String> {
             Ok(Values::Record(columns, elements.len()))
         }
         DType::SubArray(inner, shape) => {
-            let count: usize = shape.iter().product();
+            // A zero dimension empties the sub-array, whatever the others.
+            let count: usize = if shape.contains(&0) {
+                0
+            } else {
+                shape.iter().product()
+            };
             let size = inner.itemsize().unwrap_or(0);
             let flat: Vec<&[u8]> = elements
                 .iter()

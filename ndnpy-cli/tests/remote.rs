@@ -338,3 +338,91 @@ fn commands_fetch_what_they_read() {
         "stats fetched {stats} of {npy_len} bytes"
     );
 }
+
+/// A name with `.npz:` in it that is itself a file or an object is read as
+/// it is, on a path and on a URL alike; only a name that is neither is an
+/// archive's member.
+#[test]
+fn a_colon_in_a_name_is_a_member_only_when_the_name_is_not_an_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("x.npz:m");
+    ndnpy::WriteNpy::write_npy(&ndarray::arr1(&[0i64, 1, 2]), &odd).unwrap();
+    let mut w = ndnpy::NpzWriter::create(dir.path().join("x.npz")).unwrap();
+    w.add("m", &ndarray::arr1(&[100i64, 101, 102])).unwrap();
+    w.finish().unwrap();
+    let shown = |arg: &str| common::stdout(&ndnpy(&["show", arg]));
+    for arg in [odd.display().to_string(), url_of(&odd)] {
+        assert!(
+            shown(&arg).contains("array([0, 1, 2])"),
+            "{arg}: {}",
+            shown(&arg)
+        );
+    }
+    std::fs::remove_file(&odd).unwrap();
+    for arg in [odd.display().to_string(), url_of(&odd)] {
+        assert!(
+            shown(&arg).contains("array([100, 101, 102])"),
+            "{arg}: {}",
+            shown(&arg)
+        );
+    }
+}
+
+/// `convert --split` to a folder URL uploads one object per member.
+#[test]
+fn split_to_a_folder_url_writes_each_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::root().join("fixtures/cli/pair.npz");
+    let (local, remote) = (dir.path().join("local"), dir.path().join("remote"));
+    std::fs::create_dir(&remote).unwrap();
+    let a = ndnpy(&[
+        "convert",
+        "--split",
+        input.to_str().unwrap(),
+        local.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&a), 0, "{}", common::stderr(&a));
+    let url = format!("{}/", url_of(&remote));
+    let b = ndnpy(&["convert", "--split", input.to_str().unwrap(), &url]);
+    assert_eq!(code(&b), 0, "{}", common::stderr(&b));
+    assert_eq!(written(&local), written(&remote));
+    assert!(!written(&remote).is_empty());
+    let said = common::stdout(&b);
+    assert!(
+        said.contains(&format!("wrote {}/a.npy", url_of(&remote))),
+        "{said}"
+    );
+}
+
+/// Readers of inputs a command is done with are let go: many URLs in one
+/// command keep no more files (or connections) open than a few.
+#[test]
+fn many_urls_in_one_command_hold_a_few_readers() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut urls = Vec::new();
+    for i in 0..80 {
+        let path = dir.path().join(format!("f{i}.npz"));
+        let mut w = ndnpy::NpzWriter::create(&path).unwrap();
+        w.add("a", &Array::from_elem(1 << 16, i as f64)).unwrap();
+        w.add("b", &Array::from_elem(1 << 16, 1.0f32)).unwrap();
+        w.finish().unwrap();
+        urls.push(url_of(&path));
+    }
+    for command in ["stats", "check", "info"] {
+        let script = format!(
+            "ulimit -n 48 && exec {} {command} {}",
+            env!("CARGO_BIN_EXE_ndnpy"),
+            urls.join(" ")
+        );
+        let out = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

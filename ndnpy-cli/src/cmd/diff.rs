@@ -226,15 +226,15 @@ fn objects(a: &mut Opened<'_>, b: &mut Opened<'_>, mut out: Value) -> CliResult<
             let mut first = Vec::new();
             let shape = x.shape().to_vec();
             for (k, (ea, eb)) in x.iter().zip(y.iter()).enumerate() {
-                if ea == eb {
+                if py_eq(ea, eb) {
                     continue;
                 }
                 differing += 1;
                 if first.len() < FIRST {
                     first.push(json!({
                         "index": unravel(k as u64, &shape, false),
-                        "a": format!("{ea:?}"),
-                        "b": format!("{eb:?}"),
+                        "a": ea.to_string(),
+                        "b": eb.to_string(),
                     }));
                 }
             }
@@ -255,6 +255,46 @@ fn objects(a: &mut Opened<'_>, b: &mut Opened<'_>, mut out: Value) -> CliResult<
     out["max_abs_diff"] = Value::Null;
     out["first_differences"] = json!(first);
     Ok(out)
+}
+
+/// Python's `==` on two values, except that NaN equals NaN (as in the
+/// numeric comparison above): numbers compare across `bool`, `int` and
+/// `float`; dicts and sets whatever their order; a list never equals a
+/// tuple.
+fn py_eq(a: &ndnpy::pickle::PyValue, b: &ndnpy::pickle::PyValue) -> bool {
+    use ndnpy::pickle::PyValue as P;
+    let number = |v: &P| match v {
+        P::Bool(x) => Some(*x as i64 as f64),
+        P::Int(x) => Some(*x as f64),
+        P::Float(x) => Some(*x),
+        _ => None,
+    };
+    let all = |x: &[P], y: &[P]| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q));
+    let members = |x: &[P], y: &[P]| {
+        x.len() == y.len()
+            && x.iter().all(|p| y.iter().any(|q| py_eq(p, q)))
+            && y.iter().all(|q| x.iter().any(|p| py_eq(p, q)))
+    };
+    match (a, b) {
+        (P::Int(x), P::Int(y)) => x == y,
+        (P::Float(x), P::Float(y)) => x == y || (x.is_nan() && y.is_nan()),
+        (P::Complex(x0, x1), P::Complex(y0, y1)) => {
+            py_eq(&P::Float(*x0), &P::Float(*y0)) && py_eq(&P::Float(*x1), &P::Float(*y1))
+        }
+        (P::List(x), P::List(y)) | (P::Tuple(x), P::Tuple(y)) => all(x, y),
+        (P::Set(x) | P::FrozenSet(x), P::Set(y) | P::FrozenSet(y)) => members(x, y),
+        (P::Dict(x), P::Dict(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.iter().any(|(k2, v2)| py_eq(k, k2) && py_eq(v, v2)))
+        }
+        _ => match (number(a), number(b)) {
+            // 1 == 1.0 == True; an int beyond 2**53 compares exactly only
+            // with another int (above).
+            (Some(x), Some(y)) => x == y,
+            _ => a == b,
+        },
+    }
 }
 
 pub fn render(label: &str, v: &Value) -> String {
@@ -294,7 +334,14 @@ pub fn render(label: &str, v: &Value) -> String {
             v["differing"], v["elements"],
         ));
         for d in v["first_differences"].as_array().into_iter().flatten() {
-            out.push_str(&format!("  at {}: {} vs {}\n", d["index"], d["a"], d["b"]));
+            // Text as it is (a Python repr, or raw bytes), numbers as JSON.
+            let shown = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+            out.push_str(&format!(
+                "  at {}: {} vs {}\n",
+                d["index"],
+                shown(&d["a"]),
+                shown(&d["b"])
+            ));
         }
     }
     out

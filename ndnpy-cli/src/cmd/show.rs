@@ -89,7 +89,12 @@ pub fn show(
     let axes: Vec<Vec<Option<usize>>> = view
         .shape
         .iter()
-        .map(|&n| shown_indices(n, summarize))
+        // An empty view shows no element: no index of any axis is listed
+        // (an axis of 2**40 beside a 0 would otherwise be listed whole).
+        .map(|&n| match view.size() {
+            0 => Vec::new(),
+            _ => shown_indices(n, summarize),
+        })
         .collect();
     // Element numbers of the shown elements, in C order of the view.
     let mut order: Vec<u64> = Vec::new();

@@ -59,7 +59,12 @@ fn leaves(dtype: &DType, name: &str, base: usize, out: &mut Vec<Leaf>) {
             }
         }
         DType::SubArray(inner, shape) => {
-            let count: usize = shape.iter().product();
+            // A zero dimension empties the sub-array, whatever the others.
+            let count: usize = if shape.contains(&0) {
+                0
+            } else {
+                shape.iter().product()
+            };
             let size = inner.itemsize().unwrap_or(0);
             let mut sub = Vec::new();
             leaves(inner, name, 0, &mut sub);

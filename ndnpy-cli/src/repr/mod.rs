@@ -76,7 +76,12 @@ pub fn format_values(values: &Values, zero_d: bool) -> Vec<String> {
         Values::Timedelta(v) => timelike(v, |x| x.to_string()),
         Values::SubArray(inner, shape) => {
             let words = format_values(inner, false);
-            let count: usize = shape.iter().product();
+            // A zero dimension empties the sub-array, whatever the others.
+            let count: usize = if shape.contains(&0) {
+                0
+            } else {
+                shape.iter().product()
+            };
             words
                 .chunks(count.max(1))
                 .map(|w| nested(w, shape))
@@ -347,7 +352,11 @@ pub fn array_repr_with(
     dtype: &DType,
     dtype_text: Option<String>,
 ) -> String {
-    let size: usize = shape.iter().product();
+    let size: usize = if shape.contains(&0) {
+        0
+    } else {
+        shape.iter().product()
+    };
     let prefix = "array(";
     let lst = if size == 0 {
         "[]".to_owned()
