@@ -56,9 +56,11 @@ pub(super) type JobId = u64;
 /// Buffers kept for reuse: faulting in fresh memory costs about as much as
 /// inflating into it on the benchmark machine (BENCHMARKS.md), so
 /// compressed and inflated bytes go to buffers already mapped. At most
-/// this many are kept, each at most [`KEEP_MAX`] bytes.
+/// this many are kept, each at most [`KEEP_MAX`] bytes, [`KEEP_BYTES`] in
+/// all.
 const KEEP_BUFFERS: usize = 8;
 const KEEP_MAX: usize = 64 << 20;
+const KEEP_BYTES: usize = 256 << 20;
 
 #[derive(Default)]
 struct State {
@@ -77,10 +79,49 @@ struct State {
 
 impl State {
     fn recycle(&mut self, buf: Vec<u8>) {
-        if buf.capacity() > 0 && buf.capacity() <= KEEP_MAX && self.spare.len() < KEEP_BUFFERS {
+        let kept: usize = self.spare.iter().map(Vec::capacity).sum();
+        if buf.capacity() > 0
+            && buf.capacity() <= KEEP_MAX
+            && kept + buf.capacity() <= KEEP_BYTES
+            && self.spare.len() < KEEP_BUFFERS
+        {
             self.spare.push(buf);
         }
     }
+
+    /// The smallest buffer kept that holds `len` bytes, else the largest
+    /// (to be replaced, so that its memory goes back), else a new one.
+    fn fit(&mut self, len: usize) -> Vec<u8> {
+        let best = (0..self.spare.len())
+            .filter(|&i| self.spare[i].capacity() >= len)
+            .min_by_key(|&i| self.spare[i].capacity());
+        match best {
+            Some(i) => self.spare.swap_remove(i),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// A buffer of `len` zero bytes from fresh memory the allocator gives
+/// zeroed (not written here), backed by transparent huge pages where Linux
+/// allows, so that its first use takes one page fault per 2 MiB, not 512.
+/// An error, not an abort, if memory cannot hold it.
+fn fresh(len: usize) -> io::Result<Vec<u8>> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(len)
+        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    // SAFETY: `layout` has a nonzero size.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(io::ErrorKind::OutOfMemory.into());
+    }
+    crate::io::source::advise_huge_pages(ptr, len);
+    // SAFETY: `ptr` comes from the global allocator with the layout of
+    // `[u8; len]`, which is what `Vec<u8>` of capacity `len` frees it with,
+    // and its `len` bytes are initialised (zeroed by `alloc_zeroed`).
+    Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })
 }
 
 struct Shared {
@@ -99,7 +140,7 @@ impl Shared {
 /// pool is dropped; idle, they wait without spinning.
 pub(super) struct Pool {
     shared: Arc<Shared>,
-    workers: Vec<JoinHandle<()>>,
+    pub(super) workers: Vec<JoinHandle<()>>,
     threads: usize,
 }
 
@@ -116,11 +157,15 @@ impl Pool {
         }
     }
 
-    /// A buffer to read compressed bytes into (empty, maybe with room).
-    pub(super) fn buffer(&self) -> Vec<u8> {
-        let mut buf = self.shared.lock().spare.pop().unwrap_or_default();
+    /// An empty buffer with room for `len` bytes (compressed bytes to read
+    /// into): one kept for reuse, or fresh memory.
+    pub(super) fn buffer(&self, len: usize) -> io::Result<Vec<u8>> {
+        let mut buf = self.shared.lock().fit(len);
+        if buf.capacity() < len {
+            buf = fresh(len)?;
+        }
         buf.clear();
-        buf
+        Ok(buf)
     }
 
     /// Takes a buffer back for reuse.
@@ -166,7 +211,7 @@ impl Pool {
                 s.queue.remove(at);
                 let work = s.work.remove(&id).expect("queued jobs have work");
                 let alone = s.queue.is_empty() && s.running.is_empty();
-                let out = s.spare.pop().unwrap_or_default();
+                let out = s.fit(work.size);
                 drop(s);
                 let threads = if alone { self.threads } else { 1 };
                 let (result, spent) = run(work, out, threads);
@@ -251,7 +296,7 @@ fn run_one<'a>(
     id: JobId,
 ) -> MutexGuard<'a, State> {
     let work = s.work.remove(&id).expect("queued jobs have work");
-    let out = s.spare.pop().unwrap_or_default();
+    let out = s.fit(work.size);
     s.running.insert(id);
     drop(s);
     let (result, spent) = run(work, out, 1);
@@ -335,12 +380,11 @@ fn inflate_job(work: Work, mut out: Vec<u8>, threads: usize) -> (Result<Output>,
 
 /// Inflates the whole stream `compressed` into `out`, made exactly `size`
 /// bytes: truncated if longer (no writes), grown with zeros if shorter
-/// (only the new part is written), so that a reused buffer costs no
-/// second pass.
+/// (only the new part is written), replaced by fresh memory if it has not
+/// the room, so that a reused buffer costs no second pass.
 fn inflate_reusing(compressed: &[u8], out: &mut Vec<u8>, size: usize) -> io::Result<()> {
-    if out.len() < size {
-        out.try_reserve_exact(size - out.len())
-            .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    if out.capacity() < size {
+        *out = fresh(size)?;
     }
     out.resize(size, 0);
     inflate_piece(compressed, out)

@@ -74,14 +74,13 @@ impl ReadAhead {
         }
     }
 
-    /// Replaces the plan (cancelling the jobs of the old one). With one
-    /// core there is no plan: nothing could run beside the caller.
+    /// Replaces the plan (cancelling the jobs of the old one). On one core
+    /// the caller runs the jobs itself, in order: members are still read
+    /// whole into buffers reused from one to the next.
     fn set(&mut self, plan: Vec<usize>, want: Want) {
         self.clear();
-        if self.threads > 1 {
-            self.plan = plan;
-            self.want = want;
-        }
+        self.plan = plan;
+        self.want = want;
     }
 
     /// Drops the plan and its jobs.
@@ -177,12 +176,14 @@ impl<R: Read + Seek> NpzReader<R> {
     ///
     /// Memory: besides the member being read, at most `2 × threads`
     /// members (each at most 64 MiB) and 256 MiB of their bytes
-    /// (decompressed plus compressed) are held ahead. Stored members,
+    /// (decompressed plus compressed) are held ahead, and at most 256 MiB
+    /// of buffers are kept for reuse until the plan ends. Stored members,
     /// members under 64 KiB, and members read on every core by themselves
     /// (ndnpy's piece tables, NumPy members over 64 MiB) are not read ahead;
-    /// nothing is read ahead while one of the latter is being read, and
-    /// nothing at all on a single core. [`NpzReader::arrays`] plans every
-    /// member itself.
+    /// nothing is read ahead while one of the latter is being read. On a
+    /// single core the caller inflates the planned members itself, in
+    /// order, into buffers reused from one member to the next.
+    /// [`NpzReader::arrays`] plans every member itself.
     ///
     /// Errors: [`crate::Error::MemberNotFound`] for a name that is not a
     /// member (the plan is then left as it was).
@@ -301,11 +302,8 @@ impl<R: Read + Seek> NpzReader<R> {
         let len = entry.compressed_size;
         let threads = self.ahead.threads;
         let pool = self.ahead.pool.get_or_insert_with(|| Pool::new(threads));
-        let mut buf = pool.buffer();
         // Inside the archive (`data_start` checked), so no larger than it.
-        if buf.try_reserve_exact(len as usize).is_err() {
-            return None;
-        }
+        let mut buf = pool.buffer(len as usize).ok()?;
         let got = (&mut self.input).take(len).read_to_end(&mut buf);
         if got.is_err() || buf.len() as u64 != len {
             pool.recycle(buf);
@@ -386,11 +384,12 @@ mod tests {
             assert!(npz.ahead.jobs.iter().all(|j| j.0 > k));
         }
         assert!(npz.ahead.plan.is_empty(), "a used-up plan is dropped");
-        // One core: no plan at all.
+        // One core: two members ahead, inflated by the caller.
         let mut npz = reader(archive(&lengths, None), 1);
         npz.read_ahead(&names).unwrap();
         npz.read_any("m0").unwrap();
-        assert_eq!(held(&npz).0, 0);
+        assert_eq!(held(&npz).0, 2);
+        assert_eq!(npz.ahead.pool.as_ref().unwrap().workers.len(), 0);
     }
 
     #[test]
