@@ -84,7 +84,6 @@ impl DataSource for Positioned {
     }
 }
 
-
 /// A forward-only stream (a compressed member being inflated).
 pub struct Streamed<R: Read> {
     pub reader: R,
@@ -316,6 +315,43 @@ impl Npz {
     }
 }
 
+/// A member's header, where its data starts, and how many data bytes are
+/// there, without its data.
+pub struct Head {
+    pub header: Header,
+    pub data_offset: u64,
+    pub available: u64,
+}
+
+impl Npz {
+    /// Member `name`'s header only: read from the member's first bytes (a
+    /// large compressed member is never read ahead or inflated whole for
+    /// it), with the same errors as [`Npz::member`].
+    pub fn member_head(&mut self, name: &str) -> CliResult<Head> {
+        let info = self
+            .reader
+            .member_info(name)
+            .map_err(|e| CliError::lib(&self.path, Some(name), e))?;
+        if info.compression == Compression::Stored || info.encrypted {
+            let opened = self.member(name)?;
+            return Ok(Head {
+                header: opened.header,
+                data_offset: opened.data_offset,
+                available: opened.available,
+            });
+        }
+        let (header, data_offset) = self
+            .reader
+            .header_with_offset(name)
+            .map_err(|e| CliError::lib(&self.path, Some(name), in_member(name, e)))?;
+        Ok(Head {
+            header,
+            data_offset,
+            available: info.size.saturating_sub(data_offset),
+        })
+    }
+}
+
 /// A member that does not start with the magic string is not an array.
 fn in_member(name: &str, e: ndnpy::Error) -> ndnpy::Error {
     match e {
@@ -434,7 +470,9 @@ pub fn fold_chunks<S: Send>(
                         }
                         let pos = c as u64 * chunk;
                         let n = chunk.min(total - pos) as usize;
-                        if let Err(e) = crate::source::read_exact_at(file, &mut buf[..n], base + pos) {
+                        if let Err(e) =
+                            crate::source::read_exact_at(file, &mut buf[..n], base + pos)
+                        {
                             failed.store(true, Ordering::Relaxed);
                             return Err(e);
                         }

@@ -328,6 +328,20 @@ fn commands_fetch_what_they_read() {
         info <= (24 + 2) * (64 << 10),
         "info fetched {info} of {npz_len} bytes"
     );
+    // A member ndnpy compressed in pieces: its header is read from its
+    // first bytes, never its first pieces or the read-ahead's.
+    let packed = dir.path().join("packed.npz");
+    let mut w = ndnpy::NpzWriter::create_compressed(&packed).unwrap();
+    let noise = Array::from_shape_fn(3 << 20, |k| {
+        ((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f32
+    });
+    w.add("noise", &noise).unwrap();
+    w.finish().unwrap();
+    let info = fetched(&["info", &url_of(&packed)]);
+    assert!(
+        info <= 3 * (64 << 10),
+        "info fetched {info} bytes of a compressed member"
+    );
     let info = fetched(&["info", &npy_url]);
     assert!(info <= 64 << 10, "info fetched {info} of {npy_len} bytes");
     let show = fetched(&["show", "--slice", "100000:100002", &npy_url]);

@@ -267,6 +267,30 @@ impl<R: Read + Seek> NpzReader<R> {
         })
     }
 
+    /// [`NpzReader::header`], with where the data starts in the member's
+    /// `.npy` bytes (the length of its preamble and header), read the same
+    /// way: from the member's first bytes only, never decompressing more.
+    ///
+    /// ```
+    /// # use ndarray::Array1;
+    /// # use std::io::Cursor;
+    /// let mut w = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// w.add("v", &Array1::<f32>::zeros(10))?;
+    /// let bytes = w.finish_into_inner()?.into_inner();
+    /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
+    /// let (header, offset) = npz.header_with_offset("v")?;
+    /// assert_eq!(header.shape, vec![10]);
+    /// assert_eq!(offset, 128); // np.save aligns the data to 64 bytes
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn header_with_offset(&mut self, name: &str) -> Result<(Header, u64)> {
+        let index = self.index(name)?;
+        let options = self.options;
+        self.with_member(index, Open::Head, |member, _, _| {
+            header::read_preamble(member, &options).map(|(h, len)| (h, len as u64))
+        })
+    }
+
     /// Reads member `name` into an array of `T` with dimension `D`.
     ///
     /// Errors: [`Error::MemberNotFound`], [`Error::NotNpy`] for a member that

@@ -157,7 +157,7 @@ pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResul
                     "ratio": if meta.size == 0 { 1.0 } else { meta.compressed_size as f64 / meta.size as f64 },
                     "encrypted": meta.encrypted,
                 });
-                match npz.member(&name) {
+                match npz.member_head(&name) {
                     Ok(opened) => {
                         let h = header_json(&opened.header, opened.data_offset, opened.available);
                         let in_place = meta.compression == Compression::Stored
