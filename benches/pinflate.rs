@@ -44,11 +44,16 @@ fn main() {
     let size: usize = args[2].parse().expect("the inflated size");
     let archive = &args[3];
     let repeats: usize = args[4].parse().expect("repeats");
-    let mut threads: Vec<usize> = args[5..].iter().map(|t| t.parse().expect("threads")).collect();
+    let mut threads: Vec<usize> = args[5..]
+        .iter()
+        .map(|t| t.parse().expect("threads"))
+        .collect();
     if threads.is_empty() {
         threads = vec![1, 2];
     }
     let crc = crc_of(&raw, size);
+    // Compressed bytes per chunk (0: the library's plan), for tuning.
+    let chunk: usize = std::env::var("PINFLATE_CHUNK").map_or(0, |c| c.parse().expect("bytes"));
     for _ in 0..repeats {
         time("ndnpy's decoder alone (1 thread, one chunk)", || {
             let (out, c) = ndnpy::__inflate_parallel(&raw, size, 1, raw.len()).expect("inflates");
@@ -57,7 +62,7 @@ fn main() {
         });
         for &t in &threads {
             time(&format!("ndnpy pinflate, {t} threads"), || {
-                let (out, c) = ndnpy::__inflate_parallel(&raw, size, t, 0).expect("inflates");
+                let (out, c) = ndnpy::__inflate_parallel(&raw, size, t, chunk).expect("inflates");
                 assert_eq!(c, crc);
                 out
             });

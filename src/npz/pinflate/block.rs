@@ -104,7 +104,13 @@ impl Tables {
         if lit[256] == 0 {
             return Err(Bad::Corrupt("no end-of-block code"));
         }
-        if !build(&mut self.litlen, LITLEN_BITS, lit, litlen_entry, &[Fill::Single]) {
+        if !build(
+            &mut self.litlen,
+            LITLEN_BITS,
+            lit,
+            litlen_entry,
+            &[Fill::Single],
+        ) {
             return Err(Bad::Corrupt("invalid literal/length code"));
         }
         if !build(

@@ -13,7 +13,7 @@ use super::block::Tables;
 use super::decode::{Inflater, Stop};
 use super::finder::Finder;
 use super::memory::zeroed;
-use super::{Key, WINDOW};
+use super::{Key, Window, WINDOW};
 
 /// One chunk's output buffers, reused from chunk to chunk (fresh memory
 /// costs page faults; these are written before they are read, so they are
@@ -58,8 +58,6 @@ pub(super) struct Chunk {
     pub(super) end: Option<Key>,
     pub(super) head_end: usize,
     pub(super) tail_end: usize,
-    /// CRC-32 of the tail's output bytes.
-    pub(super) tail_crc: crc32fast::Hasher,
     pub(super) buffers: Buffers,
 }
 
@@ -94,12 +92,17 @@ pub(super) struct Limits {
 }
 
 /// Decodes the chunk whose candidates lie in bits `from..to` of `data`.
+///
+/// `window` gives the real window before a start, once the resolver knows
+/// it (the chunks before are joined and end there): the decoder asks at
+/// its start and every 128 K symbols, and from then on decodes in bytes.
 pub(super) fn decode_chunk(
     data: &[u8],
     from: u64,
     to: u64,
     limits: Limits,
     mut buffers: Buffers,
+    window: &dyn Fn(Key) -> Option<Window>,
 ) -> Outcome {
     let mut finder = Finder::new(data, from, to, buffers.scratch.take().expect("scratch"));
     // Output of rejected candidates: bounded, so that a hostile stream
@@ -108,7 +111,7 @@ pub(super) fn decode_chunk(
     let mut found = None;
     while let Some(start) = finder.next_candidate() {
         let tables = buffers.tables.take().expect("tables");
-        match attempt(data, start, limits, &mut buffers, tables) {
+        match attempt(data, start, limits, &mut buffers, tables, window) {
             Attempt::Done(chunk_end) => {
                 found = Some((start, chunk_end));
                 break;
@@ -124,20 +127,13 @@ pub(super) fn decode_chunk(
     }
     buffers.scratch = Some(finder.into_tables());
     match found {
-        Some((start, (end, head_end, tail_end))) => {
-            let mut tail_crc = crc32fast::Hasher::new();
-            if tail_end > WINDOW {
-                tail_crc.update(&buffers.tail[WINDOW..tail_end]);
-            }
-            Outcome::Found(Chunk {
-                start,
-                end,
-                head_end,
-                tail_end,
-                tail_crc,
-                buffers,
-            })
-        }
+        Some((start, (end, head_end, tail_end))) => Outcome::Found(Chunk {
+            start,
+            end,
+            head_end,
+            tail_end,
+            buffers,
+        }),
         None => Outcome::Nothing(buffers),
     }
 }
@@ -162,6 +158,7 @@ fn attempt(
     limits: Limits,
     buffers: &mut Buffers,
     tables: Box<Tables>,
+    window: &dyn Fn(Key) -> Option<Window>,
 ) -> Attempt {
     let mut inflater = match start {
         Key::Header(bit) => {
@@ -180,7 +177,7 @@ fn attempt(
             }
         },
     };
-    let result = decode_from(&mut inflater, limits, buffers);
+    let result = decode_from(&mut inflater, start, limits, buffers, window);
     buffers.tables = Some(inflater.into_tables());
     match result {
         Ok(done) => Attempt::Done(done),
@@ -193,8 +190,10 @@ fn attempt(
 /// been accepted, and the symbols decoded.
 fn decode_from(
     inflater: &mut Inflater,
+    start: Key,
     limits: Limits,
     buffers: &mut Buffers,
+    window: &dyn Fn(Key) -> Option<Window>,
 ) -> Result<(Option<Key>, usize, usize), (bool, usize)> {
     let Buffers { head, tail, .. } = buffers;
     for (i, m) in head[..WINDOW].iter_mut().enumerate() {
@@ -208,7 +207,24 @@ fn decode_from(
     let mut clean_from = WINDOW;
     let mut in_bytes = false;
     let mut accepted = false;
+    let mut known = window(start);
     loop {
+        if let (false, Some(window)) = (in_bytes, known.take()) {
+            // The real window is known (the chunks before are joined, and
+            // this one starts where they end): the markers so far are
+            // replaced, and decoding goes on in bytes.
+            tail[..WINDOW].copy_from_slice(&window[..]);
+            let n = head_end - WINDOW;
+            for (b, &v) in tail[WINDOW..WINDOW + n].iter_mut().zip(&head[WINDOW..head_end]) {
+                let from_window = window[v as usize & (WINDOW - 1)];
+                *b = if v >= MARKER { from_window } else { v as u8 };
+            }
+            tail_end = WINDOW + n;
+            head_end = WINDOW;
+            in_bytes = true;
+            #[cfg(test)]
+            SWITCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         let step = if in_bytes {
             // No soft limit: a block that runs past the buffer fails
             // (`TooLong`), and the cap is checked at boundaries.
@@ -223,10 +239,15 @@ fn decode_from(
             scanned = head_end;
             if head_end - clean_from >= WINDOW {
                 // No marker in the last 32 KiB: none can appear again.
-                for (b, &v) in tail[..WINDOW].iter_mut().zip(&head[head_end - WINDOW..head_end]) {
+                for (b, &v) in tail[..WINDOW]
+                    .iter_mut()
+                    .zip(&head[head_end - WINDOW..head_end])
+                {
                     *b = v as u8;
                 }
                 in_bytes = true;
+            } else {
+                known = window(start);
             }
             step
         };
@@ -249,6 +270,11 @@ fn decode_from(
         }
     }
 }
+
+/// How many chunks switched to bytes on a window from the resolver (for
+/// tests: the path is taken).
+#[cfg(test)]
+pub(super) static SWITCHES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The first marker: `MARKER + i` stands for byte `i` of the unknown
 /// 32 KiB window (byte 0 the oldest).

@@ -199,11 +199,7 @@ impl<'a> Inflater<'a> {
             return Ok(Stop::Full);
         }
         let at = (self.bits.position() / 8) as usize;
-        let input = self
-            .bits
-            .data
-            .get(at..at + n)
-            .ok_or(Bad::Truncated)?;
+        let input = self.bits.data.get(at..at + n).ok_or(Bad::Truncated)?;
         for (o, &b) in out[*pos..*pos + n].iter_mut().zip(input) {
             *o = T::lit(b as u32);
         }

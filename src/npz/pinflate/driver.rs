@@ -9,9 +9,11 @@
 //! that finished chunks waiting to be joined stay few (bounded memory).
 
 use super::chunk::{decode_chunk, Buffers, Limits, Outcome};
-use super::resolve::{Resolver, Until};
 use super::memory::zeroed;
-use super::{Bad, MAX_THREADS};
+use super::resolve::{Finish, Resolver, Until};
+use super::{Bad, Key, Window, MAX_THREADS};
+use crc32fast::Hasher;
+use std::collections::VecDeque;
 use std::io;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -75,8 +77,17 @@ struct State<'a> {
     resolver: Option<Resolver<'a>>,
     /// The chunk the resolver takes next.
     wanted: usize,
-    /// Buffers of chunks already joined.
+    /// The real window before where the resolver stands, for the chunk it
+    /// takes next, which may switch to bytes when it starts there.
+    window: Option<(usize, Key, Window)>,
+    /// Taken chunks to write into the output, with their CRC slot.
+    tasks: VecDeque<(usize, Finish<'a>)>,
+    /// CRC-32 of each piece of the output, in order (`None` while its
+    /// task runs).
+    crcs: Vec<Option<Hasher>>,
+    /// Buffers of finished chunks, and how many exist in all.
     pool: Vec<Buffers>,
+    buffers: usize,
     /// The last block is decoded.
     finished: bool,
     /// The first error: every thread stops.
@@ -111,7 +122,14 @@ pub(super) fn inflate(data: &[u8], size: usize, plan: Plan) -> io::Result<(Vec<u
     if size as u64 > (data.len() as u64).saturating_mul(1032) + 1024 {
         return Err(Bad::TooLong.into_io());
     }
-    let out = zeroed(size).ok_or(Bad::NoMemory.into_io())?;
+    let mut out = zeroed(size).ok_or(Bad::NoMemory.into_io())?;
+    let crc = inflate_into(data, &mut out, plan).map_err(Bad::into_io)?;
+    Ok((out, crc))
+}
+
+/// Inflates `data` into exactly `out` by `plan`; gives the CRC-32.
+fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u32, Bad> {
+    let size = out.len();
     let count = data.len().div_ceil(plan.chunk).max(1);
     let starts = |k: usize| (k as u64).saturating_mul(plan.chunk as u64 * 8);
     let shared = Shared {
@@ -120,7 +138,11 @@ pub(super) fn inflate(data: &[u8], size: usize, plan: Plan) -> io::Result<(Vec<u
             results: (0..count).map(|_| None).collect(),
             resolver: Some(Resolver::new(data, out)),
             wanted: 1,
+            window: None,
+            tasks: VecDeque::new(),
+            crcs: Vec::new(),
             pool: Vec::new(),
+            buffers: 0,
             finished: false,
             failed: None,
         }),
@@ -130,37 +152,103 @@ pub(super) fn inflate(data: &[u8], size: usize, plan: Plan) -> io::Result<(Vec<u
         let _guard = PanicGuard(&shared);
         let mut s = shared.lock();
         loop {
-            if s.finished || s.failed.is_some() {
+            if s.failed.is_some() || (s.finished && s.tasks.is_empty()) {
                 return;
             }
             if let Some(step) = resolver_step(&mut s, count, starts) {
                 let mut resolver = s.resolver.take().expect("checked by resolver_step");
                 drop(s);
+                let t = std::time::Instant::now();
+                let what = match &step {
+                    Step::Decode(u) => format!("decode {u:?}"),
+                    Step::Take(Outcome::Found(c)) => format!(
+                        "take {:?} at {:?} head {} markers {} tail {}",
+                        c.start,
+                        resolver.at,
+                        c.head().len(),
+                        c.head().iter().filter(|&&v| v >= 0x8000).count(),
+                        c.tail().len()
+                    ),
+                    Step::Take(_) => "nothing".into(),
+                };
                 let result = advance(&mut resolver, step);
+                if std::env::var_os("PINFLATE_DEBUG").is_some() {
+                    eprintln!(
+                        "{:?} resolver {what}: {:?}",
+                        std::thread::current().id(),
+                        t.elapsed()
+                    );
+                }
                 s = shared.lock();
                 match result {
-                    Ok(buffers) => s.pool.extend(buffers),
+                    Ok(done) => done.record(&mut s),
                     Err(bad) => {
                         s.failed.get_or_insert(bad);
                     }
                 }
                 s.finished |= resolver.at.is_none();
+                if let (Some(at), true) = (resolver.at, s.wanted < count) {
+                    let wanted = s.wanted;
+                    s.window = resolver.window().map(|w| (wanted, at, w));
+                }
                 s.resolver = Some(resolver);
                 shared.changed.notify_all();
                 continue;
             }
-            if s.next < count && s.next < s.wanted + plan.ahead {
+            if let Some((slot, task)) = s.tasks.pop_front() {
+                drop(s);
+                let t = std::time::Instant::now();
+                let result = task.run();
+                if std::env::var_os("PINFLATE_DEBUG").is_some() {
+                    eprintln!(
+                        "{:?} task {slot}: {:?}",
+                        std::thread::current().id(),
+                        t.elapsed()
+                    );
+                }
+                s = shared.lock();
+                match result {
+                    Ok((crc, buffers)) => {
+                        s.crcs[slot] = Some(crc);
+                        s.pool.push(buffers);
+                    }
+                    Err(bad) => {
+                        s.failed.get_or_insert(bad);
+                    }
+                }
+                shared.changed.notify_all();
+                continue;
+            }
+            let may_allocate = s.buffers < plan.ahead + plan.threads;
+            if s.next < count
+                && s.next < s.wanted + plan.ahead
+                && (!s.pool.is_empty() || may_allocate)
+            {
                 let k = s.next;
                 s.next += 1;
                 let buffers = s.pool.pop();
+                s.buffers += buffers.is_none() as usize;
                 drop(s);
                 let limits = Limits {
                     until: starts(k + 1),
                     cap: plan.cap,
                 };
-                let outcome = buffers
-                    .or_else(|| Buffers::new(plan.cap))
-                    .map(|b| decode_chunk(data, starts(k), starts(k + 1), limits, b));
+                let t = std::time::Instant::now();
+                let window = |start: Key| {
+                    let s = shared.lock();
+                    let (index, at, window) = s.window.as_ref()?;
+                    (*index == k && *at == start).then(|| window.clone())
+                };
+                let outcome = buffers.or_else(|| Buffers::new(plan.cap)).map(|b| {
+                    decode_chunk(data, starts(k), starts(k + 1), limits, b, &window)
+                });
+                if std::env::var_os("PINFLATE_DEBUG").is_some() {
+                    eprintln!(
+                        "{:?} chunk {k}: {:?}",
+                        std::thread::current().id(),
+                        t.elapsed()
+                    );
+                }
                 s = shared.lock();
                 match outcome {
                     Some(outcome) => s.results[k] = Some(outcome),
@@ -185,23 +273,58 @@ pub(super) fn inflate(data: &[u8], size: usize, plan: Plan) -> io::Result<(Vec<u
     });
     let state = shared.state.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(bad) = state.failed {
-        return Err(bad.into_io());
+        return Err(bad);
     }
     let resolver = state.resolver.expect("returned by its last holder");
     if resolver.at.is_some() {
-        return Err(Bad::Truncated.into_io());
+        return Err(Bad::Truncated);
     }
     if resolver.len != size {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "deflate data gave {} bytes where {size} were declared",
-                resolver.len
-            ),
-        ));
+        return Err(Bad::Short(resolver.len));
     }
-    let crc = resolver.crc.finalize();
-    Ok((resolver.out, crc))
+    let mut crc = Hasher::new();
+    for piece in state.crcs {
+        crc.combine(&piece.expect("every task ran"));
+    }
+    Ok(crc.finalize())
+}
+
+/// What the resolver wrote or handed out in one step.
+enum Done<'a> {
+    /// Bytes it decoded, by their CRC-32.
+    Decoded(Hasher),
+    /// A chunk dropped, after decoding towards it (these bytes' CRC-32)
+    /// or not: its buffers.
+    Dropped(Option<Hasher>, Buffers),
+    /// A chunk taken: its rest (a task, or its buffers back), then the
+    /// CRC-32 of what the resolver wrote after, and before it (a decode
+    /// up to the chunk).
+    Taken(Option<Hasher>, Result<Finish<'a>, Buffers>, Hasher),
+}
+
+impl<'a> Done<'a> {
+    /// Puts the CRC pieces in order, the task in the queue, the buffers
+    /// in the pool.
+    fn record(self, s: &mut State<'a>) {
+        match self {
+            Done::Decoded(crc) => s.crcs.push(Some(crc)),
+            Done::Dropped(crc, buffers) => {
+                s.crcs.extend(crc.map(Some));
+                s.pool.push(buffers);
+            }
+            Done::Taken(before, task, after) => {
+                s.crcs.extend(before.map(Some));
+                match task {
+                    Ok(task) => {
+                        s.tasks.push_back((s.crcs.len(), task));
+                        s.crcs.push(None);
+                    }
+                    Err(buffers) => s.pool.push(buffers),
+                }
+                s.crcs.push(Some(after));
+            }
+        }
+    }
 }
 
 /// What the resolver can do next, if it is free and can make progress:
@@ -222,38 +345,24 @@ fn resolver_step(s: &mut State, count: usize, starts: impl Fn(usize) -> u64) -> 
     Some(Step::Take(outcome))
 }
 
-/// Carries out a resolver step; gives back the buffers of a chunk taken.
-fn advance(resolver: &mut Resolver, step: Step) -> Result<Option<Buffers>, Bad> {
+/// Carries out a resolver step.
+fn advance<'a>(resolver: &mut Resolver<'a>, step: Step) -> Result<Done<'a>, Bad> {
     match step {
-        Step::Decode(until) => {
-            let t = std::time::Instant::now();
-            let l = resolver.len;
-            let r = resolver.decode(until).map(|()| None);
-            if std::env::var_os("PINFLATE_DEBUG").is_some() {
-                eprintln!("decode {until:?}: {} bytes in {:?}", resolver.len - l, t.elapsed());
-            }
-            r
-        }
-        Step::Take(Outcome::Nothing(buffers)) => {
-            if std::env::var_os("PINFLATE_DEBUG").is_some() {
-                eprintln!("nothing at {:?}", resolver.at);
-            }
-            Ok(Some(buffers))
-        }
+        Step::Decode(until) => resolver.decode(until).map(Done::Decoded),
+        Step::Take(Outcome::Nothing(buffers)) => Ok(Done::Dropped(None, buffers)),
         Step::Take(Outcome::Found(chunk)) => {
             let at = resolver.at.expect("checked by resolver_step");
+            let mut before = None;
             if chunk.start.pos() > at.pos() {
                 // The finder missed a boundary (a fixed block, say): decode
                 // on to the chunk's start, which is right if reached.
-                resolver.decode(Until::Reach(chunk.start.pos()))?;
+                before = Some(resolver.decode(Until::Reach(chunk.start.pos()))?);
             }
-            if std::env::var_os("PINFLATE_DEBUG").is_some() {
-                eprintln!("chunk {:?} at {:?} head {} tail {}", chunk.start, resolver.at, chunk.head().len(), chunk.tail().len());
+            if resolver.at != Some(chunk.start) {
+                return Ok(Done::Dropped(before, chunk.buffers));
             }
-            if resolver.at == Some(chunk.start) {
-                resolver.append(&chunk)?;
-            }
-            Ok(Some(chunk.buffers))
+            let (task, after) = resolver.append(chunk)?;
+            Ok(Done::Taken(before, task, after))
         }
     }
 }

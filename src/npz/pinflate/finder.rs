@@ -198,7 +198,12 @@ mod tests {
         let data: Vec<u8> = (0..400_000).map(|_| (rng.next() % 61) as u8).collect();
         let stream = super::super::tests::deflate(&data, 6);
         let starts = super::super::tests::block_starts(&stream);
-        assert!(starts.len() > 5, "{} blocks in {} bytes", starts.len(), stream.len());
+        assert!(
+            starts.len() > 5,
+            "{} blocks in {} bytes",
+            starts.len(),
+            stream.len()
+        );
         let mut finder = Finder::new(&stream, 1, stream.len() as u64 * 8, Tables::new());
         let mut found = Vec::new();
         while let Some(c) = finder.next_candidate() {

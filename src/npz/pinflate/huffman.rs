@@ -361,13 +361,37 @@ mod tests {
         assert_eq!(fill(&[2, 2, 2]), Fill::Incomplete);
         assert_eq!(fill(&[1, 1, 1]), Fill::Over);
         let mut t = vec![0u32; DIST_SIZE];
-        assert!(!build(&mut t, DIST_BITS, &[1, 1, 1], dist_entry, &[Fill::Single]));
-        assert!(!build(&mut t, DIST_BITS, &[2, 2, 2], dist_entry, &[Fill::Single]));
-        assert!(build(&mut t, DIST_BITS, &[0, 1], dist_entry, &[Fill::Single]));
+        assert!(!build(
+            &mut t,
+            DIST_BITS,
+            &[1, 1, 1],
+            dist_entry,
+            &[Fill::Single]
+        ));
+        assert!(!build(
+            &mut t,
+            DIST_BITS,
+            &[2, 2, 2],
+            dist_entry,
+            &[Fill::Single]
+        ));
+        assert!(build(
+            &mut t,
+            DIST_BITS,
+            &[0, 1],
+            dist_entry,
+            &[Fill::Single]
+        ));
         // The missing half decodes as an error.
         assert_eq!(t[1] & BAD, BAD);
         assert_eq!(t[0] & !0x1F, dist_entry(1));
-        assert!(build(&mut t, DIST_BITS, &[0, 0], dist_entry, &[Fill::Empty]));
+        assert!(build(
+            &mut t,
+            DIST_BITS,
+            &[0, 0],
+            dist_entry,
+            &[Fill::Empty]
+        ));
         assert!(t[..256].iter().all(|e| e & BAD != 0));
     }
 }

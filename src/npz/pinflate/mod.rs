@@ -45,6 +45,9 @@ use std::io;
 /// Deflate's window: how far back a distance reaches.
 const WINDOW: usize = 32 * 1024;
 
+/// The real 32 KiB before a point of the output, shared between threads.
+type Window = std::sync::Arc<[u8; WINDOW]>;
+
 /// Members smaller than this are inflated on one thread: below it the
 /// threads, the block search and the markers do not pay.
 const MIN_PARALLEL: usize = 16 << 20;
@@ -65,6 +68,8 @@ enum Bad {
     Truncated,
     /// Memory for the output or a chunk's buffers could not be had.
     NoMemory,
+    /// The stream ended after this many bytes, fewer than declared.
+    Short(usize),
 }
 
 impl Bad {
@@ -74,6 +79,7 @@ impl Bad {
             Bad::TooLong => "deflate data inflates past the declared size".to_owned(),
             Bad::Truncated => "deflate data ends early".to_owned(),
             Bad::NoMemory => return io::Error::from(io::ErrorKind::OutOfMemory),
+            Bad::Short(n) => format!("deflate data gave {n} bytes, fewer than declared"),
         };
         io::Error::new(io::ErrorKind::InvalidData, text)
     }
@@ -134,7 +140,11 @@ pub(crate) fn inflate_parallel(
     size: usize,
     threads: usize,
 ) -> io::Result<(Vec<u8>, u32)> {
-    driver::inflate(compressed, size, driver::Plan::new(compressed.len(), size, threads))
+    driver::inflate(
+        compressed,
+        size,
+        driver::Plan::new(compressed.len(), size, threads),
+    )
 }
 
 /// [`inflate_parallel`] with chunks of `chunk` compressed bytes (0: the

@@ -1,32 +1,42 @@
 //! Joining chunks into the output, in order, decoding sequentially
 //! wherever a chunk cannot be trusted.
 //!
-//! The resolver owns the output (the member's declared size, exactly) and
-//! stands at a boundary of the stream it has decoded truly: from the
-//! stream's start, with the real window. A chunk decoded in parallel is
-//! taken only if it started exactly there (same bit, same kind of
-//! boundary); then, by induction, it decoded the true blocks, and its
-//! markers are replaced by the bytes of the real window. A chunk that
-//! started anywhere else (a false candidate, a missed boundary), or failed,
-//! is dropped, and the resolver decodes its range itself. So a false
-//! positive of the block finder costs time, never a wrong byte.
+//! The resolver stands at a boundary of the stream it has decoded truly:
+//! from the stream's start, with the real window. A chunk decoded in
+//! parallel is taken only if it started exactly there (same bit, same
+//! kind of boundary); then, by induction, it decoded the true blocks. A
+//! chunk that started anywhere else (a false candidate, a missed
+//! boundary), or failed, is dropped, and the resolver decodes its range
+//! itself. So a false positive of the block finder costs time, never a
+//! wrong byte.
+//!
+//! Only the window has to be carried from chunk to chunk in order: the
+//! resolver writes each taken chunk's last 32 KiB itself (markers replaced
+//! from the window before it), and leaves the rest of the chunk to a
+//! [`Finish`] task that any thread runs with a copy of that window. The
+//! output is split as it goes (`split_at_mut`): the resolver keeps the
+//! part from its window on, each task gets its own part.
 
 use super::block::Tables;
-use super::chunk::{Chunk, MARKER};
+use super::chunk::{Buffers, Chunk, MARKER};
 use super::decode::{Inflater, Stop};
-use super::{Bad, Key, WINDOW};
+use super::{Bad, Key, Window, WINDOW};
+use crc32fast::Hasher;
 
-/// The output so far and where the true decoding stands.
+/// The output from the resolver's window on, and where the true decoding
+/// stands.
 pub(super) struct Resolver<'a> {
     data: &'a [u8],
-    /// The member's bytes: `out[..len]` decoded.
-    pub(super) out: Vec<u8>,
+    /// The output from byte `base` on: its first `len - base` bytes are
+    /// decoded (the window: all the output so far, or its last 32 KiB at
+    /// least), the rest is to come.
+    rest: &'a mut [u8],
+    base: usize,
+    /// Bytes of output decoded or handed to tasks.
     pub(super) len: usize,
     /// The boundary where decoding continues; `None` after the last
     /// block.
     pub(super) at: Option<Key>,
-    /// CRC-32 of `out[..len]`.
-    pub(super) crc: crc32fast::Hasher,
     tables: Option<Box<Tables>>,
 }
 
@@ -39,39 +49,67 @@ pub(super) enum Until {
     Reach(u64),
 }
 
+/// The part of a taken chunk the resolver leaves to another thread: its
+/// symbols but the last 32 KiB, markers to replace from `window`, into
+/// `dst`.
+pub(super) struct Finish<'a> {
+    chunk: Chunk,
+    /// The output before the chunk: its last 32 KiB, or all of it if
+    /// shorter (a marker before it is a distance too far back).
+    window: Vec<u8>,
+    dst: &'a mut [u8],
+}
+
 impl<'a> Resolver<'a> {
-    /// A resolver at the start of `data`, decoding into `out`.
-    pub(super) fn new(data: &'a [u8], out: Vec<u8>) -> Resolver<'a> {
+    /// A resolver at the start of `data`, decoding into `out` (exactly the
+    /// declared size).
+    pub(super) fn new(data: &'a [u8], out: &'a mut [u8]) -> Resolver<'a> {
         Resolver {
             data,
-            out,
+            rest: out,
+            base: 0,
             len: 0,
             at: Some(Key::Header(0)),
-            crc: crc32fast::Hasher::new(),
             tables: Some(Tables::new()),
         }
     }
 
     /// Decodes from where the resolver stands, into the output, until
-    /// `until` (or the last block's end).
-    pub(super) fn decode(&mut self, until: Until) -> Result<(), Bad> {
+    /// `until` (or the last block's end); gives the CRC-32 of what it
+    /// wrote.
+    pub(super) fn decode(&mut self, until: Until) -> Result<Hasher, Bad> {
+        let mut crc = Hasher::new();
         let Some(at) = self.at else {
-            return Ok(());
+            return Ok(crc);
         };
         let tables = self.tables.take().expect("tables");
         let mut inflater = match at {
             Key::Header(bit) => Inflater::at_header(self.data, bit, tables),
-            Key::Stored(bit) => Inflater::in_stored(self.data, bit / 8, tables).map_err(|e| e.0)?,
+            Key::Stored(bit) => match Inflater::in_stored(self.data, bit / 8, tables) {
+                Ok(inflater) => inflater,
+                Err((bad, tables)) => {
+                    self.tables = Some(tables);
+                    return Err(bad);
+                }
+            },
         };
-        let from = self.len;
-        let result = self.decode_with(&mut inflater, at, until);
-        self.crc.update(&self.out[from..self.len]);
+        let from = self.len - self.base;
+        let mut pos = from;
+        let result = self.decode_with(&mut inflater, &mut pos, at, until);
+        crc.update(&self.rest[from..pos]);
+        self.len = self.base + pos;
         self.tables = Some(inflater.into_tables());
-        result
+        result.map(|()| crc)
     }
 
-    /// The loop of [`Resolver::decode`].
-    fn decode_with(&mut self, inflater: &mut Inflater, at: Key, until: Until) -> Result<(), Bad> {
+    /// The loop of [`Resolver::decode`], writing `self.rest` from `*pos`.
+    fn decode_with(
+        &mut self,
+        inflater: &mut Inflater,
+        pos: &mut usize,
+        at: Key,
+        until: Until,
+    ) -> Result<(), Bad> {
         // Where decoding starts is a boundary too (unless inside a stored
         // block), and may already be far enough.
         let mut first = matches!(at, Key::Header(_));
@@ -80,7 +118,7 @@ impl<'a> Resolver<'a> {
                 first = false;
                 Stop::Boundary
             } else {
-                inflater.run(&mut self.out, &mut self.len, usize::MAX)?
+                inflater.run(self.rest, pos, usize::MAX)?
             };
             match stop {
                 // Only from a stored block that filled the output: the
@@ -106,48 +144,118 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// Appends a chunk that starts where the resolver stands: its markers
-    /// replaced from the window, its CRC-32 joined.
-    pub(super) fn append(&mut self, chunk: &Chunk) -> Result<(), Bad> {
+    /// The real window before where the resolver stands (`None` before
+    /// 32 KiB of output), for chunks still decoding that start there.
+    pub(super) fn window(&self) -> Option<Window> {
+        let end = self.len - self.base;
+        let window: &[u8; WINDOW] = self.rest.get(end.checked_sub(WINDOW)?..end)?.try_into().ok()?;
+        Some(Window::new(*window))
+    }
+
+    /// Takes a chunk that starts where the resolver stands: writes its
+    /// last 32 KiB (markers replaced from the window) and gives the CRC-32
+    /// of those, and, for a longer chunk, the task that writes the rest
+    /// (which comes first in the output), or the chunk's buffers back.
+    pub(super) fn append(
+        &mut self,
+        chunk: Chunk,
+    ) -> Result<(Result<Finish<'a>, Buffers>, Hasher), Bad> {
         debug_assert_eq!(Some(chunk.start), self.at);
-        let (head, tail) = (chunk.head(), chunk.tail());
-        let len = self.len;
-        let end = len + head.len() + tail.len();
-        if end > self.out.len() {
+        let n = chunk.head().len() + chunk.tail().len();
+        let start = self.len - self.base;
+        if n > self.rest.len() - start {
             return Err(Bad::TooLong);
         }
-        let (window, rest) = self.out.split_at_mut(len);
-        let (dst_head, dst_tail) = rest[..end - len].split_at_mut(head.len());
-        if len >= WINDOW {
-            // Every marker names a byte of the window.
-            let window = &window[len - WINDOW..];
-            for (o, &v) in dst_head.iter_mut().zip(head) {
-                *o = if v < MARKER {
-                    v as u8
-                } else {
-                    window[(v - MARKER) as usize]
-                };
-            }
-        } else {
-            // Near the start: a marker before the stream's first byte is
-            // a distance too far back.
-            for (o, &v) in dst_head.iter_mut().zip(head) {
-                *o = if v < MARKER {
-                    v as u8
-                } else {
-                    let back = WINDOW - (v - MARKER) as usize;
-                    if back > len {
-                        return Err(Bad::Corrupt("distance too far back"));
-                    }
-                    window[len - back]
-                };
-            }
-        }
-        dst_tail.copy_from_slice(tail);
-        self.crc.update(dst_head);
-        self.crc.combine(&chunk.tail_crc);
-        self.len = end;
+        // The window before the chunk (shorter at the stream's start).
+        let have = start.min(WINDOW);
+        let window = &self.rest[start - have..start];
+        // The symbols the resolver writes: the chunk's last 32 KiB.
+        let own = n.min(WINDOW);
+        let mut bytes = [0u8; WINDOW];
+        let mut crc = Hasher::new();
+        resolve_into(&chunk, n - own..n, window, &mut bytes[..own])?;
+        crc.update(&bytes[..own]);
+        let window = window.to_vec();
+        // Keep the output from the new window on (the chunk's last 32 KiB,
+        // or more of the old window after a short chunk); a longer chunk's
+        // first part goes to the task.
+        let new_base = self.base.max((self.len + n).saturating_sub(WINDOW));
+        let (before, kept) = std::mem::take(&mut self.rest).split_at_mut(new_base - self.base);
+        let dst = before.get_mut(start..).unwrap_or_default();
+        let own_at = self.len + n - own - new_base;
+        kept[own_at..own_at + own].copy_from_slice(&bytes[..own]);
+        self.rest = kept;
+        self.base = new_base;
+        self.len += n;
         self.at = chunk.end;
-        Ok(())
+        let task = if n > own {
+            Ok(Finish { chunk, window, dst })
+        } else {
+            Err(chunk.buffers)
+        };
+        Ok((task, crc))
     }
+}
+
+impl Finish<'_> {
+    /// Writes the chunk's symbols but its last 32 KiB into the output;
+    /// gives their CRC-32 and the chunk's buffers.
+    pub(super) fn run(self) -> Result<(Hasher, Buffers), Bad> {
+        let Finish { chunk, window, dst } = self;
+        let mut crc = Hasher::new();
+        // In pieces that stay in cache between writing and checksumming.
+        let mut at = 0;
+        for piece in dst.chunks_mut(PIECE) {
+            resolve_into(&chunk, at..at + piece.len(), &window, piece)?;
+            crc.update(piece);
+            at += piece.len();
+        }
+        Ok((crc, chunk.buffers))
+    }
+}
+
+/// Bytes a [`Finish`] task writes and then checksums at a time.
+const PIECE: usize = 128 << 10;
+
+/// Writes symbols `range` of a chunk's output (head, then tail) into
+/// `dst`, markers replaced from `window` (the output before the chunk, at
+/// most 32 KiB; shorter only at the stream's start, where a marker before
+/// it is an error).
+fn resolve_into(
+    chunk: &Chunk,
+    range: std::ops::Range<usize>,
+    window: &[u8],
+    dst: &mut [u8],
+) -> Result<(), Bad> {
+    let (head, tail) = (chunk.head(), chunk.tail());
+    let split = range.start.clamp(0, head.len())..range.end.min(head.len());
+    let (dst_head, dst_tail) = dst.split_at_mut(split.len());
+    let head = &head[split];
+    if window.len() == WINDOW {
+        // Every marker names a byte of the window.
+        let window: &[u8; WINDOW] = window.try_into().expect("32 KiB");
+        // Without branches: markers can be half the symbols (data that
+        // repeats the window's bytes copies them on and on).
+        for (o, &v) in dst_head.iter_mut().zip(head) {
+            let from_window = window[v as usize & (WINDOW - 1)];
+            *o = if v >= MARKER { from_window } else { v as u8 };
+        }
+    } else {
+        let missing = WINDOW - window.len();
+        for (o, &v) in dst_head.iter_mut().zip(head) {
+            *o = if v < MARKER {
+                v as u8
+            } else {
+                let i = (v - MARKER) as usize;
+                if i < missing {
+                    return Err(Bad::Corrupt("distance too far back"));
+                }
+                window[i - missing]
+            };
+        }
+    }
+    let from = range.start.saturating_sub(chunk.head().len());
+    let to = range.end.saturating_sub(chunk.head().len());
+    dst_tail.copy_from_slice(&tail[from..to]);
+    Ok(())
 }

@@ -31,7 +31,14 @@ fn flipped_bits_give_the_reference_or_an_error() {
     let streams = [
         deflate(&data, 6),
         deflate(&data, 1),
-        encode(&data, &[(Kind::Fixed, 9000), (Kind::Stored, 7000), (Kind::Dynamic, 1)]),
+        encode(
+            &data,
+            &[
+                (Kind::Fixed, 9000),
+                (Kind::Stored, 7000),
+                (Kind::Dynamic, 1),
+            ],
+        ),
     ];
     for (n, stream) in streams.iter().enumerate() {
         for _ in 0..150 {
@@ -49,7 +56,15 @@ fn flipped_bits_give_the_reference_or_an_error() {
 fn streams_cut_short_are_errors() {
     let data: Vec<u8> = (0..80_000u64).map(|i| (i * i >> 9) as u8).collect();
     for stream in [deflate(&data, 6), deflate(&data, 0)] {
-        for cut in [1, 2, 7, 100, stream.len() / 3, stream.len() / 2, stream.len() - 1] {
+        for cut in [
+            1,
+            2,
+            7,
+            100,
+            stream.len() / 3,
+            stream.len() / 2,
+            stream.len() - 1,
+        ] {
             let short = &stream[..stream.len() - cut];
             assert!(ours(short, data.len(), 2, 500).is_err(), "cut by {cut}");
             agrees(short, data.len(), &format!("cut by {cut}"));
@@ -106,7 +121,9 @@ fn a_distance_before_the_stream_start_is_an_error() {
     // The chunk holding it decodes (the window is unknown to it); the
     // resolver must refuse the marker.
     let mut w = BitWriter::default();
-    let lits: Vec<Token> = (0..20_000u32).map(|i| Token::Lit((i % 200) as u8)).collect();
+    let lits: Vec<Token> = (0..20_000u32)
+        .map(|i| Token::Lit((i % 200) as u8))
+        .collect();
     write_fixed(&mut w, &lits, false);
     write_stored(&mut w, &[1; 1000], false);
     write_fixed(&mut w, &[Token::Match(3, 24_000), Token::Lit(9)], true);

@@ -56,9 +56,15 @@ fn check(stream: &[u8], data: &[u8], what: &str) {
             .unwrap_or_else(|e| panic!("{what}, chunk {chunk}: {e}"));
         assert!(got == data, "{what}, chunk {chunk}: wrong bytes");
     }
-    assert!(ours(stream, data.len() + 1, 2, 1000).is_err(), "{what}: one byte more");
+    assert!(
+        ours(stream, data.len() + 1, 2, 1000).is_err(),
+        "{what}: one byte more"
+    );
     if !data.is_empty() {
-        assert!(ours(stream, data.len() - 1, 2, 1000).is_err(), "{what}: one byte less");
+        assert!(
+            ours(stream, data.len() - 1, 2, 1000).is_err(),
+            "{what}: one byte less"
+        );
     }
 }
 
@@ -79,7 +85,9 @@ fn inputs() -> Vec<(&'static str, Vec<u8>)> {
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let random: Vec<u8> = (0..150_000).map(|_| rng.next() as u8).collect();
     let zeros = vec![0u8; 300_000];
-    let words = ["the ", "deflate ", "stream ", "block ", "window ", "of ", "marker ", "\n"];
+    let words = [
+        "the ", "deflate ", "stream ", "block ", "window ", "of ", "marker ", "\n",
+    ];
     let text: Vec<u8> = (0..40_000)
         .flat_map(|_| words[(rng.next() % 8) as usize].bytes())
         .collect();
@@ -109,7 +117,11 @@ fn inputs() -> Vec<(&'static str, Vec<u8>)> {
 fn zlib_streams_of_every_level() {
     for (what, data) in inputs() {
         for level in 0..=9 {
-            check(&deflate(&data, level), &data, &format!("{what}, zlib {level}"));
+            check(
+                &deflate(&data, level),
+                &data,
+                &format!("{what}, zlib {level}"),
+            );
         }
     }
 }
@@ -178,7 +190,9 @@ fn chunks_start_exactly_at_boundaries_of_every_kind() {
     // A chunk boundary right at, and a bit around, each block start: the
     // chunk before must end exactly where the next begins.
     let mut rng = Rng(99);
-    let data: Vec<u8> = (0..120_000).map(|i| (i / 7 % 13) as u8 ^ (rng.next() % 3) as u8).collect();
+    let data: Vec<u8> = (0..120_000)
+        .map(|i| (i / 7 % 13) as u8 ^ (rng.next() % 3) as u8)
+        .collect();
     let blocks: Vec<(Kind, usize)> = [Kind::Dynamic, Kind::Stored, Kind::Fixed]
         .iter()
         .cycle()
@@ -197,11 +211,34 @@ fn chunks_start_exactly_at_boundaries_of_every_kind() {
 
 #[test]
 fn the_default_plan_and_the_hidden_entry_agree() {
-    let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8 ^ (i >> 12) as u8).collect();
+    let data: Vec<u8> = (0..3_000_000u32)
+        .map(|i| (i % 251) as u8 ^ (i >> 12) as u8)
+        .collect();
     let stream = deflate(&data, 6);
     let (out, crc) = super::inflate_parallel(&stream, data.len(), 2).unwrap();
     assert!(out == data);
     assert_eq!(crc, crc32fast::hash(&data));
     let (out, _) = super::__inflate_parallel(&stream, data.len(), 2, 5000).unwrap();
     assert!(out == data);
+}
+
+#[test]
+fn chunks_switch_to_bytes_when_the_window_is_known() {
+    // A random walk's bytes (as NumPy stores float64): matches copy the
+    // window's bytes on and on, so markers never die out by themselves;
+    // the chunks must take the window from the resolver.
+    let mut rng = Rng(3);
+    let mut x = 0f64;
+    let data: Vec<u8> = (0..200_000)
+        .flat_map(|_| {
+            x += (rng.next() % 2001) as f64 / 1000.0 - 1.0;
+            ((x * 1000.0).round() / 1000.0).to_le_bytes()
+        })
+        .collect();
+    let stream = deflate(&data, 6);
+    let before = super::chunk::SWITCHES.load(std::sync::atomic::Ordering::Relaxed);
+    for (chunk, threads) in [(20_000, 2), (50_000, 3), (7_000, 1)] {
+        assert!(ours(&stream, data.len(), threads, chunk).unwrap() == data);
+    }
+    assert!(super::chunk::SWITCHES.load(std::sync::atomic::Ordering::Relaxed) > before);
 }
