@@ -142,14 +142,14 @@ pub use npy::reader::NpyReader;
 pub use npy::stream::NpyWriter;
 pub use npy::view::{ViewMutNpy, ViewNpy};
 pub use npy::write::WriteNpy;
-pub use npz::{
-    Compression, MemberInfo, NpzArrays, NpzMemberReader, NpzMemberWriter, NpzMmap, NpzReader,
-    NpzWriter,
-};
 /// The parallel inflater of one deflate stream, for the fuzz target and
 /// the benchmark only: not a public API.
 #[doc(hidden)]
 pub use npz::pinflate::__inflate_parallel;
+pub use npz::{
+    Codec, Compression, MemberInfo, NpzArrays, NpzMemberReader, NpzMemberWriter, NpzMmap,
+    NpzReader, NpzWriter,
+};
 pub use options::{
     Order, PickleEncoding, ReadOptions, WriteOptions, DEFAULT_MAX_HEADER_LEN,
     DEFAULT_MAX_STREAM_LEN, DEFAULT_MAX_ZERO_SIZE_ELEMENTS,

@@ -1,5 +1,6 @@
 //! [`MemberInfo`]: what an archive's directory says about one member.
 
+use super::codec::{BZIP2, LZMA, ZSTD};
 use super::directory::{DEFLATED, STORED};
 use super::{in_member, NpzReader};
 use crate::error::Result;
@@ -13,6 +14,15 @@ pub enum Compression {
     Stored,
     /// Deflate (`np.savez_compressed`).
     Deflated,
+    /// bzip2 (zip method 12, `zipfile.ZIP_BZIP2`): read with the cargo
+    /// feature `bzip2`.
+    Bzip2,
+    /// LZMA (zip method 14, `zipfile.ZIP_LZMA`): read with the cargo
+    /// feature `lzma`.
+    Lzma,
+    /// Zstandard (zip method 93, Python 3.14's `zipfile.ZIP_ZSTANDARD`):
+    /// read and written ([`crate::Codec`]) with the cargo feature `zstd`.
+    Zstd,
     /// Any other zip method (NumPy writes none; reading such members fails
     /// with [`crate::Error::UnsupportedMember`]).
     Other,
@@ -73,6 +83,9 @@ impl<R: Read + Seek> NpzReader<R> {
         let compression = match entry.method {
             STORED => Compression::Stored,
             DEFLATED => Compression::Deflated,
+            BZIP2 => Compression::Bzip2,
+            LZMA => Compression::Lzma,
+            ZSTD => Compression::Zstd,
             _ => Compression::Other,
         };
         Ok(MemberInfo {

@@ -1,6 +1,6 @@
 //! [`NpzMmap`]: zero-copy views of the stored members of a mapped archive.
 
-use super::directory::{Directory, Entry, DEFLATED};
+use super::directory::{Directory, Entry, STORED};
 use super::{in_member, not_an_archive, NpzReader};
 use crate::array::element::LayoutElement;
 use crate::error::{Error, Result};
@@ -154,7 +154,7 @@ impl NpzMmap {
     pub fn is_stored(&self, name: &str) -> Result<bool> {
         let entry = self.member(name)?;
         entry.check_supported()?;
-        Ok(entry.method != DEFLATED)
+        Ok(entry.method == STORED)
     }
 
     /// The `.npy` header of stored member `name`.
@@ -265,7 +265,7 @@ impl NpzMmap {
             .data_start(&mut Cursor::new(&self.map[..]), self.map.len() as u64)
             .map_err(|e| in_member(key, e))?;
         member.check_supported()?;
-        if member.method == DEFLATED {
+        if member.method != STORED {
             return Err(Error::CompressedMember {
                 name: key.to_owned(),
             });

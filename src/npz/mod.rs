@@ -37,6 +37,7 @@ mod sink;
 mod writer;
 mod zipwrite;
 
+pub use codec::Codec;
 pub use info::{Compression, MemberInfo};
 pub use members::{NpzArrays, NpzMemberReader};
 pub use mmap::NpzMmap;

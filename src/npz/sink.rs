@@ -1,9 +1,12 @@
 //! A member's data on its way into the archive: stored as it comes, or
-//! cut into blocks deflated on several threads and written in order.
+//! cut into blocks compressed on several threads (deflate pieces that join
+//! into one stream, or Zstandard segments of one frame) and written in
+//! order.
 
+use super::codec::Codec;
 use super::deflate::{Deflater, BLOCK};
 use super::inflate::Pieces;
-use super::zipwrite::ZipOut;
+use super::zipwrite::{Method, ZipOut};
 use crc32fast::Hasher;
 use std::io::{self, Seek, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,39 +17,101 @@ pub(crate) type Piece = (Vec<u8>, Hasher);
 
 /// Compression settings shared by an archive's members.
 pub(crate) struct Pool {
-    level: u32,
+    codec: Codec,
     threads: usize,
     /// One compressor per thread, made on first use.
-    deflaters: Vec<Deflater>,
+    compressors: Vec<Compressor>,
+}
+
+/// One thread's compressor for the pool's codec.
+enum Compressor {
+    Deflate(Deflater),
+    #[cfg(feature = "zstd")]
+    Zstd(super::codec::zstd::write::SegmentCompressor),
+}
+
+impl Compressor {
+    fn new(codec: Codec) -> io::Result<Compressor> {
+        Ok(match codec {
+            Codec::Deflate { level } => Compressor::Deflate(Deflater::new(level)),
+            #[cfg(feature = "zstd")]
+            Codec::Zstd { level } => {
+                use super::codec::zstd::write::{SegmentCompressor, SEGMENT};
+                Compressor::Zstd(SegmentCompressor::new(level, SEGMENT)?)
+            }
+        })
+    }
+
+    /// Compresses `data`, the piece of a member that starts its stream
+    /// when `first` and ends it when `last`.
+    fn compress(&mut self, data: &[u8], first: bool, last: bool) -> io::Result<Vec<u8>> {
+        match self {
+            // A deflate stream has no header: only its end is marked.
+            Compressor::Deflate(d) => {
+                let _ = first;
+                d.compress(data, last)
+            }
+            #[cfg(feature = "zstd")]
+            Compressor::Zstd(z) => z.compress(data, first, last),
+        }
+    }
 }
 
 impl Pool {
+    /// Deflate at `level` on `threads` threads.
     pub(crate) fn new(level: u32, threads: usize) -> Pool {
         Pool {
-            level,
+            codec: Codec::Deflate { level },
             threads: threads.max(1),
-            deflaters: Vec::new(),
+            compressors: Vec::new(),
         }
-    }
-
-    pub(crate) fn level(&self) -> u32 {
-        self.level
     }
 
     pub(crate) fn threads(&self) -> usize {
         self.threads
     }
 
+    /// Sets the level of the codec (clamped to its range).
     pub(crate) fn set_level(&mut self, level: u32) {
-        if level != self.level {
-            self.level = level;
-            self.deflaters.clear();
+        self.set_codec(self.codec.with_level(level));
+    }
+
+    /// Compresses with `codec` from now on.
+    pub(crate) fn set_codec(&mut self, codec: Codec) {
+        let codec = codec.clamped();
+        if codec != self.codec {
+            self.codec = codec;
+            self.compressors.clear();
+        }
+    }
+
+    pub(crate) fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    /// The zip method of the members this pool compresses.
+    pub(crate) fn method(&self) -> Method {
+        match self.codec {
+            Codec::Deflate { .. } => Method::Deflated,
+            #[cfg(feature = "zstd")]
+            Codec::Zstd { .. } => Method::Zstd,
+        }
+    }
+
+    /// Uncompressed bytes per independently compressed piece: a fixed
+    /// size per codec, so that the archive's bytes do not depend on the
+    /// number of threads.
+    pub(crate) fn block(&self) -> usize {
+        match self.codec {
+            Codec::Deflate { .. } => BLOCK,
+            #[cfg(feature = "zstd")]
+            Codec::Zstd { .. } => super::codec::zstd::write::SEGMENT,
         }
     }
 
     pub(crate) fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
-        self.deflaters.truncate(self.threads);
+        self.compressors.truncate(self.threads);
     }
 
     /// Blocks gathered before they are compressed together: several per
@@ -60,56 +125,58 @@ impl Pool {
         }
     }
 
-    /// Deflates `blocks` (the last one ends the stream when `last`),
-    /// spreading them over the threads: each block's piece and CRC state,
-    /// in order. The bytes do not depend on the number of threads.
-    fn compress(&mut self, blocks: &[Vec<u8>], last: bool) -> io::Result<Vec<Piece>> {
+    /// Compresses `blocks` (the first one starts the stream when `first`,
+    /// the last one ends it when `last`), spreading them over the threads:
+    /// each block's piece and CRC state, in order. The bytes do not depend
+    /// on the number of threads.
+    fn compress(&mut self, blocks: &[Vec<u8>], first: bool, last: bool) -> io::Result<Vec<Piece>> {
         let n = blocks.len();
-        self.compress_with(blocks, &|i| last && i + 1 == n)
+        self.compress_with(blocks, &|i| first && i == 0, &|i| last && i + 1 == n)
     }
 
-    /// Deflates each of `blocks` into a whole stream of its own (the
+    /// Compresses each of `blocks` into a whole stream of its own (the
     /// members of one batch of small members).
     pub(crate) fn compress_each(&mut self, blocks: &[Vec<u8>]) -> io::Result<Vec<Piece>> {
-        self.compress_with(blocks, &|_| true)
+        self.compress_with(blocks, &|_| true, &|_| true)
     }
 
     fn compress_with(
         &mut self,
         blocks: &[Vec<u8>],
+        starts: &(dyn Fn(usize) -> bool + Sync),
         ends: &(dyn Fn(usize) -> bool + Sync),
     ) -> io::Result<Vec<Piece>> {
         let workers = self.threads.min(blocks.len()).max(1);
-        while self.deflaters.len() < workers {
-            self.deflaters.push(Deflater::new(self.level));
+        while self.compressors.len() < workers {
+            self.compressors.push(Compressor::new(self.codec)?);
         }
-        let one = |d: &mut Deflater, i: usize| -> io::Result<Piece> {
+        let one = |c: &mut Compressor, i: usize| -> io::Result<Piece> {
             let mut crc = Hasher::new();
             crc.update(&blocks[i]);
-            let piece = d.compress(&blocks[i], ends(i))?;
+            let piece = c.compress(&blocks[i], starts(i), ends(i))?;
             Ok((piece, crc))
         };
         if workers == 1 {
-            let d = &mut self.deflaters[0];
-            return (0..blocks.len()).map(|i| one(d, i)).collect();
+            let c = &mut self.compressors[0];
+            return (0..blocks.len()).map(|i| one(c, i)).collect();
         }
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<io::Result<Piece>>>> =
             Mutex::new((0..blocks.len()).map(|_| None).collect());
-        let work = |d: &mut Deflater| loop {
+        let work = |c: &mut Compressor| loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             if i >= blocks.len() {
                 break;
             }
-            let r = one(d, i);
+            let r = one(c, i);
             results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
         };
         std::thread::scope(|scope| {
-            let (first, rest) = self.deflaters[..workers]
+            let (first, rest) = self.compressors[..workers]
                 .split_first_mut()
                 .expect("at least one worker");
-            for d in rest {
-                scope.spawn(|| work(d));
+            for c in rest {
+                scope.spawn(|| work(c));
             }
             work(first);
         });
@@ -120,30 +187,59 @@ impl Pool {
             .map(|r| r.unwrap_or_else(|| Err(io::Error::other("a compression thread failed"))))
             .collect()
     }
+
+    /// The start of a member's stream written before its pieces, when the
+    /// codec has one (Zstandard's frame header; deflate has none).
+    #[cfg_attr(not(feature = "zstd"), allow(dead_code))]
+    pub(crate) fn stream_header(&mut self) -> io::Result<Vec<u8>> {
+        if self.compressors.is_empty() {
+            self.compressors.push(Compressor::new(self.codec)?);
+        }
+        match &mut self.compressors[0] {
+            Compressor::Deflate(_) => Ok(Vec::new()),
+            #[cfg(feature = "zstd")]
+            Compressor::Zstd(z) => z.compress(&[], true, false),
+        }
+    }
 }
 
 /// The state of one member's data between writes.
 pub(crate) struct MemberData {
-    deflate: bool,
-    /// The block being filled (deflated members).
+    compress: bool,
+    /// The next piece starts the member's stream (its codec writes a
+    /// header first).
+    first: bool,
+    /// The block being filled (compressed members).
     current: Vec<u8>,
     /// Full blocks waiting to be compressed together; none is the last.
     pending: Vec<Vec<u8>>,
     crc: Hasher,
     len: u64,
-    /// The compressed length of every piece written (deflated members).
+    /// The compressed length of every piece written (compressed members).
     pieces: Vec<u32>,
 }
 
 impl MemberData {
-    pub(crate) fn new(deflate: bool) -> MemberData {
+    /// A member's data, compressed (by the pool's codec) or stored.
+    pub(crate) fn new(compress: bool) -> MemberData {
         MemberData {
-            deflate,
+            compress,
+            first: true,
             current: Vec::new(),
             pending: Vec::new(),
             crc: Hasher::new(),
             len: 0,
             pieces: Vec::new(),
+        }
+    }
+
+    /// A compressed member's data whose stream was started already (its
+    /// header written, with the `.npy` header stored after it).
+    #[cfg_attr(not(feature = "zstd"), allow(dead_code))]
+    pub(crate) fn continuing() -> MemberData {
+        MemberData {
+            first: false,
+            ..MemberData::new(true)
         }
     }
 
@@ -160,20 +256,20 @@ impl MemberData {
         }
     }
 
-    /// Writes what is left (the end of the deflate stream): the member's
-    /// CRC state, uncompressed length and piece table.
+    /// Writes what is left (the end of the stream): the member's CRC
+    /// state, uncompressed length and piece table.
     pub(crate) fn finish<W: Write + Seek>(
         mut self,
         out: &mut ZipOut<W>,
         pool: &mut Pool,
     ) -> io::Result<(Hasher, u64, Option<Pieces>)> {
-        if self.deflate {
+        if self.compress {
             let mut blocks = std::mem::take(&mut self.pending);
             blocks.push(std::mem::take(&mut self.current));
             self.flush_blocks(&blocks, true, out, pool)?;
         }
         let pieces = (self.pieces.len() > 1).then_some(Pieces {
-            block: BLOCK as u32,
+            block: pool.block() as u32,
             lengths: self.pieces,
         });
         Ok((self.crc, self.len, pieces))
@@ -186,7 +282,8 @@ impl MemberData {
         out: &mut ZipOut<W>,
         pool: &mut Pool,
     ) -> io::Result<()> {
-        for (piece, crc) in pool.compress(blocks, last)? {
+        let first = std::mem::replace(&mut self.first, false);
+        for (piece, crc) in pool.compress(blocks, first, last)? {
             out.write_all(&piece)?;
             self.crc.combine(&crc);
             // A piece over 4 GiB cannot be recorded: no table then.
@@ -209,15 +306,16 @@ impl<W: Write + Seek> Write for Sink<'_, W> {
             return Ok(0);
         }
         let data = &mut *self.data;
-        if !data.deflate {
+        if !data.compress {
             self.out.write_all(buf)?;
             data.crc.update(buf);
             data.len += buf.len() as u64;
             return Ok(buf.len());
         }
-        if data.current.len() == BLOCK {
+        let block = self.pool.block();
+        if data.current.len() == block {
             // More bytes follow, so the full block is not the last.
-            let full = std::mem::replace(&mut data.current, Vec::with_capacity(BLOCK));
+            let full = std::mem::replace(&mut data.current, Vec::with_capacity(block));
             data.pending.push(full);
             if data.pending.len() >= self.pool.batch() {
                 let blocks = std::mem::take(&mut data.pending);
@@ -225,9 +323,9 @@ impl<W: Write + Seek> Write for Sink<'_, W> {
             }
         }
         if data.current.capacity() == 0 {
-            data.current.reserve_exact(BLOCK);
+            data.current.reserve_exact(block);
         }
-        let n = buf.len().min(BLOCK - data.current.len());
+        let n = buf.len().min(block - data.current.len());
         data.current.extend_from_slice(&buf[..n]);
         data.len += n as u64;
         Ok(n)

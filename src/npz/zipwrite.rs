@@ -32,6 +32,9 @@ const ALIGN_ID: u16 = 0xa11e;
 pub(crate) enum Method {
     Stored,
     Deflated,
+    /// Zstandard (`codec/zstd/`).
+    #[cfg(feature = "zstd")]
+    Zstd,
 }
 
 impl Method {
@@ -39,6 +42,20 @@ impl Method {
         match self {
             Method::Stored => 0,
             Method::Deflated => 8,
+            #[cfg(feature = "zstd")]
+            Method::Zstd => 93,
+        }
+    }
+
+    /// The zip version needed to extract the member, `zip64` or not: 6.3
+    /// for Zstandard (the zip specification's, which Python's `zipfile`
+    /// writes too).
+    fn needed(self, zip64: bool) -> u16 {
+        match self {
+            #[cfg(feature = "zstd")]
+            Method::Zstd => 63,
+            _ if zip64 => 45,
+            _ => 20,
         }
     }
 }
@@ -156,7 +173,7 @@ impl<W: Write + Seek> ZipOut<W> {
         }
         let mut header = Vec::with_capacity(30 + name.len() + extra.len());
         header.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-        header.extend_from_slice(&(if zip64 { 45u16 } else { 20 }).to_le_bytes());
+        header.extend_from_slice(&method.needed(zip64).to_le_bytes());
         header.extend_from_slice(&flags(name).to_le_bytes());
         header.extend_from_slice(&method.code().to_le_bytes());
         header.extend_from_slice(&DOS_TIME.to_le_bytes());
@@ -212,6 +229,7 @@ impl<W: Write + Seek> ZipOut<W> {
         entry.compressed = compressed;
         entry.uncompressed = uncompressed;
         let header_at = entry.offset;
+        let entry_method = entry.method;
         let name_len = entry.name.len() as u64;
         let fits = compressed < MAX32 && uncompressed < MAX32;
         if !open.zip64 && !fits {
@@ -245,8 +263,9 @@ impl<W: Write + Seek> ZipOut<W> {
                 field.extend_from_slice(&16u16.to_le_bytes());
                 field.extend_from_slice(&1u16.to_le_bytes());
                 field.extend_from_slice(&[0u8; 14]);
+                let needed = entry_method.needed(false);
                 self.w()?.seek(SeekFrom::Start(header_at + 4))?;
-                CheckedWrite(self.w()?).write_all(&20u16.to_le_bytes())?;
+                CheckedWrite(self.w()?).write_all(&needed.to_le_bytes())?;
             }
             self.w()?.seek(SeekFrom::Start(header_at + 30 + name_len))?;
             CheckedWrite(self.w()?).write_all(&field)?;
@@ -287,11 +306,7 @@ impl<W: Write + Seek> ZipOut<W> {
                 extra.extend_from_slice(&(table.len() as u16).to_le_bytes());
                 extra.extend_from_slice(&table);
             }
-            let needed: u16 = if e.zip64_local || !extra.is_empty() {
-                45
-            } else {
-                20
-            };
+            let needed = e.method.needed(e.zip64_local || !extra.is_empty());
             let clamp = |v: u64| v.min(MAX32) as u32;
             cd.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
             cd.extend_from_slice(&MADE_BY.to_le_bytes());

@@ -3,7 +3,8 @@
 //! crate's pure-Rust backend). Memory is the decoder's, at most about
 //! 3.6 MB whatever the member claims (bzip2's largest block is 900 kB).
 //! The stream ends the member, as for Python's `BZ2Decompressor`: bytes
-//! after it are ignored, and a member shorter than declared is cut short.
+//! after it are ignored, and a member shorter than declared is cut short;
+//! compressed bytes that end before the stream does are corrupt.
 
 use super::{corrupt, Decode, Raw};
 use std::io::{self, BufRead};
@@ -59,9 +60,11 @@ unsafe impl<R: BufRead> Decode for Bzip2<'_, R> {
                     return Err(io::Error::from(io::ErrorKind::OutOfMemory));
                 }
                 _ if produced > 0 => return Ok((produced, None)),
-                // No progress on the last input: the stream is cut short,
-                // which the member reader reports with the sizes.
-                _ if eof && consumed == 0 => return Ok((0, None)),
+                // No progress on the last input: the stream is cut short
+                // (bzip2 gives nothing of a block until all of it came).
+                _ if eof && consumed == 0 => {
+                    return Err(corrupt("its bzip2 stream ends early"));
+                }
                 _ => {}
             }
         }

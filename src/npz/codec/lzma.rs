@@ -74,9 +74,12 @@ impl<'a, R: BufRead> Lzma<'a, R> {
         let data = self.compressed.saturating_sub((HEADER + PROPERTIES) as u64);
         let cap = data.saturating_mul(MAX_RATIO).saturating_add(1 << 12);
         let dict = (claimed as u64).min(cap).min(self.size.max(1 << 12)) as u32;
+        // The size is left unknown: the stream then ends at its end marker
+        // if it has one (zip flag bit 1), and the member reader stops at
+        // the declared size either way, as Python's raw decoder does.
         lzma_rust2::LzmaReader::new_with_props(
             BufReader::with_capacity(BUFFER, raw),
-            self.size,
+            u64::MAX,
             props,
             dict,
             None,

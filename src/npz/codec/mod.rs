@@ -20,6 +20,7 @@
 //! Part of layer 6 (`npz/`); uses the piece table of `inflate.rs` and the
 //! read-ahead of `ahead.rs`, nothing above.
 
+mod choice;
 pub(crate) mod deflate;
 mod parallel;
 mod whole;
@@ -30,6 +31,8 @@ mod bzip2;
 mod lzma;
 #[cfg(feature = "zstd")]
 pub(crate) mod zstd;
+
+pub use choice::Codec;
 
 use super::directory::{Entry, DEFLATED, STORED};
 use std::io::{self, BufRead};

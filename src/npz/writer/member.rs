@@ -110,6 +110,23 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
             .out
             .open(&format!("{name}.npy"), method, false, true, align)?;
         let mut header_at = Vec::new();
+        #[cfg_attr(not(feature = "zstd"), allow(unused_mut))]
+        let mut data = MemberData::new(method != Method::Stored);
+        #[cfg(feature = "zstd")]
+        if method == Method::Zstd {
+            // The frame's header, then the `.npy` header in raw blocks, so
+            // that it can be rewritten in place; the data's segments
+            // follow in the same frame.
+            let frame = npz.pool.stream_header()?;
+            npz.out.write_all(&frame)?;
+            for run in bytes.chunks(u16::MAX as usize) {
+                let block = ((run.len() as u32) << 3).to_le_bytes();
+                npz.out.write_all(&block[..3])?;
+                header_at.push((npz.out.pos, run.len()));
+                npz.out.write_all(run)?;
+            }
+            data = MemberData::continuing();
+        }
         if method == Method::Deflated {
             // Stored deflate blocks hold the header, so that it can be
             // rewritten in place; the data's blocks follow.
@@ -122,7 +139,7 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
                 header_at.push((npz.out.pos, run.len()));
                 npz.out.write_all(run)?;
             }
-        } else {
+        } else if method == Method::Stored {
             header_at.push((npz.out.pos, bytes.len()));
             npz.out.write_all(&bytes)?;
         }
@@ -134,7 +151,7 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
             header_at,
             header_len: bytes.len(),
             open: Some(open),
-            data: Some(MemberData::new(method == Method::Deflated)),
+            data: Some(data),
         })
     }
 

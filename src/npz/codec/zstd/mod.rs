@@ -137,8 +137,7 @@ unsafe impl<R: BufRead> Decode for Stream<'_, R> {
                 return Ok((produced, None));
             }
             if eof && consumed == 0 {
-                // Cut short: the member reader reports the sizes.
-                return Ok((0, None));
+                return Err(corrupt("its Zstandard frame ends early"));
             }
         }
     }

@@ -27,6 +27,12 @@ extern "C" {
 /// The default level: see [`crate::Codec::Zstd`] and BENCHMARKS.md.
 pub(crate) const DEFAULT_LEVEL: i32 = 3;
 
+/// Uncompressed bytes per segment (the last of a member may hold fewer):
+/// large enough that a segment loses little to its own window, small
+/// enough to keep every core busy on members of a few megabytes
+/// (BENCHMARKS.md, "Zstandard").
+pub(crate) const SEGMENT: usize = 1 << 20;
+
 /// The levels zstd offers beyond its fast ones.
 pub(crate) const LEVELS: std::ops::RangeInclusive<i32> = 1..=22;
 

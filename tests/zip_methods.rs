@@ -1,0 +1,356 @@
+//! bzip2, LZMA and Zstandard members (issue 33), with the features
+//! `bzip2`, `lzma` and `zstd`:
+//!
+//! - archives Python's `zipfile` wrote with each method (and `backports.zstd`
+//!   for Zstandard), members of every kind, compressed and mixed
+//!   (`fixtures/zip_methods/valid`, from `scripts/interop_zip_methods.py`),
+//!   read equal to the stored archive NumPy wrote of the same arrays, by
+//!   every way in;
+//! - archives ndnpy writes with `Codec::Zstd` read back equal, the same
+//!   bytes for any number of threads, segments decoded on every core;
+//! - hostile members (`fixtures/zip_methods/invalid`: truncated streams,
+//!   wrong sizes, bombs) give their errors, never a panic or an allocation
+//!   of the size they claim.
+
+use ndarray::{Array1, Array2, Ix1, Ix2, IxDyn};
+use ndnpy::{AnyArray, Codec, Compression, Error, NpzMmap, NpzReader, NpzWriter, Order, PyValue};
+use serde_json::Value;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::io::{Cursor, Read};
+use std::path::{Path, PathBuf};
+
+/// Records the largest single allocation request per thread.
+struct Counting;
+
+thread_local! {
+    static LARGEST: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: every method forwards to `System` unchanged; the counter is a
+// const-initialised thread-local `Cell`, which never allocates.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = LARGEST.try_with(|l| l.set(l.get().max(layout.size())));
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded with the caller's pointer and layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = LARGEST.try_with(|l| l.set(l.get().max(new_size)));
+        // SAFETY: forwarded with the caller's arguments.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn largest_allocation<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    LARGEST.with(|l| l.set(0));
+    let r = f();
+    (r, LARGEST.with(|l| l.get()))
+}
+
+fn fixtures(kind: &str) -> Vec<(PathBuf, Value)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/zip_methods")
+        .join(kind);
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            out.push((path.with_extension("npz"), json));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(!out.is_empty(), "no fixtures in {}", dir.display());
+    out
+}
+
+/// Every member of `npz`, read whole by `read_any` and as raw bytes.
+fn members(npz: &mut NpzReader<impl Read + std::io::Seek>) -> Vec<(String, AnyArray, Vec<u8>)> {
+    npz.names()
+        .into_iter()
+        .map(|name| {
+            let any = npz
+                .read_any(&name)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let raw = npz.raw(&name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, any, raw)
+        })
+        .collect()
+}
+
+fn compression_of(method: &str) -> Compression {
+    match method {
+        "stored" => Compression::Stored,
+        "deflate" => Compression::Deflated,
+        "bzip2" => Compression::Bzip2,
+        "lzma" => Compression::Lzma,
+        "zstd" => Compression::Zstd,
+        other => panic!("unknown method {other}"),
+    }
+}
+
+#[test]
+fn python_archives_of_every_method_read_as_numpy_reads_them() {
+    for (path, json) in fixtures("valid") {
+        let context = path.file_name().unwrap().to_string_lossy().into_owned();
+        let expected = path.with_file_name(json["expected"].as_str().unwrap());
+        let want = members(&mut NpzReader::open(&expected).unwrap());
+        let mut npz = NpzReader::open(&path).unwrap();
+        let got = members(&mut npz);
+        for (name, any, raw) in &got {
+            let (_, want_any, want_raw) = want.iter().find(|(n, ..)| n == name).unwrap();
+            assert_eq!(any, want_any, "{context}/{name}");
+            assert!(raw == want_raw, "{context}/{name}: the member's bytes");
+        }
+        // What the archive says of each member, and the other ways in.
+        let methods = json["methods"].as_object().unwrap();
+        // SAFETY: nothing writes or truncates the fixture while it is mapped.
+        let map = unsafe { NpzMmap::open(&path) }.unwrap();
+        for (name, method) in methods {
+            let method = compression_of(method.as_str().unwrap());
+            let context = format!("{context}/{name}");
+            assert_eq!(
+                npz.member_info(name).unwrap().compression,
+                method,
+                "{context}"
+            );
+            assert_eq!(map.is_stored(name).unwrap(), method == Compression::Stored);
+            let (_, any, raw) = want.iter().find(|(n, ..)| n == name).unwrap();
+            let header = npz.header(name).unwrap();
+            assert_eq!(header.shape, any.shape(), "{context}: header");
+            let mut streamed = Vec::new();
+            npz.member_reader(name)
+                .unwrap()
+                .read_to_end(&mut streamed)
+                .unwrap();
+            assert!(&streamed == raw, "{context}: member_reader");
+            if let AnyArray::F64(a) = any {
+                let view = map.view_or_copy::<f64, IxDyn>(name).unwrap();
+                assert_eq!(view, a.view(), "{context}: view_or_copy");
+            }
+        }
+    }
+}
+
+#[test]
+fn hostile_members_give_their_errors_in_bounded_memory() {
+    for (path, json) in fixtures("invalid") {
+        let context = path.file_name().unwrap().to_string_lossy().into_owned();
+        let accepted: Vec<&str> = match &json["error"] {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(list) => list.iter().map(|v| v.as_str().unwrap()).collect(),
+            other => panic!("{context}: error {other}"),
+        };
+        let member = json["member"].as_str().unwrap();
+        let mut npz = NpzReader::open(&path).unwrap();
+        let (err, largest) = largest_allocation(|| {
+            // Every way in fails without panicking.
+            let _ = npz.header(member);
+            let _ = npz.raw(member);
+            if let Ok(mut m) = npz.member_reader(member) {
+                let _ = m.read_to_end(&mut Vec::new());
+            }
+            npz.read_any(member)
+                .map(|a| panic!("{context}: read {a:?}"))
+                .unwrap_err()
+        });
+        eprintln!("{context}: {err} (largest allocation {largest})");
+        assert!(
+            accepted.contains(&variant(&err)),
+            "{context}: expected {accepted:?}, got {err:?}"
+        );
+        // The message names the member, unless it is the array's own
+        // (a `.npy` header or data error, as for `.npy` files).
+        if !matches!(
+            err,
+            Error::TruncatedData { .. } | Error::MalformedHeader { .. }
+        ) {
+            assert!(err.to_string().contains(member), "{context}: {err}");
+        }
+        // The claims in these archives reach gigabytes; what is allocated
+        // stays in proportion to the archive's own bytes.
+        assert!(largest < 64 << 20, "{context}: allocated {largest} bytes");
+        // SAFETY: nothing writes or truncates the fixture while it is mapped.
+        let map = unsafe { NpzMmap::open(&path) }.unwrap();
+        assert!(map.view_or_copy::<f64, IxDyn>(member).is_err(), "{context}");
+    }
+}
+
+fn variant(err: &Error) -> &'static str {
+    match err {
+        Error::CorruptMember { .. } => "CorruptMember",
+        Error::BadCrc { .. } => "BadCrc",
+        Error::TruncatedData { .. } => "TruncatedData",
+        Error::UnsupportedMember { .. } => "UnsupportedMember",
+        Error::InvalidArchive { .. } => "InvalidArchive",
+        Error::MalformedHeader { .. } => "MalformedHeader",
+        Error::NotNpy { .. } => "NotNpy",
+        _ => "other",
+    }
+}
+
+/// Arrays of every kind: numbers (large enough for many segments, and
+/// small), strings, records, objects.
+fn sample(
+    npz: &mut NpzWriter<impl std::io::Write + std::io::Seek>,
+) -> Vec<(&'static str, AnyArray)> {
+    let big = Array2::from_shape_fn((700, 1000), |(i, j)| ((i * 7 + j) % 1013) as f64 * 0.5);
+    let noise = Array1::from_shape_fn(600_000, |i| {
+        (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40
+    });
+    let words = ndarray::array!["alpha".to_string(), "β".into(), "".into()];
+    let objects = ndarray::array![PyValue::Str("a".into()), PyValue::None, PyValue::Int(3)];
+    npz.add("big", &big).unwrap();
+    npz.add("noise", &noise).unwrap();
+    npz.add("fortran", &big.t()).unwrap();
+    npz.add("small", &ndarray::array![1u8, 2, 3]).unwrap();
+    npz.add("words", &words).unwrap();
+    npz.add("objects", &objects).unwrap();
+    vec![
+        ("big", AnyArray::F64(big.clone().into_dyn())),
+        ("noise", AnyArray::U64(noise.into_dyn())),
+        ("fortran", AnyArray::F64(big.t().to_owned().into_dyn())),
+        ("small", AnyArray::U8(ndarray::array![1u8, 2, 3].into_dyn())),
+        ("words", AnyArray::Str(words.into_dyn())),
+        ("objects", AnyArray::Object(objects.into_dyn())),
+    ]
+}
+
+fn zstd_archive(threads: usize, level: i32) -> (Vec<u8>, Vec<(&'static str, AnyArray)>) {
+    let mut npz = NpzWriter::new(Cursor::new(Vec::new()))
+        .codec(Codec::Zstd { level })
+        .threads(threads);
+    let arrays = sample(&mut npz);
+    (npz.finish_into_inner().unwrap().into_inner(), arrays)
+}
+
+#[test]
+fn zstd_archives_read_back_by_every_way_in() {
+    let (bytes, arrays) = zstd_archive(4, 3);
+    let mut npz = NpzReader::new(Cursor::new(bytes.clone())).unwrap();
+    for (name, want) in &arrays {
+        assert_eq!(&npz.read_any(name).unwrap(), want, "{name}");
+        let info = npz.member_info(name).unwrap();
+        assert_eq!(info.compression, Compression::Zstd, "{name}");
+        let mut streamed = Vec::new();
+        npz.member_reader(name)
+            .unwrap()
+            .read_to_end(&mut streamed)
+            .unwrap();
+        assert_eq!(streamed, npz.raw(name).unwrap(), "{name}");
+    }
+    let big: Array2<f64> = npz.read("big").unwrap();
+    assert_eq!(AnyArray::F64(big.into_dyn()), arrays[0].1);
+    // Into the caller's array, through the segments decoded on every core.
+    let mut into = Array2::<f64>::zeros((700, 1000));
+    npz.read_into("big", &mut into.view_mut()).unwrap();
+    assert_eq!(AnyArray::F64(into.into_dyn()), arrays[0].1);
+    // A map copies them (compressed members cannot be viewed).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("z.npz");
+    std::fs::write(&path, &bytes).unwrap();
+    // SAFETY: nothing writes or truncates the file while it is mapped.
+    let map = unsafe { NpzMmap::open(&path) }.unwrap();
+    assert!(!map.is_stored("big").unwrap());
+    let copy = map.view_or_copy::<f64, Ix2>("big").unwrap();
+    assert!(!copy.is_view());
+    assert_eq!(AnyArray::F64(copy.to_owned().into_dyn()), arrays[0].1);
+}
+
+#[test]
+fn zstd_archives_are_the_same_bytes_for_any_number_of_threads_and_smaller() {
+    let (one, _) = zstd_archive(1, 3);
+    let (four, _) = zstd_archive(4, 3);
+    assert!(one == four, "the bytes depend on the threads");
+    let mut deflated = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    sample(&mut deflated);
+    let deflated = deflated.finish_into_inner().unwrap().into_inner();
+    assert!(
+        four.len() < deflated.len(),
+        "{} vs deflate's {}",
+        four.len(),
+        deflated.len()
+    );
+    // Higher levels compress smoother data smaller (not every kind: zstd's
+    // level 19 makes the noise member larger than level 3 does).
+    let big = |level| {
+        let (bytes, _) = zstd_archive(2, level);
+        let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
+        npz.member_info("big").unwrap().compressed_size
+    };
+    assert!(big(19) < big(3) && big(3) < big(1));
+}
+
+#[test]
+fn a_damaged_segment_is_an_error_not_wrong_values() {
+    let (mut bytes, _) = zstd_archive(2, 3);
+    // A byte in the middle of `big`'s compressed bytes.
+    let info = NpzReader::new(Cursor::new(bytes.clone()))
+        .unwrap()
+        .member_info("big")
+        .unwrap();
+    let at = (info.data_start + info.compressed_size / 2) as usize;
+    bytes[at] ^= 0x5A;
+    let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
+    let err = npz.read::<f64, Ix2>("big").unwrap_err();
+    assert!(
+        matches!(err, Error::CorruptMember { .. } | Error::BadCrc { .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("big"), "{err}");
+    // The other members still read.
+    assert_eq!(
+        npz.read::<u8, Ix1>("small").unwrap(),
+        ndarray::array![1, 2, 3]
+    );
+}
+
+#[test]
+fn streamed_zstd_members_and_mixed_archives() {
+    let mut npz = NpzWriter::new(Cursor::new(Vec::new())).codec(Codec::zstd());
+    let mut m = npz.add_streaming::<i32>("rows", &[300], Order::C).unwrap();
+    for block in 0..40 {
+        let rows = Array2::from_shape_fn((100, 300), |(i, j)| (block * 100 + i) as i32 - j as i32);
+        m.write(&rows).unwrap();
+    }
+    m.finish().unwrap();
+    let mut empty = npz.add_streaming::<f32>("empty", &[4], Order::C).unwrap();
+    empty.write(&Array2::<f32>::zeros((0, 4))).unwrap();
+    empty.finish().unwrap();
+    // Stored and deflated members beside Zstandard ones.
+    let mut npz = npz.compressed(false);
+    npz.add("stored", &ndarray::array![1.5f64, 2.5]).unwrap();
+    let mut npz = npz.codec(Codec::deflate());
+    npz.add("deflated", &Array1::<u16>::from_elem(100_000, 7))
+        .unwrap();
+    let bytes = npz.finish_into_inner().unwrap().into_inner();
+    let mut back = NpzReader::new(Cursor::new(bytes)).unwrap();
+    let rows: Array2<i32> = back.read("rows").unwrap();
+    assert_eq!(rows.dim(), (4000, 300));
+    assert_eq!(rows[[3999, 299]], 3999 - 299);
+    assert_eq!(back.read::<f32, Ix2>("empty").unwrap().dim(), (0, 4));
+    let methods: Vec<Compression> = ["rows", "empty", "stored", "deflated"]
+        .iter()
+        .map(|n| back.member_info(n).unwrap().compression)
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            Compression::Zstd,
+            Compression::Zstd,
+            Compression::Stored,
+            Compression::Deflated
+        ]
+    );
+    assert_eq!(back.read::<u16, Ix1>("deflated").unwrap().len(), 100_000);
+}
