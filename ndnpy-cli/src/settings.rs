@@ -26,8 +26,52 @@ pub enum ByteOrderArg {
 pub struct Options {
     pub to: Option<Format>,
     pub compress: bool,
+    /// How compressed `.npz` members are compressed (`--compress=METHOD`).
+    pub codec: ndnpy::Codec,
     pub split: bool,
     pub order: Option<OrderArg>,
     pub byteorder: Option<ByteOrderArg>,
     pub key: Option<String>,
+}
+
+/// The compression methods `--compress` names, as `METHOD[:LEVEL]`.
+pub const METHODS: &str = "deflate[:1-9], zstd[:1-22]";
+
+/// `--compress`'s `METHOD[:LEVEL]`: `deflate` (the default, what
+/// `np.savez_compressed` writes) or `zstd` (Zstandard, which NumPy reads
+/// only through a `zipfile` that has it: Python 3.14's, or
+/// `backports.zstd`'s), each with an optional level.
+pub fn parse_codec(spec: &str) -> Result<ndnpy::Codec, String> {
+    let (method, level) = match spec.split_once(':') {
+        Some((m, l)) => {
+            let level = l
+                .parse::<u32>()
+                .map_err(|_| format!("--compress {spec}: the level must be a number"))?;
+            (m, Some(level))
+        }
+        None => (spec, None),
+    };
+    let codec = match method {
+        "deflate" => ndnpy::Codec::Deflate {
+            level: level.unwrap_or(7),
+        },
+        #[cfg(feature = "zip-methods")]
+        "zstd" => ndnpy::Codec::Zstd {
+            level: level.map_or(3, |l| l.min(22) as i32),
+        },
+        #[cfg(not(feature = "zip-methods"))]
+        "zstd" => return Err(
+            "--compress zstd: this ndnpy was built without Zstandard (cargo feature zip-methods)"
+                .into(),
+        ),
+        _ => return Err(format!("--compress {spec}: methods are {METHODS}")),
+    };
+    Ok(codec)
+}
+
+/// Whether `arg` names a compression method rather than a path: `--compress
+/// zstd a.npy out.npz` then means `--compress=zstd` (a file of that name
+/// stays a path).
+pub fn is_codec_spec(arg: &str) -> bool {
+    parse_codec(arg).is_ok() && !std::path::Path::new(arg).exists()
 }

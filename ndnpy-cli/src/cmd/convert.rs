@@ -437,7 +437,7 @@ pub fn convert(inputs: &[PathBuf], out: &Path, opts: &Options) -> CliResult<Vec<
             // that they can be mapped), deflated ones compressed on every
             // core; the archive appears at `out` only when finished.
             let created = if opts.compress {
-                ndnpy::NpzWriter::create_compressed(out)
+                ndnpy::NpzWriter::create(out).map(|w| w.codec(opts.codec))
             } else {
                 ndnpy::NpzWriter::create(out)
             };

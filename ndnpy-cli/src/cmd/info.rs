@@ -147,6 +147,9 @@ pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResul
                 let method = match meta.compression {
                     Compression::Stored => "stored",
                     Compression::Deflated => "deflate",
+                    Compression::Bzip2 => "bzip2",
+                    Compression::Lzma => "lzma",
+                    Compression::Zstd => "zstd",
                     _ => "other",
                 };
                 let mut m = json!({
