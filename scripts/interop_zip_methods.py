@@ -312,7 +312,7 @@ def check_numpy(path, context, want=None):
 def ndnpy(*args):
     cargo = os.environ.get("CARGO", "cargo")
     extra = shlex.split(os.environ.get("NDNPY_CARGO_ARGS", ""))
-    cmd = [cargo, "run", "--quiet", *extra, "-p", "ndnpy-cli", "--", *args]
+    cmd = [cargo, "run", "--quiet", *extra, "-p", "ndnpy-cli", "--features", "zip-methods", "--", *args]
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if result.returncode != 0:
         fail(f"ndnpy {' '.join(args)}: {result.stderr.strip()[:400]}")
