@@ -13,9 +13,10 @@ pub enum StoreError {
     Npy(ndnpy::Error),
     /// The store refused or failed a request (after its retries).
     Store(object_store::Error),
-    /// The object was replaced between two requests (its ETag or version
-    /// no longer matches the first answer's): reading on would stitch one
-    /// array from two versions.
+    /// The object was replaced between two requests (its ETag, version or
+    /// size, or, from a store that gives neither ETag nor version, its
+    /// modification time, no longer matches the first answer's): reading
+    /// on would stitch one array from two versions.
     Changed {
         /// The object's path in its store.
         path: String,
@@ -49,7 +50,7 @@ impl fmt::Display for StoreError {
             StoreError::Store(e) => write!(f, "object store: {e}"),
             StoreError::Changed { path } => write!(
                 f,
-                "{path} changed while it was being read (its ETag or version no longer matches); \
+                "{path} changed while it was being read (its ETag, version, size or time no longer matches); \
                  read it again"
             ),
             StoreError::BadAnswer { path, asked, got } => write!(

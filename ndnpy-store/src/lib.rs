@@ -13,8 +13,10 @@
 //!   in bounded memory; the object appears only when the upload completes.
 //! - [`blocking`]: the same for callers without an async runtime.
 //!
-//! Every request after the first carries the object's ETag (or version):
-//! an object replaced while it is read gives [`StoreError::Changed`], never
+//! Every request after the first carries the object's ETag (or version),
+//! and every answer's size must be the first's (and, from a store that
+//! gives neither ETag nor version, its modification time too): an object
+//! replaced while it is read gives [`StoreError::Changed`], never
 //! an array stitched from two versions; a body that is short, long or of
 //! another range gives [`StoreError::BadAnswer`]. Transient errors are
 //! retried by `object_store` ([`UrlOptions::retry`], or the store the

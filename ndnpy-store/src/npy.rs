@@ -8,7 +8,7 @@ use crate::location::Location;
 use crate::object::Object;
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
-use ndarray::{Array, Axis, Dimension, ShapeBuilder, Slice};
+use ndarray::{Array, Dimension, ShapeBuilder};
 use ndnpy::{AnyArray, Element, Header, LayoutElement, ReadNpy};
 use object_store::GetRange;
 use std::ops::{Bound, Range, RangeBounds};
@@ -173,26 +173,27 @@ impl RemoteNpy {
         self.extent
     }
 
-    /// Reads the whole array by ranged GETs of [`Config::chunk_size`] bytes
-    /// (whole rows), [`Config::concurrency`] at a time, each decoded into its
-    /// rows of the output as it arrives. The output is in the file's order.
+    /// Reads the whole array by ranged GETs of at most
+    /// [`Config::chunk_size`] bytes (whole elements, however long a row),
+    /// [`Config::concurrency`] at a time, each decoded into its elements of
+    /// the output as it arrives. The output is in the file's order.
     /// Beside the output, at most `2 * concurrency` chunks are held at once
-    /// (in transfer or waiting to be copied). Object arrays are read by
-    /// [`RemoteNpy::read_any`].
+    /// (in transfer or waiting to be copied), so at most
+    /// `2 * concurrency * chunk_size` bytes (unless one element is longer
+    /// than a chunk: then a chunk is that element). Object arrays are read
+    /// by [`RemoteNpy::read_any`].
     pub async fn read<T: LayoutElement, D: Dimension>(&self) -> Result<Array<T, D>> {
         self.check_fixed_rows("read them with read_any")?;
         let options = self.object.config.read_options;
         let rows = self.len();
         let shape = &self.header.shape;
         let n = self.header.num_elements()?;
-        let Some(axis) = self
-            .axis
-            .filter(|_| self.row_bytes > 0 && n > 0 && std::mem::size_of::<T>() > 0)
-        else {
+        let item = self.header.dtype.itemsize().unwrap_or(0) as u64;
+        if self.axis.is_none() || item == 0 || n == 0 || std::mem::size_of::<T>() == 0 {
             // A 0-d or empty array: one small GET at most.
             let body = self.data_range(0, rows).await?;
             return Ok(Array::from_npy_bytes_with(&body, &options)?);
-        };
+        }
         let dim = D::from_dimension(&ndarray::IxDyn(shape)).ok_or_else(|| {
             ndnpy::Error::NdimMismatch {
                 expected: D::NDIM.unwrap_or(shape.len()),
@@ -201,11 +202,28 @@ impl RemoteNpy {
             }
         })?;
         let mut out = zeroed::<T, D>(dim.set_f(self.header.fortran_order), n)?;
-        let per_chunk = (self.object.config.chunk_size / self.row_bytes).max(1) as usize;
-        let chunks: Vec<Range<usize>> = (0..rows)
+        // The output's memory is in the file's order (C or Fortran, as the
+        // header says), as the data is: element `i` of the data is element
+        // `i` of this slice. So any run of whole elements of the data, a
+        // row or a part of one, decodes into the run of the slice at the
+        // same place, as a 1-d array of its own: a chunk need not be whole
+        // rows, and a row longer than a chunk (a Fortran `(2**27, 2)` has
+        // two rows of 1 GiB) is read in chunks like any other bytes.
+        let all = out
+            .as_slice_memory_order_mut()
+            .expect("zeroed() allocates one contiguous array");
+        let mut flat = Header {
+            dtype: self.header.dtype.clone(),
+            shape: vec![0],
+            fortran_order: false,
+            version: self.header.version,
+        };
+        let per_chunk = (self.object.config.chunk_size / item).max(1) as usize;
+        let chunks: Vec<Range<usize>> = (0..n)
             .step_by(per_chunk)
-            .map(|start| start..(start + per_chunk).min(rows))
+            .map(|start| start..(start + per_chunk).min(n))
             .collect();
+        let data_start = self.base + self.data_offset();
         // Each GET is a task of its own, started as soon as one of the
         // `concurrency` request slots frees (when a body has arrived, not
         // when it has been copied), so requests keep flowing while this
@@ -219,31 +237,29 @@ impl RemoteNpy {
         // Never full: a sender holds a memory slot.
         let (sender, mut receiver) = tokio::sync::mpsc::channel(2 * concurrency);
         let count = chunks.len();
-        let this = self.clone();
+        let object = self.object.clone();
         let held = self.object.config.held.clone();
         let producer = tokio::spawn(async move {
-            for rows in chunks {
+            for elements in chunks {
                 let Ok(memory) = memory.clone().acquire_owned().await else {
                     return;
                 };
                 let Ok(request) = requests.clone().acquire_owned().await else {
                     return;
                 };
-                let this = this.clone();
+                let object = object.clone();
                 let sender = sender.clone();
                 let held = held.clone();
                 tokio::spawn(async move {
-                    let fetched = async {
-                        let (header, range) = this.chunk(rows.start, rows.end)?;
-                        let len = range.end - range.start;
-                        let slot = HeldSlot::new(memory, held, len);
-                        let bytes = this.object.get(range).await?;
-                        Ok::<_, StoreError>((rows, header, bytes, slot))
-                    }
-                    .await;
+                    let from = data_start + elements.start as u64 * item;
+                    let to = data_start + elements.end as u64 * item;
+                    let slot = HeldSlot::new(memory, held, to - from);
+                    let fetched = object.get(from..to).await;
                     drop(request);
                     // A closed channel: the reader stopped at an error.
-                    let _ = sender.send(fetched).await;
+                    let _ = sender
+                        .send(fetched.map(|bytes| (elements, bytes, slot)))
+                        .await;
                 });
             }
         });
@@ -254,12 +270,13 @@ impl RemoteNpy {
                 .recv()
                 .await
                 .ok_or_else(|| StoreError::Io(std::io::Error::other("a GET task ended")))?;
-            let (rows, header, bytes, slot) = fetched?;
-            let mut part = out.slice_axis_mut(Axis(axis), Slice::from(rows));
+            let (elements, bytes, slot) = fetched?;
+            flat.shape[0] = elements.len();
+            let mut part = ndarray::ArrayViewMut1::from(&mut all[elements]);
             // The body goes straight from the GET's buffer into the output
-            // (one copy; a byte swap or cast on the way when the file's
-            // dtype is not T's).
-            ndnpy::from_data_into(&header, &bytes, &mut part)?;
+            // (one copy; a byte swap, a cast or `bool`s made 0 or 1 on the
+            // way, element by element, when the file's dtype is not T's).
+            ndnpy::from_data_into(&flat, &bytes, &mut part)?;
             drop(bytes);
             drop(slot);
         }

@@ -1,7 +1,10 @@
 //! One object pinned to the version its first answer came from: every later
-//! GET carries that ETag (`If-Match`) or version, and every answer is
-//! checked against the range that was asked for, so an array is never
-//! stitched from two versions of an object or from a short body.
+//! GET carries that ETag (`If-Match`) or version (or, with neither, its
+//! modification time), every answer's ETag, version, size and (with
+//! neither ETag nor version) modification time are compared with the
+//! first's, and every body is checked against the range that was asked
+//! for, so an array is never stitched from two versions of an object or
+//! from a short body.
 
 use crate::config::Config;
 use crate::error::{Result, StoreError};
@@ -196,30 +199,71 @@ impl Object {
                 got: format!("bytes {}..{}", result.range.start, result.range.end),
             });
         }
-        if result.meta.e_tag.is_some() && result.meta.e_tag != self.meta.e_tag {
+        if self.changed(&result.meta) {
             return Err(StoreError::Changed { path: self.name() });
         }
         Ok(result)
     }
 
-    /// Reads a whole body, checking its length against `range`.
+    /// Whether an answer's metadata shows another object than the first
+    /// answer's. The request was pinned (`If-Match`, the version, or
+    /// `If-Unmodified-Since`), but not every store honours a condition or
+    /// reports an ETag (some HTTP servers and S3-like stores do neither),
+    /// so the answer is checked too: another ETag or version, another
+    /// size, or, with neither ETag nor version to go by, another
+    /// modification time. A store that answers without an ETag or version
+    /// is not taken to have changed for that alone.
+    fn changed(&self, meta: &ObjectMeta) -> bool {
+        let first = &self.meta;
+        if meta.size != first.size {
+            return true;
+        }
+        if meta.e_tag.is_some() && meta.e_tag != first.e_tag {
+            return true;
+        }
+        if meta.version.is_some() && meta.version != first.version {
+            return true;
+        }
+        // Nothing names the version: the time is all there is. (An answer
+        // with an ETag or version was compared by them above; its time may
+        // differ in precision between requests, so it is not compared.)
+        let named = |m: &ObjectMeta| m.e_tag.is_some() || m.version.is_some();
+        !named(first) && !named(meta) && meta.last_modified != first.last_modified
+    }
+
+    /// Reads a whole body, checking its length against `range`. A body
+    /// that arrives in one piece (from memory, or a small local read) is
+    /// returned as it is, uncopied. A body in pieces is gathered into one
+    /// buffer of the range's size, started by the second piece, each piece
+    /// dropped once copied: the body is held once (plus a piece), not as
+    /// its pieces and then again as their concatenation. The buffer cannot
+    /// outgrow the range: the checked stream ends with an error before a
+    /// piece that would take the body past it.
     async fn collect(&self, result: GetResult, range: Range<u64>) -> Result<Bytes> {
         let expected = range.end - range.start;
         let mut body = self.checked(result, range);
-        let mut parts: Vec<Bytes> = Vec::new();
+        let mut first: Option<Bytes> = None;
+        let mut gathered: Option<Vec<u8>> = None;
         while let Some(bytes) = body.next().await {
-            parts.push(bytes?);
-        }
-        Ok(match parts.len() {
-            0 => Bytes::new(),
-            1 => parts.pop().expect("one part"),
-            _ => {
-                let mut all = Vec::with_capacity(expected as usize);
-                for part in parts {
-                    all.extend_from_slice(&part);
-                }
-                Bytes::from(all)
+            let bytes = bytes?;
+            if bytes.is_empty() {
+                continue;
             }
+            if let Some(all) = gathered.as_mut() {
+                all.extend_from_slice(&bytes);
+            } else if let Some(one) = first.take() {
+                let mut all = Vec::with_capacity(expected as usize);
+                all.extend_from_slice(&one);
+                all.extend_from_slice(&bytes);
+                gathered = Some(all);
+            } else {
+                first = Some(bytes);
+            }
+        }
+        Ok(match (gathered, first) {
+            (Some(all), _) => Bytes::from(all),
+            (None, Some(one)) => one,
+            (None, None) => Bytes::new(),
         })
     }
 }

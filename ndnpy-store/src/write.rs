@@ -206,8 +206,37 @@ impl Upload {
         Ok(())
     }
 
-    /// Uploads what is left and completes the upload.
+    /// Uploads what is left and completes the upload; on any error, aborts
+    /// it before returning.
     async fn finish(mut self, sink: PartSink) -> Result<()> {
+        match self.complete(sink).await {
+            Ok(()) => {
+                self.finished = true;
+                Ok(())
+            }
+            Err(e) => {
+                self.abort().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Aborts the upload, waiting for the store's answer: a caller that
+    /// returns the error from `main` exits right after, and an abort only
+    /// spawned (what `Drop` can do inside a runtime) would never be sent.
+    /// Parts still in transfer are dropped first, as `upload_in_order`
+    /// drops its own. The abort's own failure is not reported: the error
+    /// that led here is the one to report, and `Drop` has nothing left to
+    /// do either way.
+    async fn abort(&mut self) {
+        self.in_flight = FuturesUnordered::new();
+        if let Some((mp, id)) = self.by_index.take() {
+            let _ = mp.abort_multipart(&self.path, &id).await;
+        }
+    }
+
+    /// [`Upload::finish`]'s work, which may stop at an error.
+    async fn complete(&mut self, sink: PartSink) -> Result<()> {
         self.drain(&sink).await?;
         let (head, last, last_index, spool) = {
             let mut p = sink.parts();
@@ -238,7 +267,6 @@ impl Upload {
                 upload_in_order(&*self.store, &self.path, &self.config, head, spool, last).await?;
             }
         }
-        self.finished = true;
         Ok(())
     }
 }
@@ -260,12 +288,13 @@ impl Drop for Upload {
     }
 }
 
-/// Runs the abort of an upload whose writer was dropped. Inside a runtime
-/// (an async writer dropped in a task, or a blocking wrapper's call
-/// failing) it is spawned there, as a destructor must not block a task.
-/// Outside one (a blocking wrapper dropped by its owner) nothing would
-/// ever poll a spawned task, so it runs to its end here on the blocking
-/// wrappers' runtime.
+/// Runs the abort of an upload whose writer was dropped: the fallback for
+/// writers that never reached `finish` (a failing `create` or `finish`
+/// awaits its abort before returning). Inside a runtime (an async writer
+/// dropped in a task, or a `finish` future cancelled) it is spawned there,
+/// as a destructor must not block a task. Outside one (a blocking wrapper
+/// dropped by its owner) nothing would ever poll a spawned task, so it
+/// runs to its end here on the blocking wrappers' runtime.
 fn abort_dropped(abort: impl Future<Output = ()> + Send + 'static) {
     match tokio::runtime::Handle::try_current() {
         Ok(handle) => {
@@ -483,8 +512,18 @@ impl<T: Element> NpyWriter<T> {
         order: Order,
         config: Config,
     ) -> Result<Self> {
-        let (upload, sink) = Upload::start(location, config).await?;
-        let inner = ndnpy::NpyWriter::new(sink.clone(), inner_shape, order)?;
+        let (mut upload, sink) = Upload::start(location, config).await?;
+        let inner = match ndnpy::NpyWriter::new(sink.clone(), inner_shape, order) {
+            Ok(inner) => inner,
+            Err(e) => {
+                // Refused (an element type that cannot be written in
+                // blocks of rows, a shape too large): the upload just
+                // begun is aborted before the error is returned, as in
+                // `finish`, not left to `Drop`'s spawned abort.
+                upload.abort().await;
+                return Err(e.into());
+            }
+        };
         Ok(NpyWriter {
             inner,
             sink,
@@ -508,10 +547,21 @@ impl<T: Element> NpyWriter<T> {
     }
 
     /// Records the final shape, uploads the last parts and the first, and
-    /// completes the upload: the object appears now.
+    /// completes the upload: the object appears now. On an error the
+    /// upload's abort has been sent and answered by the time this returns
+    /// (a program may return the error from `main` at once); the object
+    /// does not appear.
     pub async fn finish(self) -> Result<()> {
-        let sink = self.inner.finish()?;
-        self.upload.finish(sink).await
+        let NpyWriter {
+            inner, mut upload, ..
+        } = self;
+        match inner.finish() {
+            Ok(sink) => upload.finish(sink).await,
+            Err(e) => {
+                upload.abort().await;
+                Err(e.into())
+            }
+        }
     }
 }
 
@@ -565,7 +615,8 @@ impl NpzWriter {
         &mut self.archive
     }
 
-    /// Finishes the archive and uploads it.
+    /// Finishes the archive and uploads it. On an error the upload, if it
+    /// had begun, has been aborted by the time this returns.
     pub async fn finish(self) -> Result<()> {
         let mut file = self.archive.finish_into_inner()?;
         file.seek(SeekFrom::Start(0))?;

@@ -216,7 +216,7 @@ async fn an_object_replaced_between_requests_is_an_error() {
     assert!(matches!(err, StoreError::Changed { .. }), "{err:?}");
     assert_eq!(
         err.to_string(),
-        "a.npy changed while it was being read (its ETag or version no longer matches); read it again"
+        "a.npy changed while it was being read (its ETag, version, size or time no longer matches); read it again"
     );
 }
 

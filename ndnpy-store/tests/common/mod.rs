@@ -13,7 +13,7 @@ use object_store::{
     ObjectStore, PutMultipartOptions, PutOptions, PutPayload, PutResult, Result,
 };
 use std::fmt;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What a wrapper does to the `n`th GET (counting from 1).
@@ -38,6 +38,9 @@ pub enum Fault {
     /// chunk and have an empty chunk after every chunk (as some HTTP stacks
     /// deliver them).
     EmptyChunks(usize),
+    /// The bodies of this GET and every later one arrive in pieces of at
+    /// most this many bytes (as an HTTP body arrives in frames).
+    Pieces(usize, usize),
 }
 
 #[derive(Debug)]
@@ -175,6 +178,21 @@ impl ObjectStore for Wrapped {
                     .boxed();
                 (range, body)
             }
+            Fault::Pieces(at, size) if n >= at => {
+                let body = body
+                    .flat_map(move |b| {
+                        let pieces: Vec<Result<Bytes>> = match b {
+                            Ok(b) => (0..b.len())
+                                .step_by(size)
+                                .map(|i| Ok(b.slice(i..(i + size).min(b.len()))))
+                                .collect(),
+                            Err(e) => vec![Err(e)],
+                        };
+                        futures::stream::iter(pieces)
+                    })
+                    .boxed();
+                (range, body)
+            }
             Fault::Reset(at, keep) if at == n => {
                 let mut left = keep;
                 let body = body
@@ -233,6 +251,10 @@ pub struct Aborts {
     pub aborts: Arc<AtomicUsize>,
     /// Part uploads wait forever (to cancel an upload in the middle).
     pub hang: std::sync::atomic::AtomicBool,
+    /// Completing an upload fails (both interfaces).
+    pub fail_complete: std::sync::atomic::AtomicBool,
+    /// Part uploads fail (both interfaces).
+    pub fail_parts: std::sync::atomic::AtomicBool,
     /// Told of every abort.
     pub aborted: Arc<tokio::sync::Notify>,
 }
@@ -262,6 +284,17 @@ impl Aborts {
         self.hang.load(Ordering::SeqCst)
     }
 
+    /// The error of a request this store was told to fail.
+    fn refuse(&self, what: &'static str, on: &AtomicBool) -> Result<()> {
+        if on.load(Ordering::SeqCst) {
+            return Err(object_store::Error::Generic {
+                store: "Aborts",
+                source: format!("injected failure of {what}").into(),
+            });
+        }
+        Ok(())
+    }
+
     fn count(&self) {
         self.aborts.fetch_add(1, Ordering::SeqCst);
         self.aborted.notify_waiters();
@@ -286,10 +319,14 @@ impl MultipartUpload for CountedUpload {
         if self.store.hangs() {
             return Box::pin(futures::future::pending());
         }
+        if let Err(e) = self.store.refuse("a part", &self.store.fail_parts) {
+            return Box::pin(async move { Err(e) });
+        }
         self.inner.put_part(data)
     }
 
     async fn complete(&mut self) -> Result<PutResult> {
+        self.store.refuse("complete", &self.store.fail_complete)?;
         self.inner.complete().await
     }
 
@@ -372,6 +409,7 @@ impl object_store::multipart::MultipartStore for AbortsStore {
         if self.0.hangs() {
             futures::future::pending::<()>().await;
         }
+        self.0.refuse("a part", &self.0.fail_parts)?;
         self.0.inner.put_part(path, id, part_idx, data).await
     }
 
@@ -381,11 +419,99 @@ impl object_store::multipart::MultipartStore for AbortsStore {
         id: &object_store::MultipartId,
         parts: Vec<object_store::multipart::PartId>,
     ) -> Result<PutResult> {
+        self.0.refuse("complete", &self.0.fail_complete)?;
         self.0.inner.complete_multipart(path, id, parts).await
     }
 
     async fn abort_multipart(&self, path: &Path, id: &object_store::MultipartId) -> Result<()> {
         self.0.count();
         self.0.inner.abort_multipart(path, id).await
+    }
+}
+
+/// A store that gives no ETag or version and ignores every condition (as
+/// some HTTP servers and S3-like stores do): only the size and the
+/// modification time of an answer can tell that the object changed.
+#[derive(Debug)]
+pub struct NoETag {
+    pub inner: Arc<dyn ObjectStore>,
+    /// When set, every answer reports this metadata's modification time
+    /// instead of the object's (a store whose times are too coarse to see
+    /// a replacement), so that only the size can tell.
+    pub frozen: Mutex<Option<ObjectMeta>>,
+}
+
+impl NoETag {
+    pub fn new(inner: Arc<dyn ObjectStore>) -> Arc<NoETag> {
+        Arc::new(NoETag {
+            inner,
+            frozen: Mutex::new(None),
+        })
+    }
+
+    fn strip(&self, mut meta: ObjectMeta) -> ObjectMeta {
+        meta.e_tag = None;
+        meta.version = None;
+        if let Some(frozen) = &*self.frozen.lock().unwrap() {
+            meta.last_modified = frozen.last_modified;
+        }
+        meta
+    }
+}
+
+impl fmt::Display for NoETag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NoETag({})", self.inner)
+    }
+}
+
+#[async_trait]
+impl ObjectStore for NoETag {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> Result<PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        opts: PutMultipartOptions,
+    ) -> Result<Box<dyn MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(&self, location: &Path, options: GetOptions) -> Result<GetResult> {
+        // Conditions ignored: the answer is whatever the object is now.
+        let options = GetOptions {
+            range: options.range,
+            head: options.head,
+            ..GetOptions::default()
+        };
+        let mut result = self.inner.get_opts(location, options).await?;
+        result.meta = self.strip(result.meta);
+        Ok(result)
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, Result<Path>>,
+    ) -> BoxStream<'static, Result<Path>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> Result<ListResult> {
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
+        self.inner.copy_opts(from, to, options).await
     }
 }
