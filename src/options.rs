@@ -30,6 +30,9 @@
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     durable: bool,
+    /// Set by `spare(false)`: stored negated so that the derived default
+    /// keeps spares.
+    no_spare: bool,
 }
 
 impl WriteOptions {
@@ -62,6 +65,39 @@ impl WriteOptions {
     /// ```
     pub fn is_durable(&self) -> bool {
         self.durable
+    }
+
+    /// Whether an overwrite may keep the version it replaces as a spare,
+    /// and write the next version over it (default `true`).
+    ///
+    /// On Linux, when a regular file of 16 MiB or more is replaced by a
+    /// version of 16 MiB or more, the old version is kept beside it under
+    /// a hidden name, `.<name>.ndnpy-spare`; the next such write goes over
+    /// the spare's pages and disk blocks (already in memory and allocated,
+    /// as `np.save` reuses the file it truncates) and then swaps it with
+    /// the target in one atomic rename, so that the spare is again the
+    /// version just replaced. An overwrite then costs about what
+    /// `np.save`'s does, not fresh memory and fresh blocks every time
+    /// (BENCHMARKS.md, "Overwrites over the spare"). The price is disk
+    /// space: the spare is a second copy of the file. A spare that some
+    /// process still has open or mapped is never written over (the kernel
+    /// is asked: a write lease); see [`crate::WriteNpy::write_npy`] for
+    /// the rules. With `false`, every version goes to a fresh file and a
+    /// spare left by earlier writes is removed.
+    ///
+    /// ```
+    /// let options = ndnpy::WriteOptions::default().spare(false);
+    /// assert!(!options.keeps_spare());
+    /// assert!(ndnpy::WriteOptions::default().keeps_spare());
+    /// ```
+    pub fn spare(mut self, spare: bool) -> Self {
+        self.no_spare = !spare;
+        self
+    }
+
+    /// Whether [`WriteOptions::spare`] is on.
+    pub fn keeps_spare(&self) -> bool {
+        !self.no_spare
     }
 }
 

@@ -8,30 +8,29 @@
 //! `np.save` does: renaming over it would replace the device, or split the
 //! links. The exact rules are documented on `WriteNpy::write_npy`.
 //!
-//! Temporary files are anonymous (`O_TMPFILE`) where the file system allows
-//! it, so a killed process leaves nothing behind; they get a name only for
-//! the moment between `linkat` and `rename`. Elsewhere they are named
-//! `.<name>.<k>.ndnpy-tmp` from the start. Either way the writer holds an
-//! exclusive `flock` on it, and the next write to the same target removes
-//! any such file nobody holds a lock on (its writer died: the kernel drops
-//! a dead process's locks).
+//! Temporary files (`temp.rs`) are anonymous (`O_TMPFILE`) where the file
+//! system allows it, so a killed process leaves nothing behind; they get a
+//! name only for the moment between `linkat` and `rename`. Elsewhere they
+//! are named `.<name>.<k>.ndnpy-tmp` from the start. Either way the writer
+//! holds an exclusive `flock` on it, and the next write to the same target
+//! removes any such file nobody holds a lock on (its writer died: the
+//! kernel drops a dead process's locks).
+//!
+//! Large files keep the version they replace as a spare (`spare.rs`): the
+//! rename becomes an exchange that leaves the old version under
+//! `.<name>.ndnpy-spare`, and the next write of a known length goes over
+//! that file's pages and is exchanged with the target in turn.
 
 use crate::error::Result;
 use crate::io::fs::{
     copy_identity, is_pseudo_fs, links, lock, reserve, same_file, sync_if_supported, unlock,
 };
+use crate::io::spare::{self, Renamed, SPARE_MIN};
+use crate::io::temp::{create_temp, folder, link_anonymous, no_file_name};
 use crate::options::WriteOptions;
-use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
-
-/// Temporary names tried per target: `.<name>.0.ndnpy-tmp` to
-/// `.<name>.15.ndnpy-tmp`. The next write probes each for a stale file.
-const SLOTS: u32 = 16;
-
-/// Suffix of every temporary file name.
-const TMP_SUFFIX: &str = ".ndnpy-tmp";
 
 /// The file a path write goes to: a temporary file that replaces the target
 /// on [`TempFile::commit`] (removed if dropped uncommitted), or the target
@@ -50,7 +49,13 @@ enum Mode {
         /// The temporary file's name; `None` while it is anonymous
         /// (`O_TMPFILE`), and again once committed.
         path: Option<PathBuf>,
+        /// Whether the version replaced is kept as the spare (`spare.rs`):
+        /// both it and the new one are large, and spares are wanted.
+        park: bool,
     },
+    /// Writing over the spare at `path` (`spare.rs`), locked; swapped with
+    /// `target` on commit. Dropped uncommitted, it stays the spare.
+    Spare { target: PathBuf, path: PathBuf },
     /// Writing through the path; nothing to do on commit but flush.
     InPlace,
 }
@@ -69,8 +74,10 @@ impl TempFile {
     }
 
     /// Opens the destination of a write of `len` bytes to `target`: a
-    /// temporary file beside it, or the target itself for a file that must
-    /// not be replaced. `len` bytes are reserved when `len > 0`.
+    /// temporary file beside it (or the spare, `spare.rs`), or the target
+    /// itself for a file that must not be replaced. `len`, when not 0, is
+    /// the exact length the file will have: that many bytes are reserved
+    /// (which sets the length), and a spare is written over only then.
     pub(crate) fn create_with(target: &Path, len: u64, options: &WriteOptions) -> Result<TempFile> {
         TempFile::open(target, len, options, true)
     }
@@ -99,11 +106,29 @@ impl TempFile {
                 if let Some(old) = &old {
                     check_writable(&target, old)?;
                 }
-                match create_temp(&target) {
-                    Ok((file, path)) => {
+                let spares = options.keeps_spare() && len >= SPARE_MIN;
+                if let Some(old) = old.as_ref().filter(|_| spares) {
+                    if let Some((file, path)) = spare::take(&target, old, len) {
                         let temp = TempFile {
                             file: Some(file),
-                            mode: Mode::Replace { target, path },
+                            mode: Mode::Spare { target, path },
+                            durable,
+                        };
+                        copy_identity(temp.file(), old)?;
+                        // Its blocks are mostly allocated already: the
+                        // reservation only sets the length.
+                        temp.file()
+                            .set_len(len.min(temp.file().metadata()?.len()))?;
+                        reserve(temp.file(), len)?;
+                        return Ok(temp);
+                    }
+                }
+                match create_temp(&target) {
+                    Ok((file, path)) => {
+                        let park = spares && old.as_ref().is_some_and(|o| o.len() >= SPARE_MIN);
+                        let temp = TempFile {
+                            file: Some(file),
+                            mode: Mode::Replace { target, path, park },
                             durable,
                         };
                         if let Some(old) = &old {
@@ -143,16 +168,22 @@ impl TempFile {
         matches!(self.mode, Mode::InPlace)
     }
 
-    /// Puts the written file in place: renames it over the target (or, for
-    /// an in-place write, only flushes it when durable).
+    /// Puts the written file in place: renames it over the target (or
+    /// swaps it with the target, when it is the spare: the target's old
+    /// version becomes the spare), or, for an in-place write, only flushes
+    /// it when durable.
     pub(crate) fn commit(mut self) -> Result<()> {
         let file = self.file.take().expect("file is open until commit");
         let durable = self.durable;
-        let Mode::Replace { target, path } = &mut self.mode else {
-            if durable {
-                sync_if_supported(&file)?;
+        let (target, path, park) = match &mut self.mode {
+            Mode::InPlace => {
+                if durable {
+                    sync_if_supported(&file)?;
+                }
+                return Ok(());
             }
-            return Ok(());
+            Mode::Spare { target, path } => return commit_spare(file, target, path, durable),
+            Mode::Replace { target, path, park } => (target, path, *park),
         };
         if durable {
             file.sync_all()?;
@@ -163,32 +194,100 @@ impl TempFile {
         let from = path.clone().expect("named by now");
         check_still_replaceable(target)?;
         let replaced = open_replaced(target);
+        if park {
+            if let Some(old) = replaced.as_ref().filter(|old| parkable(old, &file, target)) {
+                if spare::exchange(&from, target)? == Renamed::Done {
+                    // `from` names the old version, locked by us.
+                    *path = None;
+                    let (kept, freed) = spare::park(&from, target);
+                    finish(file, target, durable)?;
+                    unlock(old);
+                    freed.into_iter().for_each(release_later);
+                    if !kept {
+                        release_later(replaced.expect("checked above"));
+                    }
+                    return Ok(());
+                }
+                unlock(old);
+            }
+        }
         fs::rename(&from, target.as_path())?;
         *path = None;
-        // Released explicitly, not left to the last descriptor: a process
-        // forked meanwhile by another thread holds a copy of it until its
-        // `exec`, and the lock would stay on the file that now has the
-        // target's name (an appender opening it would find it locked).
-        unlock(&file);
-        drop(file);
-        if durable {
-            sync_dir(target)?;
-        }
+        finish(file, target, durable)?;
         if let Some(old) = replaced {
             release_later(old);
+        }
+        if !park {
+            // A spare left by earlier, larger writes would only take disk
+            // space now.
+            spare::discard(target).into_iter().for_each(release_later);
         }
         Ok(())
     }
 }
 
+/// Whether the version being replaced (`old`, just opened at `target`) can
+/// become the spare: we hold its lock (no appender or other writer has
+/// it), it is still the target, and leases work on this file system (a
+/// spare could not be checked later otherwise), tested on our own new
+/// file, `new`.
+fn parkable(old: &File, new: &File, target: &Path) -> bool {
+    matches!(lock(old, false), Ok(true))
+        && same_file(old, target)
+        && spare::held_elsewhere(new) == Some(false)
+}
+
+/// Commits a write over the spare (`path`): swapped with `target`, whose
+/// old version becomes the spare. Where the swap cannot be made (the
+/// target is gone, or the file system has no `RENAME_EXCHANGE`), renamed
+/// over it.
+fn commit_spare(file: File, target: &Path, path: &Path, durable: bool) -> Result<()> {
+    if durable {
+        file.sync_all()?;
+    }
+    check_still_replaceable(target)?;
+    if spare::exchange(path, target)? != Renamed::Done {
+        let replaced = open_replaced(target);
+        fs::rename(path, target)?;
+        finish(file, target, durable)?;
+        replaced.into_iter().for_each(release_later);
+        return Ok(());
+    }
+    finish(file, target, durable)
+}
+
+/// After the rename: releases the new file's lock and closes it, and
+/// flushes the folder when durable.
+fn finish(file: File, target: &Path, durable: bool) -> Result<()> {
+    // Released explicitly, not left to the last descriptor: a process
+    // forked meanwhile by another thread holds a copy of it until its
+    // `exec`, and the lock would stay on the file that now has the
+    // target's name (an appender opening it would find it locked).
+    unlock(&file);
+    drop(file);
+    if durable {
+        sync_dir(target)?;
+    }
+    Ok(())
+}
+
 impl Drop for TempFile {
     fn drop(&mut self) {
-        if let Mode::Replace {
-            path: Some(path), ..
-        } = &self.mode
-        {
-            // Unlink first, while the lock still guards the name.
-            let _ = fs::remove_file(path);
+        match &self.mode {
+            Mode::Replace {
+                path: Some(path), ..
+            } => {
+                // Unlink first, while the lock still guards the name.
+                let _ = fs::remove_file(path);
+            }
+            // Left as it is: still the spare (its bytes were never
+            // anything but the spare's).
+            Mode::Spare { .. } => {
+                if let Some(file) = &self.file {
+                    unlock(file);
+                }
+            }
+            _ => {}
         }
         drop(self.file.take());
     }
@@ -254,10 +353,6 @@ fn classify(path: &Path) -> io::Result<Kind> {
     ))
 }
 
-fn no_file_name() -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidInput, "path has no file name")
-}
-
 /// Refuses a target the caller may not write, as `np.save`'s `open` would
 /// (`PermissionError`): replacing it by rename needs only the folder's
 /// permission and would silently overwrite a read-only file.
@@ -309,95 +404,6 @@ fn open_in_place(path: &Path, len: u64, regular: bool, durable: bool) -> Result<
         durable,
     })
 }
-
-fn folder(target: &Path) -> &Path {
-    match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
-
-/// `.<name>.<slot>.ndnpy-tmp` beside `target`.
-fn slot_path(target: &Path, slot: &str) -> io::Result<PathBuf> {
-    let name = target.file_name().ok_or_else(no_file_name)?;
-    let mut tmp = OsString::from(".");
-    tmp.push(name);
-    tmp.push(".");
-    tmp.push(slot);
-    tmp.push(TMP_SUFFIX);
-    Ok(folder(target).join(tmp))
-}
-
-/// A unique name for when every slot is taken.
-fn overflow_slot() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    format!(
-        "{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )
-}
-
-/// Creates the locked temporary file for `target`, anonymous where
-/// possible, after removing stale ones.
-fn create_temp(target: &Path) -> io::Result<(File, Option<PathBuf>)> {
-    remove_stale(target);
-    if let Some(file) = create_anonymous(target)? {
-        return Ok((file, None));
-    }
-    for slot in (0..SLOTS)
-        .map(|k| k.to_string())
-        .chain(std::iter::once(overflow_slot()))
-    {
-        let path = slot_path(target, &slot)?;
-        let file = match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        };
-        lock(&file, true)?;
-        // A concurrent writer's clean-up may have taken the name between
-        // creating and locking it: then take another.
-        if same_file(&file, &path) {
-            return Ok((file, Some(path)));
-        }
-    }
-    Err(io::Error::new(
-        io::ErrorKind::AlreadyExists,
-        format!("no free temporary name beside {}", target.display()),
-    ))
-}
-
-/// Removes temporary files of earlier writes to `target` whose writers are
-/// gone: a regular file in one of the slots that nobody holds a lock on.
-/// Best effort: whatever cannot be checked is left alone.
-#[cfg(unix)]
-fn remove_stale(target: &Path) {
-    use std::os::unix::fs::OpenOptionsExt;
-    for k in 0..SLOTS {
-        let Ok(path) = slot_path(target, &k.to_string()) else {
-            return;
-        };
-        let Ok(file) = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&path)
-        else {
-            continue;
-        };
-        let regular = file.metadata().is_ok_and(|m| m.is_file());
-        if regular && matches!(lock(&file, false), Ok(true)) && same_file(&file, &path) {
-            // Nobody writes it: a live writer holds its lock from before
-            // the name exists (anonymous files) or checks it still owns the
-            // name after locking (named ones).
-            let _ = fs::remove_file(&path);
-        }
-    }
-}
-
-#[cfg(not(unix))]
-fn remove_stale(_target: &Path) {}
 
 /// Refuses to rename over a target that became something other than a
 /// regular file with one name since the write started.
@@ -501,85 +507,6 @@ where
         writer.flush()?;
     }
     temp.commit()
-}
-
-/// An unnamed, locked file in the target's folder (`O_TMPFILE`), if the
-/// file system supports it and `/proc/self/fd` is there to name it later.
-#[cfg(target_os = "linux")]
-fn create_anonymous(target: &Path) -> io::Result<Option<File>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    if !Path::new("/proc/self/fd").is_dir() {
-        return Ok(None);
-    }
-    match OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_TMPFILE)
-        .mode(0o666)
-        .open(folder(target))
-    {
-        Ok(file) => {
-            lock(&file, true)?;
-            Ok(Some(file))
-        }
-        // Not supported by this kernel or file system.
-        Err(e)
-            if matches!(
-                e.raw_os_error(),
-                Some(libc::EOPNOTSUPP) | Some(libc::EISDIR) | Some(libc::EINVAL)
-            ) =>
-        {
-            Ok(None)
-        }
-        Err(e) => Err(e),
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn create_anonymous(_target: &Path) -> io::Result<Option<File>> {
-    Ok(None)
-}
-
-/// Gives the anonymous file a temporary name beside `target`.
-#[cfg(target_os = "linux")]
-fn link_anonymous(file: &File, target: &Path) -> io::Result<PathBuf> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::ffi::OsStrExt;
-    let proc_path = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
-        .expect("no NUL in a number");
-    for slot in (0..SLOTS)
-        .map(|k| k.to_string())
-        .chain(std::iter::once(overflow_slot()))
-    {
-        let path = slot_path(target, &slot)?;
-        let c = std::ffi::CString::new(path.as_os_str().as_bytes())
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        // SAFETY: both paths are valid NUL-terminated strings for the call.
-        let rc = unsafe {
-            libc::linkat(
-                libc::AT_FDCWD,
-                proc_path.as_ptr(),
-                libc::AT_FDCWD,
-                c.as_ptr(),
-                libc::AT_SYMLINK_FOLLOW,
-            )
-        };
-        if rc == 0 {
-            return Ok(path);
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::AlreadyExists {
-            return Err(err);
-        }
-    }
-    Err(io::Error::new(
-        io::ErrorKind::AlreadyExists,
-        format!("no free temporary name beside {}", target.display()),
-    ))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn link_anonymous(_file: &File, _target: &Path) -> io::Result<PathBuf> {
-    unreachable!("no anonymous temporary files outside Linux")
 }
 
 use std::io::Write as _;

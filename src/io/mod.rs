@@ -11,3 +11,5 @@ pub(crate) mod fs;
 pub(crate) mod gather;
 pub(crate) mod sized;
 pub(crate) mod source;
+pub(crate) mod spare;
+pub(crate) mod temp;

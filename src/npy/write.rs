@@ -87,11 +87,28 @@ pub trait WriteNpy {
     /// - Temporary files left by a killed writer (only possible for named
     ///   ones) are removed by the next write to the same target: each
     ///   writer holds a `flock` on its own, and one nobody holds is stale.
+    /// - **The spare** (Linux; [`WriteOptions::spare`], on by default): when
+    ///   a regular file of 16 MiB or more is replaced by a version of 16 MiB
+    ///   or more, the replaced version stays beside it as
+    ///   `.<name>.ndnpy-spare`, and the next such write goes over that
+    ///   file (its pages and blocks) and swaps it with the target in one
+    ///   `renameat2(RENAME_EXCHANGE)`: the same atomicity, at about the
+    ///   cost of `np.save`'s truncate-and-write. The spare is the version
+    ///   before the current one; it is written over only when no process
+    ///   has it open or mapped (the kernel grants a write lease only then),
+    ///   otherwise its name is removed (the holder keeps its file) and the
+    ///   write uses a fresh file. Do not open spares yourself. A spare gets
+    ///   the target's permission bits and owner as a fresh file would; one
+    ///   owned by another user, or with extended attributes other than
+    ///   `security.*`, is never written over. Writers lock the spare, so
+    ///   concurrent writers of one path never swap each other's files. A
+    ///   smaller write, or [`WriteOptions::spare`]`(false)`, removes it.
     ///
     /// Durability: the default does not wait for the disk. After a power
     /// loss or crash soon after the call, the path may hold the old file,
     /// the new one, or (ext4, XFS) a file of the right length reading as
-    /// zeros: the space reservation (`fallocate`, as `np.save` does too)
+    /// zeros (or, written over the spare, partly as an earlier version):
+    /// the space reservation (`fallocate`, as `np.save` does too)
     /// leaves no delayed allocation, so ext4's `auto_da_alloc` heuristic,
     /// which starts writing a file renamed over another, does not fire
     /// (measured: BENCHMARKS.md, "Steady overwrite"; starting the write-back

@@ -252,6 +252,7 @@ impl Pool {
     }
 
     /// Jobs queued or running.
+    #[cfg(test)]
     pub(super) fn busy(&self) -> usize {
         let s = self.shared.lock();
         s.queue.len() + s.running.len()
