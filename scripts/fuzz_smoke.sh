@@ -61,4 +61,5 @@ run record_plan npy "${npy_seeds[@]}"
 run pickle pickle "${pickle_seeds[@]}"
 run store npz "${npy_seeds[@]}" "${npz_seeds[@]}"
 run sparse npz fixtures/sparse fixtures/sparse/bad fixtures/claimed_sizes fuzz/regressions
+run pinflate deflate "${npz_seeds[@]}"
 echo "fuzz_smoke: 11 passed, 0 failed"

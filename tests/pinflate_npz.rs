@@ -27,8 +27,8 @@ fn archive() -> (Vec<u8>, Array1<f64>, Vec<u8>) {
         .collect();
     let npy = a.to_npy_bytes().unwrap();
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
     zip.start_file("a.npy", options).unwrap();
     zip.write_all(&npy).unwrap();
     (zip.finish().unwrap().into_inner(), a, npy)

@@ -215,7 +215,10 @@ fn decode_from(
             // replaced, and decoding goes on in bytes.
             tail[..WINDOW].copy_from_slice(&window[..]);
             let n = head_end - WINDOW;
-            for (b, &v) in tail[WINDOW..WINDOW + n].iter_mut().zip(&head[WINDOW..head_end]) {
+            for (b, &v) in tail[WINDOW..WINDOW + n]
+                .iter_mut()
+                .zip(&head[WINDOW..head_end])
+            {
                 let from_window = window[v as usize & (WINDOW - 1)];
                 *b = if v >= MARKER { from_window } else { v as u8 };
             }

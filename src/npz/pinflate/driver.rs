@@ -158,27 +158,7 @@ fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u32, Bad> {
             if let Some(step) = resolver_step(&mut s, count, starts) {
                 let mut resolver = s.resolver.take().expect("checked by resolver_step");
                 drop(s);
-                let t = std::time::Instant::now();
-                let what = match &step {
-                    Step::Decode(u) => format!("decode {u:?}"),
-                    Step::Take(Outcome::Found(c)) => format!(
-                        "take {:?} at {:?} head {} markers {} tail {}",
-                        c.start,
-                        resolver.at,
-                        c.head().len(),
-                        c.head().iter().filter(|&&v| v >= 0x8000).count(),
-                        c.tail().len()
-                    ),
-                    Step::Take(_) => "nothing".into(),
-                };
                 let result = advance(&mut resolver, step);
-                if std::env::var_os("PINFLATE_DEBUG").is_some() {
-                    eprintln!(
-                        "{:?} resolver {what}: {:?}",
-                        std::thread::current().id(),
-                        t.elapsed()
-                    );
-                }
                 s = shared.lock();
                 match result {
                     Ok(done) => done.record(&mut s),
@@ -197,15 +177,7 @@ fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u32, Bad> {
             }
             if let Some((slot, task)) = s.tasks.pop_front() {
                 drop(s);
-                let t = std::time::Instant::now();
                 let result = task.run();
-                if std::env::var_os("PINFLATE_DEBUG").is_some() {
-                    eprintln!(
-                        "{:?} task {slot}: {:?}",
-                        std::thread::current().id(),
-                        t.elapsed()
-                    );
-                }
                 s = shared.lock();
                 match result {
                     Ok((crc, buffers)) => {
@@ -233,22 +205,14 @@ fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u32, Bad> {
                     until: starts(k + 1),
                     cap: plan.cap,
                 };
-                let t = std::time::Instant::now();
                 let window = |start: Key| {
                     let s = shared.lock();
                     let (index, at, window) = s.window.as_ref()?;
                     (*index == k && *at == start).then(|| window.clone())
                 };
-                let outcome = buffers.or_else(|| Buffers::new(plan.cap)).map(|b| {
-                    decode_chunk(data, starts(k), starts(k + 1), limits, b, &window)
-                });
-                if std::env::var_os("PINFLATE_DEBUG").is_some() {
-                    eprintln!(
-                        "{:?} chunk {k}: {:?}",
-                        std::thread::current().id(),
-                        t.elapsed()
-                    );
-                }
+                let outcome = buffers
+                    .or_else(|| Buffers::new(plan.cap))
+                    .map(|b| decode_chunk(data, starts(k), starts(k + 1), limits, b, &window));
                 s = shared.lock();
                 match outcome {
                     Some(outcome) => s.results[k] = Some(outcome),

@@ -50,7 +50,7 @@ fn bits_at(data: &[u8], bit: u64) -> u64 {
     }
     let lo = u64::from_le_bytes(word) >> (bit % 8);
     let high = data.get(byte + 8).copied().unwrap_or(0) as u64;
-    if bit % 8 == 0 {
+    if bit.is_multiple_of(8) {
         lo
     } else {
         lo | high << (64 - bit % 8)

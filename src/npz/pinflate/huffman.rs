@@ -170,11 +170,18 @@ pub(super) enum Fill {
 }
 
 /// Checks code lengths (each at most 15) without building anything.
+#[cfg(test)]
 pub(super) fn fill(lengths: &[u8]) -> Fill {
     let mut count = [0u32; 16];
     for &l in lengths {
         count[l as usize & 15] += 1;
     }
+    fill_of(&count)
+}
+
+/// [`fill`] from the count of codes of each length (`count[0]`: symbols
+/// without a code).
+fn fill_of(count: &[u32; 16]) -> Fill {
     let mut left: i64 = 1;
     for &c in &count[1..] {
         left = left * 2 - c as i64;
@@ -182,7 +189,7 @@ pub(super) fn fill(lengths: &[u8]) -> Fill {
             return Fill::Over;
         }
     }
-    let used = lengths.len() as u32 - count[0];
+    let used: u32 = count[1..].iter().sum();
     match (left, used) {
         (0, _) => Fill::Complete,
         (_, 0) => Fill::Empty,
@@ -192,106 +199,115 @@ pub(super) fn fill(lengths: &[u8]) -> Fill {
 }
 
 /// Builds the table of the code with `lengths` (symbol `i` has code length
-/// `lengths[i]`, 0 for none) into `table`, with `root` index bits and each
-/// symbol's meaning from `entry`. Refuses (false) codes that are not
-/// accepted: over-subscribed, or incomplete beyond what `allow` admits.
-/// Entries no code reaches are [`BAD`].
+/// `lengths[i]`, at most 15, 0 for none) into `table`, with `root` index
+/// bits and each symbol's meaning from `entry`. Refuses (false) codes that
+/// are not accepted: over-subscribed, or incomplete beyond what `allow`
+/// admits. Entries no code reaches are [`BAD`].
+///
+/// This runs for every dynamic block (thousands per member), so the root
+/// table is filled as libdeflate and zlib-ng fill theirs: the codes of
+/// each length are written once into a table of that many index bits,
+/// which is then doubled (copied onto its second half) for the next
+/// length, rather than each code written at every index it owns.
 pub(super) fn build(
     table: &mut [u32],
     root: u32,
     lengths: &[u8],
-    entry: fn(usize) -> u32,
+    entry: impl Fn(usize) -> u32,
     allow: &[Fill],
 ) -> bool {
-    let fill = fill(lengths);
+    let mut count = [0u32; 16];
+    for &l in lengths {
+        count[l as usize & 15] += 1;
+    }
+    let fill = fill_of(&count);
     if fill != Fill::Complete && !allow.contains(&fill) {
         return false;
     }
-    // Codes of each length not yet placed, and the first code of each
-    // length, canonically (3.2.2).
-    let mut count = [0i64; 16];
-    for &l in lengths {
-        count[l as usize] += 1;
-    }
+    // The first code of each length, canonically (3.2.2), and the
+    // symbols in canonical order: by length, then by symbol (a counting
+    // sort).
     let mut next = [0u32; 16];
+    let mut offset = [0usize; 16];
     let mut code = 0u32;
     for len in 1..16 {
         next[len] = code;
-        code = (code + count[len] as u32) << 1;
+        code = (code + count[len]) << 1;
+        if len < 15 {
+            offset[len + 1] = offset[len] + count[len] as usize;
+        }
     }
-    let root_size = 1usize << root;
-    if fill != Fill::Complete {
-        // Entries no code reaches (a complete code reaches them all).
-        table[..root_size].fill(BAD | root);
-    }
-    // Symbols in canonical order: by length, then by symbol (a counting
-    // sort: this runs for every block).
-    let mut offset = [0usize; 16];
-    for len in 1..15 {
-        offset[len + 1] = offset[len] + count[len] as usize;
-    }
-    let mut sorted = [(0u8, 0u16); 320];
+    let mut sorted = [0u16; 320];
     for (sym, &len) in lengths.iter().enumerate() {
         if len > 0 {
-            sorted[offset[len as usize]] = (len, sym as u16);
-            offset[len as usize] += 1;
+            sorted[offset[len as usize & 15]] = sym as u16;
+            offset[len as usize & 15] += 1;
         }
     }
-    let used = lengths.len() - count[0] as usize;
-    // The subtable being filled: its root entry (the first `root` bits,
-    // reversed), start, and index bits.
-    let mut sub: Option<(usize, usize, u32)> = None;
-    let mut end = root_size;
-    for &(len, sym) in &sorted[..used] {
-        let len = len as u32;
-        let code = next[len as usize];
-        next[len as usize] += 1;
-        let reversed = code.reverse_bits() >> (32 - len);
-        let meaning = entry(sym as usize);
-        if len <= root {
-            let mut at = reversed as usize;
-            while at < root_size {
-                table[at] = meaning | len;
-                at += 1 << len;
-            }
-            count[len as usize] -= 1;
-            continue;
+    let mut sorted = sorted.iter().map(|&s| s as usize);
+    // The root table, doubled from 2 entries up to 2^root.
+    table[..2].fill(BAD | root);
+    let mut size = 2;
+    for len in 1..=root {
+        if len > 1 {
+            table.copy_within(0..size, size);
+            size *= 2;
         }
-        let head = (reversed & ((1 << root) - 1)) as usize;
-        let (start, bits) = match sub {
-            Some((h, start, bits)) if h == head => (start, bits),
-            _ => {
-                // A new subtable: as many index bits as the codes under
-                // this root entry need (zlib's rule: the codes still to
-                // place, in canonical order, fill it exactly).
-                let mut bits = len - root;
-                let mut left: i64 = 1 << bits;
-                while root + bits < 15 {
-                    left -= count[(root + bits) as usize];
-                    if left <= 0 {
-                        break;
+        for _ in 0..count[len as usize] {
+            let sym = sorted.next().expect("counted");
+            let reversed = next[len as usize].reverse_bits() >> (32 - len);
+            next[len as usize] += 1;
+            table[reversed as usize] = entry(sym) | len;
+        }
+    }
+    // Longer codes, in subtables: the subtable being filled has its root
+    // entry (the first `root` bits, reversed), start, and index bits.
+    let mut sub: Option<(usize, usize, u32)> = None;
+    let mut end = size;
+    for len in root + 1..16 {
+        for _ in 0..count[len as usize] {
+            let sym = sorted.next().expect("counted");
+            let reversed = next[len as usize].reverse_bits() >> (32 - len);
+            next[len as usize] += 1;
+            let head = (reversed & ((1 << root) - 1)) as usize;
+            let (start, bits) = match sub {
+                Some((h, start, bits)) if h == head => (start, bits),
+                _ => {
+                    // A new subtable: as many index bits as the codes
+                    // under this root entry need (zlib's rule: the codes
+                    // still to place, in canonical order, fill it).
+                    let mut bits = len - root;
+                    let mut left: i64 = 1 << bits;
+                    while root + bits < 15 {
+                        left -= count[(root + bits) as usize] as i64;
+                        if left <= 0 {
+                            break;
+                        }
+                        bits += 1;
+                        left <<= 1;
                     }
-                    bits += 1;
-                    left <<= 1;
+                    let start = end;
+                    end += 1 << bits;
+                    if end > table.len() {
+                        // Cannot happen for an accepted code (see the
+                        // sizes).
+                        return false;
+                    }
+                    table[start..end].fill(BAD);
+                    table[head] = SUB | (start as u32) << 16 | bits << 8 | root;
+                    sub = Some((head, start, bits));
+                    (start, bits)
                 }
-                let start = end;
-                end += 1 << bits;
-                if end > table.len() {
-                    // Cannot happen for an accepted code (see the sizes).
-                    return false;
-                }
-                table[start..end].fill(BAD);
-                table[head] = SUB | (start as u32) << 16 | bits << 8 | root;
-                sub = Some((head, start, bits));
-                (start, bits)
+            };
+            // Codes of this length still to place, for the next
+            // subtable's size.
+            count[len as usize] -= 1;
+            let meaning = entry(sym) | (len - root);
+            let mut at = (reversed >> root) as usize;
+            while at < 1 << bits {
+                table[start + at] = meaning;
+                at += 1 << (len - root);
             }
-        };
-        count[len as usize] -= 1;
-        let rest = len - root;
-        let mut at = (reversed >> root) as usize;
-        while at < 1 << bits {
-            table[start + at] = meaning | rest;
-            at += 1 << rest;
         }
     }
     true

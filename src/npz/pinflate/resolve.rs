@@ -148,7 +148,11 @@ impl<'a> Resolver<'a> {
     /// 32 KiB of output), for chunks still decoding that start there.
     pub(super) fn window(&self) -> Option<Window> {
         let end = self.len - self.base;
-        let window: &[u8; WINDOW] = self.rest.get(end.checked_sub(WINDOW)?..end)?.try_into().ok()?;
+        let window: &[u8; WINDOW] = self
+            .rest
+            .get(end.checked_sub(WINDOW)?..end)?
+            .try_into()
+            .ok()?;
         Some(Window::new(*window))
     }
 

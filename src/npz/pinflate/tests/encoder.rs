@@ -139,7 +139,7 @@ fn lengths(freq: &[u32], max: u8) -> Vec<u8> {
         // Nodes: (weight, leaves under it).
         let mut nodes: Vec<(u64, Vec<usize>)> = used.iter().map(|&i| (f[i], vec![i])).collect();
         while nodes.len() > 1 {
-            nodes.sort_by(|a, b| b.0.cmp(&a.0));
+            nodes.sort_by_key(|n| std::cmp::Reverse(n.0));
             let (wa, a) = nodes.pop().expect("two");
             let (wb, b) = nodes.pop().expect("two");
             for &i in a.iter().chain(&b) {
@@ -151,7 +151,7 @@ fn lengths(freq: &[u32], max: u8) -> Vec<u8> {
             return len;
         }
         for x in f.iter_mut().filter(|x| **x > 0) {
-            *x = (*x + 1) / 2;
+            *x = x.div_ceil(2);
         }
     }
 }

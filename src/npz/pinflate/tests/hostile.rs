@@ -54,7 +54,7 @@ fn flipped_bits_give_the_reference_or_an_error() {
 
 #[test]
 fn streams_cut_short_are_errors() {
-    let data: Vec<u8> = (0..80_000u64).map(|i| (i * i >> 9) as u8).collect();
+    let data: Vec<u8> = (0..80_000u64).map(|i| ((i * i) >> 9) as u8).collect();
     for stream in [deflate(&data, 6), deflate(&data, 0)] {
         for cut in [
             1,
