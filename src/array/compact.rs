@@ -165,6 +165,7 @@ impl StringArray {
         let s = scalar(header, Kind::Unicode, "StringArray")?;
         let n = header.num_elements()?;
         header.data_len()?;
+        check_holdable(header)?;
         let swap = s.order != ByteOrder::NATIVE && s.order != ByteOrder::NotApplicable;
         let (mut data, mut offsets) = (Vec::new(), Vec::new());
         reserve(source, n, s.size / 4, &mut data, &mut offsets)?;
@@ -297,6 +298,7 @@ impl BytesArray {
         let s = scalar(header, Kind::Bytes, "BytesArray")?;
         let n = header.num_elements()?;
         header.data_len()?;
+        check_holdable(header)?;
         let (mut data, mut offsets) = (Vec::new(), Vec::new());
         reserve(source, n, s.size, &mut data, &mut offsets)?;
         offsets.push(0);
@@ -355,7 +357,30 @@ fn scalar<'a>(header: &'a Header, kind: Kind, rust: &str) -> Result<&'a Scalar> 
     }
 }
 
+/// Refuses a header whose shape ndarray cannot hold (more than
+/// `isize::MAX` elements in its non-zero dimensions, although a zero one
+/// leaves it empty), which headers beyond NumPy's limits may give: an
+/// error before any reading, as [`check_count`] gives the constructors.
+fn check_holdable(header: &Header) -> Result<()> {
+    if !crate::format::header::within_numpy_size(&header.shape, 1) {
+        return Err(Error::LengthOverflow {
+            shape: header.shape.iter().map(|&d| d as u64).collect(),
+            itemsize: header.dtype.itemsize().unwrap_or(0),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses `count` elements that do not fill `shape`, and a shape ndarray
+/// cannot hold (more than `isize::MAX` elements in its non-zero
+/// dimensions, although a zero one leaves it empty): `view`, `to_array`
+/// and the Fortran-order decode build ndarray arrays of the shape.
 fn check_count(shape: &[usize], count: usize) -> Result<()> {
+    if !crate::format::header::within_numpy_size(shape, 1) {
+        return Err(Error::BadShape(format!(
+            "{shape:?} has more elements than an ndarray array holds"
+        )));
+    }
     let want = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
     if want != Some(count) {
         return Err(Error::BadShape(format!(

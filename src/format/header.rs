@@ -133,15 +133,8 @@ impl Header {
             )));
         }
         let itemsize = self.dtype.itemsize().ok_or_else(|| self.overflow())?;
-        let mut bytes = itemsize.max(1) as u128;
-        for &d in &self.shape {
-            if d != 0 {
-                // Saturates: with zero-size items nothing bounds the product.
-                bytes = bytes.saturating_mul(d as u128);
-            }
-            if d > isize::MAX as usize || (itemsize > 0 && bytes > isize::MAX as u128) {
-                return Err(self.overflow());
-            }
+        if !within_numpy_size(&self.shape, itemsize) {
+            return Err(self.overflow());
         }
         Ok(())
     }
@@ -218,6 +211,26 @@ impl Header {
         crate::io::checked::CheckedWrite(writer).write_all(&self.to_bytes()?)?;
         Ok(())
     }
+}
+
+/// Whether NumPy's size rule (`PyArray_NewFromDescr`) admits an array of
+/// `shape` with items of `itemsize` bytes: no dimension above
+/// `isize::MAX`, and the item size times the product of the non-zero
+/// dimensions at most `isize::MAX` bytes (a zero dimension does not make
+/// the product smaller, so an array of no elements may be too big). Items
+/// of no bytes bound nothing, as in NumPy (`np.empty((0, 2**62, 2**62),
+/// 'V0')` exists). With `itemsize` 1 this is also whether ndarray can hold
+/// the shape at all: it refuses more than `isize::MAX` elements in the
+/// non-zero dimensions, however small the element.
+pub(crate) fn within_numpy_size(shape: &[usize], itemsize: usize) -> bool {
+    let mut bytes = itemsize.max(1) as u128;
+    shape.iter().all(|&d| {
+        if d != 0 {
+            // Saturates: with zero-size items nothing bounds the product.
+            bytes = bytes.saturating_mul(d as u128);
+        }
+        d <= isize::MAX as usize && (itemsize == 0 || bytes <= isize::MAX as u128)
+    })
 }
 
 /// How many values `shape` elements of `dtype` declare that occupy no

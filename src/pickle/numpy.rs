@@ -373,6 +373,8 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
         _ => return Err(m.malformed("the ndarray order flag is not a bool")),
     };
     if let Node::StringDType { coerce, na } = m.arena[dtype] {
+        // NumPy's StringDType elements are 16 bytes.
+        check_shape(m, &shape, 16)?;
         let items = listed_items(m, data, &shape, "a StringDType")?;
         let array = super::stringdtype::array(m, coerce, na, &shape, fortran, items)?;
         m.charge(machine::ARRAY_COST)?;
@@ -381,6 +383,8 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
         ))));
     }
     let dtype = dtype_at(m, dtype)?;
+    // An item size that overflows is refused as the array is read.
+    check_shape(m, &shape, dtype.itemsize().unwrap_or(1))?;
     let array = if dtype.has_object() {
         let items = listed_items(m, data, &shape, "an object")?;
         let n = items.len();
@@ -393,7 +397,7 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
             for id in items {
                 values.push(m.materialize(id)?);
             }
-            AnyArray::Object(object_array(&shape, fortran, values))
+            AnyArray::Object(object_array(m, &shape, fortran, values)?)
         }
     } else {
         let pos = m.op_pos();
@@ -406,6 +410,27 @@ pub(crate) fn array_setstate(m: &mut Machine<'_>, _p: PendingArray, state: usize
     Ok(machine::value_node(PyValue::Array(std::sync::Arc::new(
         array,
     ))))
+}
+
+/// Refuses a pickled array's shape that NumPy could not have made: items
+/// of `itemsize` bytes times the product of its non-zero dimensions above
+/// `isize::MAX` bytes, the rule `.npy` headers are held to
+/// ([`crate::format::header::within_numpy_size`]). A zero dimension makes
+/// the array empty, so its data (an empty list, empty bytes) matches the
+/// shape's product, yet ndarray cannot hold the shape: an object array of
+/// shape `(2**62, 2, 0)` must be an error here, not a panic where the
+/// array is built. Always applied, whatever
+/// `ReadOptions::allow_beyond_numpy_limits` says: that option relaxes the
+/// header of a file, and NumPy pickles no such array. Items of no bytes
+/// pass, as in headers; the raw readers refuse shapes ndarray cannot hold.
+fn check_shape(m: &Machine<'_>, shape: &[usize], itemsize: usize) -> Result<()> {
+    if !crate::format::header::within_numpy_size(shape, itemsize) {
+        return Err(m.malformed(format!(
+            "the ndarray shape {shape:?} overflows: its non-zero dimensions times \
+             the item size ({itemsize} bytes) exceed isize::MAX bytes"
+        )));
+    }
+    Ok(())
 }
 
 /// The items of an array pickled as a list (object and `StringDType`
@@ -429,24 +454,33 @@ fn listed_items(m: &Machine<'_>, data: usize, shape: &[usize], what: &str) -> Re
 
 /// Values listed in C order as an array of `shape`, in Fortran layout when
 /// `fortran` (NumPy pickles object data in C order whatever the layout).
+///
+/// The caller checked the count against the shape's product, but ndarray
+/// also refuses a shape whose non-zero dimensions multiply past
+/// `isize::MAX` although it has no elements (`(2**62, 2, 0)`): that is an
+/// error of the pickle, never a panic.
 pub(crate) fn object_array<T: Default>(
+    m: &Machine<'_>,
     shape: &[usize],
     fortran: bool,
     values: Vec<T>,
-) -> ArrayD<T> {
-    let c = ArrayD::from_shape_vec(IxDyn(shape), values)
-        .expect("the caller checked the count against the shape");
+) -> Result<ArrayD<T>> {
+    let refused = |e: ndarray::ShapeError| {
+        m.malformed(format!(
+            "the ndarray shape {shape:?} does not fit its items: {e}"
+        ))
+    };
+    let mut c = ArrayD::from_shape_vec(IxDyn(shape), values).map_err(refused)?;
     if !fortran || shape.len() < 2 {
-        return c;
+        return Ok(c);
     }
-    let mut c = c;
     let f_order: Vec<T> = c
         .view_mut()
         .reversed_axes()
         .iter_mut()
         .map(std::mem::take)
         .collect();
-    ArrayD::from_shape_vec(IxDyn(shape).f(), f_order).expect("same count")
+    ArrayD::from_shape_vec(IxDyn(shape).f(), f_order).map_err(refused)
 }
 
 fn object_dtype() -> DType {
@@ -484,6 +518,7 @@ pub(crate) fn frombuffer(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
         return Err(m.malformed("_frombuffer of an object dtype"));
     }
     let shape = shape_at(m, *shape, "the _frombuffer shape")?;
+    check_shape(m, &shape, dtype.itemsize().unwrap_or(1))?;
     let fortran = match str_at(m, *order, "the _frombuffer order")? {
         "C" => false,
         "F" => true,

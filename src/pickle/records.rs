@@ -82,11 +82,15 @@ pub(crate) fn record_array(
         .filter(|(_, f)| f.dtype.has_object())
         .zip(columns)
         .map(|((_, f), values)| {
-            let column = ArrayD::from_shape_vec(IxDyn(shape), values)
-                .expect("one value per record, the caller checked the count");
-            (f.name.clone(), column)
+            // One value per record (the caller checked the count), but
+            // ndarray may still refuse the shape itself: an error, not a
+            // panic, should a shape it cannot hold get here.
+            let column = ArrayD::from_shape_vec(IxDyn(shape), values).map_err(|e| {
+                m.malformed(format!("the record shape {shape:?} does not fit: {e}"))
+            })?;
+            Ok((f.name.clone(), column))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     Ok(AnyArray::Record(RecordArray::with_objects(
         native,
         shape.to_vec(),
