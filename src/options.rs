@@ -226,6 +226,17 @@ impl ReadOptions {
     /// `np.load`: files of more than [`DEFAULT_MAX_ZERO_SIZE_ELEMENTS`]
     /// (2²⁰) such values are refused unless the limit is raised.
     ///
+    /// The limit is per header: each member of an archive is held to it as
+    /// it is read. [`crate::NpzReader`] carries no budget across members,
+    /// [`crate::NpzReader::arrays`] included: it hands the members over
+    /// one at a time and the caller decides which it keeps together, so a
+    /// budget across the archive would refuse archives read member by
+    /// member whose values are never held at once. A caller that keeps
+    /// every member sums [`crate::Header::zero_size_count`] over their
+    /// headers ([`crate::NpzReader::header`] reads a header and nothing
+    /// more) and holds the total to this limit, as `ndnpy-parquet`'s
+    /// conversions of an archive to a frame or a record batch do.
+    ///
     /// ```
     /// use ndarray::Array1;
     /// use ndnpy::{Error, ReadNpy, ReadOptions};

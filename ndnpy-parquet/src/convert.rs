@@ -290,12 +290,46 @@ pub fn write_npz_with<P: AsRef<Path>>(frame: &Frame, path: P, compressed: bool) 
 }
 
 /// Reads a frame from `.npz` (see the module documentation for the mapping).
+///
+/// Every member is held until the frame is built, so the values that
+/// occupy no bytes of the data (`<U0`, `|S0` ...) are limited across the
+/// archive, not only per member: more than
+/// [`ndnpy::ReadOptions::max_zero_size_elements`]' default (2²⁰) in all
+/// is [`ndnpy::Error::ZeroSizeLimit`], found from the members' headers
+/// before any member is read.
 pub fn read_npz<P: AsRef<Path>>(path: P) -> Result<Frame> {
-    let mut r = ndnpy::NpzReader::open(path)?;
+    let options = ndnpy::ReadOptions::default();
+    let mut r = ndnpy::NpzReader::open_with(path, &options)?;
+    let names = r.names();
+    check_zero_size_total(&mut r, &names, options.get_max_zero_size_elements())?;
     let mut arrays = Vec::new();
-    for name in r.names() {
+    for name in names {
         let a = r.read_any(&name)?;
         arrays.push((name, a));
     }
     from_arrays(arrays)
+}
+
+/// Refuses an archive whose members `names` together declare more than
+/// `max` values that occupy no bytes of the data
+/// ([`ndnpy::Header::zero_size_count`]), for readers that hold every
+/// member at once: ndnpy holds each header to the limit, but a few KiB of
+/// deflated members, each just within it, would otherwise make gigabytes
+/// of empty strings. Reads headers only. A member whose header cannot be
+/// read is passed over here: reading it reports the problem.
+pub(crate) fn check_zero_size_total<R: std::io::Read + std::io::Seek>(
+    r: &mut ndnpy::NpzReader<R>,
+    names: &[String],
+    max: u64,
+) -> Result<()> {
+    let mut claimed: u64 = 0;
+    for name in names {
+        if let Ok(header) = r.header(name) {
+            claimed = claimed.saturating_add(header.zero_size_count());
+        }
+    }
+    if claimed > max {
+        return Err(ndnpy::Error::ZeroSizeLimit { claimed, max }.into());
+    }
+    Ok(())
 }

@@ -139,12 +139,36 @@ impl Header {
         Ok(())
     }
 
+    /// How many values the header declares that occupy no bytes of the
+    /// data: elements of item size 0 (`|S0`, `<U0`, `|V0`, `[]`), and
+    /// zero-size fields and sub-array items inside larger elements. Each
+    /// costs a reader memory or time (a `String`, a `Vec`, an offset)
+    /// although the file holds nothing for it; this is the count
+    /// [`ReadOptions::max_zero_size_elements`] bounds per header. Readers
+    /// that keep the arrays of many headers at once (every member of an
+    /// archive) sum it over the headers to hold the same limit across them.
+    /// Saturates at `u64::MAX`; a zero dimension makes it 0.
+    ///
+    /// ```
+    /// let h = ndnpy::Header {
+    ///     dtype: ndnpy::DType::parse("<U0")?,
+    ///     shape: vec![3, 4],
+    ///     fortran_order: false,
+    ///     version: ndnpy::Version::V1,
+    /// };
+    /// assert_eq!(h.zero_size_count(), 12);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn zero_size_count(&self) -> u64 {
+        zero_size_elements(&self.dtype, &self.shape)
+    }
+
     /// Refuses a header that declares more than `max` values occupying no
     /// bytes of the data ([`zero_size_elements`]): each costs a reader
     /// memory or time although the file holds nothing for it (see
     /// [`ReadOptions::max_zero_size_elements`]).
     pub(crate) fn check_zero_size(&self, max: u64) -> Result<()> {
-        let claimed = zero_size_elements(&self.dtype, &self.shape);
+        let claimed = self.zero_size_count();
         if claimed > max {
             return Err(Error::ZeroSizeLimit { claimed, max });
         }

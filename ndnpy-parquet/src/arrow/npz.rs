@@ -14,6 +14,13 @@ use std::sync::Arc;
 /// datetime64 or timedelta64 member is a null, as in
 /// `pa.array(np.array(['NaT'], 'M8[ns]'))`.
 ///
+/// Every member is held until the batch is built, so the values that
+/// occupy no bytes of the data (`<U0`, `|S0` ...) are limited across the
+/// archive, not only per member: more than
+/// [`ndnpy::ReadOptions::max_zero_size_elements`]' default (2²⁰) in all
+/// is [`ndnpy::Error::ZeroSizeLimit`], found from the members' headers
+/// before any member is read.
+///
 /// ```
 /// use arrow_array::Array;
 ///
@@ -32,10 +39,13 @@ use std::sync::Arc;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn npz_to_batch<P: AsRef<Path>>(path: P) -> Result<RecordBatch> {
-    let mut z = ndnpy::NpzReader::open(path)?;
+    let options = ndnpy::ReadOptions::default();
+    let mut z = ndnpy::NpzReader::open_with(path, &options)?;
+    let names = z.names();
+    crate::convert::check_zero_size_total(&mut z, &names, options.get_max_zero_size_elements())?;
     let mut fields: Vec<Field> = Vec::new();
     let mut columns: Vec<ArrayRef> = Vec::new();
-    for name in z.names() {
+    for name in names {
         let column = into_arrow(z.read_any(&name)?, None).map_err(|e| in_column(&name, e))?;
         if let (Some(first), Some(field)) = (columns.first(), fields.first()) {
             if column.len() != first.len() {
