@@ -472,7 +472,7 @@ impl fmt::Display for Error {
             Error::TruncatedHeader { expected, found } => write!(f, "truncated header: expected {expected} bytes, found {found}"),
             Error::HeaderEncoding { major, encoding } => write!(f, "header text of version {major}.0 is not valid {encoding}"),
             Error::MalformedHeader { pos, expected, found } => write!(f, "malformed header at character {pos}: expected {expected}, found {found}", expected = capped(expected), found = capped(found)),
-            Error::ZeroSizeLimit { claimed, max } => write!(f, "the header declares {claimed} values of zero size, more than the limit of {max} (each costs memory although the file holds no data for it; raise ReadOptions::max_zero_size_elements if the file is trusted)"),
+            Error::ZeroSizeLimit { claimed, max } => write!(f, "{claimed} values of zero size are declared (by a header, or by an archive's headers together), more than the limit of {max} (each costs memory although the file holds no data for it; raise ReadOptions::max_zero_size_elements if the file is trusted)"),
             Error::NestingTooDeep { max } => write!(f, "header nests deeper than {max} levels"),
             Error::MissingKey(v0) => write!(f, "header is missing the key '{v0}'"),
             Error::UnexpectedKey(v0) => write!(f, "header has an unexpected key {v0}", v0 = capped(v0)),

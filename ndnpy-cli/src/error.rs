@@ -74,6 +74,7 @@ impl fmt::Display for CliError {
 /// needs its flags (or to know that there is none).
 const HINTS: &[(&str, &str)] = &[
     ("ReadOptions::max_header_len", "--max-header-size"),
+    ("ReadOptions::max_zero_size_elements", "--max-zero-size-elements"),
     (
         "ReadOptions::pickle_encoding(PickleEncoding::Latin1) or Bytes (np.load's encoding='latin1' or 'bytes'; the ndnpy command: --pickle-encoding)",
         "--pickle-encoding latin1 or bytes (np.load's encoding='latin1' or 'bytes')",

@@ -59,6 +59,11 @@ struct Cli {
     /// 10000, as np.load). Headers of wide record dtypes need more.
     #[arg(long, global = true, value_name = "BYTES")]
     max_header_size: Option<usize>,
+    /// Most values of zero size (dtypes such as '|S0', '<U0', '|V0') accepted
+    /// from headers: each costs memory although the file holds nothing for
+    /// it (default 1048576; NumPy has no limit).
+    #[arg(long, global = true, value_name = "COUNT")]
+    max_zero_size_elements: Option<u64>,
     /// How Python 2 str values in object arrays are read (np.load's encoding):
     /// latin1 (the default here, what NumPy advises for Python 2 files), ascii
     /// (np.load's default: an error for other bytes) or bytes.
@@ -624,6 +629,9 @@ fn main() {
     let mut options = ndnpy::ReadOptions::default();
     if let Some(n) = cli.max_header_size {
         options = options.max_header_len(n);
+    }
+    if let Some(n) = cli.max_zero_size_elements {
+        options = options.max_zero_size_elements(n);
     }
     options = options
         .opaque_objects(cli.opaque)

@@ -74,6 +74,19 @@ pub fn load_all(path: &Path) -> CliResult<Vec<(String, AnyArray)>> {
         }
         crate::input::Container::Npz => {
             let mut npz = crate::input::Npz::open(path)?;
+            // Every member is held at once: the values of no bytes that
+            // headers claim are limited across the archive, not only per
+            // header (24 members of 2**20 `<U0` each fit in 4 KiB).
+            let max = crate::input::read_options().get_max_zero_size_elements();
+            let mut claimed = 0u64;
+            for name in npz.names() {
+                if let Ok(h) = npz.reader.header(&name) {
+                    claimed = claimed.saturating_add(h.zero_size_count());
+                }
+                if claimed > max {
+                    return Err(lib(ndnpy::Error::ZeroSizeLimit { claimed, max }));
+                }
+            }
             let mut out = Vec::new();
             for name in npz.names() {
                 let a = npz

@@ -75,3 +75,21 @@ fn empty_arrays_beside_huge_dimensions() {
         }
     }
 }
+
+/// Values of no bytes are limited per header, and across an archive where
+/// a command holds every member (diff against a frame, Parquet): 24
+/// members of 2**20 `<U0` each fit in a few KiB. The limit is a flag.
+#[test]
+fn zero_size_values_are_limited_and_the_limit_is_a_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zs.npy");
+    std::fs::write(&path, npy("'<U0'", "(2097152,)", false)).unwrap();
+    let p = path.to_str().unwrap();
+    let out = ndnpy(&["show", p]);
+    assert_eq!(code(&out), 1);
+    let said = common::stderr(&out);
+    assert!(said.contains("--max-zero-size-elements"), "{said}");
+    assert!(!said.contains("ReadOptions"), "{said}");
+    let out = ndnpy(&["--max-zero-size-elements", "3000000", "info", p]);
+    assert_eq!(code(&out), 0, "{}", common::stderr(&out));
+}
