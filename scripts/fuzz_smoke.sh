@@ -62,4 +62,5 @@ run pickle pickle "${pickle_seeds[@]}"
 run store npz "${npy_seeds[@]}" "${npz_seeds[@]}"
 run sparse npz fixtures/sparse fixtures/sparse/bad fixtures/claimed_sizes fuzz/regressions
 run pinflate deflate "${npz_seeds[@]}"
-echo "fuzz_smoke: 11 passed, 0 failed"
+run zip_methods npz fixtures/zip_methods/valid fixtures/zip_methods/invalid "${npz_seeds[@]}"
+echo "fuzz_smoke: 12 passed, 0 failed"
