@@ -132,16 +132,14 @@ impl Tables {
 /// filter for the block finder, on registers only.
 #[inline]
 pub(super) fn precode_complete(after: u64) -> bool {
+    // 2^(7 - length): a code of each length's share of the code space,
+    // in 1/128ths (length 0: none).
+    const SHARE: [u32; 8] = [0, 64, 32, 16, 8, 4, 2, 1];
     let ncode = (after & 15) as u32 + 4;
-    let mut lens = after >> 4;
-    // Kraft sum in units of 2^-7: complete when it is exactly 128.
+    let lens = after >> 4;
     let mut sum = 0u32;
-    for _ in 0..ncode {
-        let l = (lens & 7) as u32;
-        lens >>= 3;
-        if l != 0 {
-            sum += 128 >> l;
-        }
+    for i in 0..ncode {
+        sum += SHARE[((lens >> (3 * i)) & 7) as usize];
     }
     sum == 128
 }
