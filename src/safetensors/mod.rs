@@ -62,6 +62,7 @@ pub use to_npz::{safetensors_to_npz, safetensors_to_npz_with};
 pub use to_safetensors::{npz_to_safetensors, npz_to_safetensors_with, NpzSource};
 
 use crate::error::Error;
+use crate::options::WriteOptions;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -197,6 +198,12 @@ pub struct SafetensorsOptions {
     /// `np.savez_compressed`); the default stores them (as `np.savez`), so
     /// that the archive can be mapped and viewed without copying.
     pub compressed: bool,
+    /// How [`npz_to_safetensors_with`] writes its file: durably
+    /// ([`WriteOptions::durable`]) or not, keeping a spare or not. The
+    /// path is written as `write_npy` writes one (symbolic links followed,
+    /// devices and hard-linked files written in place, mode and owner
+    /// kept).
+    pub write_options: WriteOptions,
 }
 
 impl SafetensorsOptions {
@@ -231,6 +238,18 @@ impl SafetensorsOptions {
     /// ```
     pub fn compressed(mut self, compressed: bool) -> Self {
         self.compressed = compressed;
+        self
+    }
+
+    /// Sets [`SafetensorsOptions::write_options`].
+    ///
+    /// ```
+    /// use ndnpy::{safetensors::SafetensorsOptions, WriteOptions};
+    /// let o = SafetensorsOptions::default().write_options(WriteOptions::default().durable(true));
+    /// assert!(o.write_options.is_durable());
+    /// ```
+    pub fn write_options(mut self, options: WriteOptions) -> Self {
+        self.write_options = options;
         self
     }
 }

@@ -14,8 +14,8 @@ use safetensors::{Dtype, View};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::io::{self, Read, Seek};
-use std::path::{Path, PathBuf};
+use std::io::{self, Read, Seek, Write};
+use std::path::Path;
 
 /// Deflate turns one compressed byte into at most 1032 bytes (258-byte
 /// matches coded in 2 bits): a member claiming more data than this ratio
@@ -169,29 +169,118 @@ fn convert<R: Read + Seek>(
         tensors.push(context.tensor(name, options)?);
     }
     metadata.extend(options.metadata.clone());
-    let metadata = (!metadata.is_empty()).then_some(metadata);
 
-    // The crate writes its own temporary file and renames it over the path
-    // it is given; a member that fails to read part way is only known after
-    // that, so the path it gets is one of ours, renamed in turn once every
-    // member was read without error.
-    let temp = TempPath::beside(path)?;
+    // The same order as the crate's `serialize`: by descending alignment of
+    // the type, then by name, so that every tensor starts aligned.
+    tensors.sort_by(|a, b| {
+        (b.conversion.dtype)
+            .cmp(&a.conversion.dtype)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let (header, data_len) = header_bytes(&tensors, metadata)?;
+    let total = (header.len() as u64)
+        .checked_add(data_len as u64)
+        .filter(|&t| t <= isize::MAX as u64)
+        .ok_or_else(too_long)?;
+
+    // Written through the library's path rules (`io::atomic`), as
+    // `write_npy` writes: a regular file is replaced atomically, keeping
+    // its mode and owner, through symbolic links; devices, FIFOs and
+    // hard-linked files are written in place; durable on request. The
+    // header and each tensor's bytes are written in turn, so at most one
+    // converted member is in memory.
     let context = &context;
-    safetensors::serialize_to_file(
-        tensors
-            .iter()
-            .map(|tensor| (tensor.name.as_str(), Bound { tensor, context })),
-        metadata,
-        &temp.0,
-    )
-    .map_err(|e| match e {
-        safetensors::SafeTensorError::IoError(e) => Error::Io(e).at_path(path),
-        e => super::invalid_file(e),
-    })?;
-    if let Some(err) = context.failure.borrow_mut().take() {
-        return Err(err);
+    crate::io::atomic::write_file_with(path, total, &options.write_options, |out| {
+        out.write_all(&header)?;
+        for tensor in &tensors {
+            let bound = Bound { tensor, context };
+            let data = bound.bytes()?;
+            if data.len() != tensor.len {
+                return Err(Error::CorruptMember {
+                    name: tensor.name.clone(),
+                    reason: format!(
+                        "its data holds {} bytes, its header declares {}",
+                        data.len(),
+                        tensor.len
+                    ),
+                });
+            }
+            out.write_all(&data)?;
+        }
+        Ok(())
+    })
+    .map_err(|e| e.at_path(path))
+}
+
+/// The error for tensors whose lengths, together, pass `isize::MAX`.
+fn too_long() -> Error {
+    super::invalid_file("the members' headers declare more data in all than isize::MAX bytes")
+}
+
+/// The safetensors file's first bytes (its length, then the JSON header
+/// padded with spaces to a multiple of 8, as the crate pads it) for
+/// `tensors` in file order, and the length of the data after it.
+///
+/// Written here rather than by the crate, which keeps `__metadata__` in a
+/// `HashMap`: keys are sorted, so that one input always gives one file.
+/// The crate's `Metadata::new` still checks the offsets and shapes.
+fn header_bytes(
+    tensors: &[Tensor<'_>],
+    metadata: HashMap<String, String>,
+) -> Result<(Vec<u8>, usize)> {
+    use safetensors::tensor::{Metadata, TensorInfo};
+    use std::collections::BTreeMap;
+    let json = |e: serde_json::Error| super::invalid_file(e);
+    let mut infos = Vec::with_capacity(tensors.len());
+    let mut offset = 0usize;
+    for t in tensors {
+        // Header claims are summed with a check: the crate's own sum
+        // overflows (a panic in debug builds) on claims past usize::MAX.
+        let end = offset
+            .checked_add(t.len)
+            .filter(|&e| e <= isize::MAX as usize)
+            .ok_or_else(too_long)?;
+        infos.push((
+            t.name.clone(),
+            TensorInfo {
+                dtype: t.conversion.dtype,
+                shape: t.conversion.shape.clone(),
+                data_offsets: (offset, end),
+            },
+        ));
+        offset = end;
     }
-    temp.commit(path)
+    let mut text = String::from("{");
+    if !metadata.is_empty() {
+        let sorted: BTreeMap<&String, &String> = metadata.iter().collect();
+        text.push_str("\"__metadata__\":");
+        text.push_str(&serde_json::to_string(&sorted).map_err(json)?);
+    }
+    for (name, info) in &infos {
+        if text.len() > 1 {
+            text.push(',');
+        }
+        text.push_str(&serde_json::to_string(name).map_err(json)?);
+        text.push(':');
+        text.push_str(&serde_json::to_string(info).map_err(json)?);
+    }
+    text.push('}');
+    let metadata = (!metadata.is_empty()).then_some(metadata);
+    Metadata::new(metadata, infos).map_err(super::invalid_file)?;
+    let mut header = text.into_bytes();
+    header.resize(header.len().next_multiple_of(8), b' ');
+    // The crate's limit on the header (`MAX_HEADER_SIZE`): readers built
+    // on it refuse longer ones.
+    if header.len() > 100_000_000 {
+        return Err(super::invalid_file(format!(
+            "the header would be {} bytes, more than the 100000000 safetensors readers accept",
+            header.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(8 + header.len());
+    bytes.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&header);
+    Ok((bytes, offset))
 }
 
 /// What the tensors share: the archive's reader, its bytes when it is
@@ -371,44 +460,6 @@ fn read_metadata<R: Read + io::Seek>(reader: &mut NpzReader<R>) -> Result<Vec<(S
             other.dtype(),
             other.shape()
         ))),
-    }
-}
-
-/// A path beside the target for the crate to write to, removed unless
-/// committed.
-struct TempPath(PathBuf);
-
-impl TempPath {
-    fn beside(target: &Path) -> Result<TempPath> {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = target.file_name().ok_or_else(|| {
-            Error::Io(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the target path names no file",
-            ))
-            .at_path(target)
-        })?;
-        let mut temp = std::ffi::OsString::from(".");
-        temp.push(name);
-        temp.push(format!(
-            ".{}.{}.ndnpy-tmp",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        Ok(TempPath(target.with_file_name(temp)))
-    }
-
-    fn commit(self, target: &Path) -> Result<()> {
-        std::fs::rename(&self.0, target).map_err(|e| Error::Io(e).at_path(target))?;
-        std::mem::forget(self);
-        Ok(())
-    }
-}
-
-impl Drop for TempPath {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
     }
 }
 

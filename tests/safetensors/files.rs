@@ -297,3 +297,88 @@ fn empty_archives_and_unicode_names() {
         array![1.0]
     );
 }
+
+/// A small archive to convert, mapped.
+fn small_npz(dir: &Path) -> NpzMmap {
+    let src = dir.join("small.npz");
+    let mut w = NpzWriter::create(&src).unwrap();
+    w.add("x", &array![1.0f32, 2.0]).unwrap();
+    w.finish().unwrap();
+    map(&src)
+}
+
+#[cfg(unix)]
+#[test]
+fn the_target_path_is_written_as_write_npy_writes_it() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let npz = small_npz(dir.path());
+
+    // A symbolic link: its file gets the tensors, the link stays a link.
+    let real = dir.path().join("real.safetensors");
+    std::fs::write(&real, b"old").unwrap();
+    let link = dir.path().join("link.safetensors");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    npz_to_safetensors(&npz, &link).unwrap();
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(st(&real).names(), ["x"]);
+
+    // The mode of the file replaced is kept.
+    let plain = dir.path().join("plain.safetensors");
+    std::fs::write(&plain, b"old").unwrap();
+    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
+    npz_to_safetensors(&npz, &plain).unwrap();
+    assert_eq!(std::fs::metadata(&plain).unwrap().mode() & 0o777, 0o644);
+
+    // A hard-linked file is written in place: both names see the tensors.
+    let a = dir.path().join("a.safetensors");
+    let b = dir.path().join("b.safetensors");
+    std::fs::write(&a, b"old").unwrap();
+    std::fs::hard_link(&a, &b).unwrap();
+    let options =
+        SafetensorsOptions::default().write_options(ndnpy::WriteOptions::default().durable(true));
+    npz_to_safetensors_with(&npz, &a, &options).unwrap();
+    assert_eq!(std::fs::metadata(&a).unwrap().nlink(), 2);
+    assert_eq!(st(&b).names(), ["x"]);
+
+    // Nothing is left beside the targets.
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "a.safetensors",
+            "b.safetensors",
+            "link.safetensors",
+            "plain.safetensors",
+            "real.safetensors",
+            "small.npz"
+        ]
+    );
+}
+
+#[test]
+fn metadata_is_written_in_one_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let npz = small_npz(dir.path());
+    let metadata: HashMap<String, String> = (0..32)
+        .map(|k| (format!("k{k}"), format!("v{k}")))
+        .collect();
+    let mut files = Vec::new();
+    for k in 0..4 {
+        let out = dir.path().join(format!("{k}.safetensors"));
+        // Each map iterates in an order of its own.
+        let options =
+            SafetensorsOptions::default().metadata(metadata.clone().into_iter().collect());
+        npz_to_safetensors_with(&npz, &out, &options).unwrap();
+        assert_eq!(st(&out).metadata(), Some(&metadata));
+        files.push(std::fs::read(&out).unwrap());
+    }
+    assert!(files.windows(2).all(|w| w[0] == w[1]));
+}
