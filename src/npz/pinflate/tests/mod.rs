@@ -242,3 +242,56 @@ fn chunks_switch_to_bytes_when_the_window_is_known() {
     }
     assert!(super::chunk::SWITCHES.load(std::sync::atomic::Ordering::Relaxed) > before);
 }
+
+/// `data` deflated by flate2 with a sync (or full) flush every `every`
+/// bytes: empty stored blocks between the pieces, as pigz and zlib's
+/// flushing writers leave them.
+fn flushed(data: &[u8], every: usize, full: bool) -> Vec<u8> {
+    let mut c = flate2::Compress::new(flate2::Compression::new(6), false);
+    let mut out = Vec::with_capacity(data.len() + 1024);
+    let flush = if full {
+        flate2::FlushCompress::Full
+    } else {
+        flate2::FlushCompress::Sync
+    };
+    for piece in data.chunks(every) {
+        out.reserve(piece.len() + 1024);
+        c.compress_vec(piece, &mut out, flush).unwrap();
+    }
+    out.reserve(1024);
+    c.compress_vec(&[], &mut out, flate2::FlushCompress::Finish)
+        .unwrap();
+    out
+}
+
+#[test]
+fn flushed_streams_and_many_threads() {
+    for (what, data) in inputs() {
+        if data.len() < 1000 {
+            continue;
+        }
+        for (every, full) in [(5000, false), (777, true), (40_000, false)] {
+            let stream = flushed(&data, every, full);
+            assert_eq!(reference(&stream).as_deref(), Some(&data[..]), "{what}");
+            check(&stream, &data, &format!("{what}, flushed every {every}"));
+            // More threads than cores, tiny chunks: the scheduling under
+            // contention.
+            assert!(ours(&stream, data.len(), 8, 300).unwrap() == data);
+        }
+    }
+}
+
+#[test]
+fn chunks_over_their_cap_are_finished_by_the_resolver() {
+    // 24 MiB that deflate to a few KiB: every chunk's output passes its
+    // cap (1 MiB at least), within a block or at a boundary.
+    let mut data = vec![0u8; 24 << 20];
+    for i in (0..data.len()).step_by(1 << 16) {
+        data[i] = (i >> 16) as u8;
+    }
+    for stream in [deflate(&data, 6), libdeflate(&data, 12)] {
+        for chunk in [300, 2000] {
+            assert!(ours(&stream, data.len(), 2, chunk).unwrap() == data);
+        }
+    }
+}
