@@ -229,11 +229,13 @@ fn from_mapped(
         (Kind::Void, 2, Some(MlDtype::Bfloat16)) => {
             decode(data, shape, device, bf16::from_le_bytes)
         }
-        (Kind::Void | Kind::Float, 1, Some(MlDtype::Float8E4M3Fn)) => {
-            decode(data, shape, device, |[b]| F8E4M3::from_bits(b))
-        }
-        (Kind::Void | Kind::Float, 1, Some(MlDtype::Float8E5M2)) => {
+        // ml_dtypes writes '<f1' for float8_e5m2 alone, whatever raw_as
+        // says about raw ('<V1') items.
+        (Kind::Float, 1, _) | (Kind::Void, 1, Some(MlDtype::Float8E5M2)) => {
             decode(data, shape, device, |[b]| f16::from_bits(u16::from(b) << 8))
+        }
+        (Kind::Void, 1, Some(MlDtype::Float8E4M3Fn)) => {
+            decode(data, shape, device, |[b]| F8E4M3::from_bits(b))
         }
         _ => return Ok(None),
     };
@@ -384,5 +386,20 @@ mod tests {
         assert_eq!(bf16.unwrap().dtype(), DType::BF16);
         let f8 = from_mapped(&raw, &bytes[1..], Some(MlDtype::Float8E4M3Fn), &dev).unwrap();
         assert!(f8.is_none());
+    }
+
+    #[test]
+    fn f1_is_float8_e5m2_whatever_raw_as_says() {
+        let dev = Device::Cpu;
+        // 0x3C is 1.0 as float8_e5m2 (1.5 as float8_e4m3fn).
+        let f1 = header("<f1", &[1], false);
+        for raw_as in [None, Some(MlDtype::Float8E4M3Fn), Some(MlDtype::Float8E5M2)] {
+            let t = from_mapped(&f1, &[0x3C], raw_as, &dev).unwrap().unwrap();
+            assert_eq!(t.dtype(), DType::F16, "{raw_as:?}");
+            assert_eq!(
+                t.to_dtype(DType::F32).unwrap().to_vec1::<f32>().unwrap(),
+                [1.0]
+            );
+        }
     }
 }

@@ -127,7 +127,18 @@ pub fn any_to_tensor_with(
 
 /// Raw `ml_dtypes` items as the tensor type `options.raw_as` says.
 fn raw_to_tensor(array: &AnyArray, device: &Device, options: &CandleOptions) -> Result<Tensor> {
-    let Some(format) = options.raw_as else {
+    // '<f1' is what ml_dtypes writes for float8_e5m2 alone: raw_as names
+    // the format of raw ('<V1', '<V2') items only.
+    let f1 = matches!(
+        array.dtype(),
+        ndnpy::DType::Scalar(s) if s.kind == ndnpy::Kind::Float && s.size == 1
+    );
+    let format = if f1 {
+        Some(MlDtype::Float8E5M2)
+    } else {
+        options.raw_as
+    };
+    let Some(format) = format else {
         return Err(Error::msg(format!(
             "`{}` holds raw items, as np.save writes ml_dtypes' bfloat16 and float8 formats; \
              say which with CandleOptions::raw_as",

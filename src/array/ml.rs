@@ -218,17 +218,20 @@ impl AnyArray {
         let AnyArray::Void(raw) = self else {
             return Err(mismatch());
         };
-        let raw_bytes = matches!(
-            raw.dtype(),
+        // '<f1' is what ml_dtypes writes for float8_e5m2 alone (its other
+        // 1-byte formats are '<V1'): read as any other format, its values
+        // would be wrong.
+        let raw_bytes = match raw.dtype() {
             DType::Scalar(Scalar {
-                kind: Kind::Void,
-                ..
-            }) | DType::Scalar(Scalar {
+                kind: Kind::Void, ..
+            }) => true,
+            DType::Scalar(Scalar {
                 kind: Kind::Float,
                 size: 1,
                 ..
-            })
-        );
+            }) => T::NAME == Float8E5M2::NAME,
+            _ => false,
+        };
         if !raw_bytes || raw.dtype().itemsize() != Some(std::mem::size_of::<T>()) {
             return Err(mismatch());
         }

@@ -105,7 +105,11 @@ fn scalar_type(s: &Scalar, raw_as: Option<MlDtype>) -> std::result::Result<(Dtyp
         (Kind::Float, 8) => Dtype::F64,
         // Two little-endian float32s: swapped as such.
         (Kind::Complex, 8) => return Ok((Dtype::C64, 4)),
-        (Kind::Void, 1 | 2) | (Kind::Float, 1) => return raw_type(s, raw_as).map(|d| (d, 1)),
+        // ml_dtypes gives only float8_e5m2 a float descriptor ('<f1');
+        // its other 1-byte formats are raw ('<V1'), so `raw_as` is not
+        // asked here.
+        (Kind::Float, 1) => Dtype::F8_E5M2,
+        (Kind::Void, 1 | 2) => return raw_type(s, raw_as).map(|d| (d, 1)),
         (Kind::Complex, 16) => {
             return Err("complex128 has no safetensors type (complex64 has: C64)".into())
         }
@@ -127,17 +131,14 @@ fn scalar_type(s: &Scalar, raw_as: Option<MlDtype>) -> std::result::Result<(Dtyp
     Ok((dtype, size))
 }
 
-/// The tensor type of raw items (`V1`, `V2`, `f1`), as `raw_as` says.
+/// The tensor type of raw items (`V1`, `V2`), as `raw_as` says.
 fn raw_type(s: &Scalar, raw_as: Option<MlDtype>) -> std::result::Result<Dtype, String> {
     let size = s.size;
     let Some(format) = raw_as else {
-        let (what, flag) = match (s.kind, size) {
-            (_, 2) => ("ml_dtypes' bfloat16", "--as bfloat16"),
-            (Kind::Float, _) => ("ml_dtypes' float8_e5m2", "--as float8_e5m2"),
-            _ => (
-                "ml_dtypes' float8 formats",
-                "--as float8_e4m3fn or --as float8_e5m2",
-            ),
+        // float8_e5m2 is never raw: ml_dtypes writes it as '<f1'.
+        let (what, flag) = match size {
+            2 => ("ml_dtypes' bfloat16", "--as bfloat16"),
+            _ => ("ml_dtypes' float8_e4m3fn", "--as float8_e4m3fn"),
         };
         return Err(format!(
             "raw {size}-byte items, as np.save writes {what}: nothing in the file says which format \
@@ -313,8 +314,11 @@ mod tests {
             text.contains("--as bfloat16") && text.contains("raw_as"),
             "{text}"
         );
-        let text = err("<f1", None);
-        assert!(text.contains("--as float8_e5m2"), "{text}");
+        let text = err("<V1", None);
+        assert!(
+            text.contains("--as float8_e4m3fn") && !text.contains("float8_e5m2"),
+            "{text}"
+        );
         let text = err("<V1", Some(MlDtype::Bfloat16));
         assert!(text.contains("cannot be bfloat16"), "{text}");
         let c = to_safetensors("w", &header("<f1", &[2], false), Some(MlDtype::Float8E5M2));

@@ -265,3 +265,41 @@ fn what_safetensors_cannot_hold_is_refused_by_name() {
         .collect();
     assert_eq!(left.len(), 2, "{left:?}");
 }
+
+#[test]
+fn f1_members_are_float8_e5m2_whatever_raw_as_says() {
+    let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new()));
+    // 0x3C is 1.0 in float8_e5m2 (in float8_e4m3fn it would be 1.5).
+    add_raw(&mut w, "e5m2", "<f1", &[2], false, &[0x3C, 0xBC]);
+    let npz = w.finish_into_inner().unwrap().into_inner();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.safetensors");
+    for raw_as in [None, Some(MlDtype::Float8E4M3Fn), Some(MlDtype::Float8E5M2)] {
+        let mut options = SafetensorsOptions::default();
+        if let Some(format) = raw_as {
+            options = options.raw_as(format);
+        }
+        let mut reader = NpzReader::new(std::io::Cursor::new(npz.clone())).unwrap();
+        npz_to_safetensors_with(&mut reader, &out, &options).unwrap();
+        assert_eq!(st(&out).dtype("e5m2").unwrap(), "F8_E5M2", "{raw_as:?}");
+    }
+    // ml_dtypes' '<f1' is e5m2: reading it as e4m3fn is refused.
+    let mut reader = NpzReader::new(std::io::Cursor::new(npz)).unwrap();
+    let any = reader.read_any("e5m2").unwrap();
+    assert!(any.void_as::<Float8E4M3Fn>().is_err());
+    assert_eq!(any.void_as::<Float8E5M2>().unwrap()[[0]].to_f32(), 1.0);
+}
+
+#[test]
+fn the_v1_hint_names_float8_e4m3fn_alone() {
+    let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new()));
+    add_raw(&mut w, "e4m3", "<V1", &[1], false, &[0x38]);
+    let npz = w.finish_into_inner().unwrap().into_inner();
+    let dir = tempfile::tempdir().unwrap();
+    let mut reader = NpzReader::new(std::io::Cursor::new(npz)).unwrap();
+    let err = npz_to_safetensors(&mut reader, dir.path().join("o.safetensors"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("--as float8_e4m3fn"), "{err}");
+    assert!(!err.contains("float8_e5m2"), "{err}");
+}
