@@ -14,6 +14,9 @@
 //! removed and all dirty data flushed before each write, as the Python
 //! side does.
 //!
+//! With `NDNPY_CODEC=zstd:LEVEL` (feature `zip-methods`) the members are
+//! Zstandard at that level (`scripts/bench_zstd.py`).
+//!
 //! `<U` arrays are written as `u32` arrays of shape `(n, width)`: the same
 //! data bytes behind a header of the same length, so the same work for the
 //! compressor (an `Array<String>` would be written at the width of its
@@ -48,6 +51,19 @@ fn load(path: &Path) -> AnyArray {
     AnyArray::U32(ndarray::ArrayD::from_shape_vec(vec![n, width], words).unwrap())
 }
 
+/// The codec NDNPY_CODEC names (`zstd:LEVEL`, with the feature
+/// `zip-methods`), else deflate at its default level.
+fn codec() -> Option<ndnpy::Codec> {
+    let spec = std::env::var("NDNPY_CODEC").ok()?;
+    let level = spec.strip_prefix("zstd:").expect("NDNPY_CODEC=zstd:LEVEL");
+    #[cfg(feature = "zip-methods")]
+    return Some(ndnpy::Codec::Zstd {
+        level: level.parse().expect("a level"),
+    });
+    #[cfg(not(feature = "zip-methods"))]
+    panic!("NDNPY_CODEC={level}: build with --features zip-methods");
+}
+
 fn sync() {
     // SAFETY: sync(2) takes no arguments and cannot fail.
     unsafe { libc::sync() };
@@ -72,6 +88,9 @@ fn main() {
             sync();
             let start = Instant::now();
             let mut w = NpzWriter::create_compressed(&out).unwrap().threads(t);
+            if let Some(codec) = codec() {
+                w = w.codec(codec);
+            }
             w.add_any(&kind, &array).unwrap();
             w.finish().unwrap();
             let seconds = start.elapsed().as_secs_f64();

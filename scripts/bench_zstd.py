@@ -1,20 +1,19 @@
 #!/usr/bin/env python3
 """Zstandard archives and the other zip methods, timed (issue 33).
 
-    cargo build --release -p ndnpy-cli --no-default-features --features zip-methods
-    cargo build --release -p ndnpy-bench --bin read_suite --features ndnpy/zstd,ndnpy/bzip2,ndnpy/lzma
+    cargo build --release -p ndnpy-bench --features zip-methods --bin compress_suite --bin read_suite
     python3 scripts/bench_zstd.py [--repeats N] [--levels 1,3] [--methods]
 
 Needs `backports.zstd` (Python 3.14's zipfile) for the last part.
 
 1. Writing: the compression suite's arrays (scripts/bench_compress.py), each
-   the only member of its archive, by `np.savez_compressed` (in memory) and
-   by `ndnpy convert --compress=zstd:LEVEL` from the `.npy` file (process
-   start and the file's read included, so the comparison leans against
-   ndnpy), interleaved, median of --repeats; sizes of the suite as a whole.
+   the only member of its archive, by `np.savez_compressed` and by
+   `compress_suite` (`NpzWriter` with `Codec::Zstd`, on every core), both
+   from memory, the file removed and dirty data flushed before each write,
+   interleaved, median of --repeats; sizes of the suite as a whole.
 2. Reading: `read_suite` (NpzReader::read_any of every member) over ndnpy's
    Zstandard archives and over ndnpy's deflate archives of the same arrays
-   (`ndnpy convert --compress`), median of its 5 passes, --repeats times.
+   (default level), median of its 5 passes, --repeats times.
 3. With --methods: bzip2 and LZMA archives written by Python's `zipfile` of
    three kinds (smooth_f64, small_ints, image_u8), read by `read_suite`
    and by `zipfile.ZipFile.read` of every member (what `np.load` does).
@@ -38,7 +37,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from bench_compress import suite  # noqa: E402
 
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-NDNPY = os.path.join(TARGET, "release", "ndnpy")
+COMPRESS_SUITE = os.path.join(TARGET, "release", "compress_suite")
 READ_SUITE = os.path.join(TARGET, "release", "read_suite")
 
 
@@ -53,10 +52,20 @@ def read_suite(files):
     return json.loads(out.stdout)["median"]
 
 
-def convert(spec, src, out):
-    if os.path.exists(out):
-        os.remove(out)
-    subprocess.run([NDNPY, "convert", f"--compress={spec}", src, out], check=True, capture_output=True)
+def compress_suite(d, codec):
+    """Writes DIR/ndnpy_KIND.npz for every DIR/KIND.npy: {kind: seconds}."""
+    env = dict(os.environ)
+    env.pop("NDNPY_CODEC", None)
+    if codec:
+        env["NDNPY_CODEC"] = codec
+    threads = str(os.cpu_count() or 1)
+    run = subprocess.run([COMPRESS_SUITE, d, threads], check=True, capture_output=True, text=True, env=env)
+    return {r["kind"]: r["seconds"] for r in map(json.loads, run.stdout.splitlines())}
+
+
+def keep(d, kinds, prefix):
+    for k in kinds:
+        os.replace(os.path.join(d, f"ndnpy_{k}.npz"), os.path.join(d, f"{prefix}_{k}.npz"))
 
 
 def main():
@@ -80,16 +89,21 @@ def main():
         for _ in range(args.repeats):
             for k, a in arrays.items():
                 out = os.path.join(d, f"numpy_{k}.npz")
+                if os.path.exists(out):
+                    os.remove(out)
+                os.sync()
                 times["numpy"][k].append(timed(lambda: np.savez_compressed(out, **{k: a})))
                 sizes["numpy"][k] = os.path.getsize(out)
-                for lv in levels:
-                    out = os.path.join(d, f"zstd{lv}_{k}.npz")
-                    times[f"zstd:{lv}"][k].append(timed(lambda: convert(f"zstd:{lv}", npys[k], out)))
-                    sizes[f"zstd:{lv}"][k] = os.path.getsize(out)
+            for lv in levels:
+                for k, t in compress_suite(d, f"zstd:{lv}").items():
+                    times[f"zstd:{lv}"][k].append(t)
+                keep(d, arrays, f"zstd{lv}")
+                for k in arrays:
+                    sizes[f"zstd:{lv}"][k] = os.path.getsize(os.path.join(d, f"zstd{lv}_{k}.npz"))
+        compress_suite(d, None)
+        keep(d, arrays, "deflate")
         for k in arrays:
-            out = os.path.join(d, f"deflate_{k}.npz")
-            convert("deflate", npys[k], out)
-            sizes["deflate"][k] = os.path.getsize(out)
+            sizes["deflate"][k] = os.path.getsize(os.path.join(d, f"deflate_{k}.npz"))
         print(f"{'kind':12} {'MB':>6} {'numpy B':>10} {'deflate B':>10}"
               + "".join(f" {f'zstd:{lv} B':>10} {'ratio':>6} {'write x':>8}" for lv in levels))
         for k, a in arrays.items():

@@ -5,8 +5,9 @@
 //! The calling thread reads the pieces, a few ahead, into buffers that are
 //! reused (the compressed member is never held whole), and decodes too
 //! when enough are waiting; up to `threads - 1` more threads decode. Each
-//! zeroes its piece of the output just before decoding into it, so the
-//! output's pages are faulted in on every core and in cache.
+//! decodes straight into its piece of the output, which nobody zeroed
+//! ahead (the decoder's writes fault its pages in, on every core), and
+//! computes the piece's CRC-32 while it is in cache.
 #![cfg_attr(not(feature = "zstd"), allow(dead_code))]
 
 use crate::npz::inflate::Pieces;
@@ -17,7 +18,12 @@ use std::ops::Range;
 use std::sync::{Condvar, Mutex};
 
 /// How one codec reads and decodes a piece on its own.
-pub(crate) trait PieceDecoder: Sync {
+///
+/// # Safety
+///
+/// [`PieceDecoder::decode_piece`] returning `Ok` must have initialised
+/// every byte of its output (the pieces are then handed on as written).
+pub(crate) unsafe trait PieceDecoder: Sync {
     /// Reads piece `piece` of `pieces` from `input` (positioned at it) into
     /// `buf`, replacing what it held, made decodable on its own.
     fn read_piece(
@@ -29,8 +35,9 @@ pub(crate) trait PieceDecoder: Sync {
     ) -> io::Result<()>;
 
     /// Decodes a piece [`PieceDecoder::read_piece`] read into exactly
-    /// `out` (more or fewer bytes are an error).
-    fn decode_piece(&self, piece: &[u8], out: &mut [u8]) -> io::Result<()>;
+    /// `out`, every byte of it initialised on success (more or fewer bytes
+    /// are an error).
+    fn decode_piece(&self, piece: &[u8], out: &mut [MaybeUninit<u8>]) -> io::Result<()>;
 }
 
 /// Decodes pieces `which` of a member (its table `pieces`, checked with
@@ -225,18 +232,17 @@ struct Job<'o> {
     target: &'o mut [MaybeUninit<u8>],
 }
 
-/// Zeroes `target`, decodes `piece` into exactly it, and gives its CRC.
+/// Decodes `piece` into exactly `target`, and gives its CRC.
 fn decode_into(
     codec: &dyn PieceDecoder,
     piece: &[u8],
     target: &mut [MaybeUninit<u8>],
 ) -> io::Result<crc32fast::Hasher> {
-    target.fill(MaybeUninit::new(0));
-    // SAFETY: every byte of `target` was just initialised to zero;
-    // `MaybeUninit<u8>` has the layout of `u8`.
-    let target: &mut [u8] =
-        unsafe { std::slice::from_raw_parts_mut(target.as_mut_ptr().cast(), target.len()) };
     codec.decode_piece(piece, target)?;
+    // SAFETY: `decode_piece` succeeded, so it initialised every byte of
+    // `target` (the trait's contract); `MaybeUninit<u8>` has the layout of
+    // `u8`.
+    let target: &[u8] = unsafe { std::slice::from_raw_parts(target.as_ptr().cast(), target.len()) };
     let mut crc = crc32fast::Hasher::new();
     crc.update(target);
     Ok(crc)

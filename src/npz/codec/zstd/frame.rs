@@ -14,7 +14,9 @@ use super::super::parallel::{read_exactly, PieceDecoder};
 use crate::npz::inflate::Pieces;
 use std::cell::RefCell;
 use std::io::{self, Read};
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
+use zstd_safe::zstd_sys as sys;
 
 /// Zstandard's frame magic number.
 pub(super) const MAGIC: [u8; 4] = 0xFD2F_B528u32.to_le_bytes();
@@ -51,7 +53,9 @@ impl Header {
     }
 }
 
-impl PieceDecoder for Header {
+// SAFETY: `decode_piece` returns `Ok` only when zstd reports that it wrote
+// exactly `out.len()` bytes at the start of `out`.
+unsafe impl PieceDecoder for Header {
     fn read_piece(
         &self,
         input: &mut dyn Read,
@@ -77,23 +81,36 @@ impl PieceDecoder for Header {
         end_segment(buf, start, piece + 1 == pieces.lengths.len())
     }
 
-    fn decode_piece(&self, piece: &[u8], out: &mut [u8]) -> io::Result<()> {
+    fn decode_piece(&self, piece: &[u8], out: &mut [MaybeUninit<u8>]) -> io::Result<()> {
         thread_local! {
             // One decoder per thread, reused for its segments.
-            static DCTX: RefCell<Option<zstd_safe::DCtx<'static>>> = const { RefCell::new(None) };
+            static DCTX: RefCell<Option<Dctx>> = const { RefCell::new(None) };
         }
         DCTX.with(|cell| {
             let mut cell = cell.borrow_mut();
             let dctx = match &mut *cell {
                 Some(dctx) => dctx,
-                None => cell.insert(
-                    zstd_safe::DCtx::try_create()
-                        .ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))?,
-                ),
+                None => cell.insert(Dctx::new()?),
             };
-            // Decoding into exactly the segment's bytes: more is an error
-            // (zstd stops at the buffer's end), fewer is checked here.
-            let n = dctx.decompress(out, piece).map_err(super::zstd_error)?;
+            // Decoding straight into the segment's bytes, which nobody
+            // zeroed: more is an error (zstd stops at the buffer's end),
+            // fewer is checked here.
+            // SAFETY: `dctx.0` is a live context of this thread; `out` is
+            // writable for `out.len()` bytes, and zstd writes nothing past
+            // the capacity it is given; `piece` is readable for its length.
+            let n = unsafe {
+                sys::ZSTD_decompressDCtx(
+                    dctx.0,
+                    out.as_mut_ptr().cast(),
+                    out.len(),
+                    piece.as_ptr().cast(),
+                    piece.len(),
+                )
+            };
+            // SAFETY: plain value in and out.
+            if unsafe { sys::ZSTD_isError(n) } != 0 {
+                return Err(super::zstd_error(n));
+            }
             if n != out.len() {
                 return Err(corrupt(format!(
                     "a Zstandard segment gave {n} bytes where {} were declared",
@@ -102,6 +119,27 @@ impl PieceDecoder for Header {
             }
             Ok(())
         })
+    }
+}
+
+/// A zstd decompression context, freed when dropped.
+struct Dctx(*mut sys::ZSTD_DCtx);
+
+impl Dctx {
+    fn new() -> io::Result<Dctx> {
+        // SAFETY: no arguments; a null result is checked.
+        let dctx = unsafe { sys::ZSTD_createDCtx() };
+        if dctx.is_null() {
+            return Err(io::Error::from(io::ErrorKind::OutOfMemory));
+        }
+        Ok(Dctx(dctx))
+    }
+}
+
+impl Drop for Dctx {
+    fn drop(&mut self) {
+        // SAFETY: created by `ZSTD_createDCtx`, freed once.
+        unsafe { sys::ZSTD_freeDCtx(self.0) };
     }
 }
 
@@ -170,6 +208,6 @@ mod tests {
         early[HEADER_LEN] |= 1;
         assert!(end_segment(&mut early, HEADER_LEN, false).is_err());
         // An empty segment has no block to end.
-        assert!(end_segment(&mut vec![0u8; HEADER_LEN], HEADER_LEN, false).is_err());
+        assert!(end_segment(&mut [0u8; HEADER_LEN], HEADER_LEN, false).is_err());
     }
 }
