@@ -48,19 +48,24 @@
 //!   by an error, a `?` or a panic never replaces a good file with part of
 //!   a new one. (Devices, FIFOs and hard-linked files are written in place,
 //!   as [`WriteNpy::write_npy`] explains, and are left partly written.)
-//! - **The caller's writer** (`NpzWriter::new*`, `NpyWriter::new`,
-//!   `NpyWriter::new_sized`) is finished best-effort, as the writers of the
-//!   `zip` crate and of `ndarray-npy` do: an archive gets its central
-//!   directory, a `.npy` its final header, and the bytes read back as what
-//!   was added. Errors are ignored: call `finish` to see them. Except while
-//!   the thread panics or after a call of the writer failed: then the
-//!   output is left so that no reader takes it for complete (an archive
-//!   without its directory, a `.npy` header without its magic string, or
-//!   data shorter than its header declares).
-//! - **A streamed archive member** ([`NpzMemberWriter`]) follows its
-//!   archive: ended with the rows written in an archive to the caller's
-//!   writer, otherwise it makes the archive incomplete
-//!   ([`Error::IncompleteArchive`]).
+//! - **Rows streamed to the caller's writer** (`NpyWriter::new`,
+//!   [`NpzMemberWriter`]) never make a readable array: only the caller
+//!   knows how many rows there should be, and a loop such as
+//!   `for b in src { w.write(&b?)? }` that stops on the *source's* error
+//!   drops the writer with rows missing. `NpyWriter::new` leaves its
+//!   header without the magic string, and a dropped `NpzMemberWriter`
+//!   poisons its archive ([`Error::IncompleteArchive`]), which then gets no
+//!   central directory.
+//! - **Whole arrays to the caller's writer** (`NpzWriter::new*` with
+//!   `add`, `NpyWriter::new_sized`) are finished best-effort, as the
+//!   writers of the `zip` crate and of `ndarray-npy` do: an archive of
+//!   whole members gets its central directory and reads back as what was
+//!   added; a sized `.npy` is flushed, whole only if every declared row
+//!   came (short data is refused as truncated). Errors are ignored: call
+//!   `finish` to see them. Except while the thread panics or after a call
+//!   of the writer failed: then the output is left so that no reader takes
+//!   it for complete (an archive without its directory, or data shorter
+//!   than its header declares).
 //!
 //! ```
 //! use ndnpy::{NpzReader, NpzWriter};
@@ -70,7 +75,7 @@
 //! {
 //!     let mut npz = NpzWriter::new(&mut out);
 //!     npz.add("x", &ndarray::array![1.0, 2.0])?;
-//! } // dropped unfinished: finished best-effort
+//! } // dropped unfinished: finished best-effort (its members are whole)
 //! assert_eq!(NpzReader::new(out)?.names(), ["x"]);
 //! # Ok::<(), ndnpy::Error>(())
 //! ```

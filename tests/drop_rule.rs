@@ -4,11 +4,17 @@
 //! - to a path (`NpzWriter::create*`, `NpyWriter::create*`,
 //!   `NpyWriter::append`): dropped without `finish`, the path is left as it
 //!   was (no file, or the old one) and no temporary file remains;
-//! - to the caller's writer (`NpzWriter::new*`, `NpyWriter::new`,
-//!   `NpyWriter::new_sized`): dropped without `finish`, the output is
-//!   finished best-effort and reads back whole; while panicking or after a
+//! - an archive of whole arrays to the caller's writer (`NpzWriter::new*`):
+//!   dropped without `finish`, it is finished best-effort and reads back
+//!   whole (every member it holds is complete); while panicking or after a
 //!   failed call it is left so that no reader takes it for complete;
-//! - `NpzMemberWriter` follows its archive.
+//! - rows streamed to the caller's writer (`NpyWriter::new`,
+//!   `NpzMemberWriter`): dropped unfinished, never a readable array, since
+//!   the rows may stop short on the source's error (`NpyWriter::new` keeps
+//!   its header without the magic string; `NpzMemberWriter` poisons its
+//!   archive, which then gets no central directory);
+//! - `NpyWriter::new_sized`: flushed; whole only with every declared row,
+//!   short output refused as truncated.
 
 use ndarray::{array, Array1, Array2, Ix1, Ix2};
 use ndnpy::{Error, NpyWriter, NpzReader, NpzWriter, Order, ReadNpy, WriteNpy};
@@ -38,7 +44,10 @@ fn npz_to_a_vec_dropped_is_a_complete_archive() {
         let mut npz = NpzReader::new(Cursor::new(out.into_inner())).unwrap();
         assert_eq!(npz.names(), ["a", "b"]);
         assert_eq!(npz.read::<f64, Ix1>("a").unwrap(), array![1.0, 2.0, 3.0]);
-        assert_eq!(npz.read::<u8, Ix2>("b").unwrap(), Array2::<u8>::ones((4, 5)));
+        assert_eq!(
+            npz.read::<u8, Ix2>("b").unwrap(),
+            Array2::<u8>::ones((4, 5))
+        );
     }
 }
 
@@ -107,23 +116,29 @@ fn npz_to_a_path_dropped_leaves_the_path_as_it_was() {
 }
 
 #[test]
-fn a_member_dropped_follows_its_archive() {
-    // Archive to a writer: the member is ended with the rows written, and
-    // the archive finished by its own drop.
+fn a_member_dropped_poisons_its_archive() {
+    // Archive to a writer: the member is not ended with the rows written
+    // (they may be short); later adds fail and the archive's drop writes no
+    // central directory. Failed before: the member was ended with 2 rows
+    // and the archive read back whole.
     let mut out = Cursor::new(Vec::new());
     {
         let mut w = NpzWriter::new_compressed(&mut out);
+        w.add("before", &array![5u8]).unwrap();
         let mut m = w.add_streaming::<f32>("rows", &[2], Order::C).unwrap();
         m.write(&array![[1.0, 2.0], [3.0, 4.0]]).unwrap();
         drop(m);
-        w.add("after", &array![5u8]).unwrap();
+        assert!(matches!(
+            w.add("after", &array![5u8]),
+            Err(Error::IncompleteArchive { name }) if name == "rows"
+        ));
     }
-    let mut npz = NpzReader::new(Cursor::new(out.into_inner())).unwrap();
-    assert_eq!(
-        npz.read::<f32, Ix2>("rows").unwrap(),
-        array![[1.0, 2.0], [3.0, 4.0]]
-    );
-    assert_eq!(npz.read::<u8, Ix1>("after").unwrap(), array![5]);
+    let bytes = out.into_inner();
+    assert!(!bytes.is_empty());
+    assert!(matches!(
+        NpzReader::new(Cursor::new(bytes)),
+        Err(Error::InvalidArchive { .. })
+    ));
 
     // Archive to a path: the archive is poisoned, the path left alone.
     let dir = tempfile::tempdir().unwrap();
@@ -139,19 +154,95 @@ fn a_member_dropped_follows_its_archive() {
     assert!(entries(dir.path()).is_empty());
 }
 
+/// Three blocks of rows, the third an error of the source (a failed read,
+/// a closed socket): what a streaming caller copies from.
+fn failing_source() -> impl Iterator<Item = io::Result<Array2<f32>>> {
+    [
+        Ok(array![[1.0, 2.0]]),
+        Ok(array![[3.0, 4.0]]),
+        Err(io::Error::other("the source failed")),
+    ]
+    .into_iter()
+}
+
+/// The review's loop: it stops with `?` on the source's error, dropping
+/// the writer unfinished.
+fn copy_npy<W: Write>(
+    src: impl Iterator<Item = io::Result<Array2<f32>>>,
+    mut w: NpyWriter<f32, W>,
+) -> Result<(), Error> {
+    for b in src {
+        w.write(&b?)?;
+    }
+    w.finish()?;
+    Ok(())
+}
+
 #[test]
-fn npy_writer_to_a_writer_dropped_is_a_complete_file() {
+fn a_loop_stopped_by_its_source_leaves_output_no_reader_accepts() {
+    // `NpyWriter::new`: failed before, the dropped writer patched its
+    // header and left a valid 2-row `.npy` file.
+    let mut out = Cursor::new(Vec::new());
+    let w = NpyWriter::<f32, _>::new(&mut out, &[2], Order::C).unwrap();
+    assert!(matches!(copy_npy(failing_source(), w), Err(Error::Io(_))));
+    let bytes = out.into_inner();
+    assert!(!bytes.is_empty());
+    assert!(matches!(
+        Array2::<f32>::from_npy_bytes(&bytes),
+        Err(Error::BadMagic { .. })
+    ));
+
+    // `NpyWriter::new_sized` (3 rows declared): short, refused.
+    let mut out = Vec::new();
+    let w = NpyWriter::<f32, _>::new_sized(&mut out, &[3, 2], Order::C).unwrap();
+    assert!(matches!(copy_npy(failing_source(), w), Err(Error::Io(_))));
+    assert!(matches!(
+        Array2::<f32>::from_npy_bytes(&out),
+        Err(Error::TruncatedData { .. })
+    ));
+
+    // `NpzMemberWriter` in an archive to the caller's writer, stored and
+    // compressed: failed before, the archive read back with a 2-row
+    // member.
+    for compressed in [false, true] {
+        let mut out = Cursor::new(Vec::new());
+        let copy = |out: &mut Cursor<Vec<u8>>| -> Result<(), Error> {
+            let mut npz = NpzWriter::new(out).compressed(compressed);
+            npz.add("whole", &array![1u8, 2, 3])?;
+            let mut m = npz.add_streaming::<f32>("rows", &[2], Order::C)?;
+            for b in failing_source() {
+                m.write(&b?)?;
+            }
+            m.finish()?;
+            npz.finish()?;
+            Ok(())
+        };
+        assert!(matches!(copy(&mut out), Err(Error::Io(_))));
+        assert!(matches!(
+            NpzReader::new(Cursor::new(out.into_inner())),
+            Err(Error::InvalidArchive { .. })
+        ));
+    }
+}
+
+#[test]
+fn npy_streamed_writer_to_a_writer_dropped_is_no_npy_file() {
+    // Failed before: the dropped writer patched its header, and these
+    // bytes read back as a whole 2-row array.
     let mut out = Cursor::new(Vec::new());
     {
         let mut w = NpyWriter::<i32, _>::new(&mut out, &[3], Order::C).unwrap();
         w.write(&array![[1, 2, 3], [4, 5, 6]]).unwrap();
     }
-    let back = Array2::<i32>::from_npy_bytes(out.get_ref()).unwrap();
-    assert_eq!(back, array![[1, 2, 3], [4, 5, 6]]);
-    assert_eq!(
-        out.into_inner(),
-        array![[1, 2, 3], [4, 5, 6]].to_npy_bytes().unwrap()
-    );
+    let bytes = out.into_inner();
+    let whole = array![[1, 2, 3], [4, 5, 6]].to_npy_bytes().unwrap();
+    // The rows are there (flushed), after a header without the magic.
+    assert_eq!(bytes.len(), whole.len());
+    assert_eq!(bytes[bytes.len() - 24..], whole[whole.len() - 24..]);
+    assert!(matches!(
+        Array2::<i32>::from_npy_bytes(&bytes),
+        Err(Error::BadMagic { .. })
+    ));
 }
 
 /// Accepts `budget` bytes, then fails every write; seeks within what it
@@ -268,4 +359,45 @@ fn sized_npy_writer_dropped_flushes_and_a_short_output_is_refused() {
             found: 4
         })
     ));
+}
+
+/// A file opened with `append(true)`: every write lands at its end, so a
+/// header patched by seeking back would go after the data.
+fn append_mode(path: &Path) -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap()
+}
+
+#[test]
+fn finish_fails_on_a_file_in_append_mode() {
+    // Failed before: `finish` returned Ok and the file had no magic at its
+    // start (the header was appended after the data).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npy");
+    let mut w = NpyWriter::<u8, _>::new(append_mode(&path), &[], Order::C).unwrap();
+    w.write(&array![1u8, 2, 3]).unwrap();
+    assert!(matches!(w.finish(), Err(Error::Io(_))));
+    assert!(Array1::<u8>::read_npy(&path).is_err());
+
+    // An archive: the member's sizes are patched into its local header,
+    // for a whole-array add (stored, and compressed at `finish`) and a
+    // streamed member.
+    for compressed in [false, true] {
+        let path = dir.path().join(format!("a{compressed}.npz"));
+        let mut npz = NpzWriter::new(append_mode(&path)).compressed(compressed);
+        let added = npz.add("x", &array![1i64, 2, 3]);
+        let finished = npz.finish();
+        assert!(added.is_err() || finished.is_err());
+        assert!(NpzReader::open(&path).is_err());
+    }
+    let path = dir.path().join("b.npz");
+    let mut npz = NpzWriter::new(append_mode(&path));
+    let mut m = npz.add_streaming::<u8>("rows", &[], Order::C).unwrap();
+    m.write(&array![1u8, 2]).unwrap();
+    assert!(matches!(m.finish(), Err(Error::Io(_))));
+    assert!(npz.finish().is_err());
+    assert!(NpzReader::open(&path).is_err());
 }

@@ -30,7 +30,25 @@ fn patch<W: Write + Seek>(writer: &mut W, start: u64, bytes: &[u8]) -> io::Resul
     let end = writer.stream_position()?;
     writer.seek(SeekFrom::Start(start))?;
     CheckedWrite(&mut *writer).write_all(bytes)?;
+    check_patched(writer, start, bytes.len())?;
     writer.seek(SeekFrom::Start(end))?;
+    Ok(())
+}
+
+/// Checks that `len` bytes written after seeking to `start` landed there.
+/// A file opened with `append(true)` (`O_APPEND`) moves every write to its
+/// end whatever the seek said: the patch would go after the data and the
+/// output stay unreadable while `finish` returned `Ok`.
+pub(crate) fn check_patched<W: Seek>(writer: &mut W, start: u64, len: usize) -> io::Result<()> {
+    let at = writer.stream_position()?;
+    if Some(at) != start.checked_add(len as u64) {
+        return Err(io::Error::other(format!(
+            "a header rewritten at byte {start} landed elsewhere (the writer \
+             is at {at}, not {}): a file opened in append mode writes only at \
+             its end; open it without `append(true)`",
+            start.saturating_add(len as u64)
+        )));
+    }
     Ok(())
 }
 
@@ -43,7 +61,8 @@ enum Target {
     /// An existing file continued in place ([`NpyWriter::append`]): its
     /// header records the new rows only at `finish`.
     Append,
-    /// The caller's writer: finished best-effort when dropped.
+    /// The caller's writer. Dropped, its rows are flushed; only a writer
+    /// of declared rows ([`NpyWriter::new_sized`]) can be complete then.
     Writer,
 }
 
@@ -284,14 +303,18 @@ pub(crate) fn rewrite(
 ///
 /// # Dropped without `finish`
 ///
-/// As every writer of this crate (see the crate docs, "Writers"): a writer
-/// to a path ([`NpyWriter::create`], [`NpyWriter::append`]) leaves the path
-/// as it was, and its temporary file is removed; a writer to the caller's
-/// `Write` ([`NpyWriter::new`], [`NpyWriter::new_sized`]) is finished
-/// best-effort, as `ndarray-npy`'s and `zip`'s writers are, except while
-/// panicking or after a failed [`NpyWriter::write`]: then its header is left
-/// without the magic string (`new`) or its data short (`new_sized`), so no
-/// reader takes it for a whole array. Call `finish` to learn of errors.
+/// As every writer of this crate (see the crate docs, "Writers"), a
+/// dropped writer never yields a shorter array than was meant: a loop such
+/// as `for b in src { w.write(&b?)? }` that stops on the *source's* error
+/// leaves output that no reader accepts. A writer to a path
+/// ([`NpyWriter::create`], [`NpyWriter::append`]) leaves the path as it
+/// was, and its temporary file is removed. A streamed writer to the
+/// caller's `Write` ([`NpyWriter::new`]) leaves its placeholder header
+/// without the magic string, with the rows written after it: not a `.npy`
+/// file. A sized writer ([`NpyWriter::new_sized`]) flushes what was
+/// written: whole if every declared row came, otherwise short data that
+/// readers refuse as truncated. Call `finish` to end an array and to learn
+/// of errors.
 ///
 /// ```
 /// use ndarray::{array, Array2};
@@ -425,8 +448,12 @@ impl<T: Element, W: Write + Seek> NpyWriter<T, W> {
     /// Starts writing a `.npy` array to `writer`, at its current position;
     /// [`NpyWriter::finish`] seeks back to patch the header. Until then the
     /// header has no magic string, so an unfinished output is not a `.npy`
-    /// file (dropped, the writer finishes best-effort: see
-    /// [`NpyWriter`]).
+    /// file, and a writer dropped without `finish` leaves it so, whatever
+    /// rows it wrote (see [`NpyWriter`]).
+    ///
+    /// `writer` must write where it seeks: a [`File`] opened with
+    /// `append(true)` writes only at its end, and `finish` then fails
+    /// rather than leave an unreadable file behind an `Ok`.
     ///
     /// ```
     /// use ndarray::{array, Array2};
@@ -566,16 +593,29 @@ fn template<T: Element>(inner_shape: &[usize], order: Order) -> Result<Header> {
 }
 
 impl<T: Element, W: Write> Drop for NpyWriter<T, W> {
-    /// The drop rule (crate docs, "Writers"): only a writer to the
-    /// caller's `Write` is finished here, and not while panicking or after
-    /// a failed write, so that incomplete output never passes for complete.
-    /// A path target's temporary file is removed with it.
+    /// The drop rule (crate docs, "Writers"): a dropped writer never makes
+    /// an array of the rows so far. A loop such as `for b in src { w.write(&b?)? }`
+    /// that stops on the *source's* error drops the writer, and a header
+    /// patched here would record a short array that reads as whole. So a
+    /// streamed writer ([`NpyWriter::new`]) keeps its placeholder header
+    /// without the magic string; a sized one ([`NpyWriter::new_sized`]) is
+    /// flushed, its header already declaring every row, so that short data
+    /// is refused as truncated. A path target's temporary file is removed
+    /// with it; an append target's header is left as it was.
     fn drop(&mut self) {
         let Some(raw) = self.raw.take() else {
             return;
         };
-        if matches!(raw.target, Target::Writer) && !raw.failed && !std::thread::panicking() {
+        let declared = matches!(raw.mode, Rows::Declared(_));
+        if declared
+            && matches!(raw.target, Target::Writer)
+            && !raw.failed
+            && !std::thread::panicking()
+        {
             // Errors cannot be reported from here: `finish` reports them.
+            // With every declared row this is the whole array; with fewer
+            // it fails its row check, and the buffer is flushed when `raw`
+            // drops.
             let _ = raw.finish();
         }
     }

@@ -206,11 +206,18 @@ impl<W: Write + Seek> ZipOut<W> {
     /// Overwrites bytes at absolute position `at` (inside data already
     /// written) and comes back to the end.
     pub(crate) fn patch(&mut self, at: u64, bytes: &[u8]) -> io::Result<()> {
-        self.w()?.seek(SeekFrom::Start(at))?;
-        CheckedWrite(self.w()?).write_all(bytes)?;
+        self.write_at(at, bytes)?;
         let pos = self.pos;
         self.w()?.seek(SeekFrom::Start(pos))?;
         Ok(())
+    }
+
+    /// Writes `bytes` at `at`, checking that they landed there: a file
+    /// opened with `append(true)` puts every write at its end.
+    fn write_at(&mut self, at: u64, bytes: &[u8]) -> io::Result<()> {
+        self.w()?.seek(SeekFrom::Start(at))?;
+        CheckedWrite(self.w()?).write_all(bytes)?;
+        crate::npy::stream::check_patched(self.w()?, at, bytes.len())
     }
 
     /// Records the member's CRC and sizes (the data ends at the current
@@ -247,8 +254,7 @@ impl<W: Write + Seek> ZipOut<W> {
             fixed.extend_from_slice(&(compressed as u32).to_le_bytes());
             fixed.extend_from_slice(&(uncompressed as u32).to_le_bytes());
         }
-        self.w()?.seek(SeekFrom::Start(header_at + 14))?;
-        CheckedWrite(self.w()?).write_all(&fixed)?;
+        self.write_at(header_at + 14, &fixed)?;
         if open.zip64 {
             let mut field = Vec::with_capacity(ZIP64_LOCAL_EXTRA);
             if zip64 {
@@ -264,11 +270,9 @@ impl<W: Write + Seek> ZipOut<W> {
                 field.extend_from_slice(&1u16.to_le_bytes());
                 field.extend_from_slice(&[0u8; 14]);
                 let needed = entry_method.needed(false);
-                self.w()?.seek(SeekFrom::Start(header_at + 4))?;
-                CheckedWrite(self.w()?).write_all(&needed.to_le_bytes())?;
+                self.write_at(header_at + 4, &needed.to_le_bytes())?;
             }
-            self.w()?.seek(SeekFrom::Start(header_at + 30 + name_len))?;
-            CheckedWrite(self.w()?).write_all(&field)?;
+            self.write_at(header_at + 30 + name_len, &field)?;
         }
         self.entries[open.index].zip64_local = zip64;
         let pos = self.pos;

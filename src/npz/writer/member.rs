@@ -17,12 +17,14 @@ use std::marker::PhantomData;
 /// [`NpzWriter::add_streaming`]: memory stays bounded whatever the
 /// member's size.
 ///
-/// Dropped without [`NpzMemberWriter::finish`], it follows its archive's
-/// drop rule (crate docs, "Writers"): in an archive written to the
-/// caller's writer, the member is ended best-effort with the rows written
-/// so far; in an archive written to a path, while panicking, or after a
-/// failed write, the archive is poisoned ([`Error::IncompleteArchive`]),
-/// so that the path is left as it was.
+/// Dropped without [`NpzMemberWriter::finish`], it poisons its archive
+/// (crate docs, "Writers"): the rows written so far are not ended as a
+/// member, since a loop such as `for b in src { m.write(&b?)? }` that stops
+/// on the source's error would otherwise leave a whole-looking but short
+/// array. Later [`NpzWriter::add`]s and [`NpzWriter::finish`] fail with
+/// [`Error::IncompleteArchive`], and the archive's own drop writes no
+/// central directory, so no reader opens it (a path target is left as it
+/// was).
 ///
 /// ```
 /// use ndarray::{Array1, Array2, Ix2};
@@ -160,8 +162,10 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
     /// with one dimension fewer is a single row.
     ///
     /// A block whose shape does not fit is refused with
-    /// [`Error::Io`] of kind `InvalidInput` and leaves the member as it
-    /// was; an I/O failure poisons the archive.
+    /// [`Error::AppendMismatch`] (or [`Error::LengthOverflow`] if the
+    /// member would grow past what a `.npy` header can describe) and
+    /// leaves the member as it was; an I/O failure poisons the archive
+    /// (later calls fail with [`Error::IncompleteArchive`]).
     ///
     /// ```
     /// # use ndnpy::{NpzWriter, Order};
@@ -255,19 +259,15 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
 }
 
 impl<W: Write + Seek, T: Element> Drop for NpzMemberWriter<'_, W, T> {
-    /// The archive's drop rule: ended best-effort when the archive goes to
-    /// the caller's writer (and nothing failed, and no panic is under
-    /// way); otherwise the archive is poisoned, since the member is
-    /// incomplete.
+    /// The drop rule (crate docs, "Writers"): a streamed member's row
+    /// count is known only to its caller, so a dropped one may be short
+    /// (its source failed) and is never ended: the archive is poisoned,
+    /// and its own drop then writes no central directory.
     fn drop(&mut self) {
         if self.m.open.is_none() {
             return;
         }
-        let best_effort =
-            !self.npz.to_path() && self.npz.failed.is_none() && !std::thread::panicking();
-        if !(best_effort && self.end().is_ok()) {
-            self.npz.failed.get_or_insert_with(|| self.m.name.clone());
-        }
+        self.npz.failed.get_or_insert_with(|| self.m.name.clone());
     }
 }
 

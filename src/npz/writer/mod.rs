@@ -46,12 +46,13 @@ const MEMBER_ALIGN: u16 = 64;
 ///   was (and removes the temporary file).
 /// - Writing to the caller's writer ([`NpzWriter::new`]), a writer dropped
 ///   without `finish` finishes the archive best-effort, as the `zip`
-///   crate's and `ndarray-npy`'s writers do: the bytes written are a
-///   complete archive of the members added. Not while panicking nor after a
-///   failed `add`: the archive is then left without its central directory,
-///   so that no reader takes it for complete. Call `finish` to learn of
-///   errors. (This is the crate's one drop rule: see the crate docs,
-///   "Writers".)
+///   crate's and `ndarray-npy`'s writers do: every member it holds was
+///   added whole, so the bytes written are a complete archive of them. Not
+///   while panicking, nor after a failed `add`, nor after an
+///   [`NpzMemberWriter`] was dropped unfinished (its rows may be short):
+///   the archive is then left without its central directory, so that no
+///   reader takes it for complete. Call `finish` to learn of errors. (This
+///   is the crate's one drop rule: see the crate docs, "Writers".)
 /// - A failed `add` (a duplicate name, an I/O error) poisons the writer:
 ///   later `add`s and `finish` fail with [`Error::IncompleteArchive`], so
 ///   an archive missing a member is never passed off as complete.
@@ -521,9 +522,10 @@ impl<W: Write + Seek> NpzWriter<W> {
 
 impl<W: Write + Seek> Drop for NpzWriter<W> {
     /// The drop rule (crate docs, "Writers"): an archive written to the
-    /// caller's writer is finished best-effort, unless it is incomplete (a
-    /// failed `add`) or the thread is panicking; an archive written to a
-    /// path is not (its temporary file is removed with `temp`).
+    /// caller's writer is finished best-effort, since every member it holds
+    /// is whole, unless it is poisoned (a failed `add`, a streamed member
+    /// dropped unfinished) or the thread is panicking; an archive written
+    /// to a path is not (its temporary file is removed with `temp`).
     fn drop(&mut self) {
         if self.ended || self.to_path() || self.failed.is_some() || std::thread::panicking() {
             return;
