@@ -46,7 +46,10 @@ pub(crate) fn open<'a, R: BufRead + 'a>(
 /// table.
 pub(crate) struct Deflate;
 
-impl WholeCodec for Deflate {
+// SAFETY: `inflate_pieces` returns `Ok` only after every piece decoded
+// into its part of `out`, which covers all of it (it checks that `out` is
+// exactly the pieces' bytes).
+unsafe impl WholeCodec for Deflate {
     fn pieces(
         &self,
         input: &mut dyn Read,

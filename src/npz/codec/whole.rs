@@ -12,7 +12,13 @@ use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// How one method decodes a whole member, or pieces of one.
-pub(crate) trait WholeCodec {
+///
+/// # Safety
+///
+/// `pieces` must initialise every byte of `out` when it returns `Ok`:
+/// `filled` and `Head::fill` then treat `out` as initialised (`set_len`,
+/// the `Decode` contract) without checking.
+pub(crate) unsafe trait WholeCodec {
     /// Decodes pieces `which` of `pieces` (checked with [`Pieces::fits`]),
     /// read in order from `input`, into `out`, exactly their bytes, on up
     /// to `threads` threads; every byte of `out` initialised on success.

@@ -8,10 +8,18 @@
 use std::alloc::{alloc_zeroed, Layout};
 
 /// A symbol type whose all-zero bytes are a valid value.
-pub(super) trait Zeroable: Copy {}
+///
+/// # Safety
+///
+/// The all-zero bit pattern must be a valid `Self` and `Self` must have a
+/// nonzero size: `zeroed` hands `alloc_zeroed` memory to
+/// `Vec::from_raw_parts` as initialised values.
+pub(super) unsafe trait Zeroable: Copy {}
 
-impl Zeroable for u8 {}
-impl Zeroable for u16 {}
+// SAFETY: integers of nonzero size; zero bytes are the value 0.
+unsafe impl Zeroable for u8 {}
+// SAFETY: as for `u8`.
+unsafe impl Zeroable for u16 {}
 
 /// A vector of `len` zeros, or `None` if memory cannot hold it.
 pub(super) fn zeroed<T: Zeroable>(len: usize) -> Option<Vec<T>> {

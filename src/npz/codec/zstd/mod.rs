@@ -61,7 +61,10 @@ struct Zstd {
     header: frame::Header,
 }
 
-impl WholeCodec for Zstd {
+// SAFETY: `decode_pieces` returns `Ok` only after every piece decoded
+// into its part of `out`, which covers all of it (it checks that `out` is
+// exactly the pieces' bytes).
+unsafe impl WholeCodec for Zstd {
     fn pieces(
         &self,
         input: &mut dyn Read,
