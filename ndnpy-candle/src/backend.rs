@@ -169,12 +169,26 @@ impl NpzBackend {
             let npy = start
                 .zip(len)
                 .and_then(|(s, n)| self.map.as_bytes().get(s..s.checked_add(n)?));
-            if let Some(mut npy) = npy {
+            if let Some(npy) = npy {
                 // `read_from` leaves the slice at the first byte of data.
-                let header = Header::read_from(&mut npy).map_err(wrap)?;
-                if let Some(tensor) = from_mapped(&header, npy, self.options.raw_as, device)? {
+                let mut data = npy;
+                let header = Header::read_from(&mut data).map_err(wrap)?;
+                if raw_pairs(&header) && says_big(&npy[..npy.len() - data.len()]) {
+                    return Err(big_raw(&key));
+                }
+                if let Some(tensor) = from_mapped(&header, data, self.options.raw_as, device)? {
                     return Ok(tensor);
                 }
+            }
+        } else if raw_pairs(&reader.header(&key).map_err(wrap)?) {
+            let mut prefix = Vec::new();
+            let member = reader.member_reader(&key).map_err(wrap)?;
+            // The header is at most a few kilobytes past the magic and
+            // length (ndnpy's reader refused it otherwise).
+            std::io::Read::read_to_end(&mut std::io::Read::take(member, 1 << 20), &mut prefix)
+                .map_err(Error::wrap)?;
+            if says_big(&prefix) {
+                return Err(big_raw(&key));
             }
         }
         let array = reader.read_any(&key).map_err(wrap)?;
@@ -189,6 +203,54 @@ impl NpzBackend {
             None => name.to_owned(),
         }
     }
+}
+
+/// Whether `header` is of raw 2-byte items (`V2`): those whose byte order
+/// only the header's text says (the parsed dtype drops it, as NumPy does).
+fn raw_pairs(header: &Header) -> bool {
+    let s = match &header.dtype {
+        NpyDType::Scalar(s) => s,
+        NpyDType::SubArray(inner, _) => match &**inner {
+            NpyDType::Scalar(s) => s,
+            _ => return false,
+        },
+        _ => return false,
+    };
+    s.kind == Kind::Void && s.size == 2
+}
+
+/// Whether the header at the start of `npy` marks raw items big-endian
+/// (`'>V2'`, what ml_dtypes writes for a byte-swapped bfloat16 array).
+/// Only the header's text is read: the data after it may hold any bytes.
+fn says_big(npy: &[u8]) -> bool {
+    let (start, len): (usize, _) = match npy.get(6) {
+        Some(1) => (
+            10,
+            npy.get(8..10)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize),
+        ),
+        Some(_) => (
+            12,
+            npy.get(8..12)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize),
+        ),
+        None => (0, None),
+    };
+    let Some(len) = len else { return false };
+    let end = start.saturating_add(len).min(npy.len());
+    npy.get(start..end)
+        .is_some_and(|text| text.windows(2).any(|w| w == b">V"))
+}
+
+/// The refusal of big-endian raw items: decoded as little-endian (all the
+/// reader can do once the mark is dropped) their values would be wrong.
+fn big_raw(key: &str) -> Error {
+    Error::Msg(format!(
+        "member '{key}' holds big-endian raw items ('>V2', a byte-swapped ml_dtypes array), \
+         which would be read with their bytes swapped; save it little-endian \
+         (arr.astype(arr.dtype.newbyteorder('<'))) or convert it with ndnpy's safetensors conversion"
+    ))
+    .bt()
 }
 
 /// A tensor decoded straight from a stored member's bytes in the mapping,

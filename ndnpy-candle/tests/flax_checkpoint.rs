@@ -130,3 +130,17 @@ fn float8_members_load_as_said() {
     let values = t.to_dtype(DType::F32).unwrap().to_vec1::<f32>().unwrap();
     assert_eq!(values, [1.0, -448.0]);
 }
+
+/// What `np.savez` (and `np.savez_compressed`) write for a byte-swapped
+/// ml_dtypes.bfloat16 array: `'>V2'` items, big-endian. The header's mark
+/// is the only thing that says so: they are refused rather than read with
+/// their bytes swapped (made by `a.astype(a.dtype.newbyteorder('>'))`).
+#[test]
+fn big_endian_bfloat16_is_refused() {
+    for file in ["bf16_big_endian.npz", "bf16_big_endian_compressed.npz"] {
+        // SAFETY: the test data is never written while mapped.
+        let backend = unsafe { NpzBackend::open_with(data(file), &options()).unwrap() };
+        let err = backend.load("be", &Device::Cpu).unwrap_err().to_string();
+        assert!(err.contains("big-endian raw items"), "{file}: {err}");
+    }
+}

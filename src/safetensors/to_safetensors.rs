@@ -316,15 +316,35 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
         let in_member = |e| crate::npz::in_member(&name, e);
         let info = self.reader.borrow_mut().member_info(&name)?;
         let stored = info.compression == Compression::Stored && !info.encrypted;
-        let (header, data) = match stored.then(|| self.npy_bytes(info.data_start, info.size)) {
-            Some(Some(mut npy)) => {
+        let (header, data, big) = match stored.then(|| self.npy_bytes(info.data_start, info.size)) {
+            Some(Some(npy)) => {
                 // `read_from` leaves the slice at the first byte of data.
-                let header = Header::read_from(&mut npy).map_err(in_member)?;
-                (header, Some(npy))
+                let mut rest = npy;
+                let header = Header::read_from(&mut rest).map_err(in_member)?;
+                let big = raw_pairs(&header) && says_big(&npy[..npy.len() - rest.len()]);
+                (header, Some(rest), big)
             }
-            _ => (self.reader.borrow_mut().header(&name)?, None),
+            _ => {
+                let header = self.reader.borrow_mut().header(&name)?;
+                let big = raw_pairs(&header) && {
+                    let mut reader = self.reader.borrow_mut();
+                    let mut member = Recording {
+                        inner: reader.member_reader(&name)?,
+                        seen: Vec::new(),
+                    };
+                    Header::read_from(&mut member).map_err(in_member)?;
+                    says_big(&member.seen)
+                };
+                (header, None, big)
+            }
         };
-        let conversion = dtypes::to_safetensors(&name, &header, options.raw_as)?;
+        let mut conversion = dtypes::to_safetensors(&name, &header, options.raw_as)?;
+        if big && conversion.dtype == Dtype::BF16 {
+            // ml_dtypes writes '>V2' for a byte-swapped bfloat16 array;
+            // the parsed dtype drops the mark (NumPy's rule for raw items),
+            // the header's text keeps it.
+            conversion.swap = Some(2);
+        }
         let len = header.data_len()?;
         let mapped = match data {
             Some(data) if data.len() < len => {
@@ -435,6 +455,66 @@ impl<R: Read + Seek> View for Bound<'_, '_, '_, R> {
 
     fn data_len(&self) -> usize {
         self.tensor.len
+    }
+}
+
+/// Whether `header` is of raw 2-byte items (`V2`, alone or as a
+/// sub-array's items): those whose byte order only the header's text says.
+fn raw_pairs(header: &Header) -> bool {
+    use crate::format::dtype::{DType, Kind, Scalar};
+    let scalar = match &header.dtype {
+        DType::Scalar(s) => s,
+        DType::SubArray(inner, _) => match &**inner {
+            DType::Scalar(s) => s,
+            _ => return false,
+        },
+        DType::Record(_) => return false,
+    };
+    matches!(
+        scalar,
+        Scalar {
+            kind: Kind::Void,
+            size: 2,
+            ..
+        }
+    )
+}
+
+/// Whether the header at the start of `npy` (a `.npy` file's first bytes)
+/// marks raw items big-endian (`'>V2'`). Only the header's text is read:
+/// the data after it may hold any bytes.
+fn says_big(npy: &[u8]) -> bool {
+    let (start, len): (usize, _) = match npy.get(6) {
+        Some(1) => (
+            10,
+            npy.get(8..10)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize),
+        ),
+        Some(_) => (
+            12,
+            npy.get(8..12)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize),
+        ),
+        None => (0, None),
+    };
+    let Some(len) = len else { return false };
+    let end = start.saturating_add(len).min(npy.len());
+    npy.get(start..end)
+        .is_some_and(|text| text.windows(2).any(|w| w == b">V"))
+}
+
+/// A reader that keeps what it read (a member's first bytes, for its
+/// header's text).
+struct Recording<R> {
+    inner: R,
+    seen: Vec<u8>,
+}
+
+impl<R: Read> Read for Recording<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.seen.extend_from_slice(&buf[..n]);
+        Ok(n)
     }
 }
 

@@ -303,3 +303,56 @@ fn the_v1_hint_names_float8_e4m3fn_alone() {
     assert!(err.contains("--as float8_e4m3fn"), "{err}");
     assert!(!err.contains("float8_e5m2"), "{err}");
 }
+
+/// A `.npy` file with the header text `dict` (not normalised by ndnpy's
+/// dtype parser) and `data`.
+fn npy_with_header(dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut text = dict.to_owned();
+    while !(10 + text.len() + 1).is_multiple_of(64) {
+        text.push(' ');
+    }
+    text.push('\n');
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    npy.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    npy.extend_from_slice(text.as_bytes());
+    npy.extend_from_slice(data);
+    npy
+}
+
+#[test]
+fn big_endian_raw_pairs_are_swapped() {
+    use std::io::Write as _;
+    // What np.save writes for a byte-swapped ml_dtypes.bfloat16 array:
+    // '>V2' with each item's bytes swapped (1.5 is 0x3FC0).
+    let npy = npy_with_header(
+        "{'descr': '>V2', 'fortran_order': False, 'shape': (2,), }",
+        &[0x3F, 0xC0, 0xC0, 0x00],
+    );
+    for method in [
+        zip::CompressionMethod::Stored,
+        zip::CompressionMethod::Deflated,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("be.npz");
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&src).unwrap());
+        let options = zip::write::SimpleFileOptions::default().compression_method(method);
+        zip.start_file("be.npy", options).unwrap();
+        zip.write_all(&npy).unwrap();
+        zip.finish().unwrap();
+        let out = dir.path().join("o.safetensors");
+        let options = SafetensorsOptions::default().raw_as(MlDtype::Bfloat16);
+        npz_to_safetensors_with(&map(&src), &out, &options).unwrap();
+        assert_eq!(
+            st(&out).data("be").unwrap(),
+            [0xC0, 0x3F, 0x00, 0xC0],
+            "{method:?}"
+        );
+        let mut reader = NpzReader::open(&src).unwrap();
+        npz_to_safetensors_with(&mut reader, &out, &options).unwrap();
+        assert_eq!(
+            st(&out).data("be").unwrap(),
+            [0xC0, 0x3F, 0x00, 0xC0],
+            "{method:?}"
+        );
+    }
+}
