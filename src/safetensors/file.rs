@@ -334,6 +334,16 @@ pub(super) fn any_from(index: &SafetensorsIndex, name: &str, data: &[u8]) -> Res
 
 /// The array `header` describes, from its data.
 fn typed<T: LayoutElement + Clone + Default>(header: &Header, data: &[u8]) -> Result<ArrayD<T>> {
+    // ndarray's own rule (its constructors panic otherwise): the product of
+    // the non-zero axes, in bytes, within isize::MAX. A zero-size tensor
+    // has no data to bound its other axes, so the header alone says them.
+    let itemsize = std::mem::size_of::<T>();
+    if !crate::format::header::within_numpy_size(&header.shape, itemsize) {
+        return Err(Error::LengthOverflow {
+            shape: header.shape.iter().map(|&d| d as u64).collect(),
+            itemsize,
+        });
+    }
     let mut out = ArrayD::from_elem(IxDyn(&header.shape), T::default());
     from_data_into(header, data, &mut out.view_mut())?;
     Ok(out)

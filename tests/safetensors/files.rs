@@ -382,3 +382,21 @@ fn metadata_is_written_in_one_order() {
     }
     assert!(files.windows(2).all(|w| w[0] == w[1]));
 }
+
+#[test]
+fn zero_size_tensors_whose_other_axes_overflow_are_errors() {
+    use ndnpy::safetensors::SafetensorsReader;
+    let header = br#"{"t":{"dtype":"U8","shape":[0,4611686018427387904,4611686018427387904],"data_offsets":[0,0]}}"#;
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header);
+    let file = SafetensorsFile::new(bytes.clone()).unwrap();
+    assert!(matches!(
+        file.read_any("t"),
+        Err(Error::LengthOverflow { .. })
+    ));
+    let mut reader = SafetensorsReader::new(std::io::Cursor::new(bytes)).unwrap();
+    assert!(matches!(
+        reader.read_any("t"),
+        Err(Error::LengthOverflow { .. })
+    ));
+}
