@@ -50,6 +50,38 @@ fn main() {
             assert!(elements(&a) > 0);
             println!("{{\"wall\": {:.6}}}", start.elapsed().as_secs_f64());
         }
+        "range" => {
+            let name = &args[2];
+            let first: usize = args[3].parse().expect("a row");
+            let count: usize = args[4].parse().expect("a count");
+            let repeats: usize = args.get(5).map_or(5, |r| r.parse().expect("a count"));
+            let mut npz = NpzReader::open(path).expect("an archive");
+            let opened = start.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let a = npz
+                .read_range::<f64, IxDyn>(name, first..first + count)
+                .expect("rows");
+            let cold = t.elapsed().as_secs_f64();
+            assert_eq!(a.shape()[0], count);
+            let mut times = Vec::new();
+            for k in 0..repeats {
+                // Another stretch of rows each time, within a few MiB.
+                let at = first + (k * 7919) % (count * 8);
+                let t = Instant::now();
+                let a = npz
+                    .read_range::<f64, IxDyn>(name, at..at + count)
+                    .expect("rows");
+                times.push(t.elapsed().as_secs_f64());
+                assert_eq!(a.shape()[0], count);
+            }
+            times.sort_by(f64::total_cmp);
+            println!(
+                "{{\"open\": {opened:.6}, \"first\": {cold:.6}, \"indexed\": {:.6}, \"indexed_min\": {:.6}, \"indexed_max\": {:.6}}}",
+                times[times.len() / 2],
+                times[0],
+                times[times.len() - 1]
+            );
+        }
         _ => panic!("usage: numpy_archives arrays|sequential|whole|range ARCHIVE ..."),
     }
 }

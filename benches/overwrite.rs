@@ -16,8 +16,20 @@
 //!   program saving a checkpoint over and over would do;
 //! - `overwrite, durable(true)`: the same with `WriteOptions::durable`
 //!   (`fsync` of the file and the folder): the cost of durability;
-//! - the same two for `np.save`, when `python3` with NumPy is available
+//! - `overwrite, spaced`: a pause of `NDNPY_OVERWRITE_PAUSE_MS` (default
+//!   1000) before each call, untimed, as a training loop saving its
+//!   checkpoint does (back-to-back calls hide the cost of fresh memory:
+//!   memory freed a moment ago is still backed, memory idle for seconds
+//!   is not, BENCHMARKS.md); with the spare (the default) and with
+//!   `WriteOptions::spare(false)` (every version to a fresh file);
+//! - the same series for `np.save`, when `python3` with NumPy is available
 //!   (set `NDNPY_BENCH_NUMPY=0` to skip).
+//!
+//! Besides the times, each call's page allocations are counted: the
+//! system-wide `pgalloc_*` counters of `/proc/vmstat` before and after it
+//! (the machine should be otherwise idle), which is how many fresh pages
+//! the page cache took for the new file (a write into the page cache does
+//! not fault in the writer, so its minor faults say nothing).
 //!
 //! Each series starts after an untimed `sync()`. The table is printed as
 //! Markdown, ready for BENCHMARKS.md.
@@ -33,17 +45,33 @@ use std::time::Instant;
 
 const COLS: usize = 4096;
 
+/// Pages the kernel has allocated so far (all zones), from `/proc/vmstat`;
+/// 0 where it cannot be read.
+fn pages_allocated() -> u64 {
+    std::fs::read_to_string("/proc/vmstat")
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("pgalloc_"))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum()
+}
+
+/// One series: each call's seconds and pages allocated.
+type Series = (Vec<f64>, Vec<f64>);
+
 /// Times `runs` calls of `call`, each after an untimed `setup`.
-fn series(runs: usize, mut setup: impl FnMut(), mut call: impl FnMut()) -> Vec<f64> {
+fn series(runs: usize, mut setup: impl FnMut(), mut call: impl FnMut()) -> Series {
     sync_all();
     (0..runs)
         .map(|_| {
             setup();
+            let pages = pages_allocated();
             let start = Instant::now();
             call();
-            start.elapsed().as_secs_f64()
+            let t = start.elapsed().as_secs_f64();
+            (t, pages_allocated().saturating_sub(pages) as f64)
         })
-        .collect()
+        .unzip()
 }
 
 /// Median, 90th percentile (nearest rank) and maximum, in seconds.
@@ -59,7 +87,7 @@ fn summary(times: &[f64]) -> (f64, f64, f64, f64) {
     (t[0], median, rank(0.9), t[t.len() - 1])
 }
 
-fn numpy(dir: &Path, mib: usize, runs: usize) -> Option<(Vec<f64>, Vec<f64>)> {
+fn numpy(dir: &Path, mib: usize, runs: usize, pause: u64) -> Option<Vec<(String, Series)>> {
     if std::env::var("NDNPY_BENCH_NUMPY").is_ok_and(|v| v == "0") {
         return None;
     }
@@ -69,6 +97,7 @@ fn numpy(dir: &Path, mib: usize, runs: usize) -> Option<(Vec<f64>, Vec<f64>)> {
         .arg(dir)
         .arg(mib.to_string())
         .arg(runs.to_string())
+        .arg(pause.to_string())
         .output()
         .ok()?;
     if !out.status.success() {
@@ -87,7 +116,12 @@ fn numpy(dir: &Path, mib: usize, runs: usize) -> Option<(Vec<f64>, Vec<f64>)> {
             .map(|s| s.trim().parse().ok())
             .collect()
     };
-    Some((list("new")?, list("overwrite")?))
+    let both = |key: &str| Some((list(key)?, list(&format!("{key}_pages"))?));
+    Some(vec![
+        ("np.save new file".into(), both("new")?),
+        ("np.save overwrite".into(), both("overwrite")?),
+        ("np.save overwrite, spaced".into(), both("spaced")?),
+    ])
 }
 
 fn main() {
@@ -113,25 +147,34 @@ fn main() {
         || {},
         || a.write_npy_with(&path, &durable_options).expect("write"),
     );
+    let pause = env_usize("NDNPY_OVERWRITE_PAUSE_MS", 1000) as u64;
+    let wait = || std::thread::sleep(std::time::Duration::from_millis(pause));
+    let spaced = series(runs, wait, || a.write_npy(&path).expect("write"));
+    let fresh_options = WriteOptions::default().spare(false);
+    let fresh = series(runs, wait, || {
+        a.write_npy_with(&path, &fresh_options).expect("write")
+    });
     let _ = std::fs::remove_file(&path);
 
-    let mut rows_out = vec![
-        ("ndnpy new file", new),
-        ("ndnpy overwrite", overwrite),
-        ("ndnpy overwrite, durable(true)", durable),
+    let mut rows_out: Vec<(String, Series)> = vec![
+        ("ndnpy new file".into(), new),
+        ("ndnpy overwrite".into(), overwrite),
+        ("ndnpy overwrite, durable(true)".into(), durable),
+        ("ndnpy overwrite, spaced".into(), spaced),
+        ("ndnpy overwrite, spaced, spare(false)".into(), fresh),
     ];
-    if let Some((np_new, np_over)) = numpy(&dir, mib, runs) {
-        rows_out.push(("np.save new file", np_new));
-        rows_out.push(("np.save overwrite", np_over));
+    if let Some(numpy) = numpy(&dir, mib, runs, pause) {
+        rows_out.extend(numpy);
     }
     println!("{runs} calls of {mib} MiB each, {}", dir.display());
     println!();
-    println!("| series | min | median | p90 | max |");
-    println!("|---|---:|---:|---:|---:|");
-    for (name, times) in &rows_out {
+    println!("| series | min | median | p90 | max | pages allocated per call (median) |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (name, (times, pages)) in &rows_out {
         let (min, med, p90, max) = summary(times);
+        let (_, pages, _, _) = summary(pages);
         println!(
-            "| {name} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms |",
+            "| {name} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms | {pages:.0} |",
             min * 1e3,
             med * 1e3,
             p90 * 1e3,
@@ -139,7 +182,7 @@ fn main() {
         );
     }
     if std::env::var("NDNPY_OVERWRITE_RAW").is_ok_and(|v| v == "1") {
-        for (name, times) in &rows_out {
+        for (name, (times, _)) in &rows_out {
             let ms: Vec<String> = times.iter().map(|t| format!("{:.0}", t * 1e3)).collect();
             println!("{name}: {}", ms.join(" "));
         }

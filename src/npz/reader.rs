@@ -6,6 +6,7 @@ use super::member::MemberReader;
 use super::members::NpzArrays;
 use super::pool::{read_inflated, Output};
 use super::prefetch::ReadAhead;
+use super::seek::{SeekIndex, Sidecar};
 use super::{in_member, key_of, not_an_archive};
 use crate::array::any::AnyArray;
 use crate::array::compact::{BytesArray, StringArray};
@@ -17,9 +18,10 @@ use crate::io::source::{SizedRead, Source};
 use crate::npy::read::read_array_with;
 use crate::options::ReadOptions;
 use ndarray::{Array, ArrayViewMut, Dimension};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// After an array's data, at most this many trailing member bytes are
 /// decompressed so that the member's CRC-32 gets checked; NumPy ignores
@@ -90,6 +92,12 @@ pub struct NpzReader<R: Read + Seek> {
     /// The members announced to be read next, inflated ahead on other
     /// cores (`prefetch.rs`).
     pub(super) ahead: ReadAhead,
+    /// Seek indexes of deflated members, by entry, built by `read_range`
+    /// (`seek/`), and where they are kept on disk, if anywhere.
+    pub(super) indexes: HashMap<usize, SeekIndex>,
+    pub(super) sidecar: Option<Sidecar>,
+    /// The archive's path, when opened from one.
+    pub(super) path: Option<PathBuf>,
 }
 
 impl NpzReader<BufReader<File>> {
@@ -122,7 +130,10 @@ impl NpzReader<BufReader<File>> {
         let file = crate::error::open_file(path)?;
         // The reader buffers the archive itself (and knows where its buffer
         // lies in the file, which a `BufReader` forgets on every seek).
-        Self::new_with(BufReader::with_capacity(0, file), options).map_err(|e| e.at_path(path))
+        let mut npz = Self::new_with(BufReader::with_capacity(0, file), options)
+            .map_err(|e| e.at_path(path))?;
+        npz.path = Some(path.to_path_buf());
+        Ok(npz)
     }
 }
 
@@ -177,6 +188,9 @@ impl<R: Read + Seek> NpzReader<R> {
             archive_len,
             inflater: flate2::Decompress::new(false),
             ahead: ReadAhead::new(),
+            indexes: HashMap::new(),
+            sidecar: None,
+            path: None,
         })
     }
 
