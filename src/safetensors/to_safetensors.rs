@@ -19,8 +19,35 @@ use std::path::Path;
 
 /// Deflate turns one compressed byte into at most 1032 bytes (258-byte
 /// matches coded in 2 bits): a member claiming more data than this ratio
-/// allows is corrupt, and its claim is not allocated.
+/// allows is corrupt, and its claim is not allocated. Other methods
+/// (bzip2, LZMA, Zstandard: zeros compress 20000:1 and more) are bounded
+/// by the directory's size alone, which the member reader enforces.
 const DEFLATE_MAX_RATIO: u64 = 1032;
+
+/// Checks the data length member `name`'s header claims against what the
+/// archive can hold for it: the directory's size of its `.npy` file
+/// (stored or decompressed; the member reader holds the stream to it) and,
+/// deflated, what its compressed bytes can inflate to. Done for every
+/// member before anything is written, so that a claim sizes neither the
+/// output file nor a buffer.
+fn within_member(name: &str, header: &Header, info: &crate::npz::MemberInfo) -> Result<()> {
+    let len = header.data_len()? as u64;
+    let mut room = info.size;
+    if info.compression == Compression::Deflated {
+        room = room.min(info.compressed_size.saturating_mul(DEFLATE_MAX_RATIO));
+    }
+    if len > room {
+        return Err(Error::CorruptMember {
+            name: name.to_owned(),
+            reason: format!(
+                "its header declares {len} bytes of data, more than the archive holds for it \
+                 ({} bytes in the archive, {} once read)",
+                info.compressed_size, info.size
+            ),
+        });
+    }
+    Ok(())
+}
 
 /// Writes the numeric members of the mapped archive `npz` as the tensors of
 /// the safetensors file `path` (replaced atomically: an error leaves the
@@ -360,6 +387,7 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
             _ => None,
         }
         .filter(|data| !conversion.bools || layout::bools_are_canonical(data));
+        within_member(&name, &header, &info)?;
         Ok(Tensor {
             name,
             conversion,
@@ -392,26 +420,28 @@ impl<R: Read + Seek> Bound<'_, '_, '_, R> {
             io::copy(&mut member, &mut io::sink()).map_err(io_error)?;
             return Ok(Cow::Borrowed(data));
         }
-        // A compressed member's length is a claim: it is allocated only
-        // when the compressed bytes could hold it.
-        let info = reader.member_info(name)?;
-        let limit = match info.compression {
-            Compression::Stored => info.size,
-            _ => info.compressed_size.saturating_mul(DEFLATE_MAX_RATIO),
-        };
-        if t.len as u64 > limit {
+        // The length was checked against the directory's sizes
+        // (`within_member`); the buffer still grows only as bytes arrive,
+        // so that a member whose stream ends early costs what it holds.
+        let mut member = reader.member_reader(name)?;
+        Header::read_from(&mut member).map_err(|e| crate::npz::in_member(name, e))?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(t.len.min(64 << 20))
+            .map_err(|_| Error::Io(io::ErrorKind::OutOfMemory.into()))?;
+        (&mut member)
+            .take(t.len as u64)
+            .read_to_end(&mut data)
+            .map_err(io_error)?;
+        if data.len() < t.len {
             return Err(Error::CorruptMember {
                 name: name.to_owned(),
                 reason: format!(
-                    "its header declares {} bytes of data, more than its {} bytes in the archive can hold",
-                    t.len, info.compressed_size
+                    "its data ends early: the header declares {} bytes, the member holds {}",
+                    t.len,
+                    data.len()
                 ),
             });
         }
-        let mut member = reader.member_reader(name)?;
-        Header::read_from(&mut member).map_err(|e| crate::npz::in_member(name, e))?;
-        let mut data = vec![0u8; t.len];
-        member.read_exact(&mut data).map_err(io_error)?;
         // To the end, so that the CRC-32 is checked.
         io::copy(&mut member, &mut io::sink()).map_err(io_error)?;
         let c = &t.conversion;

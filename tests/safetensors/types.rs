@@ -356,3 +356,68 @@ fn big_endian_raw_pairs_are_swapped() {
         );
     }
 }
+
+/// An archive of deflated members `name.npy` with the `.npy` files given.
+fn deflated_npz(path: &Path, members: &[(&str, Vec<u8>)]) {
+    use std::io::Write as _;
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, npy) in members {
+        zip.start_file(format!("{name}.npy"), options).unwrap();
+        zip.write_all(npy).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+#[test]
+fn header_claims_are_checked_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.safetensors");
+    // Three members of 2**63 - 8 bytes each: their sum overflows.
+    let huge = npy_with_header(
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (1152921504606846975,), }",
+        &[0; 8],
+    );
+    let src = dir.path().join("huge.npz");
+    deflated_npz(
+        &src,
+        &[("a", huge.clone()), ("b", huge.clone()), ("c", huge)],
+    );
+    let err = npz_to_safetensors(&map(&src), &out).unwrap_err();
+    assert!(matches!(err, Error::CorruptMember { .. }), "{err:?}");
+    // 8 TiB claimed by a few compressed bytes: refused before the output
+    // file is sized.
+    let big = npy_with_header(
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (8796093022208,), }",
+        &[0; 64],
+    );
+    let src = dir.path().join("big.npz");
+    deflated_npz(&src, &[("big", big)]);
+    let err = npz_to_safetensors(&map(&src), &out).unwrap_err();
+    assert!(
+        matches!(&err, Error::CorruptMember { name, .. } if name == "big"),
+        "{err:?}"
+    );
+    let mut reader = NpzReader::open(&src).unwrap();
+    let err = npz_to_safetensors(&mut reader, &out).unwrap_err();
+    assert!(matches!(err, Error::CorruptMember { .. }), "{err:?}");
+    assert!(!out.exists());
+}
+
+/// Zstandard turns zeros into far fewer bytes than deflate can: such a
+/// member is valid, bounded by the directory's size, not deflate's ratio.
+#[cfg(feature = "zstd")]
+#[test]
+fn zstd_members_beyond_deflate_ratio_convert() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("z.npz");
+    let mut w = NpzWriter::create(&src).unwrap().codec(ndnpy::Codec::zstd());
+    w.add("zeros", &Array1::<f64>::zeros(1 << 20)).unwrap();
+    w.finish().unwrap();
+    let info = NpzReader::open(&src).unwrap().member_info("zeros").unwrap();
+    assert!(info.size / info.compressed_size > 1032, "{info:?}");
+    let out = dir.path().join("o.safetensors");
+    npz_to_safetensors(&map(&src), &out).unwrap();
+    assert_eq!(st(&out).data("zeros").unwrap().len(), 8 << 20);
+}
