@@ -15,7 +15,9 @@
 
 use super::bits::Bits;
 use super::block::{Header, Tables};
-use super::huffman::{code_len, extra_bits, value, BAD, DIST_BITS, EOB, LIT, LITLEN_BITS, SUB};
+use super::huffman::{
+    bits, code_bits, extra_value, value, BAD, DIST_BITS, EOB, LIT, LITLEN_BITS, SUB,
+};
 use super::Bad;
 
 /// An output symbol: a byte, or a byte or a window marker.
@@ -245,6 +247,20 @@ impl<'a> Inflater<'a> {
                 count |= 56;
             }};
         }
+        // Writes a literal in the fast loop, where `p < fast_out` and
+        // `fast_out + FAST_ROOM <= out.len()`: at most three literals (or
+        // one match) are written before `p` is compared again.
+        macro_rules! put {
+            ($p:expr, $v:expr) => {{
+                debug_assert!($p < out.len());
+                // SAFETY: the fast loop runs only while `p < fast_out`,
+                // and `fast_out <= out.len() - FAST_ROOM`; each pass
+                // writes at most three literals (at `p`, `p + 1`,
+                // `p + 2`) before that comparison again, and
+                // FAST_ROOM > 3, so `$p < out.len()`.
+                unsafe { *out.get_unchecked_mut($p) = $v };
+            }};
+        }
         macro_rules! consume {
             ($n:expr) => {{
                 let n = $n;
@@ -259,18 +275,18 @@ impl<'a> Inflater<'a> {
                 if e & LIT != 0 {
                     // A literal's root entry is at most 11 bits: three fit
                     // in the 56 bits, and three fit in the room.
-                    consume!(code_len(e));
-                    out[p] = T::lit(value(e));
+                    consume!(bits(e));
+                    put!(p, T::lit(value(e)));
                     p += 1;
                     e = litlen[(buf & ROOT) as usize];
                     if e & LIT != 0 {
-                        consume!(code_len(e));
-                        out[p] = T::lit(value(e));
+                        consume!(bits(e));
+                        put!(p, T::lit(value(e)));
                         p += 1;
                         e = litlen[(buf & ROOT) as usize];
                         if e & LIT != 0 {
-                            consume!(code_len(e));
-                            out[p] = T::lit(value(e));
+                            consume!(bits(e));
+                            put!(p, T::lit(value(e)));
                             p += 1;
                             continue;
                         }
@@ -280,11 +296,12 @@ impl<'a> Inflater<'a> {
                 }
                 if e & SUB != 0 {
                     consume!(LITLEN_BITS);
-                    e = litlen[value(e) as usize + (buf & ((1 << extra_bits(e)) - 1)) as usize];
+                    e = litlen[value(e) as usize + (buf & ((1 << code_bits(e)) - 1)) as usize];
                 }
-                consume!(code_len(e));
+                let saved = buf;
+                consume!(bits(e));
                 if e & LIT != 0 {
-                    out[p] = T::lit(value(e));
+                    put!(p, T::lit(value(e)));
                     p += 1;
                     continue;
                 }
@@ -294,21 +311,18 @@ impl<'a> Inflater<'a> {
                     }
                     break 'decode Ok(self.end_block());
                 }
-                let extra = extra_bits(e);
-                let len = value(e) as usize + (buf & ((1 << extra) - 1)) as usize;
-                consume!(extra);
+                let len = value(e) as usize + extra_value(e, saved) as usize;
                 let mut d = dists[(buf & ((1 << DIST_BITS) - 1)) as usize];
                 if d & SUB != 0 {
                     consume!(DIST_BITS);
-                    d = dists[value(d) as usize + (buf & ((1 << extra_bits(d)) - 1)) as usize];
+                    d = dists[value(d) as usize + (buf & ((1 << code_bits(d)) - 1)) as usize];
                 }
-                consume!(code_len(d));
+                let saved = buf;
+                consume!(bits(d));
                 if d & BAD != 0 {
                     break 'decode Err(Bad::Corrupt("invalid distance code"));
                 }
-                let extra = extra_bits(d);
-                let dist = value(d) as usize + (buf & ((1 << extra) - 1)) as usize;
-                consume!(extra);
+                let dist = value(d) as usize + extra_value(d, saved) as usize;
                 if dist > p {
                     break 'decode Err(Bad::Corrupt("distance too far back"));
                 }
@@ -336,9 +350,10 @@ impl<'a> Inflater<'a> {
             let mut e = litlen[(buf & ROOT) as usize];
             if e & SUB != 0 {
                 consume!(LITLEN_BITS);
-                e = litlen[value(e) as usize + (buf & ((1 << extra_bits(e)) - 1)) as usize];
+                e = litlen[value(e) as usize + (buf & ((1 << code_bits(e)) - 1)) as usize];
             }
-            consume!(code_len(e));
+            let saved = buf;
+            consume!(bits(e));
             if e & LIT != 0 {
                 match out.get_mut(p) {
                     Some(o) => *o = T::lit(value(e)),
@@ -353,21 +368,18 @@ impl<'a> Inflater<'a> {
                 }
                 break Ok(self.end_block());
             }
-            let extra = extra_bits(e);
-            let len = value(e) as usize + (buf & ((1 << extra) - 1)) as usize;
-            consume!(extra);
+            let len = value(e) as usize + extra_value(e, saved) as usize;
             let mut d = dists[(buf & ((1 << DIST_BITS) - 1)) as usize];
             if d & SUB != 0 {
                 consume!(DIST_BITS);
-                d = dists[value(d) as usize + (buf & ((1 << extra_bits(d)) - 1)) as usize];
+                d = dists[value(d) as usize + (buf & ((1 << code_bits(d)) - 1)) as usize];
             }
-            consume!(code_len(d));
+            let saved = buf;
+            consume!(bits(d));
             if d & BAD != 0 {
                 break Err(Bad::Corrupt("invalid distance code"));
             }
-            let extra = extra_bits(d);
-            let dist = value(d) as usize + (buf & ((1 << extra) - 1)) as usize;
-            consume!(extra);
+            let dist = value(d) as usize + extra_value(d, saved) as usize;
             if dist > p {
                 break Err(Bad::Corrupt("distance too far back"));
             }
@@ -398,18 +410,29 @@ const FAST_ROOM: usize = 258 + 16;
 /// to 7 symbols past the match, which later output overwrites.
 #[inline(always)]
 fn copy_match_fast<T: Sym>(out: &mut [T], at: usize, dist: usize, len: usize) {
+    assert!(dist <= at && at + len + 8 <= out.len());
     if dist >= 8 {
-        let mut from = at - dist;
-        let mut to = at;
-        let end = at + len;
-        while to < end {
-            let group: [T; 8] = out[from..from + 8].try_into().expect("8 symbols");
-            out[to..to + 8].copy_from_slice(&group);
-            from += 8;
-            to += 8;
+        let base = out.as_mut_ptr();
+        let mut i = 0;
+        while i < len {
+            // SAFETY: `at - dist + i + 8 <= at + len + 8 <= out.len()`
+            // and `at + i + 8 <= out.len()` (the assert, and `i < len`),
+            // so both groups of 8 lie inside `out`; the source group ends
+            // at or before the destination group starts (`dist >= 8`), so
+            // `copy_nonoverlapping` is sound.
+            unsafe {
+                std::ptr::copy_nonoverlapping(base.add(at - dist + i), base.add(at + i), 8);
+            }
+            i += 8;
         }
     } else {
-        copy_match(out, at, dist, len);
+        let base = out.as_mut_ptr();
+        for i in 0..len {
+            // SAFETY: `at - dist + i < at + i < at + len <= out.len()` (the
+            // assert); one symbol at a time, so the overlap repeats the
+            // pattern as LZ77 means.
+            unsafe { *base.add(at + i) = *base.add(at - dist + i) };
+        }
     }
 }
 

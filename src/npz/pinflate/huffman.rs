@@ -4,9 +4,11 @@
 //! codes most significant bit first inside a least-significant-first bit
 //! stream, so each code is stored bit-reversed). A code longer than `root`
 //! bits points to a subtable indexed by the bits after the root bits. Every
-//! entry is one `u32`: the bits to consume (low 5 bits), a kind (flags),
-//! and a value in the high half: a literal, a length or distance base with
-//! its count of extra bits, or a subtable's place.
+//! entry is one `u32`: the bits to consume (low 5 bits: the code and, for
+//! lengths and distances, its extra bits, so that one shift consumes both
+//! and the next lookup waits on one shift only), the code's own length
+//! (bits 8 to 11), a kind (flags), and a value in the high half: a
+//! literal, a length or distance base, or a subtable's place.
 //!
 //! Which codes are accepted is zlib's rule (and so flate2's), so that the
 //! parallel decoder refuses exactly the streams the sequential one does:
@@ -43,15 +45,16 @@ pub(super) const BAD: u32 = 1 << 14;
 /// Flag: a literal byte (value: the byte).
 pub(super) const LIT: u32 = 1 << 15;
 
-/// Bits to consume for an entry.
+/// Bits to consume for an entry: its code and the extra bits after it.
 #[inline(always)]
-pub(super) fn code_len(entry: u32) -> u32 {
+pub(super) fn bits(entry: u32) -> u32 {
     entry & 0x1F
 }
 
-/// The extra bits that follow a length or distance code.
+/// The length of an entry's code alone (the extra bits follow it); for a
+/// subtable pointer, the subtable's index bits.
 #[inline(always)]
-pub(super) fn extra_bits(entry: u32) -> u32 {
+pub(super) fn code_bits(entry: u32) -> u32 {
     (entry >> 8) & 0xF
 }
 
@@ -59,6 +62,21 @@ pub(super) fn extra_bits(entry: u32) -> u32 {
 #[inline(always)]
 pub(super) fn value(entry: u32) -> u32 {
     entry >> 16
+}
+
+/// The extra bits' value of a length or distance entry, from the bits as
+/// they were before the entry was consumed.
+#[inline(always)]
+pub(super) fn extra_value(entry: u32, before: u64) -> u32 {
+    ((before & ((1u64 << bits(entry)) - 1)) >> code_bits(entry)) as u32
+}
+
+/// The table entry of a symbol whose meaning is `meaning` (with its extra
+/// bits in bits 8 to 11) and whose code has `len` bits.
+#[inline(always)]
+fn entry_of(meaning: u32, len: u32) -> u32 {
+    let extra = (meaning >> 8) & 0xF;
+    (meaning & !0xFFF) | (len + extra) | len << 8
 }
 
 /// Lengths 3..258 of the literal/length symbols 257..285: base, extra bits.
@@ -257,7 +275,7 @@ pub(super) fn build(
             let sym = sorted.next().expect("counted");
             let reversed = next[len as usize].reverse_bits() >> (32 - len);
             next[len as usize] += 1;
-            table[reversed as usize] = entry(sym) | len;
+            table[reversed as usize] = entry_of(entry(sym), len);
         }
     }
     // Longer codes, in subtables: the subtable being filled has its root
@@ -302,7 +320,7 @@ pub(super) fn build(
             // Codes of this length still to place, for the next
             // subtable's size.
             count[len as usize] -= 1;
-            let meaning = entry(sym) | (len - root);
+            let meaning = entry_of(entry(sym), len - root);
             let mut at = (reversed >> root) as usize;
             while at < 1 << bits {
                 table[start + at] = meaning;
@@ -322,11 +340,11 @@ mod tests {
     fn decode(table: &[u32], root: u32, bits: u32) -> (u32, u32) {
         let e = table[(bits & ((1 << root) - 1)) as usize];
         if e & SUB == 0 {
-            return (e & !0x1F, code_len(e));
+            return (e & !0xFFF, code_bits(e));
         }
-        let sub_bits = extra_bits(e);
+        let sub_bits = code_bits(e);
         let s = table[value(e) as usize + ((bits >> root) & ((1 << sub_bits) - 1)) as usize];
-        (s & !0x1F, root + code_len(s))
+        (s & !0xFFF, root + code_bits(s))
     }
 
     #[test]
@@ -364,7 +382,7 @@ mod tests {
                 let sent = code.reverse_bits() >> (32 - len as u32);
                 let (e, used) = decode(&table, LITLEN_BITS, sent | 0xFFFF_0000 << len);
                 assert_eq!(used, len as u32, "symbol {sym}");
-                assert_eq!(e, litlen_entry(sym), "symbol {sym}");
+                assert_eq!(e, litlen_entry(sym) & !0xFFF, "symbol {sym}");
             }
         }
     }
@@ -400,7 +418,7 @@ mod tests {
         ));
         // The missing half decodes as an error.
         assert_eq!(t[1] & BAD, BAD);
-        assert_eq!(t[0] & !0x1F, dist_entry(1));
+        assert_eq!(t[0] & !0xFFF, dist_entry(1) & !0xFFF);
         assert!(build(
             &mut t,
             DIST_BITS,
