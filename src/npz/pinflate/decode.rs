@@ -247,20 +247,6 @@ impl<'a> Inflater<'a> {
                 count |= 56;
             }};
         }
-        // Writes a literal in the fast loop, where `p < fast_out` and
-        // `fast_out + FAST_ROOM <= out.len()`: at most three literals (or
-        // one match) are written before `p` is compared again.
-        macro_rules! put {
-            ($p:expr, $v:expr) => {{
-                debug_assert!($p < out.len());
-                // SAFETY: the fast loop runs only while `p < fast_out`,
-                // and `fast_out <= out.len() - FAST_ROOM`; each pass
-                // writes at most three literals (at `p`, `p + 1`,
-                // `p + 2`) before that comparison again, and
-                // FAST_ROOM > 3, so `$p < out.len()`.
-                unsafe { *out.get_unchecked_mut($p) = $v };
-            }};
-        }
         macro_rules! consume {
             ($n:expr) => {{
                 let n = $n;
@@ -276,17 +262,17 @@ impl<'a> Inflater<'a> {
                     // A literal's root entry is at most 11 bits: three fit
                     // in the 56 bits, and three fit in the room.
                     consume!(bits(e));
-                    put!(p, T::lit(value(e)));
+                    out[p] = T::lit(value(e));
                     p += 1;
                     e = litlen[(buf & ROOT) as usize];
                     if e & LIT != 0 {
                         consume!(bits(e));
-                        put!(p, T::lit(value(e)));
+                        out[p] = T::lit(value(e));
                         p += 1;
                         e = litlen[(buf & ROOT) as usize];
                         if e & LIT != 0 {
                             consume!(bits(e));
-                            put!(p, T::lit(value(e)));
+                            out[p] = T::lit(value(e));
                             p += 1;
                             continue;
                         }
@@ -301,7 +287,7 @@ impl<'a> Inflater<'a> {
                 let saved = buf;
                 consume!(bits(e));
                 if e & LIT != 0 {
-                    put!(p, T::lit(value(e)));
+                    out[p] = T::lit(value(e));
                     p += 1;
                     continue;
                 }
@@ -410,28 +396,19 @@ const FAST_ROOM: usize = 258 + 16;
 /// to 7 symbols past the match, which later output overwrites.
 #[inline(always)]
 fn copy_match_fast<T: Sym>(out: &mut [T], at: usize, dist: usize, len: usize) {
-    assert!(dist <= at && at + len + 8 <= out.len());
     if dist >= 8 {
-        let base = out.as_mut_ptr();
-        let mut i = 0;
-        while i < len {
-            // SAFETY: `at - dist + i + 8 <= at + len + 8 <= out.len()`
-            // and `at + i + 8 <= out.len()` (the assert, and `i < len`),
-            // so both groups of 8 lie inside `out`; the source group ends
-            // at or before the destination group starts (`dist >= 8`), so
-            // `copy_nonoverlapping` is sound.
-            unsafe {
-                std::ptr::copy_nonoverlapping(base.add(at - dist + i), base.add(at + i), 8);
-            }
-            i += 8;
+        let mut from = at - dist;
+        let mut to = at;
+        let end = at + len;
+        while to < end {
+            let group: [T; 8] = out[from..from + 8].try_into().expect("8 symbols");
+            out[to..to + 8].copy_from_slice(&group);
+            from += 8;
+            to += 8;
         }
     } else {
-        let base = out.as_mut_ptr();
         for i in 0..len {
-            // SAFETY: `at - dist + i < at + i < at + len <= out.len()` (the
-            // assert); one symbol at a time, so the overlap repeats the
-            // pattern as LZ77 means.
-            unsafe { *base.add(at + i) = *base.add(at - dist + i) };
+            out[at + i] = out[at - dist + i];
         }
     }
 }
