@@ -136,6 +136,12 @@ def main():
             m = statistics.median(ts)
             print(f"read_suite, ndnpy's {name} archives: {m * 1e3:.0f} ms ({min(ts) * 1e3:.0f}-{max(ts) * 1e3:.0f}), "
                   f"{base / m:.2f}x deflate's")
+        # Each kind alone (the medians of one read_suite run each).
+        for k in arrays:
+            row = f"  {k:12} deflate {read_suite([os.path.join(d, f'deflate_{k}.npz')]) * 1e3:6.1f} ms"
+            for lv in levels:
+                row += f", zstd:{lv} {read_suite([os.path.join(d, f'zstd{lv}_{k}.npz')]) * 1e3:6.1f} ms"
+            print(row)
         # 3. bzip2 and LZMA against Python's zipfile.
         if args.methods:
             import zipfile

@@ -354,3 +354,54 @@ fn streamed_zstd_members_and_mixed_archives() {
     );
     assert_eq!(back.read::<u16, Ix1>("deflated").unwrap().len(), 100_000);
 }
+
+#[test]
+fn a_lying_segment_table_is_an_error_not_a_panic() {
+    let (bytes, _) = zstd_archive(2, 3);
+    // The `nd` field of `big`: "nd", its length, the segment size, then a
+    // compressed length per segment.
+    let block = (2u32 << 20).to_le_bytes();
+    let at = bytes
+        .windows(8)
+        .position(|w| &w[..2] == b"nd" && w[4..8] == block)
+        .expect("big's segment table");
+    let len = u16::from_le_bytes([bytes[at + 2], bytes[at + 3]]) as usize;
+    let first = at + 8;
+    assert!(len >= 12, "at least two segments");
+    for (name, lie) in [
+        // Two lengths moved by a byte each, their sum kept: segments that
+        // start inside blocks.
+        ("shifted", {
+            let mut b = bytes.clone();
+            let a = u32::from_le_bytes(b[first..first + 4].try_into().unwrap());
+            let c = u32::from_le_bytes(b[first + 4..first + 8].try_into().unwrap());
+            b[first..first + 4].copy_from_slice(&(a + 1).to_le_bytes());
+            b[first + 4..first + 8].copy_from_slice(&(c - 1).to_le_bytes());
+            b
+        }),
+        // Lengths swapped.
+        ("swapped", {
+            let mut b = bytes.clone();
+            let (x, y) = (
+                b[first..first + 4].to_vec(),
+                b[first + 4..first + 8].to_vec(),
+            );
+            b[first..first + 4].copy_from_slice(&y);
+            b[first + 4..first + 8].copy_from_slice(&x);
+            b
+        }),
+    ] {
+        let mut npz = NpzReader::new(Cursor::new(lie)).unwrap();
+        let err = npz.read::<f64, Ix2>("big").unwrap_err();
+        assert!(
+            matches!(err, Error::CorruptMember { .. } | Error::BadCrc { .. }),
+            "{name}: {err:?}"
+        );
+        // The header streams the frame, which is intact: the table is not
+        // read for it.
+        assert_eq!(npz.header("big").unwrap().shape, [700, 1000], "{name}");
+        let mut streamed = Vec::new();
+        let read = npz.member_reader("big").unwrap().read_to_end(&mut streamed);
+        assert!(read.is_err(), "{name}: the table's segments do not decode");
+    }
+}
