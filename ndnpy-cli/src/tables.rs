@@ -88,7 +88,11 @@ pub fn load_all(path: &Path) -> CliResult<Vec<(String, AnyArray)>> {
                 }
             }
             let mut out = Vec::new();
-            for name in npz.names() {
+            let names = npz.names();
+            // Every member is read: the next ones are inflated on the
+            // other cores meanwhile.
+            npz.reader.read_ahead(&names).map_err(lib)?;
+            for name in names {
                 let a = npz
                     .reader
                     .read_any(&name)
@@ -141,7 +145,7 @@ pub fn for_each_array(
     key: Option<&str>,
     mut f: impl FnMut(&str, CliResult<Opened<'_>>) -> CliResult<()>,
 ) -> CliResult<()> {
-    each(path, key, false, |label, opened, _| f(label, opened))
+    each(path, key, false, false, |label, opened, _| f(label, opened))
 }
 
 /// [`for_each_array`], but an array that has a validity mask beside it
@@ -153,13 +157,17 @@ pub fn for_each_valid_array(
     key: Option<&str>,
     f: impl FnMut(&str, CliResult<Opened<'_>>, Option<Masked>) -> CliResult<()>,
 ) -> CliResult<()> {
-    each(path, key, true, f)
+    each(path, key, true, true, f)
 }
 
+/// The arrays of `path` for `f`; `masks` as [`for_each_valid_array`];
+/// `whole` when `f` reads every value (then an archive's next members are
+/// inflated on the other cores while `f` takes the current one).
 fn each(
     path: &Path,
     key: Option<&str>,
     masks: bool,
+    whole: bool,
     mut f: impl FnMut(&str, CliResult<Opened<'_>>, Option<Masked>) -> CliResult<()>,
 ) -> CliResult<()> {
     if crate::parquet::is_parquet(path) {
@@ -202,6 +210,10 @@ fn each(
                 Some(k) => vec![k.to_owned()],
                 None => all.clone(),
             };
+            if whole {
+                // Unknown names are reported by the loop, one by one.
+                let _ = npz.reader.read_ahead(&names);
+            }
             for name in names {
                 let label = format!("{}:{name}", path.display());
                 let mask_name = format!("{name}.valid");

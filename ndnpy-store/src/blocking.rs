@@ -279,6 +279,20 @@ impl RemoteNpz {
         run(self.0.read_any(name))
     }
 
+    /// [`crate::RemoteNpz::read_range`].
+    pub fn read_range<T: Element + Send, D: Dimension + 'static>(
+        &self,
+        name: &str,
+        rows: impl RangeBounds<usize>,
+    ) -> Result<Array<T, D>> {
+        run(self.0.read_range(name, rows))
+    }
+
+    /// [`crate::RemoteNpz::read_all`].
+    pub fn read_all(&self) -> Result<Vec<(String, AnyArray)>> {
+        run(self.0.read_all())
+    }
+
     /// [`crate::RemoteNpz::member_npy`].
     pub fn member_npy(&self, name: &str) -> Result<RemoteNpy> {
         run(self.0.member_npy(name)).map(RemoteNpy)

@@ -12,6 +12,7 @@ use crate::reader::{Plan, RangeReader};
 use ndarray::{Array, Dimension};
 use ndnpy::{AnyArray, Compression, Element, Header, MemberInfo, NpzReader};
 use object_store::GetRange;
+use std::ops::RangeBounds;
 use std::sync::{Arc, Mutex};
 
 /// What the first request asks for: the end record, searched for in the
@@ -154,6 +155,90 @@ impl RemoteNpz {
         self.with_reader(move |npz| {
             plan(npz, &span, &name, None)?;
             Ok(npz.read_any(&name)?)
+        })
+        .await
+    }
+
+    /// Reads rows `rows` of member `name`'s growth axis, as
+    /// [`ndnpy::NpzReader::read_range`] does: for a stored member one GET
+    /// of their bytes; for a compressed one the bytes from the nearest
+    /// checkpoint of the member's seek index (built by the first reads,
+    /// which fetch the member up to the rows once; kept while this
+    /// `RemoteNpz` lives, for every clone of it).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndarray::{s, Array2, Ix2};
+    /// use ndnpy_store::{Location, RemoteNpz};
+    /// use object_store::{memory::InMemory, ObjectStoreExt};
+    /// use std::{io::Cursor, sync::Arc};
+    ///
+    /// let a = Array2::from_shape_fn((5000, 3), |(i, j)| (i * 3 + j) as i32);
+    /// let mut w = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// w.add("a", &a)?;
+    /// let store = Arc::new(InMemory::new());
+    /// store.put(&"r.npz".into(), w.finish_into_inner()?.into_inner().into()).await?;
+    ///
+    /// let npz = RemoteNpz::open(&Location::new(store, "r.npz")).await?;
+    /// let rows = npz.read_range::<i32, Ix2>("a", 2000..2010).await?;
+    /// assert_eq!(rows, a.slice(s![2000..2010, ..]));
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn read_range<T: Element + Send, D: Dimension + 'static>(
+        &self,
+        name: &str,
+        rows: impl RangeBounds<usize>,
+    ) -> Result<Array<T, D>> {
+        let rows = (rows.start_bound().cloned(), rows.end_bound().cloned());
+        let name = name.to_owned();
+        let span = self.plan.clone();
+        self.with_reader(move |npz| {
+            // Positioned reads: each a GET of its bytes, or a scan's window.
+            *span.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            Ok(npz.read_range::<T, D>(&name, rows)?)
+        })
+        .await
+    }
+
+    /// Reads every member, in archive order, as
+    /// [`ndnpy::NpzReader::arrays`] does: the archive's members stream in one
+    /// GET, and the next members are inflated on other cores while earlier
+    /// ones are decoded (in the memory bound of
+    /// [`ndnpy::NpzReader::read_ahead`]). The first member that cannot be
+    /// read ends it with its error.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{Location, RemoteNpz};
+    /// use object_store::{memory::InMemory, ObjectStoreExt};
+    /// use std::{io::Cursor, sync::Arc};
+    ///
+    /// let mut w = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// w.add("x", &ndarray::array![1.0f64, 2.0])?;
+    /// w.add("y", &ndarray::array![3u8])?;
+    /// let store = Arc::new(InMemory::new());
+    /// store.put(&"all.npz".into(), w.finish_into_inner()?.into_inner().into()).await?;
+    ///
+    /// let npz = RemoteNpz::open(&Location::new(store, "all.npz")).await?;
+    /// let all = npz.read_all().await?;
+    /// assert_eq!(all.len(), 2);
+    /// assert_eq!(all[1].0, "y");
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn read_all(&self) -> Result<Vec<(String, AnyArray)>> {
+        let span = self.plan.clone();
+        let size = self.object.size();
+        self.with_reader(move |npz| {
+            let set = |to: Option<std::ops::Range<u64>>| {
+                *span.lock().unwrap_or_else(|p| p.into_inner()) = to;
+            };
+            set(Some(0..size));
+            let all: std::result::Result<Vec<_>, _> =
+                npz.arrays().map(|(n, a)| a.map(|a| (n, a))).collect();
+            set(None);
+            Ok(all?)
         })
         .await
     }
