@@ -366,4 +366,37 @@ mod tests {
         twisted.checkpoints.swap(0, 1);
         assert!(parse(&encode(&[("a.npy", &twisted)], 1, (0, 0)), 1, (0, 0)).is_none());
     }
+
+    #[test]
+    fn a_second_reader_starts_with_the_first_readers_index() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.npz");
+        let a = ndarray::Array1::from_iter((0..3_000_000u64).map(|i| i * i % 977));
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        zip.start_file("a.npy", options).unwrap();
+        zip.write_all(&crate::WriteNpy::to_npy_bytes(&a).unwrap())
+            .unwrap();
+        std::fs::write(&path, zip.finish().unwrap().into_inner()).unwrap();
+        let mut first = NpzReader::open(&path).unwrap();
+        first.use_index_sidecar(true).unwrap();
+        first
+            .read_range::<u64, ndarray::Ix1>("a", 2_900_000..2_900_010)
+            .unwrap();
+        let built = first.indexes[&0].checkpoints.len();
+        assert!(built > 3, "{built}");
+        // The second reader's first read, near the start, needs nothing
+        // past the first checkpoint, yet holds them all: from the file.
+        let mut second = NpzReader::open(&path).unwrap();
+        second.use_index_sidecar(true).unwrap();
+        let rows = second.read_range::<u64, ndarray::Ix1>("a", 5..7).unwrap();
+        assert_eq!(rows, a.slice(ndarray::s![5..7]));
+        assert_eq!(second.indexes[&0], first.indexes[&0]);
+        // Without the sidecar it starts from nothing.
+        let mut third = NpzReader::open(&path).unwrap();
+        third.read_range::<u64, ndarray::Ix1>("a", 5..7).unwrap();
+        assert_eq!(third.indexes[&0].checkpoints.len(), 1);
+    }
 }
