@@ -76,9 +76,10 @@ struct Cli {
     opaque: bool,
     /// Read raw items as this ml_dtypes format, giving float32 values (what
     /// JAX sees): np.save writes bfloat16 as '<V2', float8_e4m3fn as '<V1'
-    /// and float8_e5m2 as '<f1'. Other arrays are read as they are.
+    /// and float8_e5m2 as '<f1'. Other arrays are read as they are. Give it
+    /// twice (a 2-byte and a 1-byte format) for files holding both.
     #[arg(long = "as", global = true, value_enum, value_name = "TYPE")]
-    as_type: Option<reinterpret::AsType>,
+    as_type: Vec<reinterpret::AsType>,
     #[command(subcommand)]
     command: Command,
 }
@@ -641,8 +642,9 @@ fn main() {
             EncodingArg::Bytes => ndnpy::PickleEncoding::Bytes,
         });
     input::set_read_options(options);
-    if let Some(as_type) = cli.as_type {
-        reinterpret::set(as_type);
+    if let Err(message) = reinterpret::set(&cli.as_type) {
+        eprintln!("ndnpy: {message}");
+        std::process::exit(EXIT_USAGE);
     }
     let mut outcome = Outcome::new(json);
     let mut remote = remote::Remote::new();

@@ -37,19 +37,45 @@ impl AsType {
     }
 }
 
-/// The `--as` of this run (set once by `main`).
-static AS_TYPE: std::sync::OnceLock<AsType> = std::sync::OnceLock::new();
+/// The `--as` formats of this run (set once by `main`): at most one per
+/// item size, so that bfloat16 ('<V2') and float8 ('<V1') arrays can be
+/// read in one run.
+static AS_TYPES: std::sync::OnceLock<Vec<AsType>> = std::sync::OnceLock::new();
 
-/// Sets the `--as` of this run; the first call wins.
-pub fn set(as_type: AsType) {
-    let _ = AS_TYPE.set(as_type);
+/// Sets the `--as` formats of this run; the first call wins. Two formats
+/// of one item size are refused (which would apply is not said).
+pub fn set(as_types: &[AsType]) -> Result<(), String> {
+    for (i, a) in as_types.iter().enumerate() {
+        if let Some(b) = as_types[..i]
+            .iter()
+            .find(|b| b.size() == a.size() && *b != a)
+        {
+            return Err(format!(
+                "--as {} and --as {} both name {}-byte items: give one format per item size",
+                name(*b),
+                name(*a),
+                a.size()
+            ));
+        }
+    }
+    let _ = AS_TYPES.set(as_types.to_vec());
+    Ok(())
 }
 
-/// The `--as` of this run (`convert` to safetensors writes raw items as
-/// that type).
+/// The `--as` value spelling of `as_type`.
+fn name(as_type: AsType) -> String {
+    use clap::ValueEnum;
+    as_type
+        .to_possible_value()
+        .map(|v| v.get_name().to_owned())
+        .unwrap_or_default()
+}
+
+/// The `--as` formats of this run (`convert` to safetensors writes raw
+/// items as those types).
 #[cfg_attr(not(feature = "safetensors"), allow(dead_code))]
-pub fn current() -> Option<AsType> {
-    AS_TYPE.get().copied()
+pub fn current() -> &'static [AsType] {
+    AS_TYPES.get().map_or(&[], Vec::as_slice)
 }
 
 /// Whether `dtype` is raw items of `size` bytes: void, or (for one byte)
@@ -63,16 +89,20 @@ pub fn raw_items(dtype: &DType, size: usize) -> bool {
     }
 }
 
-/// The array as `--as` reads it: raw items of the format's size become
+/// The array as `--as` reads it: raw items of a format's size become
 /// `float32` values; everything else is left alone.
 pub fn apply(opened: Opened<'_>) -> Opened<'_> {
-    let Some(&as_type) = AS_TYPE.get() else {
+    // '<f1' is what ml_dtypes writes for float8_e5m2 alone: another
+    // 1-byte format does not apply to it (its values would be wrong).
+    let f1 = matches!(&opened.header.dtype, DType::Scalar(s) if s.kind == Kind::Float);
+    let Some(as_type) = current()
+        .iter()
+        .copied()
+        .find(|t| raw_items(&opened.header.dtype, t.size()) && (!f1 || *t == AsType::Float8E5m2))
+    else {
         return opened;
     };
     let from = as_type.size();
-    if !raw_items(&opened.header.dtype, from) {
-        return opened;
-    }
     let mut header = opened.header.clone();
     header.dtype = DType::parse("<f4").expect("a valid dtype");
     Opened {

@@ -255,7 +255,7 @@ mod imp {
             )));
         }
         let mut options = SafetensorsOptions::default().compressed(opts.compress);
-        if let Some(as_type) = crate::reinterpret::current() {
+        for &as_type in crate::reinterpret::current() {
             let name = as_type.to_possible_value().map(|v| v.get_name().to_owned());
             let format: MlDtype = name
                 .unwrap_or_default()

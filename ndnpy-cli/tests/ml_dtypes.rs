@@ -119,3 +119,41 @@ fn f1_is_read_as_float8_e5m2() {
         stdout(&out)
     );
 }
+
+/// `--as` twice, one format per item size: bfloat16 and float8 files read
+/// in one run; `<f1` stays float8_e5m2 whatever 1-byte format is named.
+#[test]
+fn as_given_twice_reads_each_item_size_as_its_format() {
+    let both = ["--as", "bfloat16", "--as", "float8_e4m3fn"];
+    for (raw, f32s) in [
+        ("bf16.npy", "bf16.f32.npy"),
+        ("f8e4m3fn.npy", "f8e4m3fn.f32.npy"),
+    ] {
+        let raw = format!("{DIR}/{raw}");
+        let f32s = format!("{DIR}/{f32s}");
+        let ours = ndnpy(&[&both[..], &["show", &raw]].concat());
+        let theirs = ndnpy(&["show", &f32s]);
+        assert_eq!(code(&ours), 0, "{raw}: {}", stderr(&ours));
+        assert_eq!(stdout(&ours), stdout(&theirs), "{raw}");
+    }
+    // '<f1' is float8_e5m2: --as float8_e4m3fn leaves it as read without
+    // --as (not decoded as e4m3fn, whose values differ).
+    let f1 = format!("{DIR}/f8e5m2.npy");
+    let ours = ndnpy(&[&both[..], &["show", &f1]].concat());
+    assert_eq!(stdout(&ours), stdout(&ndnpy(&["show", &f1])));
+    // Two formats of one size: which applies is not said, so refused.
+    let out = ndnpy(&[
+        "--as",
+        "float8_e4m3fn",
+        "--as",
+        "float8_e5m2",
+        "show",
+        &format!("{DIR}/f8e4m3fn.npy"),
+    ]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("one format per item size"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -187,10 +187,17 @@ impl FromStr for MlDtype {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SafetensorsOptions {
-    /// The format of raw members (`'<V2'`, `'<V1'`, `'<f1'`) when writing
-    /// safetensors; `None` (the default) refuses them. A raw member of
-    /// another item size than the format's is refused too.
+    /// The format of raw members (`'<V2'`, `'<V1'`) of its item size when
+    /// writing safetensors; `None` (the default) refuses them. A raw
+    /// member of another item size is refused too, unless
+    /// [`SafetensorsOptions::raw_as_also`] gives a format of its size.
+    /// (`'<f1'` is always float8_e5m2: ml_dtypes writes no other format so.)
     pub raw_as: Option<MlDtype>,
+    /// A second format, for raw members of the other item size than
+    /// [`SafetensorsOptions::raw_as`]'s: one file may hold bfloat16
+    /// (`'<V2'`) and float8_e4m3fn (`'<V1'`) members. Set by a second
+    /// [`SafetensorsOptions::raw_as`] call with a format of the other size.
+    pub raw_as_also: Option<MlDtype>,
     /// Entries for the safetensors file's `__metadata__`, over (replacing
     /// keys of) those of the archive's [`METADATA_MEMBER`].
     pub metadata: HashMap<String, String>,
@@ -214,9 +221,35 @@ impl SafetensorsOptions {
     /// let o = SafetensorsOptions::default().raw_as(MlDtype::Float8E5M2);
     /// assert_eq!(o.raw_as, Some(MlDtype::Float8E5M2));
     /// ```
+    ///
+    /// Called again with a format of the other item size, it sets
+    /// [`SafetensorsOptions::raw_as_also`]: each item size has its format.
+    ///
+    /// ```
+    /// use ndnpy::safetensors::{MlDtype, SafetensorsOptions};
+    /// let o = SafetensorsOptions::default()
+    ///     .raw_as(MlDtype::Bfloat16)
+    ///     .raw_as(MlDtype::Float8E4M3Fn);
+    /// assert_eq!(o.raw_as, Some(MlDtype::Bfloat16));
+    /// assert_eq!(o.raw_as_also, Some(MlDtype::Float8E4M3Fn));
+    /// ```
     pub fn raw_as(mut self, format: MlDtype) -> Self {
-        self.raw_as = Some(format);
+        match self.raw_as {
+            Some(first) if first.itemsize() != format.itemsize() => self.raw_as_also = Some(format),
+            _ => self.raw_as = Some(format),
+        }
         self
+    }
+
+    /// The format for raw items of `itemsize` bytes: the one of that size,
+    /// or else [`SafetensorsOptions::raw_as`] (whose size the caller's
+    /// error then names), or none.
+    pub(crate) fn raw_format(&self, itemsize: usize) -> Option<MlDtype> {
+        [self.raw_as, self.raw_as_also]
+            .into_iter()
+            .flatten()
+            .find(|f| f.itemsize() == itemsize)
+            .or(self.raw_as)
     }
 
     /// Sets [`SafetensorsOptions::metadata`].

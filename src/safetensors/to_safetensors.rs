@@ -365,7 +365,8 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
                 (header, None, big)
             }
         };
-        let mut conversion = dtypes::to_safetensors(&name, &header, options.raw_as)?;
+        let raw_as = options.raw_format(raw_itemsize(&header));
+        let mut conversion = dtypes::to_safetensors(&name, &header, raw_as)?;
         if big && conversion.dtype == Dtype::BF16 {
             // ml_dtypes writes '>V2' for a byte-swapped bfloat16 array;
             // the parsed dtype drops the mark (NumPy's rule for raw items),
@@ -485,6 +486,21 @@ impl<R: Read + Seek> View for Bound<'_, '_, '_, R> {
 
     fn data_len(&self) -> usize {
         self.tensor.len
+    }
+}
+
+/// The item size of `header`'s raw items (`V1`, `V2`, alone or as a
+/// sub-array's items), 0 for any other dtype: which of the formats of
+/// [`SafetensorsOptions`] applies.
+fn raw_itemsize(header: &Header) -> usize {
+    use crate::format::dtype::{DType, Kind};
+    match &header.dtype {
+        DType::Scalar(s) if s.kind == Kind::Void => s.size,
+        DType::SubArray(inner, _) => match &**inner {
+            DType::Scalar(s) if s.kind == Kind::Void => s.size,
+            _ => 0,
+        },
+        _ => 0,
     }
 }
 

@@ -421,3 +421,34 @@ fn zstd_members_beyond_deflate_ratio_convert() {
     npz_to_safetensors(&map(&src), &out).unwrap();
     assert_eq!(st(&out).data("zeros").unwrap().len(), 8 << 20);
 }
+
+#[test]
+fn bfloat16_and_float8_members_in_one_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("mixed.npz");
+    let mut w = NpzWriter::create(&src).unwrap();
+    w.add("bf", &array![bf16::from_f32(1.5)]).unwrap();
+    w.add("f8", &array![Float8E4M3Fn::from_bits(0x38)]).unwrap();
+    w.finish().unwrap();
+    let out = dir.path().join("o.safetensors");
+    for options in [
+        SafetensorsOptions::default()
+            .raw_as(MlDtype::Bfloat16)
+            .raw_as(MlDtype::Float8E4M3Fn),
+        SafetensorsOptions::default()
+            .raw_as(MlDtype::Float8E4M3Fn)
+            .raw_as(MlDtype::Bfloat16),
+    ] {
+        npz_to_safetensors_with(&map(&src), &out, &options).unwrap();
+        let file = st(&out);
+        assert_eq!(file.dtype("bf").unwrap(), "BF16");
+        assert_eq!(file.dtype("f8").unwrap(), "F8_E4M3");
+        assert_eq!(file.data("f8").unwrap(), [0x38]);
+        // And back: the archive converts again to the same file.
+        let back = dir.path().join("back.npz");
+        safetensors_to_npz(&file, &back).unwrap();
+        let again = dir.path().join("again.safetensors");
+        npz_to_safetensors_with(&map(&back), &again, &options).unwrap();
+        assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&out).unwrap());
+    }
+}
