@@ -1,9 +1,12 @@
 //! Zeroed buffers that cost nothing until written: the output (hundreds
 //! of MiB) and the chunk buffers are allocated zeroed by the allocator
 //! (fresh pages from the kernel, already zero), not zeroed by a pass of
-//! our own, and backed by transparent huge pages where Linux allows, so
-//! that the first write to each 2 MiB takes one page fault, not 512.
-//! Allocation failure is an error, never an abort.
+//! our own. Allocation failure is an error, never an abort.
+//!
+//! No transparent huge pages: asked for with `MADV_HUGEPAGE`, they made
+//! inflating 512 MiB take 1.3 to 2.5 s of CPU instead of a steady 1.5 s on
+//! the 2-core machine (the kernel finding and clearing 2 MiB pages at the
+//! first write).
 
 use std::alloc::{alloc_zeroed, Layout};
 
@@ -32,7 +35,6 @@ pub(super) fn zeroed<T: Zeroable>(len: usize) -> Option<Vec<T>> {
     if ptr.is_null() {
         return None;
     }
-    crate::io::source::advise_huge_pages(ptr.cast(), layout.size());
     // SAFETY: `ptr` was allocated by the global allocator with the layout
     // of `[T; len]` (so `Vec`'s deallocation with capacity `len` matches
     // it), and all its `len` elements are initialised: zero bytes, a valid
