@@ -132,7 +132,7 @@ pub(super) fn inflate(data: &[u8], size: usize, plan: Plan) -> io::Result<(Vec<u
 }
 
 /// Inflates `data` into exactly `out` by `plan`; gives the CRC-32.
-fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u32, Bad> {
+pub(super) fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u32, Bad> {
     let size = out.len();
     let count = data.len().div_ceil(plan.chunk).max(1);
     let starts = |k: usize| (k as u64).saturating_mul(plan.chunk as u64 * 8);

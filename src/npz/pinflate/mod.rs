@@ -147,6 +147,23 @@ pub(crate) fn inflate_parallel(
     )
 }
 
+/// [`inflate_parallel`] into the caller's `out` (exactly the declared
+/// size: an array's own memory, say, so that the bytes are not copied
+/// again); gives the CRC-32. On error, `out` holds unspecified bytes.
+// For the array readers, which still take a `Vec` from `inflate.rs`.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn inflate_parallel_into(
+    compressed: &[u8],
+    out: &mut [u8],
+    threads: usize,
+) -> io::Result<u32> {
+    if out.len() as u64 > (compressed.len() as u64).saturating_mul(1032) + 1024 {
+        return Err(Bad::TooLong.into_io());
+    }
+    let plan = driver::Plan::new(compressed.len(), out.len(), threads);
+    driver::inflate_into(compressed, out, plan).map_err(Bad::into_io)
+}
+
 /// [`inflate_parallel`] with chunks of `chunk` compressed bytes (0: the
 /// default), for the fuzz target and the benchmark. Not a public API.
 #[doc(hidden)]

@@ -295,3 +295,17 @@ fn chunks_over_their_cap_are_finished_by_the_resolver() {
         }
     }
 }
+
+#[test]
+fn inflating_into_the_callers_buffer() {
+    let data: Vec<u8> = (0..3_000_000u32)
+        .map(|i| (i % 251) as u8 ^ (i >> 12) as u8)
+        .collect();
+    let stream = deflate(&data, 6);
+    let mut out = vec![0xAAu8; data.len()];
+    let crc = super::inflate_parallel_into(&stream, &mut out, 2).unwrap();
+    assert!(out == data);
+    assert_eq!(crc, crc32fast::hash(&data));
+    let mut short = vec![0u8; data.len() - 1];
+    assert!(super::inflate_parallel_into(&stream, &mut short, 2).is_err());
+}
