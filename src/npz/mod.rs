@@ -21,6 +21,7 @@
 mod ahead;
 mod codec;
 mod deflate;
+mod direct;
 mod directory;
 mod inflate;
 mod info;

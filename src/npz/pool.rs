@@ -6,10 +6,12 @@
 //! never idle while there is work, and one core is never slower than no
 //! read-ahead.
 //!
-//! A job inflates with libdeflate, one member on one thread: several
-//! members at once use the cores better than one member split up
-//! (`pinflate`), which the caller uses only for a large member with no
-//! other work beside it.
+//! A job inflates one member on one thread: several members at once use
+//! the cores better than one member split up (`pinflate`), which the
+//! caller uses only for a large member with no other work beside it. A
+//! job that returns bytes inflates with libdeflate into a buffer kept for
+//! reuse; one that returns the array (the iterator's) inflates straight
+//! into the array (`direct.rs`).
 
 use super::inflate::{inflate, inflate_piece};
 use super::{in_member, member_io_error};
@@ -341,6 +343,11 @@ fn inflate_job(work: Work, mut out: Vec<u8>, threads: usize) -> (Result<Output>,
         crc,
         want,
     } = work;
+    if let (Want::Any(options), 1) = (want, threads) {
+        // Straight into the array: no buffer of the member's size.
+        let any = super::direct::read_any(&name, &compressed, size as u64, crc, &options);
+        return (any.map(Output::Any), vec![compressed, out]);
+    }
     let inflated = if threads > 1 {
         // May run on every core (`pinflate`), into memory of its own.
         inflate(&compressed, size).map(|(bytes, sum)| {

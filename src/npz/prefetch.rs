@@ -12,10 +12,10 @@
 //! the window, and nothing is read ahead while it is being read, so that
 //! the cores are not taken twice.
 //!
-//! Memory: besides the member being read, at most `2 × threads` members
+//! Memory: besides the member being read, at most `threads + 1` members
 //! and [`AHEAD_BYTES`] of their declared sizes plus compressed bytes (at
-//! least one member, of at most [`JOB_MAX`] bytes), and up to eight
-//! buffers of at most 64 MiB kept for reuse while a plan is being read.
+//! least one member, of at most [`JOB_MAX`] bytes), and at most 256 MiB
+//! of buffers kept for reuse while a plan is being read.
 
 use super::directory::{Entry, DEFLATED};
 use super::inflate::{inflate_whole, MAX_RATIO};
@@ -174,7 +174,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// members skipped are dropped); a member not in the plan leaves it as
     /// it is. A new call replaces the plan; an empty list ends it.
     ///
-    /// Memory: besides the member being read, at most `2 × threads`
+    /// Memory: besides the member being read, at most `threads + 1`
     /// members (each at most 64 MiB) and 256 MiB of their bytes
     /// (decompressed plus compressed) are held ahead, and at most 256 MiB
     /// of buffers are kept for reuse until the plan ends. Stored members,
@@ -241,9 +241,20 @@ impl<R: Read + Seek> NpzReader<R> {
     /// result if it had one (its own errors already name the member).
     pub(super) fn planned(&mut self, index: usize) -> Option<Result<Output>> {
         let pos = self.ahead.advance(index)?;
-        let job = self.ahead.job_at(pos);
-        if !matches!(kind(&self.directory.entries[index]), Kind::Alone) {
+        let mut job = self.ahead.job_at(pos);
+        let kind = kind(&self.directory.entries[index]);
+        if !matches!(kind, Kind::Alone) {
             self.top_up();
+        }
+        if let (None, Kind::Job(_)) = (job, kind) {
+            // Not read ahead (the plan's first member, or one after a
+            // member read alone): a job all the same, run here, so that it
+            // too is inflated into reused memory while the next ones run.
+            if let Some(work) = self.read_compressed(index) {
+                let ahead = &mut self.ahead;
+                let pool = ahead.pool.get_or_insert_with(|| Pool::new(ahead.threads));
+                job = Some(pool.submit(work));
+            }
         }
         let result = job.map(|id| self.ahead.pool.as_ref().expect("jobs have a pool").take(id));
         if self.ahead.finished() {
@@ -277,7 +288,7 @@ impl<R: Read + Seek> NpzReader<R> {
                 Kind::Alone => break,
                 Kind::Job(cost) => cost,
             };
-            if count >= 2 * self.ahead.threads || (count > 0 && bytes + cost > AHEAD_BYTES) {
+            if count > self.ahead.threads || (count > 0 && bytes + cost > AHEAD_BYTES) {
                 break;
             }
             self.ahead.scheduled += 1;
@@ -378,9 +389,9 @@ mod tests {
         for (k, name) in names.iter().enumerate() {
             npz.read_any(name).unwrap();
             let (count, bytes) = held(&npz);
-            assert!(count <= 6, "{count} jobs after m{k}");
+            assert!(count <= 4, "{count} jobs after m{k}");
             assert!(bytes <= AHEAD_BYTES);
-            assert_eq!(count, 6.min(names.len() - k - 1), "after m{k}");
+            assert_eq!(count, 4.min(names.len() - k - 1), "after m{k}");
             assert!(npz.ahead.jobs.iter().all(|j| j.0 > k));
         }
         assert!(npz.ahead.plan.is_empty(), "a used-up plan is dropped");
