@@ -120,7 +120,7 @@ impl<R: Read + Seek> NpzReader<R> {
             .filter(|p| p.fits(entry.size, entry.compressed_size));
         if let Some(pieces) = pieces {
             let size = entry.size;
-            return self.from_pieces(data_start, &pieces, size, start, end);
+            return self.rows_in_pieces(data_start, &pieces, size, start, end);
         }
         let key = MemberKey {
             data_start,
@@ -154,7 +154,7 @@ impl<R: Read + Seek> NpzReader<R> {
 
     /// Bytes `start..end` of a member with a piece table, from the pieces
     /// that hold them.
-    fn from_pieces(
+    fn rows_in_pieces(
         &mut self,
         data_start: u64,
         pieces: &Pieces,

@@ -147,7 +147,7 @@ mod tests {
         let mut lengths = vec![15u8; 2];
         lengths.extend([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
         let t = Table::build(&lengths).unwrap();
-        let root = t.entries[reverse(0b111_1111_111, 10) as usize];
+        let root = t.entries[reverse(0b11_1111_1111, 10) as usize];
         assert!(root.sub && root.len == 5);
         // An incomplete code leaves invalid slots.
         let t = Table::build(&[1]).unwrap();

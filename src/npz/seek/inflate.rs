@@ -347,9 +347,12 @@ impl<R: Read> Inflater<R> {
 mod tests {
     use super::*;
 
+    /// Block boundaries met: bit and output position.
+    type Marks = Vec<(u64, u64)>;
+
     /// Decodes all of `stream` from its start; gives the bytes and the
-    /// boundaries (bit, output position) met.
-    fn decode_all(stream: &[u8]) -> io::Result<(Vec<u8>, Vec<(u64, u64)>)> {
+    /// boundaries met.
+    fn decode_all(stream: &[u8]) -> io::Result<(Vec<u8>, Marks)> {
         let mut inf = Inflater::at(stream, 0, &[], 0)?;
         let (mut out, mut marks) = (Vec::new(), Vec::new());
         loop {
