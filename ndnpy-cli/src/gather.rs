@@ -103,6 +103,7 @@ mod tests {
         let read = Rc::new(Cell::new(0));
         let total = (values.len() * 8) as u64;
         let mut opened = Opened {
+            swapped_raw: false,
             header: Header {
                 dtype: DType::parse("<u8").unwrap(),
                 shape: vec![rows, cols],

@@ -111,12 +111,39 @@ impl<R: Read> DataSource for Streamed<R> {
 struct Counting<R> {
     inner: R,
     count: u64,
+    /// The header's bytes (at most [`SEEN`]): the parsed dtype drops the
+    /// byte order of raw items (`'>V2'`), which `--as` needs.
+    seen: Vec<u8>,
+}
+
+/// How much of a header [`Counting`] keeps.
+const SEEN: usize = 1 << 20;
+
+impl<R> Counting<R> {
+    fn new(inner: R) -> Counting<R> {
+        Counting {
+            inner,
+            count: 0,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Whether the header read spells a big-endian raw item (`'>V2'`:
+    /// ml_dtypes' bfloat16 saved byte-swapped), whose bytes `--as` must
+    /// swap.
+    fn swapped_raw(&self) -> bool {
+        self.seen.windows(3).any(|w| w == b"'>V" || w == b"\">V")
+    }
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.count += n.min(buf.len()) as u64;
+        let n = n.min(buf.len());
+        self.count += n as u64;
+        if self.seen.len() < SEEN {
+            self.seen.extend_from_slice(&buf[..n]);
+        }
         Ok(n)
     }
 }
@@ -137,12 +164,15 @@ impl Read for At<'_> {
 
 /// Parses a preamble from `reader`, returning the header and its length.
 pub fn read_header<R: Read>(reader: R) -> ndnpy::Result<(Header, u64)> {
-    let mut counting = Counting {
-        inner: reader,
-        count: 0,
-    };
+    read_header_marked(reader).map(|(header, offset, _)| (header, offset))
+}
+
+/// [`read_header`], and whether the header spells a big-endian raw item
+/// (see [`Opened::swapped_raw`]).
+fn read_header_marked<R: Read>(reader: R) -> ndnpy::Result<(Header, u64, bool)> {
+    let mut counting = Counting::new(reader);
     let header = Header::read_from_with(&mut counting, &read_options())?;
-    Ok((header, counting.count))
+    Ok((header, counting.count, counting.swapped_raw()))
 }
 
 /// One array ready to be read: its header, where its data starts in its
@@ -154,6 +184,9 @@ pub struct Opened<'a> {
     /// the header declares).
     pub available: u64,
     pub data: Box<dyn DataSource + 'a>,
+    /// The header spells a big-endian raw item (`'>V2'`), which the parsed
+    /// dtype cannot say: `--as` swaps its bytes.
+    pub swapped_raw: bool,
 }
 
 impl Opened<'_> {
@@ -213,12 +246,13 @@ pub fn read_any(opened: &mut Opened<'_>) -> ndnpy::Result<ndnpy::AnyArray> {
 pub fn open_npy(path: &Path) -> CliResult<Opened<'static>> {
     let source = Source::open(path)?;
     let len = source.len().map_err(|e| CliError::io(path, e))?;
-    let (header, offset) = read_header(At {
+    let (header, offset, swapped_raw) = read_header_marked(At {
         source: &source,
         pos: 0,
     })
     .map_err(|e| CliError::lib(path, None, e))?;
     Ok(Opened {
+        swapped_raw,
         available: len.saturating_sub(offset),
         data_offset: offset,
         header,
@@ -277,12 +311,13 @@ impl Npz {
             }));
         }
         if info.compression == Compression::Stored {
-            let (header, offset) = read_header(At {
+            let (header, offset, swapped_raw) = read_header_marked(At {
                 source: &self.source,
                 pos: info.data_start,
             })
             .map_err(|e| err(in_member(name, e)))?;
             return Ok(Opened {
+                swapped_raw,
                 available: info.size.saturating_sub(offset),
                 data_offset: offset,
                 header,
@@ -296,14 +331,13 @@ impl Npz {
             .reader
             .member_reader(name)
             .map_err(|e| CliError::lib(&path, Some(name), e))?;
-        let mut counting = Counting {
-            inner: member,
-            count: 0,
-        };
+        let mut counting = Counting::new(member);
         let header = Header::read_from_with(&mut counting, &read_options())
             .map_err(|e| CliError::lib(&path, Some(name), in_member(name, e)))?;
         let offset = counting.count;
+        let swapped_raw = counting.swapped_raw();
         Ok(Opened {
+            swapped_raw,
             available: info.size.saturating_sub(offset),
             data_offset: offset,
             header,

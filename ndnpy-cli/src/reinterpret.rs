@@ -114,7 +114,9 @@ pub fn apply(opened: Opened<'_>) -> Opened<'_> {
             as_type,
             from,
             raw: Vec::new(),
+            swapped: opened.swapped_raw,
         }),
+        swapped_raw: false,
     }
 }
 
@@ -125,6 +127,8 @@ struct Widened<'a> {
     as_type: AsType,
     from: usize,
     raw: Vec<u8>,
+    /// The items are big-endian (`'>V2'`): reversed before decoding.
+    swapped: bool,
 }
 
 impl DataSource for Widened<'_> {
@@ -140,7 +144,15 @@ impl DataSource for Widened<'_> {
             .chunks_exact_mut(4)
             .zip(self.raw.chunks_exact(self.from))
         {
-            out.copy_from_slice(&self.as_type.decode(item).to_le_bytes());
+            let value = if self.swapped {
+                let mut little = [0u8; 2];
+                little[..item.len()].copy_from_slice(item);
+                little[..item.len()].reverse();
+                self.as_type.decode(&little[..item.len()])
+            } else {
+                self.as_type.decode(item)
+            };
+            out.copy_from_slice(&value.to_le_bytes());
         }
         Ok(())
     }

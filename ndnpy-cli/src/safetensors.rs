@@ -147,6 +147,7 @@ mod imp {
         let header = index.header(name).map_err(lib)?;
         let range = index.data_range(name).map_err(lib)?;
         Ok(Opened {
+            swapped_raw: false,
             header,
             data_offset: range.start,
             available: range.end - range.start,

@@ -36,6 +36,7 @@ pub fn opened(array: &AnyArray) -> ndnpy::Result<Opened<'static>> {
     let bytes = array.to_npy_bytes()?;
     let (header, offset) = read_header(&bytes[..])?;
     Ok(Opened {
+        swapped_raw: false,
         available: bytes.len() as u64 - offset,
         data_offset: offset,
         header,
@@ -323,6 +324,7 @@ fn without_missing(
         shape,
     };
     let opened = Opened {
+        swapped_raw: false,
         available: out.len() as u64 - base,
         data_offset: base,
         header,
