@@ -121,6 +121,16 @@ impl<R: Read> Bits<R> {
         self.count -= n;
     }
 
+    /// The next `n` bits (at most 32), the caller having made them
+    /// available.
+    #[inline(always)]
+    pub(super) fn take_held(&mut self, n: u32) -> u32 {
+        debug_assert!(self.count >= n);
+        let v = self.peek(n);
+        self.drop_bits(n);
+        v
+    }
+
     pub(super) fn take(&mut self, n: u32) -> io::Result<u32> {
         self.need(n)?;
         let v = self.peek(n);
@@ -142,7 +152,14 @@ impl<R: Read> Bits<R> {
     /// One symbol of `table`.
     #[inline]
     pub(super) fn decode(&mut self, table: &Table) -> io::Result<u16> {
-        self.need(15 + 13)?;
+        self.need(15)?;
+        self.lookup(table)
+    }
+
+    /// One symbol of `table`, the caller having made 15 bits available.
+    #[inline(always)]
+    pub(super) fn lookup(&mut self, table: &Table) -> io::Result<u16> {
+        debug_assert!(self.count >= 15);
         let mut e: Entry = table.entries[self.peek(ROOT) as usize];
         if e.sub {
             let sub =

@@ -12,7 +12,7 @@
 //! grows past the buffer's high-water mark by more than one match.
 
 use super::bits::Bits;
-use super::huffman::Table;
+use super::huffman::{Table, ROOT};
 use std::io::{self, Read};
 
 /// How far back a distance reaches.
@@ -294,47 +294,69 @@ impl<R: Read> Inflater<R> {
 
     /// Decodes a Huffman block's symbols up to its end or the mark.
     fn huffman(&mut self, mark: usize) -> io::Result<()> {
-        while self.out.len() < mark {
-            let sym = self.bits.decode(&self.litlen)?;
+        let Inflater {
+            bits,
+            litlen,
+            dist,
+            out,
+            ..
+        } = self;
+        // Pushes never reallocate: at most a match past the mark.
+        out.reserve((mark + 258).saturating_sub(out.len()));
+        let mut ended = false;
+        while out.len() < mark {
+            // A symbol's bits at most: length code and extra bits (20),
+            // distance code and extra bits (28).
+            bits.need(48)?;
+            let sym = bits.lookup(litlen)?;
             if sym < 256 {
-                self.out.push(sym as u8);
+                out.push(sym as u8);
+                // More literals from the bits held, while their codes fit
+                // the root table (no refill, no second level).
+                while bits.count >= 15 && out.len() < mark {
+                    let e = litlen.entries[bits.peek(ROOT) as usize];
+                    if e.sub || e.len == 0 || e.value >= 256 {
+                        break;
+                    }
+                    bits.drop_bits(e.len as u32);
+                    out.push(e.value as u8);
+                }
                 continue;
             }
             if sym == 256 {
-                self.end_block();
-                return if self.bits.overran() {
-                    Err(corrupt("the stream ends early"))
-                } else {
-                    Ok(())
-                };
+                ended = true;
+                break;
             }
             let k = sym as usize - 257;
             if k >= 29 {
                 return Err(corrupt("invalid length code"));
             }
-            let len = LEN_BASE[k] as usize + self.bits.take(LEN_EXTRA[k] as u32)? as usize;
-            let d = self.bits.decode(&self.dist)? as usize;
+            let len = LEN_BASE[k] as usize + bits.take_held(LEN_EXTRA[k] as u32) as usize;
+            let d = bits.lookup(dist)? as usize;
             if d >= 30 {
                 return Err(corrupt("invalid distance code"));
             }
-            let dist = DIST_BASE[d] as usize + self.bits.take(DIST_EXTRA[d] as u32)? as usize;
-            let have = self.out.len();
+            let dist = DIST_BASE[d] as usize + bits.take_held(DIST_EXTRA[d] as u32) as usize;
+            let have = out.len();
             if dist > have {
                 return Err(corrupt("distance too far back"));
             }
             let from = have - dist;
             if dist >= len {
-                self.out.extend_from_within(from..from + len);
+                out.extend_from_within(from..from + len);
             } else {
                 // Overlapping: the source repeats, a period of `dist`.
                 let mut copied = 0;
                 while copied < len {
-                    let n = (len - copied).min(self.out.len() - from - copied);
+                    let n = (len - copied).min(out.len() - from - copied);
                     let at = from + copied;
-                    self.out.extend_from_within(at..at + n);
+                    out.extend_from_within(at..at + n);
                     copied += n;
                 }
             }
+        }
+        if ended {
+            self.end_block();
         }
         if self.bits.overran() {
             return Err(corrupt("the stream ends early"));
