@@ -29,8 +29,9 @@ pub(super) struct Plan {
     cap: usize,
     /// Chunks handed out past the one the resolver waits for.
     ahead: usize,
-    /// The stream's inflated-to-compressed ratio (at least 1).
-    ratio: usize,
+    /// The stream's sizes, compressed and inflated.
+    compressed: usize,
+    size: usize,
 }
 
 impl Plan {
@@ -43,30 +44,31 @@ impl Plan {
     /// a millisecond) stay a few percent.
     pub(super) fn new(compressed: usize, size: usize, threads: usize) -> Plan {
         let threads = threads.clamp(1, MAX_THREADS);
-        let ratio = (size / compressed.max(1)).max(1);
-        let out: u128 = 4 << 20;
-        let chunk = (out * compressed as u128 / size.max(1) as u128) as usize;
-        let chunk = chunk.clamp(256 << 10, 8 << 20);
-        Plan {
+        let plan = Plan {
             threads,
-            chunk,
+            chunk: 1,
             cap: 0,
             ahead: 2 * threads,
-            ratio,
-        }
-        .with_chunk(chunk)
+            compressed,
+            size,
+        };
+        let chunk = plan.compressed_for(4 << 20).clamp(256 << 10, 8 << 20);
+        plan.with_chunk(chunk)
+    }
+
+    /// Compressed bytes that inflate to about `out` bytes, at the
+    /// stream's average ratio.
+    fn compressed_for(&self, out: usize) -> usize {
+        (out as u128 * self.compressed as u128 / self.size.max(1) as u128) as usize
     }
 
     /// The same plan with chunks of `chunk` compressed bytes (tests use
     /// tiny ones, so that every stream spans many chunks).
     pub(super) fn with_chunk(mut self, chunk: usize) -> Plan {
         self.chunk = chunk.max(1);
-        // Room for four times the expected output, from 1 to 64 MiB.
-        self.cap = self
-            .chunk
-            .saturating_mul(self.ratio + 1)
-            .saturating_mul(4)
-            .clamp(1 << 20, 64 << 20);
+        // Room for four times a chunk's expected output, from 1 to 64 MiB.
+        let expected = self.chunk as u128 * self.size as u128 / self.compressed.max(1) as u128;
+        self.cap = (4 * expected).clamp(1 << 20, 64 << 20) as usize;
         self
     }
 }

@@ -3,29 +3,41 @@
 //! `np.savez_compressed` writes, one raw deflate stream each, with no
 //! piece table to split them by.
 //!
-//! The compressed bytes are cut into chunks. For each chunk but the
-//! first, a thread looks for a block start in the chunk's range by trial
-//! (`finder.rs`: dynamic Huffman and stored block headers, checked as the
+//! The compressed bytes are cut into chunks of about 4 MiB of output
+//! (`driver.rs`, `Plan`). For each chunk but the first, a thread looks for
+//! a block start in the chunk's range by trial (`finder.rs`: dynamic
+//! Huffman and stored block headers that are not the last, checked as the
 //! decoder checks them) and decodes from there with the 32 KiB window
 //! unknown: back-references into it become 16-bit markers (`chunk.rs`),
-//! until 32 KiB pass with none, and then plain bytes. It stops at the
-//! first boundary at or past the next chunk's range where a chunk may
-//! start. The resolver (`resolve.rs`) then joins the chunks in order: a
-//! chunk is taken only if it starts exactly where the decoding before it
-//! ended; its markers are replaced from the real window and its CRC-32
-//! joined; anything else is decoded again, sequentially, from the last
-//! true boundary. The whole output's CRC-32 and length are then what the
-//! caller checks against the zip directory.
+//! until 32 KiB pass with none or the real window arrives, and then plain
+//! bytes. It stops at the first boundary at or past the next chunk's
+//! range where a chunk may start. The resolver (`resolve.rs`) joins the
+//! chunks in order: a chunk is taken only if it starts exactly where the
+//! true decoding before it ended (same bit, same kind of boundary), so a
+//! false start of the block finder is dropped, never trusted; what no
+//! chunk covers, the resolver decodes itself, sequentially, from the last
+//! true boundary, straight into the output. The resolver carries only the
+//! window forward; copying a taken chunk into the output with its markers
+//! replaced, and its CRC-32, is a task for any thread. The whole output's
+//! CRC-32 (pieces joined with `combine`) and length are what the caller
+//! checks against the zip directory.
 //!
 //! Memory: the output (the declared size, which the caller has checked
-//! against deflate's largest expansion, 1032:1), plus per chunk in flight
-//! (at most two per thread) two buffers of at most `cap + 4 MiB + 32 KiB`
-//! symbols (`u16` and `u8`), where `cap` is the chunk's output cap
-//! (`Plan`), plus about 40 KiB of tables per thread.
+//! against deflate's largest expansion, 1032:1, and which the stream may
+//! not exceed), plus at most `3 × threads` sets of chunk buffers, each a
+//! `u16` and a `u8` buffer of `cap + 4 MiB + 32 KiB` symbols, where `cap`
+//! is four times a chunk's expected output (1 to 64 MiB; 16 MiB with the
+//! default plan). Buffers are allocated zeroed and reused, so only what
+//! chunks write is resident: about 5 MiB a set for the members measured
+//! (BENCHMARKS.md), at worst `3 × (cap + 4 MiB + 32 KiB)` bytes a set (a
+//! chunk all markers, then one all bytes). Plus 40 KiB of tables a set and
+//! 32 KiB per published window.
 //!
 //! Our own decoder (`decode.rs`, tables in `huffman.rs`, headers in
 //! `block.rs`, bits in `bits.rs`) is needed for the markers: libdeflate
-//! can neither start mid-stream at a bit nor keep unknown window bytes.
+//! can neither start mid-stream at a bit nor keep unknown window bytes;
+//! on one core it runs about as fast as libdeflate on NumPy's float
+//! arrays.
 
 mod bits;
 mod block;
