@@ -1,7 +1,8 @@
 //! bzip2 (method 12), as Python's `zipfile` writes it (`ZIP_BZIP2`): one
-//! bzip2 stream, decoded as it is read by `libbz2-rs-sys` (the `bzip2`
-//! crate's pure-Rust backend). Memory is the decoder's, at most about
-//! 3.6 MB whatever the member claims (bzip2's largest block is 900 kB).
+//! bzip2 stream, decoded as it is read by libbzip2 (the `bzip2` crate on
+//! `bzip2-sys`, the C library Python uses). Memory is the decoder's, at
+//! most about 3.6 MB whatever the member claims (bzip2's largest block is
+//! 900 kB).
 //! The stream ends the member, as for Python's `BZ2Decompressor`: bytes
 //! after it are ignored, and a member shorter than declared is cut short;
 //! compressed bytes that end before the stream does are corrupt.

@@ -22,7 +22,7 @@ use super::parallel::decode_pieces;
 use super::whole::{decode_whole, Whole, WholeCodec};
 use super::{corrupt, Decode, Mode, Raw};
 use crate::npz::directory::Entry;
-use crate::npz::inflate::{Pieces, MAX_RATIO};
+use crate::npz::inflate::Pieces;
 use std::io::{self, BufRead, Read};
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -31,10 +31,17 @@ use std::ops::Range;
 /// default (and Python's).
 const WINDOW_LOG_MAX: u32 = 27;
 
+/// Zstandard's largest expansion: a block of 128 KiB from 4 bytes (an RLE
+/// block, its 3-byte header and the byte), 32 768 to 1. A member that
+/// claims more than its compressed bytes can give is not believed (and not
+/// allocated for: it is streamed, its memory growing with the bytes that
+/// come).
+const MAX_RATIO: u64 = 1 << 15;
+
 /// The decoder of Zstandard member `entry`: its segments on every core
 /// when ndnpy wrote it and it is to be read whole (up to `mode`'s bound,
-/// and believable as deflate's: [`decode_whole`] with deflate's ratio,
-/// so a member that compresses better is streamed), streamed otherwise.
+/// and believable: [`decode_whole`] with [`MAX_RATIO`]), streamed
+/// otherwise.
 pub(crate) fn open<'a, R: BufRead + 'a>(
     entry: &Entry,
     raw: Raw<'a, R>,
