@@ -472,3 +472,36 @@ fn bsr_rows_are_bounded_by_the_values_present() {
         .unwrap();
     assert_eq!((info.shape, info.nnz), ([1 << 28, 2], 0));
 }
+
+/// Reading every member of an archive (`NpzReader::arrays`, which decodes
+/// the next members on other cores) holds one member's values of zero size
+/// at a time, not one per core: 16 members of 2**20 `<U0` each, padded
+/// past the read-ahead's threshold with bytes after the data (which
+/// readers ignore), come from 4 KiB of deflated input.
+#[test]
+fn reading_every_member_holds_one_members_zero_size_values_at_a_time() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let mut padded = npy_v1(
+        "{'descr': '<U0', 'fortran_order': False, 'shape': (1048576,), }",
+        &[],
+    );
+    padded.resize(padded.len() + 70_000, 0);
+    let names: Vec<String> = (0..16).map(|i| format!("m{i}.npy")).collect();
+    let members: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &padded[..])).collect();
+    let npz = archive(&members, zip::CompressionMethod::Deflated);
+    assert!(npz.len() < 8 << 10, "{} bytes", npz.len());
+    let (read, cost) = measure(|| {
+        let mut reader = NpzReader::new(Cursor::new(&npz[..])).unwrap();
+        let mut read = 0;
+        for member in reader.arrays() {
+            let array = member.1.unwrap();
+            assert_eq!(array.shape(), [1 << 20]);
+            read += 1;
+        }
+        read
+    });
+    assert_eq!(read, 16);
+    // One member's 2**20 empty strings are 24 MiB; two may be alive at a
+    // hand-over, never one per core ahead.
+    assert!(cost.peak < 56 * MIB, "peak {} MiB", cost.peak / MIB);
+}

@@ -92,13 +92,17 @@ unsafe impl SizedRead for Direct<'_> {
 /// Reads the member `name` whose deflate stream is `compressed` (declared
 /// `size` bytes, CRC-32 `crc`) with `read_any`, inflating its data straight
 /// into the array. The size and CRC-32 are checked after the data.
+///
+/// `None` for a member whose header declares values of zero size: they
+/// cost memory its bytes do not bound, so the caller decodes it when it
+/// takes it, never ahead.
 pub(super) fn read_any(
     name: &str,
     compressed: &[u8],
     size: u64,
     crc: u32,
     options: &ReadOptions,
-) -> Result<AnyArray> {
+) -> Result<Option<AnyArray>> {
     let mut member = Direct {
         input: compressed,
         inflater: flate2::Decompress::new(false),
@@ -107,6 +111,9 @@ pub(super) fn read_any(
     };
     let (head, offset) =
         header::read_preamble(&mut member, options).map_err(|e| in_member(name, e))?;
+    if head.zero_size_count() > 0 {
+        return Ok(None);
+    }
     let array = crate::pickle::read_any(
         &head,
         &mut Source::Sized {
@@ -135,7 +142,7 @@ pub(super) fn read_any(
             name: name.to_owned(),
         });
     }
-    Ok(array)
+    Ok(Some(array))
 }
 
 #[cfg(test)]
@@ -156,7 +163,7 @@ mod tests {
         let z = deflated(&npy);
         let (size, crc) = (npy.len() as u64, crc32fast::hash(&npy));
         let options = ReadOptions::default();
-        let got = read_any("m", &z, size, crc, &options).unwrap();
+        let got = read_any("m", &z, size, crc, &options).unwrap().unwrap();
         assert_eq!(got, AnyArray::F64(a.into_dyn()));
         assert!(matches!(
             read_any("m", &z, size, crc ^ 1, &options),

@@ -343,10 +343,14 @@ fn inflate_job(work: Work, mut out: Vec<u8>, threads: usize) -> (Result<Output>,
         crc,
         want,
     } = work;
-    if let (Want::Any(options), 1) = (want, threads) {
+    if let (Want::Any(options), 1) = (&want, threads) {
         // Straight into the array: no buffer of the member's size.
-        let any = super::direct::read_any(&name, &compressed, size as u64, crc, &options);
-        return (any.map(Output::Any), vec![compressed, out]);
+        match super::direct::read_any(&name, &compressed, size as u64, crc, options) {
+            Ok(Some(any)) => return (Ok(Output::Any(any)), vec![compressed, out]),
+            Err(e) => return (Err(e), vec![compressed, out]),
+            // Values of zero size: handed over as bytes (below).
+            Ok(None) => {}
+        }
     }
     let inflated = if threads > 1 {
         // May run on every core (`pinflate`), into memory of its own.
@@ -374,6 +378,10 @@ fn inflate_job(work: Work, mut out: Vec<u8>, threads: usize) -> (Result<Output>,
             Err(e)
         }
         (Ok(()), Want::Bytes) => Ok(Output::Bytes(out)),
+        // Values of no bytes cost memory the member's bytes do not bound
+        // (2**20 empty strings from a few KiB): decoded by the caller when
+        // it takes the member, never several ahead at once.
+        (Ok(()), Want::Any(options)) if claims_zero_size(&out, &options) => Ok(Output::Bytes(out)),
         (Ok(()), Want::Any(options)) => {
             let any = read_inflated(&out, &options, |h, s| {
                 crate::pickle::read_any(h, s, &options)
@@ -384,6 +392,13 @@ fn inflate_job(work: Work, mut out: Vec<u8>, threads: usize) -> (Result<Output>,
         }
     };
     (result, spent)
+}
+
+/// Whether the `.npy` bytes' header declares values of zero size
+/// (`|S0`, `<U0`, `|V0`, empty records or sub-arrays).
+fn claims_zero_size(npy: &[u8], options: &ReadOptions) -> bool {
+    crate::format::header::read_preamble(&mut &npy[..], options)
+        .is_ok_and(|(header, _)| header.zero_size_count() > 0)
 }
 
 /// Inflates the whole stream `compressed` into `out`, made exactly `size`
