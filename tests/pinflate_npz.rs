@@ -8,11 +8,11 @@ use ndnpy::{Error, NpzReader, WriteNpy};
 use std::io::{Cursor, Write};
 
 /// An archive with one deflated member `a.npy` (zip's deflate: one raw
-/// stream, as `np.savez_compressed` writes), over 16 MiB so that it is
+/// stream, as `np.savez_compressed` writes), over 32 MiB so that it is
 /// inflated in parallel; the array and the member's `.npy` bytes.
 fn archive() -> (Vec<u8>, Array1<f64>, Vec<u8>) {
     let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let a: Array1<f64> = (0..2_200_000)
+    let a: Array1<f64> = (0..4_300_000)
         .map(|i| {
             x ^= x << 13;
             x ^= x >> 7;
@@ -51,7 +51,7 @@ fn patch_headers(bytes: &mut [u8], from: [u8; 4], to: [u8; 4]) -> usize {
 #[test]
 fn large_numpy_style_members_read_exactly_on_every_core() {
     let (bytes, a, npy) = archive();
-    assert!(npy.len() > 16 << 20);
+    assert!(npy.len() > 32 << 20);
     let mut npz = NpzReader::new(Cursor::new(bytes.clone())).unwrap();
     assert_eq!(npz.read::<f64, Ix1>("a").unwrap(), a);
     assert!(npz.raw("a").unwrap() == npy);
