@@ -31,7 +31,7 @@ pub(crate) const DEFAULT_LEVEL: i32 = 3;
 /// large enough that a segment loses little to its own window (the
 /// compression suite is 0.5% smaller than with 1 MiB, and 0.1% larger
 /// than with 4 MiB), small enough to keep every core busy on members of a
-/// few megabytes (BENCHMARKS.md, "Zstandard").
+/// few megabytes (BENCHMARKS.md, "Zstandard, and the other zip methods").
 pub(crate) const SEGMENT: usize = 2 << 20;
 
 /// The levels zstd offers beyond its fast ones.
