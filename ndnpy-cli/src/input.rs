@@ -8,7 +8,6 @@ use crate::source::{Source, SourceReader};
 use ndnpy::{Compression, Header, NpzReader, ReadOptions};
 use std::fs::File;
 use std::io::{self, BufReader, Read};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -45,10 +45,13 @@ pub fn is_remote(path: &Path) -> bool {
 /// and reads one version of the object. Only the last few are kept (a
 /// reader holds its open streams and buffers): a command goes through its
 /// inputs one or two at a time, so older ones are done with.
-fn objects() -> &'static Mutex<Vec<(String, Arc<Mutex<ObjectReader>>)>> {
-    static OBJECTS: OnceLock<Mutex<Vec<(String, Arc<Mutex<ObjectReader>>)>>> = OnceLock::new();
+fn objects() -> &'static Mutex<Vec<(String, Shared)>> {
+    static OBJECTS: OnceLock<Mutex<Vec<(String, Shared)>>> = OnceLock::new();
     OBJECTS.get_or_init(Default::default)
 }
+
+/// An object's reader, shared by the opens of one URL.
+type Shared = Arc<Mutex<ObjectReader>>;
 
 /// How many readers [`objects`] keeps (`diff` holds two inputs at once).
 const KEPT: usize = 4;
