@@ -876,7 +876,7 @@ fn object_arrays_are_not_cut_or_appended() {
     let path = dir.path().join("o.npy");
     let values =
         ndarray::arr1(&[ndnpy::pickle::PyValue::None, ndnpy::pickle::PyValue::None]).into_dyn();
-    let bytes = ndnpy::pickle::to_object_npy_bytes(&values).unwrap();
+    let bytes = ndnpy::WriteNpy::to_npy_bytes(&values).unwrap();
     std::fs::write(&path, &bytes).unwrap();
     for err in [
         NpyFile::open_append(&path).unwrap_err(),
