@@ -26,7 +26,7 @@ use crate::io::fs::{
     copy_identity, is_pseudo_fs, links, lock, reserve, same_file, sync_if_supported, unlock,
 };
 use crate::io::spare::{self, Renamed, SPARE_MIN};
-use crate::io::temp::{create_temp, folder, link_anonymous, no_file_name};
+use crate::io::temp::{create_temp, folder, link_anonymous, no_file_name, remove_stale};
 use crate::options::WriteOptions;
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -109,6 +109,9 @@ impl TempFile {
                 let spares = options.keeps_spare() && len >= SPARE_MIN;
                 if let Some(old) = old.as_ref().filter(|_| spares) {
                     if let Some((file, path)) = spare::take(&target, old, len) {
+                        // As `create_temp` does: a writer killed between
+                        // its exchange and its park left a named file.
+                        remove_stale(&target);
                         let temp = TempFile {
                             file: Some(file),
                             mode: Mode::Spare { target, path },

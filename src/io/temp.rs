@@ -84,7 +84,7 @@ pub(crate) fn create_temp(target: &Path) -> io::Result<(File, Option<PathBuf>)> 
 /// gone: a regular file in one of the slots that nobody holds a lock on.
 /// Best effort: whatever cannot be checked is left alone.
 #[cfg(unix)]
-fn remove_stale(target: &Path) {
+pub(crate) fn remove_stale(target: &Path) {
     use std::os::unix::fs::OpenOptionsExt;
     for k in 0..SLOTS {
         let Ok(path) = slot_path(target, &k.to_string()) else {
@@ -108,7 +108,7 @@ fn remove_stale(target: &Path) {
 }
 
 #[cfg(not(unix))]
-fn remove_stale(_target: &Path) {}
+pub(crate) fn remove_stale(_target: &Path) {}
 
 /// An unnamed, locked file in the target's folder (`O_TMPFILE`), if the
 /// file system supports it and `/proc/self/fd` is there to name it later.
