@@ -25,8 +25,9 @@ pub(super) struct Buffers {
     /// Bytes: [`WINDOW`] bytes of window (the last of `head`), then the
     /// output after the switch.
     pub(super) tail: Vec<u8>,
-    /// Tables for the decoder and the finder.
+    /// Tables for the decoder (taken while a candidate is decoded).
     tables: Option<Box<Tables>>,
+    /// Tables the block finder checks candidate headers with.
     scratch: Option<Box<Tables>>,
 }
 
@@ -53,11 +54,15 @@ const MARGIN: usize = 4 << 20;
 /// A chunk decoded: from `start` to `end`, its output in `buffers`
 /// (`head[WINDOW..head_end]`, then `tail[WINDOW..tail_end]`).
 pub(super) struct Chunk {
+    /// The candidate it was decoded from.
     pub(super) start: Key,
     /// Where decoding stopped: a boundary, or `None` after the last block.
     pub(super) end: Option<Key>,
+    /// The end of the 16-bit output in `buffers.head`.
     pub(super) head_end: usize,
+    /// The end of the byte output in `buffers.tail`.
     pub(super) tail_end: usize,
+    /// The buffers holding the output, back to the pool once written.
     pub(super) buffers: Buffers,
 }
 
@@ -75,6 +80,7 @@ impl Chunk {
 
 /// What decoding a chunk gave.
 pub(super) enum Outcome {
+    /// A candidate decoded to the chunk's end.
     Found(Chunk),
     /// No candidate decoded, or the chunk failed after one did (corrupt
     /// data, or over its cap): the resolver decodes its range itself.

@@ -29,8 +29,9 @@ pub(super) struct Plan {
     cap: usize,
     /// Chunks handed out past the one the resolver waits for.
     ahead: usize,
-    /// The stream's sizes, compressed and inflated.
+    /// The stream's compressed size.
     compressed: usize,
+    /// The stream's inflated size.
     size: usize,
 }
 
@@ -91,8 +92,9 @@ struct State<'a> {
     /// CRC-32 of each piece of the output, in order (`None` while its
     /// task runs).
     crcs: Vec<Option<Hasher>>,
-    /// Buffers of finished chunks, and how many exist in all.
+    /// Buffers of finished chunks.
     pool: Vec<Buffers>,
+    /// How many sets of buffers exist in all (at most `ahead + threads`).
     buffers: usize,
     /// The last block is decoded.
     finished: bool,
@@ -102,7 +104,10 @@ struct State<'a> {
 
 /// The shared state and its signal.
 struct Shared<'a> {
+    /// The state.
     state: Mutex<State<'a>>,
+    /// Signalled whenever the state changes in a way a waiting thread may
+    /// act on.
     changed: Condvar,
 }
 

@@ -59,6 +59,7 @@ fn bits_at(data: &[u8], bit: u64) -> u64 {
 
 /// Candidate block starts in a range of a stream, in increasing order.
 pub(super) struct Finder<'a> {
+    /// The stream.
     data: &'a [u8],
     /// The next bit to try as a dynamic header.
     dynamic: u64,
@@ -66,9 +67,9 @@ pub(super) struct Finder<'a> {
     stored: u64,
     /// Candidates end before this bit.
     end: u64,
-    /// The next candidate of each kind, once found (`Some(None)`: none
-    /// left).
+    /// The next dynamic candidate, once found (`Some(None)`: none left).
     next_dynamic: Option<Option<u64>>,
+    /// The next stored candidate (its LEN's byte), likewise.
     next_stored: Option<Option<u64>>,
     /// Scratch tables for checking whole headers.
     tables: Box<Tables>,

@@ -45,7 +45,9 @@ pub(super) const BAD: u32 = 1 << 14;
 /// Flag: a literal byte (value: the byte).
 pub(super) const LIT: u32 = 1 << 15;
 
-/// Bits to consume for an entry: its code and the extra bits after it.
+/// Bits to consume for an entry: its code and the extra bits after it
+/// (at most 28; bits 5 to 7 of an entry are always clear, so a shift by
+/// the whole entry, masked to 6 bits, shifts by this).
 #[inline(always)]
 pub(super) fn bits(entry: u32) -> u32 {
     entry & 0x1F
@@ -76,7 +78,9 @@ pub(super) fn extra_value(entry: u32, before: u64) -> u32 {
 #[inline(always)]
 fn entry_of(meaning: u32, len: u32) -> u32 {
     let extra = (meaning >> 8) & 0xF;
-    (meaning & !0xFFF) | (len + extra) | len << 8
+    let entry = (meaning & !0xFFF) | (len + extra) | len << 8;
+    debug_assert_eq!(entry & 0xE0, 0, "bits 5 to 7 must stay clear");
+    entry
 }
 
 /// Lengths 3..258 of the literal/length symbols 257..285: base, extra bits.

@@ -26,17 +26,20 @@ use crc32fast::Hasher;
 /// The output from the resolver's window on, and where the true decoding
 /// stands.
 pub(super) struct Resolver<'a> {
+    /// The compressed stream.
     data: &'a [u8],
     /// The output from byte `base` on: its first `len - base` bytes are
     /// decoded (the window: all the output so far, or its last 32 KiB at
     /// least), the rest is to come.
     rest: &'a mut [u8],
+    /// Where `rest` starts in the output.
     base: usize,
     /// Bytes of output decoded or handed to tasks.
     pub(super) len: usize,
     /// The boundary where decoding continues; `None` after the last
     /// block.
     pub(super) at: Option<Key>,
+    /// Decoding tables, kept from one decode to the next.
     tables: Option<Box<Tables>>,
 }
 
@@ -53,10 +56,12 @@ pub(super) enum Until {
 /// symbols but the last 32 KiB, markers to replace from `window`, into
 /// `dst`.
 pub(super) struct Finish<'a> {
+    /// The chunk, whose symbols but the last 32 KiB are still to write.
     chunk: Chunk,
     /// The output before the chunk: its last 32 KiB, or all of it if
     /// shorter (a marker before it is a distance too far back).
     window: Vec<u8>,
+    /// Where they go: the chunk's part of the output, but its last 32 KiB.
     dst: &'a mut [u8],
 }
 
