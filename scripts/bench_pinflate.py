@@ -6,15 +6,17 @@ on 1 and 2 threads, flate2 (zlib-rs) streaming, libdeflate whole,
 `--repeats` rounds; median (min-max) wall seconds, and CPU seconds per GB
 inflated.
 
-    python3 scripts/bench_pinflate.py [--repeats 5] [--mib 512] [--kind random|walk|both]
-        [--threads 1 2]
+    flock /tmp/ndnpy-heavy.lock python3 scripts/bench_pinflate.py [--repeats 5] [--mib 512]
+        [--kind random|walk|both] [--threads 1 2]
 
 Arrays (float64, `--mib` MiB): `random` is rng.random(n) (uniform in
 [0, 1): mantissas do not compress, deflate keeps 94 % of it), `walk` is a
 random walk rounded to 3 decimals, as a sensor logs it (deflate keeps
 about 38 %). The archives are kept
 in NDNPY_BENCH_DIR (default: a temporary directory). Numbers in
-BENCHMARKS.md, "One deflate stream on many cores"."""
+BENCHMARKS.md (".npz archives / One large member NumPy wrote, on every
+core"); its history in docs/benchmarks-history.md ("One deflate stream on
+many cores")."""
 
 import argparse
 import json
