@@ -89,7 +89,8 @@ fn check(path: &Path) -> String {
         // An error of ours on purpose; or one for a method whose codec is a
         // cargo feature, only when the feature is off.
         let deliberate = ours["member_errors"][key].as_str().or_else(|| {
-            let [feature, variant] = ours["member_errors_without"][key].as_array()?.as_slice() else {
+            let [feature, variant] = ours["member_errors_without"][key].as_array()?.as_slice()
+            else {
                 return None;
             };
             let on = match feature.as_str()? {
