@@ -38,10 +38,12 @@ fn patch<W: Write + Seek>(writer: &mut W, start: u64, bytes: &[u8]) -> io::Resul
 /// Checks that `len` bytes written after seeking to `start` landed there.
 /// A file opened with `append(true)` (`O_APPEND`) moves every write to its
 /// end whatever the seek said: the patch would go after the data and the
-/// output stay unreadable while `finish` returned `Ok`.
+/// output stay unreadable while `finish` returned `Ok`. Only a position
+/// past the patch's end tells that: a character device (`/dev/null`, a
+/// terminal) has no position and reports 0 whatever was written.
 pub(crate) fn check_patched<W: Seek>(writer: &mut W, start: u64, len: usize) -> io::Result<()> {
     let at = writer.stream_position()?;
-    if Some(at) != start.checked_add(len as u64) {
+    if at > start.saturating_add(len as u64) {
         return Err(io::Error::other(format!(
             "a header rewritten at byte {start} landed elsewhere (the writer \
              is at {at}, not {}): a file opened in append mode writes only at \
