@@ -152,7 +152,11 @@ def ml_dtypes_arrays(tmp):
             (np.savez_compressed if compress else np.savez)(src, w=w, f=f, b=np.float32([0.5, -1]))
             out = os.path.join(tmp, f"{fmt}.safetensors")
             refused = ndnpy("to-safetensors", src, out, check=False)
-            assert refused.returncode != 0 and "--as" in refused.stderr, refused.stderr
+            if descr == "<f1":
+                # ml_dtypes writes '<f1' for float8_e5m2 alone: no --as needed.
+                assert refused.returncode == 0, refused.stderr
+            else:
+                assert refused.returncode != 0 and "--as" in refused.stderr, refused.stderr
             ndnpy("to-safetensors", src, out, fmt)
             tensors = raw_tensors(out)
             for name, a in (("w", w), ("f", f)):
