@@ -186,3 +186,28 @@ fn ndnpy_archives_with_piece_tables_and_stored_members_mix_in() {
     assert_eq!(npz.read::<i64, Ix2>("s").unwrap(), arrays[0]);
     assert_eq!(npz.read::<i64, Ix2>("s").unwrap(), arrays[0]);
 }
+
+#[test]
+fn readers_of_files_read_ahead_by_position_even_when_the_file_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npz");
+    let (bytes, arrays) = numpy_style(&LENGTHS, &[3]);
+    std::fs::write(&path, &bytes).unwrap();
+    let mut npz = NpzReader::open(&path).unwrap();
+    for (k, (name, a)) in npz.arrays().enumerate() {
+        assert_eq!(name, format!("m{k}"));
+        assert_eq!(a.unwrap(), AnyArray::F64(arrays[k].clone().into_dyn()));
+    }
+    let names = npz.names();
+    npz.read_ahead(&names).unwrap();
+    for (k, name) in names.iter().enumerate() {
+        assert_eq!(npz.read::<f64, Ix1>(name).unwrap(), arrays[k]);
+    }
+    // Cut short under an open reader: errors, never a hang or a panic.
+    let mut npz = NpzReader::open(&path).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(bytes.len() as u64 / 3).unwrap();
+    let results: Vec<_> = npz.arrays().collect();
+    assert_eq!(results.len(), LENGTHS.len());
+    assert!(results.iter().any(|(_, r)| r.is_err()));
+}

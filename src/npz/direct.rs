@@ -9,19 +9,82 @@
 //! here zlib-rs (flate2) inflates the header into a small buffer, and then
 //! the data directly into the array's memory ([`SizedRead::fill_whole`]).
 
+use super::pool::Compressed;
 use super::{in_member, member_io_error};
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
 use crate::format::header;
 use crate::io::source::{fill_zeroed, SizedRead, Source};
 use crate::options::ReadOptions;
+use std::fs::File;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
 
-/// The bytes of one whole deflate stream held in memory, inflated as they
-/// are read, counted and checksummed.
+/// Where the compressed bytes come from: memory, or the archive file by
+/// positioned reads in chunks (no copy of the member held).
+enum Feed<'a> {
+    Slice(&'a [u8]),
+    File {
+        file: &'a File,
+        /// The next byte to read, and where the member ends.
+        pos: u64,
+        end: u64,
+        buf: Box<[u8]>,
+        at: usize,
+        filled: usize,
+    },
+}
+
+/// Compressed bytes read from the file per chunk.
+const CHUNK: usize = 256 << 10;
+
+impl Feed<'_> {
+    /// The input not consumed yet (empty at the end), and whether it is
+    /// all that is left.
+    fn chunk(&mut self) -> io::Result<(&[u8], bool)> {
+        match self {
+            Feed::Slice(bytes) => Ok((bytes, true)),
+            Feed::File {
+                file,
+                pos,
+                end,
+                buf,
+                at,
+                filled,
+            } => {
+                if at == filled && pos < end {
+                    let want = buf.len().min((*end - *pos) as usize);
+                    let n = loop {
+                        match crate::io::fs::read_at(file, &mut buf[..want], *pos) {
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                            other => break other?,
+                        }
+                    };
+                    let n = crate::io::checked::checked_read_count(n, want)?;
+                    if n == 0 {
+                        // The file is shorter than the member: its end.
+                        *end = *pos;
+                    }
+                    *pos += n as u64;
+                    (*at, *filled) = (0, n);
+                }
+                Ok((&buf[*at..*filled], *pos >= *end))
+            }
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        match self {
+            Feed::Slice(bytes) => *bytes = &bytes[n..],
+            Feed::File { at, .. } => *at += n,
+        }
+    }
+}
+
+/// The bytes of one whole deflate stream, inflated as they are read,
+/// counted and checksummed.
 struct Direct<'a> {
-    input: &'a [u8],
+    input: Feed<'a>,
     inflater: flate2::Decompress,
     crc: crc32fast::Hasher,
     /// Bytes of the declared size not produced yet.
@@ -35,23 +98,35 @@ impl Direct<'_> {
         let want = out
             .len()
             .min(usize::try_from(self.left).unwrap_or(usize::MAX));
-        let consumed = self.inflater.total_in() as usize;
-        let before = self.inflater.total_out();
-        self.inflater
-            .decompress_uninit(
-                &self.input[consumed..],
-                &mut out[..want],
-                flate2::FlushDecompress::Finish,
-            )
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        let n = (self.inflater.total_out() - before) as usize;
-        // SAFETY: the inflater initialised the `n` bytes it reports having
-        // written to the front of `out` (`total_out` counts them), and
-        // `MaybeUninit<u8>` has the layout of `u8`.
-        let written: &[u8] = unsafe { std::slice::from_raw_parts(out.as_ptr().cast(), n) };
-        self.crc.update(written);
-        self.left -= n as u64;
-        Ok(n)
+        loop {
+            let (input, last) = self.input.chunk()?;
+            let flush = if last {
+                flate2::FlushDecompress::Finish
+            } else {
+                flate2::FlushDecompress::None
+            };
+            let (in_before, out_before) = (self.inflater.total_in(), self.inflater.total_out());
+            let status = self
+                .inflater
+                .decompress_uninit(input, &mut out[..want], flush)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            let consumed = (self.inflater.total_in() - in_before) as usize;
+            let n = (self.inflater.total_out() - out_before) as usize;
+            self.input.consume(consumed);
+            // SAFETY: the inflater initialised the `n` bytes it reports
+            // having written to the front of `out` (`total_out` counts
+            // them), and `MaybeUninit<u8>` has the layout of `u8`.
+            let written: &[u8] = unsafe { std::slice::from_raw_parts(out.as_ptr().cast(), n) };
+            self.crc.update(written);
+            self.left -= n as u64;
+            // Input taken without output (block headers at a chunk's end)
+            // goes on with the next chunk; no progress at the end is the
+            // stream's end, or its input's.
+            if n > 0 || want == 0 || status == flate2::Status::StreamEnd || (consumed == 0 && last)
+            {
+                return Ok(n);
+            }
+        }
     }
 }
 
@@ -98,13 +173,24 @@ unsafe impl SizedRead for Direct<'_> {
 /// takes it, never ahead.
 pub(super) fn read_any(
     name: &str,
-    compressed: &[u8],
+    compressed: &Compressed,
     size: u64,
     crc: u32,
     options: &ReadOptions,
 ) -> Result<Option<AnyArray>> {
+    let input = match compressed {
+        Compressed::Bytes(bytes) => Feed::Slice(bytes),
+        Compressed::File { file, start, len } => Feed::File {
+            file,
+            pos: *start,
+            end: start + len,
+            buf: vec![0u8; CHUNK.min(*len as usize)].into_boxed_slice(),
+            at: 0,
+            filled: 0,
+        },
+    };
     let mut member = Direct {
-        input: compressed,
+        input,
         inflater: flate2::Decompress::new(false),
         crc: crc32fast::Hasher::new(),
         left: size,
@@ -163,22 +249,60 @@ mod tests {
         let z = deflated(&npy);
         let (size, crc) = (npy.len() as u64, crc32fast::hash(&npy));
         let options = ReadOptions::default();
-        let got = read_any("m", &z, size, crc, &options).unwrap().unwrap();
+        let bytes = |z: &[u8]| Compressed::Bytes(z.to_vec());
+        let got = read_any("m", &bytes(&z), size, crc, &options)
+            .unwrap()
+            .unwrap();
         assert_eq!(got, AnyArray::F64(a.into_dyn()));
         assert!(matches!(
-            read_any("m", &z, size, crc ^ 1, &options),
+            read_any("m", &bytes(&z), size, crc ^ 1, &options),
             Err(Error::BadCrc { .. })
         ));
         // Declared longer or shorter than the stream gives, cut short.
-        assert!(read_any("m", &z, size + 5, crc, &options).is_err());
-        assert!(read_any("m", &z, size - 5, crc, &options).is_err());
-        assert!(read_any("m", &z[..z.len() / 2], size, crc, &options).is_err());
+        assert!(read_any("m", &bytes(&z), size + 5, crc, &options).is_err());
+        assert!(read_any("m", &bytes(&z), size - 5, crc, &options).is_err());
+        assert!(read_any("m", &bytes(&z[..z.len() / 2]), size, crc, &options).is_err());
         // Trailing bytes after the data are read and checksummed.
         let mut longer = npy.clone();
         longer.extend_from_slice(b"tail");
         let z = deflated(&longer);
         let c = crc32fast::hash(&longer);
-        assert!(read_any("m", &z, longer.len() as u64, c, &options).is_ok());
-        assert!(read_any("m", &z, longer.len() as u64, c ^ 1, &options).is_err());
+        assert!(read_any("m", &bytes(&z), longer.len() as u64, c, &options).is_ok());
+        assert!(read_any("m", &bytes(&z), longer.len() as u64, c ^ 1, &options).is_err());
+    }
+
+    #[test]
+    fn members_in_the_file_are_read_in_chunks_by_position() {
+        // Noise: several chunks of compressed bytes.
+        let mut x = 1u64;
+        let a = ndarray::Array1::from_iter((0..400_000).map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            x >> 11
+        }));
+        let npy = crate::WriteNpy::to_npy_bytes(&a).unwrap();
+        let z = deflated(&npy);
+        assert!(z.len() > 3 * CHUNK);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("archive");
+        let mut content = vec![7u8; 1000];
+        content.extend_from_slice(&z);
+        content.extend_from_slice(b"PK and the rest of the archive");
+        std::fs::write(&path, &content).unwrap();
+        let file = std::sync::Arc::new(File::open(&path).unwrap());
+        let at = |len| Compressed::File {
+            file: file.clone(),
+            start: 1000,
+            len,
+        };
+        let (size, crc) = (npy.len() as u64, crc32fast::hash(&npy));
+        let options = ReadOptions::default();
+        let got = read_any("m", &at(z.len() as u64), size, crc, &options)
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, AnyArray::U64(a.into_dyn()));
+        // A member said to end early, or a file that ends early: errors.
+        assert!(read_any("m", &at(z.len() as u64 / 2), size, crc, &options).is_err());
+        std::fs::write(&path, &content[..1000 + z.len() / 2]).unwrap();
+        assert!(read_any("m", &at(z.len() as u64), size, crc, &options).is_err());
     }
 }

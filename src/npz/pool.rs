@@ -21,6 +21,7 @@ use crate::format::header;
 use crate::io::source::Source;
 use crate::options::ReadOptions;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::fs::File;
 use std::io;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -40,10 +41,56 @@ pub(super) enum Want {
 /// against deflate's largest expansion), and its CRC-32.
 pub(super) struct Work {
     pub(super) name: String,
-    pub(super) compressed: Vec<u8>,
+    pub(super) compressed: Compressed,
     pub(super) size: usize,
     pub(super) crc: u32,
     pub(super) want: Want,
+}
+
+/// Where a job's compressed bytes are.
+pub(super) enum Compressed {
+    /// Read into memory by the caller.
+    Bytes(Vec<u8>),
+    /// Bytes `start..start + len` of the archive file, which the job reads
+    /// itself by positioned reads (readers opened from a path, on Unix): no
+    /// copy of the member is held while the job waits, and the caller does
+    /// not read it.
+    File {
+        file: Arc<File>,
+        start: u64,
+        len: u64,
+    },
+}
+
+impl Compressed {
+    /// The bytes in memory: read into `buf` (a buffer to reuse) if they
+    /// are in the file. A file shorter than the member is an error.
+    fn into_bytes(self, mut buf: Vec<u8>) -> io::Result<Vec<u8>> {
+        let (file, start, len) = match self {
+            Compressed::Bytes(bytes) => return Ok(bytes),
+            Compressed::File { file, start, len } => (file, start, len),
+        };
+        // Inside the archive (the caller checked), so no larger than it.
+        if buf.capacity() < len as usize {
+            buf = fresh(len as usize)?;
+        }
+        buf.resize(len as usize, 0);
+        let mut done = 0;
+        while done < buf.len() {
+            match crate::io::fs::read_at(&file, &mut buf[done..], start + done as u64) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the archive ends inside the member",
+                    ))
+                }
+                Ok(n) => done += crate::io::checked::checked_read_count(n, buf.len() - done)?,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(buf)
+    }
 }
 
 /// A job's result.
@@ -243,8 +290,12 @@ impl Pool {
         let mut s = self.shared.lock();
         if let Some(at) = s.queue.iter().position(|&j| j == id) {
             s.queue.remove(at);
-            if let Some(work) = s.work.remove(&id) {
-                s.recycle(work.compressed);
+            if let Some(Work {
+                compressed: Compressed::Bytes(buf),
+                ..
+            }) = s.work.remove(&id)
+            {
+                s.recycle(buf);
             }
         } else if s.running.contains(&id) {
             s.discard.insert(id);
@@ -346,12 +397,16 @@ fn inflate_job(work: Work, mut out: Vec<u8>, threads: usize) -> (Result<Output>,
     if let (Want::Any(options), 1) = (&want, threads) {
         // Straight into the array: no buffer of the member's size.
         match super::direct::read_any(&name, &compressed, size as u64, crc, options) {
-            Ok(Some(any)) => return (Ok(Output::Any(any)), vec![compressed, out]),
-            Err(e) => return (Err(e), vec![compressed, out]),
+            Ok(Some(any)) => return (Ok(Output::Any(any)), spent_with(compressed, out)),
+            Err(e) => return (Err(e), spent_with(compressed, out)),
             // Values of zero size: handed over as bytes (below).
             Ok(None) => {}
         }
     }
+    let compressed = match compressed.into_bytes(Vec::new()) {
+        Ok(bytes) => bytes,
+        Err(e) => return (Err(member_io_error(&name, e)), vec![out]),
+    };
     let inflated = if threads > 1 {
         // May run on every core (`pinflate`), into memory of its own.
         inflate(&compressed, size).map(|(bytes, sum)| {
@@ -401,6 +456,15 @@ fn claims_zero_size(npy: &[u8], options: &ReadOptions) -> bool {
         .is_ok_and(|(header, _)| header.zero_size_count() > 0)
 }
 
+/// The buffers a job is done with: `out`, and the compressed bytes if
+/// they were in memory.
+fn spent_with(compressed: Compressed, out: Vec<u8>) -> Vec<Vec<u8>> {
+    match compressed {
+        Compressed::Bytes(bytes) => vec![bytes, out],
+        Compressed::File { .. } => vec![out],
+    }
+}
+
 /// Inflates the whole stream `compressed` into `out`, made exactly `size`
 /// bytes: truncated if longer (no writes), grown with zeros if shorter
 /// (only the new part is written), replaced by fresh memory if it has not
@@ -441,7 +505,7 @@ mod tests {
     fn job(data: &[u8], crc: u32) -> Work {
         Work {
             name: "m".into(),
-            compressed: deflated(data),
+            compressed: Compressed::Bytes(deflated(data)),
             size: data.len(),
             crc,
             want: Want::Bytes,
@@ -484,7 +548,9 @@ mod tests {
         let mut pool = Pool::new(2);
         let a = pool.submit(job(&data, crc32fast::hash(&data) ^ 1));
         let mut broken = job(&data, crc32fast::hash(&data));
-        broken.compressed.truncate(broken.compressed.len() / 2);
+        if let Compressed::Bytes(bytes) = &mut broken.compressed {
+            bytes.truncate(bytes.len() / 2);
+        }
         let b = pool.submit(broken);
         let mut long = job(&data, crc32fast::hash(&data));
         long.size -= 1;

@@ -19,11 +19,12 @@
 
 use super::directory::{Entry, DEFLATED};
 use super::inflate::{inflate_whole, MAX_RATIO};
-use super::pool::{JobId, Output, Pool, Want, Work};
+use super::pool::{Compressed, JobId, Output, Pool, Want, Work};
 use super::reader::NpzReader;
 use crate::error::Result;
 use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom};
+use std::sync::Arc;
 
 /// Members from this size are worth a job (below, the hand-over costs
 /// more than inflating on the caller's thread).
@@ -309,20 +310,32 @@ impl<R: Read + Seek> NpzReader<R> {
     fn read_compressed(&mut self, index: usize) -> Option<Work> {
         let entry = &self.directory.entries[index];
         let start = entry.data_start(&mut self.input, self.archive_len).ok()?;
-        self.input.seek(SeekFrom::Start(start)).ok()?;
         let len = entry.compressed_size;
-        let threads = self.ahead.threads;
-        let pool = self.ahead.pool.get_or_insert_with(|| Pool::new(threads));
-        // Inside the archive (`data_start` checked), so no larger than it.
-        let mut buf = pool.buffer(len as usize).ok()?;
-        let got = (&mut self.input).take(len).read_to_end(&mut buf);
-        if got.is_err() || buf.len() as u64 != len {
-            pool.recycle(buf);
-            return None;
-        }
+        let compressed = match &self.file {
+            // The job reads them itself, when it runs.
+            Some(file) => Compressed::File {
+                file: Arc::clone(file),
+                start,
+                len,
+            },
+            None => {
+                self.input.seek(SeekFrom::Start(start)).ok()?;
+                let threads = self.ahead.threads;
+                let pool = self.ahead.pool.get_or_insert_with(|| Pool::new(threads));
+                // Inside the archive (`data_start` checked), so no larger
+                // than it.
+                let mut buf = pool.buffer(len as usize).ok()?;
+                let got = (&mut self.input).take(len).read_to_end(&mut buf);
+                if got.is_err() || buf.len() as u64 != len {
+                    pool.recycle(buf);
+                    return None;
+                }
+                Compressed::Bytes(buf)
+            }
+        };
         Some(Work {
             name: entry.key().to_owned(),
-            compressed: buf,
+            compressed,
             size: entry.size as usize,
             crc: entry.crc,
             want: self.ahead.want,

@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// After an array's data, at most this many trailing member bytes are
 /// decompressed so that the member's CRC-32 gets checked; NumPy ignores
@@ -98,6 +99,10 @@ pub struct NpzReader<R: Read + Seek> {
     pub(super) sidecar: Option<Sidecar>,
     /// The archive's path, when opened from one.
     pub(super) path: Option<PathBuf>,
+    /// The archive file, when opened from a path on Unix: read-ahead jobs
+    /// read their members' compressed bytes from it themselves, by
+    /// positioned reads (which leave the reader's own position alone).
+    pub(super) file: Option<Arc<File>>,
 }
 
 impl NpzReader<BufReader<File>> {
@@ -130,9 +135,17 @@ impl NpzReader<BufReader<File>> {
         let file = crate::error::open_file(path)?;
         // The reader buffers the archive itself (and knows where its buffer
         // lies in the file, which a `BufReader` forgets on every seek).
+        // A second handle for positioned reads (on Unix: elsewhere a
+        // positioned read moves the handle's shared position).
+        let positioned = if cfg!(unix) {
+            file.try_clone().ok().map(Arc::new)
+        } else {
+            None
+        };
         let mut npz = Self::new_with(BufReader::with_capacity(0, file), options)
             .map_err(|e| e.at_path(path))?;
         npz.path = Some(path.to_path_buf());
+        npz.file = positioned;
         Ok(npz)
     }
 }
@@ -191,6 +204,7 @@ impl<R: Read + Seek> NpzReader<R> {
             indexes: HashMap::new(),
             sidecar: None,
             path: None,
+            file: None,
         })
     }
 
