@@ -10,11 +10,9 @@
 //! fields they do not know). With that table each piece can be inflated on
 //! its own thread into its own megabyte of the output.
 
-use std::collections::VecDeque;
-use std::io::{self, Read};
+use std::io;
 use std::mem::MaybeUninit;
 use std::ops::Range;
-use std::sync::{Condvar, Mutex};
 
 /// The extra field id of the piece table: "nd" in the file.
 pub(crate) const BLOCKS_ID: u16 = u16::from_le_bytes(*b"nd");
@@ -112,118 +110,40 @@ pub(crate) fn inflate_pieces(
     out: &mut [MaybeUninit<u8>],
     threads: usize,
 ) -> io::Result<crc32fast::Hasher> {
-    let block = pieces.block as usize;
-    if block == 0
-        || which.is_empty()
-        || which.end > pieces.lengths.len()
-        || out.len().div_ceil(block) != which.len()
-    {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "the piece table does not match the member",
-        ));
+    // The reading, queueing and threads are the codecs' shared ones
+    // (`codec/parallel.rs`); deflate brings how a piece is read and
+    // inflated.
+    crate::npz::codec::parallel::decode_pieces(&DeflatePieces, input, pieces, which, out, threads)
+}
+
+/// Deflate's pieces for [`crate::npz::codec::parallel::decode_pieces`]:
+/// each completed as a whole stream ([`read_piece`]), inflated by
+/// libdeflate into its zeroed output.
+struct DeflatePieces;
+
+// SAFETY: `decode_piece` zeroes all of `out` before inflating into it, so
+// on `Ok` (as on any return) every byte is initialised.
+unsafe impl crate::npz::codec::parallel::PieceDecoder for DeflatePieces {
+    fn read_piece(
+        &self,
+        input: &mut dyn io::Read,
+        pieces: &Pieces,
+        piece: usize,
+        buf: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        read_piece(input, pieces, piece, buf)
     }
-    let count = which.len();
-    let threads = threads.clamp(1, count);
-    let targets: Vec<&mut [MaybeUninit<u8>]> = out.chunks_mut(block).collect();
-    let shared = Mutex::new(Shared {
-        queue: VecDeque::new(),
-        spare: Vec::new(),
-        done: false,
-        failed: None,
-        crcs: vec![None; count],
-    });
-    let ready = Condvar::new();
-    let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
-    // Runs queued pieces: `Wait` waits for more until the reader is done,
-    // `Drain` returns once the queue is empty, `One` after one piece.
-    let work = |mode: Work| loop {
-        let job = {
-            let mut s = lock();
-            loop {
-                if s.failed.is_some() {
-                    return;
-                }
-                if let Some(job) = s.queue.pop_front() {
-                    break job;
-                }
-                if s.done || mode != Work::Wait {
-                    return;
-                }
-                s = ready.wait(s).unwrap_or_else(|e| e.into_inner());
-            }
-        };
-        let Job {
-            index,
-            input,
-            target,
-        } = job;
-        let result = inflate_into(&input, target);
-        let mut s = lock();
-        match result {
-            Ok(crc) => s.crcs[index] = Some(crc),
-            Err(e) => s.failed = Some(e),
-        }
-        s.spare.push(input);
-        ready.notify_all();
-        if mode == Work::One {
-            return;
-        }
-    };
-    let read = |input: &mut dyn io::Read| -> io::Result<()> {
-        for ((index, piece), target) in which.clone().enumerate().zip(targets) {
-            let mut buf = lock().spare.pop().unwrap_or_default();
-            read_piece(input, pieces, piece, &mut buf)?;
-            let mut s = lock();
-            if s.failed.is_some() {
-                return Ok(());
-            }
-            s.queue.push_back(Job {
-                index,
-                input: buf,
-                target,
-            });
-            ready.notify_one();
-            // Enough waiting for every thread: inflate one here rather
-            // than read further ahead.
-            let busy = s.queue.len() >= threads;
-            drop(s);
-            if busy {
-                work(Work::One);
-            }
-        }
-        Ok(())
-    };
-    std::thread::scope(|scope| {
-        // Ends the waiting of the other threads however this one leaves,
-        // a panic of the caller's reader included (the scope waits for
-        // them before passing the panic on).
-        let mut finish = Finish {
-            shared: &shared,
-            ready: &ready,
-            reading: true,
-        };
-        for _ in 1..threads {
-            // Fewer threads if the system has none to give.
-            let _ = std::thread::Builder::new().spawn_scoped(scope, || work(Work::Wait));
-        }
-        let result = read(input);
-        finish.reading = false;
-        if let Err(e) = result {
-            lock().failed.get_or_insert(e);
-        }
-        drop(finish);
-        work(Work::Drain);
-    });
-    let s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
-    if let Some(e) = s.failed {
-        return Err(e);
+
+    fn decode_piece(&self, piece: &[u8], out: &mut [MaybeUninit<u8>]) -> io::Result<()> {
+        // libdeflate writes into initialised memory: zeroed here, on the
+        // thread that inflates, so its pages are faulted in where used.
+        out.fill(MaybeUninit::new(0));
+        // SAFETY: every byte of `out` was just initialised to zero;
+        // `MaybeUninit<u8>` has the layout of `u8`.
+        let out: &mut [u8] =
+            unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast(), out.len()) };
+        inflate_piece(piece, out)
     }
-    let mut crc = crc32fast::Hasher::new();
-    for piece in s.crcs {
-        crc.combine(&piece.ok_or_else(|| io::Error::other("an inflating thread failed"))?);
-    }
-    Ok(crc)
 }
 
 /// Reads piece `piece` of `pieces` from `input` (positioned at it) into
@@ -236,17 +156,11 @@ pub(crate) fn read_piece(
 ) -> io::Result<()> {
     let len = pieces.lengths[piece] as usize;
     buf.clear();
-    // The length is the table's claim, bounded by the archive's length
-    // (`Pieces::fits`): an error, not an abort, if it cannot be had.
+    // Room for the final block too, so that completing the piece does not
+    // move it.
     buf.try_reserve_exact(len.saturating_add(2))
         .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-    input.take(len as u64).read_to_end(buf)?;
-    if buf.len() != len {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "a piece of the member lies past its end",
-        ));
-    }
+    crate::npz::codec::parallel::read_exactly(input, len, buf)?;
     if piece + 1 != pieces.lengths.len() {
         // A piece other than the last ends byte-aligned without a final
         // block: an empty final block (fixed Huffman, end-of-block only)
@@ -254,66 +168,6 @@ pub(crate) fn read_piece(
         buf.extend_from_slice(&[0x03, 0x00]);
     }
     Ok(())
-}
-
-/// How [`inflate_pieces`]'s workers take pieces.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Work {
-    Wait,
-    Drain,
-    One,
-}
-
-/// Marks the reading done when dropped (on return or unwinding), and
-/// wakes the waiting threads; dropped while still `reading`, it was a
-/// panic of the reader: a failure.
-struct Finish<'a, 'o> {
-    shared: &'a Mutex<Shared<'o>>,
-    ready: &'a Condvar,
-    reading: bool,
-}
-
-impl Drop for Finish<'_, '_> {
-    fn drop(&mut self) {
-        let mut s = self.shared.lock().unwrap_or_else(|e| e.into_inner());
-        if self.reading {
-            s.failed
-                .get_or_insert_with(|| io::Error::other("reading the member panicked"));
-        }
-        s.done = true;
-        self.ready.notify_all();
-    }
-}
-
-/// What the inflating threads share: pieces read and waiting, buffers to
-/// reuse, whether the reader is done, the first error, each piece's CRC.
-struct Shared<'o> {
-    queue: VecDeque<Job<'o>>,
-    spare: Vec<Vec<u8>>,
-    done: bool,
-    failed: Option<io::Error>,
-    crcs: Vec<Option<crc32fast::Hasher>>,
-}
-
-/// One piece to inflate: its place among the pieces asked for, its
-/// compressed bytes (completed as a whole stream), its output.
-struct Job<'o> {
-    index: usize,
-    input: Vec<u8>,
-    target: &'o mut [MaybeUninit<u8>],
-}
-
-/// Zeroes `target`, inflates `piece` into exactly it, and gives its CRC.
-fn inflate_into(piece: &[u8], target: &mut [MaybeUninit<u8>]) -> io::Result<crc32fast::Hasher> {
-    target.fill(MaybeUninit::new(0));
-    // SAFETY: every byte of `target` was just initialised to zero;
-    // `MaybeUninit<u8>` has the layout of `u8`.
-    let target: &mut [u8] =
-        unsafe { std::slice::from_raw_parts_mut(target.as_mut_ptr().cast(), target.len()) };
-    inflate_piece(piece, target)?;
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(target);
-    Ok(crc)
 }
 
 /// Inflates one piece (completed with its final block) into `out`, made

@@ -22,7 +22,7 @@
 
 mod choice;
 pub(crate) mod deflate;
-mod parallel;
+pub(crate) mod parallel;
 mod whole;
 
 #[cfg(feature = "bzip2")]

@@ -1,6 +1,6 @@
 //! Independent pieces of a member decoded on every core, for codecs whose
-//! writer leaves a piece table (Zstandard's segments; deflate has its own
-//! in `inflate.rs`).
+//! writer leaves a piece table (deflate's pieces, `inflate.rs`; Zstandard's
+//! segments, `zstd/frame.rs`).
 //!
 //! The calling thread reads the pieces, a few ahead, into buffers that are
 //! reused (the compressed member is never held whole), and decodes too
@@ -8,7 +8,6 @@
 //! decodes straight into its piece of the output, which nobody zeroed
 //! ahead (the decoder's writes fault its pages in, on every core), and
 //! computes the piece's CRC-32 while it is in cache.
-#![cfg_attr(not(feature = "zstd"), allow(dead_code))]
 
 use crate::npz::inflate::Pieces;
 use std::collections::VecDeque;
