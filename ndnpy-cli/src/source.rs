@@ -181,6 +181,7 @@ impl Source {
     /// for a URL, a complete download (every byte fetched, checked against
     /// the object's length and version) into a temporary folder that
     /// [`cleanup`] removes. For the readers that take only paths.
+    #[cfg(feature = "parquet")]
     pub fn local_path(path: &Path) -> CliResult<PathBuf> {
         if !is_remote(path) {
             return Ok(path.to_owned());
