@@ -142,6 +142,21 @@ pub fn to_arrays(frame: &Frame) -> Result<Vec<(String, AnyArray)>> {
 }
 
 /// A frame from named NumPy arrays (the inverse of [`to_arrays`]).
+///
+/// ```
+/// use ndarray::array;
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::convert::from_arrays;
+///
+/// // `x.valid` is not a column of its own: it is `x`'s mask.
+/// let f = from_arrays(vec![
+///     ("x".to_string(), AnyArray::F64(array![1.0, f64::NAN].into_dyn())),
+///     ("x.valid".to_string(), AnyArray::Bool(array![true, false].into_dyn())),
+/// ])?;
+/// assert_eq!(f.columns().len(), 1);
+/// assert_eq!(f.column("x").unwrap().validity(), Some(&[true, false][..]));
+/// # Ok::<(), ndnpy_parquet::Error>(())
+/// ```
 pub fn from_arrays(arrays: Vec<(String, AnyArray)>) -> Result<Frame> {
     let names: Vec<String> = arrays.iter().map(|(n, _)| n.clone()).collect();
     let has = |n: &str| names.iter().any(|m| m == n);
@@ -275,6 +290,20 @@ pub fn write_npz<P: AsRef<Path>>(frame: &Frame, path: P) -> Result<()> {
 
 /// [`write_npz`], with the members deflated when `compressed` (as
 /// `np.savez_compressed`).
+///
+/// ```
+/// use ndnpy_parquet::convert::{read_npz, write_npz_with};
+/// use ndnpy_parquet::{Column, Frame, Values};
+///
+/// let f = Frame::new(vec![Column::new("s", Values::strings(["x"; 1000]))])?;
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.npz");
+/// write_npz_with(&f, &path, true)?;
+/// // 1000 repeated strings deflate to far less than their 4000 bytes.
+/// assert!(std::fs::metadata(&path)?.len() < 1000);
+/// assert_eq!(read_npz(&path)?, f);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_npz_with<P: AsRef<Path>>(frame: &Frame, path: P, compressed: bool) -> Result<()> {
     let arrays = to_arrays(frame)?;
     let mut w = if compressed {
@@ -297,6 +326,23 @@ pub fn write_npz_with<P: AsRef<Path>>(frame: &Frame, path: P, compressed: bool) 
 /// [`ndnpy::ReadOptions::max_zero_size_elements`]' default (2²⁰) in all
 /// is [`ndnpy::Error::ZeroSizeLimit`], found from the members' headers
 /// before any member is read.
+///
+/// ```
+/// use ndarray::array;
+/// use ndnpy_parquet::convert::read_npz;
+///
+/// // An archive as NumPy users write it: a column and its mask.
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.npz");
+/// let mut w = ndnpy::NpzWriter::new(std::fs::File::create(&path)?);
+/// w.add("n", &array![10i64, 0, 30])?;
+/// w.add("n.valid", &array![true, false, true])?;
+/// w.finish()?;
+/// let f = read_npz(&path)?;
+/// assert_eq!(f.len(), 3);
+/// assert!(!f.column("n").unwrap().is_valid(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn read_npz<P: AsRef<Path>>(path: P) -> Result<Frame> {
     let options = ndnpy::ReadOptions::default();
     let mut r = ndnpy::NpzReader::open_with(path, &options)?;

@@ -3,6 +3,27 @@
 use std::fmt;
 
 /// Everything that can go wrong reading or writing a frame.
+///
+/// ```
+/// use ndarray::array;
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::{Column, Error, Frame};
+///
+/// // Columns of different lengths make no frame.
+/// let err = Frame::new(vec![
+///     Column::new("a", AnyArray::I32(array![1, 2].into_dyn())),
+///     Column::new("b", AnyArray::I32(array![1].into_dyn())),
+/// ])
+/// .unwrap_err();
+/// assert!(matches!(err, Error::Invalid(_)));
+///
+/// // A file that is not Parquet is refused by the Parquet layer.
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("x.parquet"), b"not parquet")?;
+/// let err = Frame::read(dir.path().join("x.parquet")).unwrap_err();
+/// assert!(matches!(err, Error::Parquet(_)), "{err}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {

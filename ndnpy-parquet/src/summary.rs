@@ -10,6 +10,20 @@ use parquet::arrow::arrow_reader::ArrowReaderMetadata;
 use std::path::Path;
 
 /// A frame as its footer describes it ([`Summary::read`]).
+///
+/// ```
+/// use ndnpy_parquet::{Column, Frame, IndexSummary, RangeIndex, Summary, Values};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.parquet");
+/// Frame::new(vec![Column::new("s", Values::strings(["a", "b", "c"]))])?.write(&path)?;
+/// // Rows, columns and index, without reading a page.
+/// let s = Summary::read(&path)?;
+/// assert_eq!(s.rows, 3);
+/// assert_eq!(s.columns[0].name.as_deref(), Some("s"));
+/// assert_eq!(s.index, IndexSummary::Range(RangeIndex::default_for(3)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
     /// Rows, the sum of the row groups' counts.
@@ -21,6 +35,24 @@ pub struct Summary {
 }
 
 /// The index of a [`Summary`].
+///
+/// ```
+/// use ndarray::array;
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::{Column, Frame, Index, IndexSummary, Summary};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.parquet");
+/// let id = Column::new("id", AnyArray::I64(array![7, 9].into_dyn()));
+/// let x = Column::new("x", AnyArray::F32(array![0.5, 1.5].into_dyn()));
+/// Frame::with_index(vec![x], Index::Columns(vec![id]))?.write(&path)?;
+/// // An index stored as data: its levels are described as columns are.
+/// let IndexSummary::Levels(levels) = Summary::read(&path)?.index else {
+///     panic!("not a RangeIndex")
+/// };
+/// assert_eq!(levels[0].name.as_deref(), Some("id"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum IndexSummary {
     /// Labels without data.
@@ -30,6 +62,23 @@ pub enum IndexSummary {
 }
 
 /// One column as the footer describes it.
+///
+/// ```
+/// use ndarray::array;
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::{Column, Frame, Summary};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.parquet");
+/// let x = Column::new("x", AnyArray::F64(array![1.0, f64::NAN, 3.0].into_dyn()))
+///     .with_validity(vec![true, false, true])?;
+/// Frame::new(vec![x])?.write(&path)?;
+/// let c = &Summary::read(&path)?.columns[0];
+/// assert_eq!((c.pandas_type.as_str(), c.numpy_type.as_str()), ("float64", "float64"));
+/// // The missing count comes from the row groups' statistics.
+/// assert_eq!(c.missing, Some(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnSummary {
     /// The column's label (`None` for an unnamed index level).

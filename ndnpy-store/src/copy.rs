@@ -76,6 +76,22 @@ pub async fn download(
 /// `location`, by multipart upload ([`Config::part_size`] parts,
 /// [`Config::parts_in_flight`] at a time): the object appears when the
 /// upload completes, and a failed upload is aborted.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use ndnpy::WriteNpy;
+/// use ndnpy_store::{upload, Config, Location, RemoteNpy};
+///
+/// // A `.npy` written to a local file first, then uploaded as it is.
+/// let mut file = tempfile::tempfile()?;
+/// ndarray::array![1.0f32, 2.0].write_npy_to(&mut file)?;
+/// let at = Location::parse("memory:///up.npy")?;
+/// upload(&at, file, Config::default()).await?;
+/// let back = RemoteNpy::open(&at).await?.read::<f32, ndarray::Ix1>().await?;
+/// assert_eq!(back, ndarray::array![1.0, 2.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 pub async fn upload(location: &Location, mut file: File, config: Config) -> Result<()> {
     file.seek(SeekFrom::Start(0))?;
     crate::write::upload_in_order(

@@ -6,6 +6,23 @@ use std::fmt;
 use std::ops::Range;
 
 /// What went wrong reading or writing an array in object storage.
+///
+/// ```
+/// use ndnpy_store::{blocking, Location, StoreError};
+///
+/// // A scheme no store answers to.
+/// assert!(matches!(Location::parse("ftp://host/a.npy"), Err(StoreError::Url(_))));
+///
+/// // A missing object: the store's own error.
+/// let at = Location::parse("memory:///missing.npy")?;
+/// assert!(matches!(blocking::RemoteNpy::open(&at), Err(StoreError::Store(_))));
+///
+/// // An array of another type than asked for: the library's error.
+/// blocking::write_npy(&at, &ndarray::array![1i32])?;
+/// let npy = blocking::RemoteNpy::open(&at)?;
+/// assert!(matches!(npy.read::<f64, ndarray::Ix1>(), Err(StoreError::Npy(_))));
+/// # Ok::<(), StoreError>(())
+/// ```
 #[derive(Debug)]
 pub enum StoreError {
     /// The bytes are not a valid `.npy`/`.npz`, or the array does not fit

@@ -42,6 +42,28 @@ impl std::fmt::Debug for Location {
 }
 
 /// Settings for stores opened by URL, beyond the environment.
+///
+/// ```
+/// use ndnpy_store::{Location, UrlOptions};
+///
+/// // An S3-compatible server on this machine (MinIO, say). Nothing is
+/// // sent until the location is read or written.
+/// let options = UrlOptions {
+///     options: vec![
+///         ("aws_endpoint".into(), "http://localhost:9000".into()),
+///         ("aws_allow_http".into(), "true".into()),
+///         ("aws_region".into(), "us-east-1".into()),
+///     ],
+///     ..UrlOptions::default()
+/// };
+/// let at = Location::parse_with("s3://bucket/data/a.npy", &options)?;
+/// assert_eq!(at.path.as_ref(), "data/a.npy");
+///
+/// // A key `object_store` does not know is refused, not ignored.
+/// let typo = UrlOptions { options: vec![("aws_endpiont".into(), "x".into())], ..UrlOptions::default() };
+/// assert!(Location::parse_with("s3://bucket/a.npy", &typo).is_err());
+/// # Ok::<(), ndnpy_store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct UrlOptions {
     /// Builder options as `object_store` names them (`"aws_endpoint"`,

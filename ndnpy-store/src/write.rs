@@ -443,6 +443,20 @@ pub async fn write_npy<T: Element, S: Data<Elem = T>, D: Dimension>(
 }
 
 /// [`write_npy`] with part sizes and parallelism.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use ndnpy_store::{write_npy_with, Config, Location, RemoteNpy};
+///
+/// let at = Location::parse("memory:///big.npy")?;
+/// // 16 MB in 5 MiB parts, two in flight: about 11 MiB of memory at most.
+/// let config = Config::default().part_size(5 << 20).parts_in_flight(2);
+/// write_npy_with(&at, &ndarray::Array2::<f64>::ones((2_000, 1_000)), config).await?;
+/// let npy = RemoteNpy::open(&at).await?;
+/// assert_eq!(npy.header().shape, [2_000, 1_000]);
+/// # Ok::<(), ndnpy_store::StoreError>(())
+/// # }).unwrap();
+/// ```
 pub async fn write_npy_with<T: Element, S: Data<Elem = T>, D: Dimension>(
     location: &Location,
     array: &ArrayBase<S, D>,

@@ -219,6 +219,22 @@ fn read_object_file(path: &Path) -> Result<AnyArray> {
 
 /// Reads an object-of-`str` `.npy` file as a `String` array (the error
 /// names the first element that is not a `str`).
+///
+/// ```
+/// # #![allow(deprecated)]
+/// use ndarray::{array, Ix1};
+/// use ndnpy::pickle::{read_str_npy, PyValue};
+/// use ndnpy::WriteNpy;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("s.npy");
+/// // An object array of str, as `np.save` writes a list of Python strings
+/// // with `dtype=object`.
+/// array![PyValue::Str("a".into()), PyValue::Str("bc".into())].write_npy(&path)?;
+/// let s = read_str_npy::<Ix1, _>(&path)?;
+/// assert_eq!(s, array!["a".to_string(), "bc".to_string()]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[deprecated(note = "use Array::<String, D>::read_npy (ReadNpy), which reads object arrays of str")]
 pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<String, D>> {
     match read_object_file(path.as_ref())? {
@@ -233,6 +249,21 @@ pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<Strin
 
 /// Reads an object-of-`str`-or-`None` `.npy` file as an `Option<String>`
 /// array.
+///
+/// ```
+/// # #![allow(deprecated)]
+/// use ndarray::{array, Ix1};
+/// use ndnpy::pickle::read_optional_str_npy;
+/// use ndnpy::WriteNpy;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("s.npy");
+/// // `None` is a missing string, as pandas' object columns hold them.
+/// array![Some("a".to_string()), None].write_npy(&path)?;
+/// let s = read_optional_str_npy::<Ix1, _>(&path)?;
+/// assert_eq!(s, array![Some("a".to_string()), None]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[deprecated(
     note = "use Array::<Option<String>, D>::read_npy (ReadNpy), which reads object arrays of str and None"
 )]

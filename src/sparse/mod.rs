@@ -33,6 +33,14 @@ use crate::npz::NpzReader;
 use std::io::{Read, Seek};
 
 /// The storage formats of `scipy.sparse`.
+///
+/// ```
+/// use ndnpy::sparse::SparseFormat;
+///
+/// // Each format is named as scipy spells it in an archive's `format`.
+/// assert_eq!(SparseFormat::Csc.name(), "csc");
+/// assert_ne!(SparseFormat::Csr, SparseFormat::Bsr);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SparseFormat {
     /// Compressed sparse rows.
@@ -49,6 +57,13 @@ pub enum SparseFormat {
 
 impl SparseFormat {
     /// The name scipy writes in the `format` member, e.g. `"csr"`.
+    ///
+    /// ```
+    /// use ndnpy::sparse::SparseFormat;
+    ///
+    /// assert_eq!(SparseFormat::Csr.name(), "csr");
+    /// assert_eq!(SparseFormat::Dia.name(), "dia");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             SparseFormat::Csr => "csr",
@@ -74,6 +89,23 @@ impl SparseFormat {
 /// What [`NpzReader::sparse_info`] finds: the format, the matrix's shape
 /// and its stored entries (scipy's `nnz`: explicit zeros included; for
 /// DIA, the diagonal entries that fall inside the matrix).
+///
+/// ```
+/// # use std::io::Cursor;
+/// use ndnpy::sparse::{SparseFormat, SparseInfo};
+///
+/// // A 2×3 CSR matrix with one stored entry, as `save_npz` lays it out.
+/// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
+/// w.add_any("format", &ndnpy::AnyArray::Bytes(ndarray::arr0(b"csr".to_vec()).into_dyn()))?;
+/// w.add("shape", &ndarray::arr1(&[2i64, 3]))?;
+/// w.add("indptr", &ndarray::arr1(&[0i32, 1, 1]))?;
+/// w.add("indices", &ndarray::arr1(&[2i32]))?;
+/// w.add("data", &ndarray::arr1(&[7.0f64]))?;
+/// let mut z = ndnpy::NpzReader::new(w.finish_into_inner()?)?;
+/// let expected = SparseInfo { format: SparseFormat::Csr, shape: [2, 3], nnz: 1 };
+/// assert_eq!(z.sparse_info()?, Some(expected));
+/// # Ok::<(), ndnpy::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SparseInfo {
     /// The storage format.

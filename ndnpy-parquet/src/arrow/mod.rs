@@ -112,6 +112,17 @@ pub fn to_arrow(values: &AnyArray, validity: Option<&[bool]>) -> Result<ArrayRef
 
 /// [`to_arrow`], moving a numeric array's buffer into Arrow's without a
 /// copy when it is in standard layout.
+///
+/// ```
+/// use arrow_array::{Array, Int64Array};
+///
+/// // The array is given up: its buffer becomes the Arrow array's.
+/// let values = ndnpy::AnyArray::I64(ndarray::Array1::from_iter(0..1000i64).into_dyn());
+/// let arrow = ndnpy_parquet::arrow::into_arrow(values, None)?;
+/// let ints = arrow.as_any().downcast_ref::<Int64Array>().unwrap();
+/// assert_eq!((ints.len(), ints.value(999), ints.null_count()), (1000, 999, 0));
+/// # Ok::<(), ndnpy_parquet::Error>(())
+/// ```
 pub fn into_arrow(values: AnyArray, validity: Option<&[bool]>) -> Result<ArrayRef> {
     let len = values.shape().iter().product::<usize>();
     if let Some(m) = validity {
@@ -246,6 +257,18 @@ pub fn into_arrow(values: AnyArray, validity: Option<&[bool]>) -> Result<ArrayRe
 /// but a claim backs, is refused beyond
 /// [`ndnpy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS`] values, as `.npy` headers
 /// are.
+///
+/// ```
+/// use arrow_array::Int32Array;
+/// use ndnpy::AnyArray;
+///
+/// let arrow = Int32Array::from(vec![Some(7), None, Some(9)]);
+/// let (values, validity) = ndnpy_parquet::arrow::from_arrow(&arrow)?;
+/// // The null's slot holds 0; the mask says it is missing.
+/// assert_eq!(values, AnyArray::I32(ndarray::arr1(&[7, 0, 9]).into_dyn()));
+/// assert_eq!(validity, Some(vec![true, false, true]));
+/// # Ok::<(), ndnpy_parquet::Error>(())
+/// ```
 pub fn from_arrow(array: &dyn Array) -> Result<(AnyArray, Option<Vec<bool>>)> {
     check_length(array)?;
     // The nulls the buffers hold (`logical_nulls` would build a bitmap of
@@ -389,6 +412,18 @@ fn check_length(array: &dyn Array) -> Result<()> {
 
 /// [`from_arrow`] taking the array: a numeric array without nulls whose
 /// buffer nobody else holds becomes the `ndarray` without a copy.
+///
+/// ```
+/// use arrow_array::{ArrayRef, Float64Array};
+/// use ndnpy::AnyArray;
+/// use std::sync::Arc;
+///
+/// let arrow: ArrayRef = Arc::new(Float64Array::from(vec![0.5, 1.5]));
+/// let (values, validity) = ndnpy_parquet::arrow::from_arrow_owned(arrow)?;
+/// assert_eq!(values, AnyArray::F64(ndarray::arr1(&[0.5, 1.5]).into_dyn()));
+/// assert_eq!(validity, None); // no nulls, no mask
+/// # Ok::<(), ndnpy_parquet::Error>(())
+/// ```
 pub fn from_arrow_owned(array: ArrayRef) -> Result<(AnyArray, Option<Vec<bool>>)> {
     macro_rules! owned {
         ($t:ty, $variant:ident) => {

@@ -79,6 +79,20 @@ fn in_column(name: &str, e: Error) -> Error {
 /// Writes a record batch as an `.npz`, one member per column, as
 /// `np.savez` would (nulls: `NaN` in float columns, `NaT` in datetimes;
 /// other columns with nulls are refused, since NumPy arrays have no mask).
+///
+/// ```
+/// use arrow_array::{ArrayRef, Float64Array, RecordBatch};
+/// use std::sync::Arc;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("b.npz");
+/// let v: ArrayRef = Arc::new(Float64Array::from(vec![Some(1.0), None]));
+/// ndnpy_parquet::arrow::batch_to_npz(&RecordBatch::try_from_iter([("v", v)])?, &path)?;
+/// // The null became NaN, as pandas' `to_numpy` gives it.
+/// let v = ndnpy::NpzReader::open(&path)?.read::<f64, ndarray::Ix1>("v")?;
+/// assert!(v[0] == 1.0 && v[1].is_nan());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn batch_to_npz<P: AsRef<Path>>(batch: &RecordBatch, path: P) -> Result<()> {
     let mut w = ndnpy::NpzWriter::create(path)?;
     for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {

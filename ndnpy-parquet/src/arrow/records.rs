@@ -8,6 +8,21 @@ use arrow_schema::Field;
 use ndnpy::{AnyArray, Header, RecordArray};
 
 /// Records as a struct array, one child per named field (padding dropped).
+///
+/// ```
+/// use arrow_array::{Array, Float32Array};
+///
+/// ndnpy::record! {
+///     #[derive(Clone, Copy)]
+///     struct Point { x: f32, y: f32 }
+/// }
+/// let points = ndarray::arr1(&[Point { x: 1.0, y: 2.0 }, Point { x: 3.0, y: 4.0 }]);
+/// let records = ndnpy::RecordArray::from_array(&points);
+/// let s = ndnpy_parquet::arrow::records_to_struct(&records)?;
+/// let y = s.column_by_name("y").unwrap().as_any().downcast_ref::<Float32Array>().unwrap();
+/// assert_eq!((s.len(), y.value(1)), (2, 4.0));
+/// # Ok::<(), ndnpy_parquet::Error>(())
+/// ```
 pub fn records_to_struct(records: &RecordArray) -> Result<StructArray> {
     struct_with_nulls(records, None)
 }
@@ -57,6 +72,26 @@ pub fn records_to_batch(records: &RecordArray) -> Result<RecordBatch> {
 /// A struct array as records (its fields packed, in order, as
 /// `np.rec.fromarrays` packs them); a null anywhere is refused, since
 /// records have no mask.
+///
+/// ```
+/// use arrow_array::{ArrayRef, Int32Array, StructArray};
+/// use arrow_schema::{DataType, Field};
+/// use ndnpy::AnyArray;
+/// use std::sync::Arc;
+///
+/// let id: ArrayRef = Arc::new(Int32Array::from(vec![7, 8]));
+/// let s = StructArray::from(vec![(Arc::new(Field::new("id", DataType::Int32, false)), id)]);
+/// let records = ndnpy_parquet::arrow::struct_to_records(&s)?;
+/// assert_eq!(records.names(), ["id"]);
+/// assert_eq!(records.field("id")?, AnyArray::I32(ndarray::arr1(&[7, 8]).into_dyn()));
+///
+/// // A null has nowhere to go in a record.
+/// let with_null: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None]));
+/// let field = Arc::new(Field::new("id", DataType::Int32, true));
+/// let s = StructArray::from(vec![(field, with_null)]);
+/// assert!(ndnpy_parquet::arrow::struct_to_records(&s).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn struct_to_records(array: &StructArray) -> Result<RecordArray> {
     let columns = array
         .column_names()
@@ -71,6 +106,20 @@ pub fn struct_to_records(array: &StructArray) -> Result<RecordArray> {
 }
 
 /// A record batch as records ([`struct_to_records`]).
+///
+/// ```
+/// use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch};
+/// use std::sync::Arc;
+///
+/// let batch = RecordBatch::try_from_iter([
+///     ("t", Arc::new(Int64Array::from(vec![0, 1, 2])) as ArrayRef),
+///     ("v", Arc::new(Float64Array::from(vec![0.5, 0.25, 0.125])) as ArrayRef),
+/// ])?;
+/// // One record per row, as `np.rec.fromarrays` would pack the columns.
+/// let records = ndnpy_parquet::arrow::batch_to_records(&batch)?;
+/// assert_eq!((records.len(), records.dtype().to_string()), (3, "[('t', '<i8'), ('v', '<f8')]".to_string()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn batch_to_records(batch: &RecordBatch) -> Result<RecordArray> {
     struct_to_records(&StructArray::from(batch.clone()))
 }

@@ -7,6 +7,14 @@ use ndnpy::AnyArray;
 
 /// The resolution of a datetime or timedelta column, as NumPy spells it
 /// (`datetime64[s]`, `[ms]`, `[us]`, `[ns]`: the units Parquet and pandas share).
+///
+/// ```
+/// use ndnpy_parquet::{Column, TimeUnit, Values};
+///
+/// let t = Column::new("t", Values::datetime64(vec![1_000], TimeUnit::Millisecond));
+/// assert_eq!(t.numpy_type(), "datetime64[ms]");
+/// assert_eq!(TimeUnit::parse("ns"), Some(TimeUnit::Nanosecond));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TimeUnit {
     /// Seconds (`s`).
@@ -87,6 +95,18 @@ pub(crate) fn parquet_unit(unit: Option<&str>, datetime: bool) -> Option<(TimeUn
 }
 
 /// NumPy's value for a missing datetime or timedelta (`NaT`).
+///
+/// ```
+/// use ndnpy_parquet::{Column, Frame, Summary, TimeUnit, Values, NAT};
+///
+/// // A NaT needs no mask: it is written as a null.
+/// let t = Column::new("t", Values::timedelta64(vec![5, NAT], TimeUnit::Second));
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.parquet");
+/// Frame::new(vec![t])?.write(&path)?;
+/// assert_eq!(Summary::read(&path)?.columns[0].missing, Some(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const NAT: i64 = i64::MIN;
 
 /// The data of a column: a 1-D [`AnyArray`] or a categorical.
@@ -95,11 +115,25 @@ pub const NAT: i64 = i64::MIN;
 /// [`AnyArray::Bytes`], or [`AnyArray::Datetime64`] /
 /// [`AnyArray::Timedelta64`] with their unit (`"s"`, `"ms"`, `"us"` or
 /// `"ns"` as Parquet stores them; other NumPy units are converted when
-/// written, see [`crate::write`]). A datetime column's time zone is kept
-/// beside it ([`Column::timezone`]). Missing entries are marked by the
+/// written, see [`Frame::write`](crate::Frame::write)). A datetime
+/// column's time zone is kept beside it ([`Column::timezone`]). Missing entries are marked by the
 /// column's validity mask (see [`Column::validity`]); the value stored in a
 /// missing slot is NaN for floats, [`NAT`] for datetimes and timedeltas, and
 /// zero or empty otherwise.
+///
+/// ```
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::{Categorical, Values};
+///
+/// let plain = Values::strings(["low", "high", "low"]);
+/// assert!(plain.as_array().is_some());
+/// // The same labels as a categorical: codes into two categories.
+/// let codes = AnyArray::I8(ndarray::arr1(&[0, 1, 0]).into_dyn());
+/// let cats = Values::strings(["low", "high"]).as_array().unwrap().clone();
+/// let cat = Values::Categorical(Categorical::new(codes, cats, false)?);
+/// assert_eq!((cat.len(), cat.as_array().is_none()), (3, true));
+/// # Ok::<(), ndnpy_parquet::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Values {
@@ -111,6 +145,23 @@ pub enum Values {
 
 /// A pandas `Categorical`: `codes[i]` indexes `categories`, −1 marks a missing
 /// value.
+///
+/// ```
+/// use ndarray::array;
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::{Categorical, Column, Frame};
+///
+/// // Codes must index the categories: 2 is out of range for two of them.
+/// let cats = AnyArray::Str(array!["a".to_string(), "b".to_string()].into_dyn());
+/// let bad = AnyArray::I8(array![0i8, 2].into_dyn());
+/// assert!(Categorical::new(bad, cats.clone(), false).is_err());
+///
+/// let c = Categorical::new(AnyArray::I8(array![1i8, -1].into_dyn()), cats, false)?;
+/// assert_eq!(c.num_categories(), 2);
+/// let f = Frame::new(vec![Column::new("c", c)])?;
+/// assert!(!f.column("c").unwrap().is_valid(1)); // code -1: missing
+/// # Ok::<(), ndnpy_parquet::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Categorical {
     /// A 1-D array of a signed integer type (pandas uses the smallest that

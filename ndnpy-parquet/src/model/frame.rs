@@ -5,6 +5,19 @@ use crate::model::column::Column;
 use serde_json::Value;
 
 /// A pandas `RangeIndex`: `start, start + step, ...` up to `stop` (excluded).
+///
+/// ```
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::{Column, Frame, Index, RangeIndex};
+///
+/// // Rows labelled 10, 12, 14: stored as three numbers, not as a column.
+/// let index = RangeIndex { start: 10, stop: 16, step: 2, name: Some("k".into()) };
+/// let x = Column::new("x", AnyArray::U8(ndarray::arr1(&[1, 2, 3]).into_dyn()));
+/// let f = Frame::with_index(vec![x], Index::Range(index.clone()))?;
+/// assert_eq!(f.index(), &Index::Range(index));
+/// assert_eq!(RangeIndex::default_for(3).len(), Some(3));
+/// # Ok::<(), ndnpy_parquet::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RangeIndex {
     /// The first label.
@@ -70,6 +83,20 @@ impl RangeIndex {
 }
 
 /// The row labels of a frame.
+///
+/// ```
+/// use ndarray::array;
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::{Column, Frame, Index};
+///
+/// // A two-level MultiIndex: one column per level.
+/// let city = Column::new("city", ndnpy_parquet::Values::strings(["Oslo", "Oslo"]));
+/// let year = Column::new("year", AnyArray::I64(array![2024, 2025].into_dyn()));
+/// let pop = Column::new("pop", AnyArray::F64(array![0.71, 0.72].into_dyn()));
+/// let f = Frame::with_index(vec![pop], Index::Columns(vec![city, year]))?;
+/// assert_eq!(f.index().levels()[1].name(), Some("year"));
+/// # Ok::<(), ndnpy_parquet::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Index {
     /// Stored as metadata only.
@@ -90,6 +117,19 @@ impl Index {
 }
 
 /// How to write a file.
+///
+/// ```
+/// use ndnpy_parquet::{Column, Compression, Frame, Values, WriteOptions};
+///
+/// let f = Frame::new(vec![Column::new("s", Values::strings(["abc"; 100]))])?;
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.parquet");
+/// let options = WriteOptions { compression: Compression::Zstd, ..WriteOptions::default() };
+/// f.write_with(&path, &options)?;
+/// let back = Frame::read(&path)?;
+/// assert_eq!(back.column("s").unwrap().values(), f.column("s").unwrap().values());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Compression {
@@ -104,6 +144,22 @@ pub enum Compression {
 }
 
 /// Options of [`Frame::write_with`].
+///
+/// ```
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::{Column, Compression, Frame, WriteOptions};
+///
+/// let x = Column::new("x", AnyArray::I32(ndarray::Array1::from_iter(0..10).into_dyn()));
+/// let f = Frame::new(vec![x])?;
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.parquet");
+/// // Uncompressed, in row groups of 4 rows (4 + 4 + 2).
+/// let options = WriteOptions { compression: Compression::None, row_group_size: 4 };
+/// f.write_with(&path, &options)?;
+/// let back = Frame::read(&path)?;
+/// assert_eq!(back.column("x").unwrap().values(), f.column("x").unwrap().values());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteOptions {
     /// The page compression (default: snappy, as pandas).
@@ -122,6 +178,21 @@ impl Default for WriteOptions {
 }
 
 /// Options of [`Frame::read_with`].
+///
+/// ```
+/// use ndnpy::AnyArray;
+/// use ndnpy_parquet::{Column, Error, Frame, ReadOptions};
+///
+/// let x = Column::new("x", AnyArray::F64(ndarray::Array1::zeros(1000).into_dyn()));
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f.parquet");
+/// Frame::new(vec![x])?.write(&path)?;
+/// // 8000 bytes of floats are over a limit of 1000 bytes.
+/// let small = ReadOptions { max_bytes: Some(1000) };
+/// let err = Frame::read_with(&path, &small).unwrap_err();
+/// assert!(matches!(err, Error::TooLarge { limit: 1000, .. }), "{err}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ReadOptions {
     /// The most memory the decoded data may take, in bytes. `None` (the
