@@ -514,14 +514,42 @@ fn check_categories_survive(column: &Column) -> Result<()> {
 impl Frame {
     /// Writes a Parquet file that pandas reads back into an equal DataFrame
     /// (snappy-compressed, as pandas does).
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, Values};
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("f.parquet");
+    /// Frame::new(vec![Column::new("s", Values::strings(["a"]))])?.write(&path)?;
+    /// // A Parquet file starts (and ends) with the magic `PAR1`.
+    /// assert!(std::fs::read(&path)?.starts_with(b"PAR1"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn write<P: AsRef<Path>>(&self, path: P) -> Result<()> {
         self.write_with(path, &WriteOptions::default())
     }
     /// [`Frame::write`] with explicit options.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Compression, Frame, Values, WriteOptions};
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("f.parquet");
+    /// let f = Frame::new(vec![Column::new("s", Values::strings(["a"]))])?;
+    /// f.write_with(&path, &WriteOptions { compression: Compression::Gzip, ..WriteOptions::default() })?;
+    /// assert_eq!(Frame::read(&path)?.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn write_with<P: AsRef<Path>>(&self, path: P, options: &WriteOptions) -> Result<()> {
         write_path(self, path.as_ref(), options)
     }
     /// Writes the Parquet file into memory.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, Values, WriteOptions};
+    /// let f = Frame::new(vec![Column::new("s", Values::strings(["a"]))])?;
+    /// let bytes = f.to_bytes(&WriteOptions::default())?;
+    /// assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"));
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn to_bytes(&self, options: &WriteOptions) -> Result<Vec<u8>> {
         write_to(self, Vec::new(), options)
     }

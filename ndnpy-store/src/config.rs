@@ -78,6 +78,18 @@ impl Default for Config {
 impl Config {
     /// Bytes per ranged GET when a whole array is read (default 8 MiB; at
     /// least 64 KiB).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{write_npy, Config, Location, RemoteNpy};
+    /// let at = Location::parse("memory:///c.npy")?;
+    /// write_npy(&at, &ndarray::Array1::<u8>::zeros(1 << 20)).await?;
+    /// // 1 MiB in 16 GETs: a chunk size of 1 byte is raised to 64 KiB.
+    /// let npy = RemoteNpy::open_with(&at, Config::default().chunk_size(1)).await?;
+    /// assert_eq!(npy.read::<u8, ndarray::Ix1>().await?.len(), 1 << 20);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn chunk_size(mut self, bytes: u64) -> Self {
         self.chunk_size = bytes.max(1 << 16);
         self
@@ -86,18 +98,39 @@ impl Config {
     /// Ranged GETs in flight at once when a whole array is read (default
     /// 8). Beside the array, [`crate::RemoteNpy::read`] holds at most
     /// `2 * concurrency` chunks of [`Config::chunk_size`] bytes.
+    ///
+    /// ```
+    /// let config = ndnpy_store::Config::default().concurrency(0);
+    /// assert_eq!(config.get_concurrency(), 1); // at least one
+    /// ```
     pub fn concurrency(mut self, requests: usize) -> Self {
         self.concurrency = requests.max(1);
         self
     }
 
     /// The configured number of GETs in flight.
+    ///
+    /// ```
+    /// assert_eq!(ndnpy_store::Config::default().get_concurrency(), 8);
+    /// ```
     pub fn get_concurrency(&self) -> usize {
         self.concurrency
     }
 
     /// Bytes per part of a multipart upload (default 16 MiB; at least the
     /// 5 MiB S3 requires).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{write_npy_with, Config, Location, RemoteNpy};
+    /// let at = Location::parse("memory:///p.npy")?;
+    /// // 1 KiB is raised to S3's 5 MiB least part: 6 MB go in two parts.
+    /// let config = Config::default().part_size(1024);
+    /// write_npy_with(&at, &ndarray::Array1::<u8>::zeros(6_000_000), config).await?;
+    /// assert_eq!(RemoteNpy::open(&at).await?.len(), 6_000_000);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn part_size(mut self, bytes: usize) -> Self {
         self.part_size = bytes.max(5 << 20);
         self
@@ -105,6 +138,18 @@ impl Config {
 
     /// Parts uploaded at once (default 4). Memory held by a writer is about
     /// `(parts_in_flight + 1) * part_size`.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{write_npy_with, Config, Location, RemoteNpy};
+    /// let at = Location::parse("memory:///p.npy")?;
+    /// // One part at a time: the least memory, the slowest upload.
+    /// let config = Config::default().parts_in_flight(1);
+    /// write_npy_with(&at, &ndarray::Array1::<u8>::zeros(10), config).await?;
+    /// assert_eq!(RemoteNpy::open(&at).await?.len(), 10);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn parts_in_flight(mut self, parts: usize) -> Self {
         self.parts_in_flight = parts.max(1);
         self
@@ -112,6 +157,23 @@ impl Config {
 
     /// The library's limits and choices for parsing (header length, object
     /// arrays, pickle encoding).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{Config, Location, RemoteNpy};
+    /// # use ndnpy::pickle::PyValue;
+    /// # use ndnpy::WriteNpy;
+    /// # let mut file = tempfile::tempfile()?;
+    /// # ndarray::array![PyValue::Int(1)].write_npy_to(&mut file)?;
+    /// let at = Location::parse("memory:///o.npy")?;
+    /// # ndnpy_store::upload(&at, file, Config::default()).await?;
+    /// // An object (pickled) array, refused as `np.load(allow_pickle=False)` would.
+    /// let strict = Config::default().read_options(ndnpy::ReadOptions::default().allow_objects(false));
+    /// let npy = RemoteNpy::open_with(&at, strict).await?;
+    /// assert!(npy.read_any().await.is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn read_options(mut self, options: ndnpy::ReadOptions) -> Self {
         self.read_options = options;
         self
@@ -126,6 +188,27 @@ impl Config {
 
     /// Calls `progress` with the size of every body chunk received and of
     /// every part uploaded.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{write_npy, Config, Location, RemoteNpy};
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let at = Location::parse("memory:///p.npy")?;
+    /// write_npy(&at, &ndarray::Array1::<u8>::zeros(100_000)).await?;
+    /// let seen = Arc::new(AtomicU64::new(0));
+    /// let count = seen.clone();
+    /// let config = Config::default().progress(Arc::new(move |n| {
+    ///     count.fetch_add(n, Ordering::Relaxed);
+    /// }));
+    /// let npy = RemoteNpy::open_with(&at, config).await?;
+    /// npy.read::<u8, ndarray::Ix1>().await?;
+    /// // At least every byte of the array went past the hook.
+    /// assert!(seen.load(Ordering::Relaxed) >= 100_000);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn progress(mut self, progress: Progress) -> Self {
         self.progress = Some(progress);
         self

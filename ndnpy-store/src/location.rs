@@ -116,11 +116,35 @@ macro_rules! configure {
 impl Location {
     /// A store and path from `url`, with credentials and settings from the
     /// environment.
+    ///
+    /// ```
+    /// use ndnpy_store::Location;
+    /// // Credentials and regions come from the environment (AWS_*, ...).
+    /// let at = Location::parse("s3://bucket/runs/7/weights.npy")?;
+    /// assert_eq!(at.path.as_ref(), "runs/7/weights.npy");
+    /// assert!(at.multipart.is_some()); // S3 uploads parts by index
+    /// let local = Location::parse("file:///tmp/a.npy")?;
+    /// assert!(local.multipart.is_none());
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// ```
     pub fn parse(url: &str) -> Result<Location> {
         Self::parse_with(url, &UrlOptions::default())
     }
 
     /// Like [`Location::parse`], with explicit options and retries.
+    ///
+    /// ```
+    /// use ndnpy_store::{Location, UrlOptions};
+    /// use ndnpy_store::object_store::RetryConfig;
+    /// // A public bucket read anonymously, giving up after 3 retries.
+    /// let options = UrlOptions {
+    ///     options: vec![("aws_skip_signature".into(), "true".into())],
+    ///     retry: Some(RetryConfig { max_retries: 3, ..RetryConfig::default() }),
+    /// };
+    /// let at = Location::parse_with("s3://bucket/a.npz", &options)?;
+    /// assert_eq!(at.path.as_ref(), "a.npz");
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// ```
     pub fn parse_with(url: &str, options: &UrlOptions) -> Result<Location> {
         let parsed =
             Url::parse(url).map_err(|e| StoreError::Url(format!("{url} is not a URL: {e}")))?;
@@ -187,6 +211,21 @@ impl Location {
     /// A location in a store the caller built (with its own credentials,
     /// retries or wrappers). Without a part-by-index upload interface, the
     /// streaming writer spools to a temporary file.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::Location;
+    /// use object_store::{memory::InMemory, ObjectStoreExt};
+    /// use std::sync::Arc;
+    ///
+    /// // A store built (and shared) by the caller.
+    /// let store = Arc::new(InMemory::new());
+    /// let at = Location::new(store.clone(), "dir/a.npy");
+    /// ndnpy_store::write_npy(&at, &ndarray::array![1u8, 2]).await?;
+    /// assert_eq!(store.head(&"dir/a.npy".into()).await?.size, 130);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn new(store: Arc<dyn ObjectStore>, path: impl Into<Path>) -> Location {
         Location {
             store,
@@ -197,6 +236,24 @@ impl Location {
 
     /// Adds the store's part-by-index upload interface (for stores built by
     /// the caller that have one).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{Location, NpyWriter, RemoteNpy};
+    /// use object_store::memory::InMemory;
+    /// use std::sync::Arc;
+    ///
+    /// // The store's own multipart interface: the streaming writer then needs
+    /// // no temporary file.
+    /// let store = Arc::new(InMemory::new());
+    /// let at = Location::new(store.clone(), "w.npy").with_multipart(store);
+    /// let mut w = NpyWriter::<u32>::create(&at, &[], ndnpy::Order::C).await?;
+    /// w.write(&ndarray::array![1, 2, 3]).await?;
+    /// w.finish().await?;
+    /// assert_eq!(RemoteNpy::open(&at).await?.len(), 3);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn with_multipart(mut self, multipart: Arc<dyn MultipartStore>) -> Location {
         self.multipart = Some(multipart);
         self

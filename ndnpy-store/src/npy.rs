@@ -58,16 +58,53 @@ pub struct RemoteNpy {
 impl RemoteNpy {
     /// Opens the `.npy` object at `location`: one ranged GET of its first
     /// 64 KiB (a second only when the header is longer).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{write_npy, Location, RemoteNpy};
+    /// # let at = Location::parse("memory:///a.npy")?;
+    /// # write_npy(&at, &ndarray::Array2::<f64>::zeros((3, 2))).await?;
+    /// // The header only: nothing of the data is read yet.
+    /// let npy = RemoteNpy::open(&at).await?;
+    /// assert_eq!(npy.header().shape, [3, 2]);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn open(location: &Location) -> Result<RemoteNpy> {
         Self::open_with(location, Config::default()).await
     }
 
     /// Opens the `.npy` object a URL names ([`Location::parse`]).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{write_npy, Location, RemoteNpy};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let url = format!("file://{}", dir.path().join("a.npy").display());
+    /// write_npy(&Location::parse(&url)?, &ndarray::array![1i16, 2]).await?;
+    /// assert_eq!(RemoteNpy::open_url(&url).await?.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn open_url(url: &str) -> Result<RemoteNpy> {
         Self::open(&Location::parse(url)?).await
     }
 
     /// Like [`RemoteNpy::open`], with request sizes, parallelism and limits.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{write_npy, Location, RemoteNpy};
+    /// # let at = Location::parse("memory:///a.npy")?;
+    /// # write_npy(&at, &ndarray::Array1::<f32>::zeros(50_000)).await?;
+    /// use ndnpy_store::Config;
+    /// // 200 kB in four 64 KiB GETs, all in flight at once.
+    /// let npy = RemoteNpy::open_with(&at, Config::default().chunk_size(64 << 10).concurrency(4)).await?;
+    /// assert_eq!(npy.read::<f32, ndarray::Ix1>().await?.len(), 50_000);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn open_with(location: &Location, config: Config) -> Result<RemoteNpy> {
         let (object, first) = Object::open(
             location.store.clone(),
@@ -147,6 +184,18 @@ impl RemoteNpy {
     }
 
     /// The header.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{write_npy, Location, RemoteNpy};
+    /// # let at = Location::parse("memory:///a.npy")?;
+    /// # write_npy(&at, &ndarray::Array2::<u32>::zeros((2, 5)).reversed_axes()).await?;
+    /// // A transposed array is written as the array it is, in C order.
+    /// let h = RemoteNpy::open(&at).await?.header().clone();
+    /// assert_eq!((h.shape, h.fortran_order, h.dtype.to_string()), (vec![5, 2], false, "<u4".into()));
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn header(&self) -> &Header {
         &self.header
     }
@@ -154,21 +203,63 @@ impl RemoteNpy {
     /// The number of rows: the length of axis 0 in C order, of the last axis
     /// in Fortran order (the axis whose rows are contiguous); 1 for a 0-d
     /// array. As [`ndnpy::NpyFile::len`].
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{write_npy, Location, RemoteNpy};
+    /// # let at = Location::parse("memory:///a.npy")?;
+    /// # write_npy(&at, &ndarray::Array3::<u8>::zeros((4, 2, 2))).await?;
+    /// assert_eq!(RemoteNpy::open(&at).await?.len(), 4); // rows of 2×2
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn len(&self) -> usize {
         self.axis.map_or(1, |axis| self.header.shape[axis])
     }
 
     /// Whether there are no rows.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{write_npy, Location, RemoteNpy};
+    /// # let at = Location::parse("memory:///a.npy")?;
+    /// # write_npy(&at, &ndarray::Array1::<u8>::zeros(0)).await?;
+    /// assert!(RemoteNpy::open(&at).await?.is_empty());
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Where the data starts: the byte length of the preamble and header.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{write_npy, Location, RemoteNpy};
+    /// # let at = Location::parse("memory:///a.npy")?;
+    /// # write_npy(&at, &ndarray::array![1u8, 2]).await?;
+    /// // np.save pads the header so that the data starts on 64 bytes.
+    /// assert_eq!(RemoteNpy::open(&at).await?.data_offset() % 64, 0);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn data_offset(&self) -> u64 {
         self.head.len() as u64
     }
 
     /// The `.npy` file's size in bytes, as the store reported it.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{write_npy, Location, RemoteNpy};
+    /// # let at = Location::parse("memory:///a.npy")?;
+    /// # write_npy(&at, &ndarray::Array1::<u64>::zeros(10)).await?;
+    /// let npy = RemoteNpy::open(&at).await?;
+    /// assert_eq!(npy.object_size(), npy.data_offset() + 80);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn object_size(&self) -> u64 {
         self.extent
     }
@@ -182,6 +273,19 @@ impl RemoteNpy {
     /// `2 * concurrency * chunk_size` bytes (unless one element is longer
     /// than a chunk: then a chunk is that element). Object arrays are read
     /// by [`RemoteNpy::read_any`].
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{write_npy, Location, RemoteNpy};
+    /// # let at = Location::parse("memory:///a.npy")?;
+    /// # write_npy(&at, &ndarray::array![[1i64, 2], [3, 4]]).await?;
+    /// let npy = RemoteNpy::open(&at).await?;
+    /// assert_eq!(npy.read::<i64, ndarray::Ix2>().await?, ndarray::array![[1, 2], [3, 4]]);
+    /// // The dimension must match too.
+    /// assert!(npy.read::<i64, ndarray::Ix1>().await.is_err());
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn read<T: LayoutElement, D: Dimension>(&self) -> Result<Array<T, D>> {
         self.check_fixed_rows("read them with read_any")?;
         let options = self.object.config.read_options;
@@ -287,6 +391,21 @@ impl RemoteNpy {
     /// GET of exactly their bytes: an array of the file's shape with that
     /// axis cut to the range, in the file's order. As
     /// [`ndnpy::NpyFile::read_range`].
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{write_npy, Location, RemoteNpy};
+    /// # let at = Location::parse("memory:///a.npy")?;
+    /// # write_npy(&at, &ndarray::Array2::from_shape_fn((1000, 4), |(i, j)| (i * 4 + j) as u32)).await?;
+    /// let npy = RemoteNpy::open(&at).await?;
+    /// // Rows 998 and 999: one GET of their 32 bytes.
+    /// let tail = npy.read_range::<u32, ndarray::Ix2>(998..).await?;
+    /// assert_eq!(tail.row(1).to_vec(), [3996, 3997, 3998, 3999]);
+    /// // Rows past the end are an error.
+    /// assert!(npy.read_range::<u32, ndarray::Ix2>(999..1001).await.is_err());
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn read_range<T: Element, D: Dimension>(
         &self,
         range: impl RangeBounds<usize>,
@@ -305,6 +424,17 @@ impl RemoteNpy {
 
     /// Reads the array whatever its dtype ([`ndnpy::AnyArray`]): fixed-size
     /// data by parallel ranged GETs, an object array's pickle by one GET.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{write_npy, Location, RemoteNpy};
+    /// # let at = Location::parse("memory:///a.npy")?;
+    /// # write_npy(&at, &ndarray::array![0.5f32]).await?;
+    /// let any = RemoteNpy::open(&at).await?.read_any().await?;
+    /// assert_eq!(any.dtype().to_string(), "<f4");
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn read_any(&self) -> Result<AnyArray> {
         let options = self.object.config.read_options;
         if self.header.dtype.has_object() {

@@ -63,16 +63,57 @@ impl RemoteNpz {
     /// Opens the archive at `location`: a GET of its last 64 KiB (the whole
     /// of a small archive), one of its first bytes, and one of the central
     /// directory when the first did not hold it.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// # let at = Location::parse("memory:///z.npz")?;
+    /// # let mut w = NpzWriter::create(&at, true)?;
+    /// # w.archive().add("x", &ndarray::array![1u8])?;
+    /// # w.finish().await?;
+    /// let npz = RemoteNpz::open(&at).await?;
+    /// assert_eq!(npz.names(), ["x"]);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn open(location: &Location) -> Result<RemoteNpz> {
         Self::open_with(location, Config::default()).await
     }
 
     /// Opens the archive a URL names ([`Location::parse`]).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let url = format!("file://{}", dir.path().join("z.npz").display());
+    /// let mut w = NpzWriter::create(&Location::parse(&url)?, true)?;
+    /// w.archive().add("x", &ndarray::array![1u8])?;
+    /// w.finish().await?;
+    /// assert_eq!(RemoteNpz::open_url(&url).await?.names(), ["x"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn open_url(url: &str) -> Result<RemoteNpz> {
         Self::open(&Location::parse(url)?).await
     }
 
     /// Like [`RemoteNpz::open`], with request sizes and limits.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// # let at = Location::parse("memory:///z.npz")?;
+    /// # let mut w = NpzWriter::create(&at, true)?;
+    /// # w.archive().add("x", &ndarray::array![1u8])?;
+    /// # w.finish().await?;
+    /// use ndnpy_store::Config;
+    /// let npz = RemoteNpz::open_with(&at, Config::default().chunk_size(1 << 20)).await?;
+    /// assert_eq!(npz.len(), 1);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn open_with(location: &Location, config: Config) -> Result<RemoteNpz> {
         let (object, tail) = Object::open(
             location.store.clone(),
@@ -100,22 +141,73 @@ impl RemoteNpz {
     }
 
     /// The array names, in archive order (as `NpzFile.files`).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// # let at = Location::parse("memory:///z.npz")?;
+    /// # let mut w = NpzWriter::create(&at, false)?;
+    /// # w.archive().add("w", &ndarray::array![1u8])?;
+    /// # w.archive().add("b", &ndarray::array![2u8])?;
+    /// # w.finish().await?;
+    /// assert_eq!(RemoteNpz::open(&at).await?.names(), ["w", "b"]);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn names(&self) -> Vec<String> {
         self.names.as_ref().clone()
     }
 
     /// The number of members.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// # let at = Location::parse("memory:///z.npz")?;
+    /// # let mut w = NpzWriter::create(&at, false)?;
+    /// # w.archive().add("w", &ndarray::array![1u8])?;
+    /// # w.archive().add("b", &ndarray::array![2u8])?;
+    /// # w.finish().await?;
+    /// assert_eq!(RemoteNpz::open(&at).await?.len(), 2);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn len(&self) -> usize {
         self.names.len()
     }
 
     /// Whether the archive has no members.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// # let at = Location::parse("memory:///z.npz")?;
+    /// # let mut w = NpzWriter::create(&at, false)?;
+    /// # w.finish().await?;
+    /// assert!(RemoteNpz::open(&at).await?.is_empty());
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
 
     /// How member `name` (or `name.npy`) is stored: one GET of its local
     /// header unless already held.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// # let at = Location::parse("memory:///z.npz")?;
+    /// # let mut w = NpzWriter::create(&at, false)?;
+    /// # w.archive().add("x", &ndarray::Array1::<u8>::zeros(1000))?;
+    /// # w.finish().await?;
+    /// // `x` or `x.npy`: NumPy's lookup rules.
+    /// let info = RemoteNpz::open(&at).await?.member_info("x.npy").await?;
+    /// assert_eq!((info.compression, info.size), (ndnpy::Compression::Stored, 1128));
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn member_info(&self, name: &str) -> Result<MemberInfo> {
         let name = name.to_owned();
         self.with_reader(move |npz| Ok(npz.member_info(&name)?))
@@ -123,6 +215,19 @@ impl RemoteNpz {
     }
 
     /// The header of member `name`.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// # let at = Location::parse("memory:///z.npz")?;
+    /// # let mut w = NpzWriter::create(&at, true)?;
+    /// # w.archive().add("m", &ndarray::Array2::<f64>::zeros((2, 3)))?;
+    /// # w.finish().await?;
+    /// let h = RemoteNpz::open(&at).await?.header("m").await?;
+    /// assert_eq!(h.shape, [2, 3]);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn header(&self, name: &str) -> Result<Header> {
         let name = name.to_owned();
         let span = self.plan.clone();
@@ -135,6 +240,20 @@ impl RemoteNpz {
 
     /// Reads member `name` (or `name.npy`) as an array, as
     /// [`ndnpy::NpzReader::read`] does, streaming its bytes through one GET.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// # let at = Location::parse("memory:///z.npz")?;
+    /// # let mut w = NpzWriter::create(&at, true)?;
+    /// # w.archive().add("m", &ndarray::array![[1u8, 2], [3, 4]])?;
+    /// # w.finish().await?;
+    /// let npz = RemoteNpz::open(&at).await?;
+    /// assert_eq!(npz.read::<u8, ndarray::Ix2>("m").await?, ndarray::array![[1, 2], [3, 4]]);
+    /// assert!(npz.read::<u8, ndarray::Ix2>("missing").await.is_err());
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn read<T: Element + Send, D: Dimension + 'static>(
         &self,
         name: &str,
@@ -149,6 +268,19 @@ impl RemoteNpz {
     }
 
     /// Reads member `name` whatever its dtype, object arrays included.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// # let at = Location::parse("memory:///z.npz")?;
+    /// # let mut w = NpzWriter::create(&at, true)?;
+    /// # w.archive().add("b", &ndarray::array![true])?;
+    /// # w.finish().await?;
+    /// let any = RemoteNpz::open(&at).await?.read_any("b").await?;
+    /// assert_eq!(any, ndnpy::AnyArray::Bool(ndarray::array![true].into_dyn()));
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn read_any(&self, name: &str) -> Result<AnyArray> {
         let name = name.to_owned();
         let span = self.plan.clone();
@@ -246,6 +378,19 @@ impl RemoteNpz {
     /// Member `name` as a [`RemoteNpy`], when it is stored uncompressed:
     /// then its rows can be read by ranged GETs
     /// ([`RemoteNpy::read_range`]) and the whole of it by parallel ones.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// let at = Location::parse("memory:///z.npz")?;
+    /// let mut w = NpzWriter::create(&at, false)?; // stored members
+    /// w.archive().add("x", &ndarray::Array1::<i32>::from_iter(0..1000))?;
+    /// w.finish().await?;
+    /// let x = RemoteNpz::open(&at).await?.member_npy("x").await?;
+    /// assert_eq!(x.read_range::<i32, ndarray::Ix1>(10..12).await?, ndarray::array![10, 11]);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn member_npy(&self, name: &str) -> Result<RemoteNpy> {
         let info = self.member_info(name).await?;
         if info.compression != Compression::Stored

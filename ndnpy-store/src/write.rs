@@ -515,11 +515,39 @@ pub struct NpyWriter<T: Element> {
 impl<T: Element> NpyWriter<T> {
     /// Starts the upload of a `.npy` object with rows of `inner_shape`
     /// along the growth axis of `order` (`&[]` for a 1-d array).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy::Order;
+    /// use ndnpy_store::{Location, NpyWriter};
+    /// let at = Location::parse("memory:///w.npy")?;
+    /// // Rows of 3×2; the first axis grows.
+    /// let mut w = NpyWriter::<f64>::create(&at, &[3, 2], Order::C).await?;
+    /// w.write(&ndarray::Array3::<f64>::zeros((4, 3, 2))).await?;
+    /// w.finish().await?;
+    /// assert_eq!(ndnpy_store::RemoteNpy::open(&at).await?.header().shape, [4, 3, 2]);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn create(location: &Location, inner_shape: &[usize], order: Order) -> Result<Self> {
         Self::create_with(location, inner_shape, order, Config::default()).await
     }
 
     /// [`NpyWriter::create`] with part sizes and parallelism.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy::Order;
+    /// use ndnpy_store::{Config, Location, NpyWriter};
+    /// let at = Location::parse("memory:///w.npy")?;
+    /// let config = Config::default().part_size(5 << 20).parts_in_flight(2);
+    /// let mut w = NpyWriter::<u8>::create_with(&at, &[], Order::C, config).await?;
+    /// w.write(&ndarray::Array1::<u8>::zeros(12 << 20)).await?; // three parts
+    /// w.finish().await?;
+    /// assert_eq!(ndnpy_store::RemoteNpy::open(&at).await?.len(), 12 << 20);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn create_with(
         location: &Location,
         inner_shape: &[usize],
@@ -547,6 +575,21 @@ impl<T: Element> NpyWriter<T> {
 
     /// Writes a block of rows (as [`ndnpy::NpyWriter::write`]) and uploads
     /// the parts it fills.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy::Order;
+    /// use ndnpy_store::{Location, NpyWriter, RemoteNpy};
+    /// let at = Location::parse("memory:///w.npy")?;
+    /// let mut w = NpyWriter::<i32>::create(&at, &[2], Order::C).await?;
+    /// w.write(&ndarray::array![[1, 2]]).await?;
+    /// w.write(&ndarray::array![3, 4]).await?; // one row may come as 1-d
+    /// w.finish().await?;
+    /// let back = RemoteNpy::open(&at).await?.read::<i32, ndarray::Ix2>().await?;
+    /// assert_eq!(back, ndarray::array![[1, 2], [3, 4]]);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn write<S: Data<Elem = T>, D: Dimension>(
         &mut self,
         block: &ArrayBase<S, D>,
@@ -556,6 +599,19 @@ impl<T: Element> NpyWriter<T> {
     }
 
     /// Rows written so far.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy::Order;
+    /// use ndnpy_store::{Location, NpyWriter};
+    /// let at = Location::parse("memory:///w.npy")?;
+    /// let mut w = NpyWriter::<u16>::create(&at, &[], Order::C).await?;
+    /// w.write(&ndarray::array![1, 2, 3]).await?;
+    /// assert_eq!(w.rows(), 3);
+    /// w.finish().await?;
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn rows(&self) -> usize {
         self.inner.rows()
     }
@@ -565,6 +621,21 @@ impl<T: Element> NpyWriter<T> {
     /// upload's abort has been sent and answered by the time this returns
     /// (a program may return the error from `main` at once); the object
     /// does not appear.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy::Order;
+    /// use ndnpy_store::{Location, NpyWriter, RemoteNpy};
+    /// let at = Location::parse("memory:///w.npy")?;
+    /// let mut w = NpyWriter::<u8>::create(&at, &[], Order::C).await?;
+    /// w.write(&ndarray::array![7]).await?;
+    /// // Dropped without `finish`, a writer leaves no object behind.
+    /// assert!(RemoteNpy::open(&at).await.is_err());
+    /// w.finish().await?;
+    /// assert_eq!(RemoteNpy::open(&at).await?.len(), 1);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn finish(self) -> Result<()> {
         let NpyWriter {
             inner, mut upload, ..
@@ -603,11 +674,36 @@ pub struct NpzWriter {
 impl NpzWriter {
     /// Starts an archive at `location`, its members deflated (as
     /// `np.savez_compressed`) or stored (as `np.savez`).
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// let at = Location::parse("memory:///a.npz")?;
+    /// let mut w = NpzWriter::create(&at, true)?; // as np.savez_compressed
+    /// w.archive().add("x", &ndarray::Array1::<f64>::zeros(1000))?;
+    /// w.finish().await?;
+    /// let info = RemoteNpz::open(&at).await?.member_info("x").await?;
+    /// assert_eq!(info.compression, ndnpy::Compression::Deflated);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn create(location: &Location, compressed: bool) -> Result<Self> {
         Self::create_with(location, compressed, Config::default())
     }
 
     /// [`NpzWriter::create`] with part sizes and parallelism.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{Config, Location, NpzWriter, RemoteNpz};
+    /// let at = Location::parse("memory:///a.npz")?;
+    /// let mut w = NpzWriter::create_with(&at, false, Config::default().parts_in_flight(1))?;
+    /// w.archive().add("x", &ndarray::array![1u8])?;
+    /// w.finish().await?;
+    /// assert_eq!(RemoteNpz::open(&at).await?.names(), ["x"]);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn create_with(location: &Location, compressed: bool, config: Config) -> Result<Self> {
         let file = tempfile::tempfile()?;
         let archive = ndnpy::NpzWriter::new(file);
@@ -625,12 +721,40 @@ impl NpzWriter {
 
     /// The library's archive writer: add members with its `add`, `add_any`,
     /// `add_streaming`...
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// let at = Location::parse("memory:///a.npz")?;
+    /// let mut w = NpzWriter::create(&at, true)?;
+    /// // The library's writer: typed arrays, any arrays, streamed members.
+    /// w.archive().add("a", &ndarray::array![1i32])?;
+    /// w.archive().add_any("b", &ndnpy::AnyArray::F64(ndarray::array![0.5].into_dyn()))?;
+    /// w.finish().await?;
+    /// assert_eq!(RemoteNpz::open(&at).await?.len(), 2);
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn archive(&mut self) -> &mut ndnpy::NpzWriter<File> {
         &mut self.archive
     }
 
     /// Finishes the archive and uploads it. On an error the upload, if it
     /// had begun, has been aborted by the time this returns.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use ndnpy_store::{Location, NpzWriter, RemoteNpz};
+    /// let at = Location::parse("memory:///a.npz")?;
+    /// let mut w = NpzWriter::create(&at, false)?;
+    /// w.archive().add("a", &ndarray::array![1u8])?;
+    /// // The members are in a local temporary file until now.
+    /// assert!(RemoteNpz::open(&at).await.is_err());
+    /// w.finish().await?;
+    /// assert!(RemoteNpz::open(&at).await.is_ok());
+    /// # Ok::<(), ndnpy_store::StoreError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn finish(self) -> Result<()> {
         let mut file = self.archive.finish_into_inner()?;
         file.seek(SeekFrom::Start(0))?;

@@ -201,11 +201,31 @@ impl Categorical {
 
     /// The codes widened to `i64`, or an error if they are not a 1-D
     /// signed integer array.
+    ///
+    /// ```
+    /// # use ndnpy::AnyArray;
+    /// # use ndnpy_parquet::Categorical;
+    /// // Whatever width pandas chose for the codes.
+    /// let codes = AnyArray::I16(ndarray::arr1(&[1i16, -1]).into_dyn());
+    /// let cats = AnyArray::U8(ndarray::arr1(&[10u8, 20]).into_dyn());
+    /// assert_eq!(Categorical::new(codes, cats, false)?.codes_i64()?, vec![1, -1]);
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn codes_i64(&self) -> Result<Vec<i64>> {
         signed_codes(&self.codes)
     }
 
     /// The number of categories.
+    ///
+    /// ```
+    /// # use ndnpy::AnyArray;
+    /// # use ndnpy_parquet::Categorical;
+    /// // Categories need not all be used.
+    /// let codes = AnyArray::I8(ndarray::arr1(&[0i8, 0]).into_dyn());
+    /// let cats = AnyArray::F64(ndarray::arr1(&[0.5, 1.5, 2.5]).into_dyn());
+    /// assert_eq!(Categorical::new(codes, cats, true)?.num_categories(), 3);
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn num_categories(&self) -> usize {
         self.categories.shape().iter().product()
     }
@@ -247,11 +267,24 @@ impl Values {
     }
 
     /// Whether there are no entries.
+    ///
+    /// ```
+    /// use ndnpy_parquet::Values;
+    /// assert!(Values::strings(Vec::<String>::new()).is_empty());
+    /// assert!(!Values::strings(["a"]).is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The array, unless the values are categorical.
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::Values;
+    /// let v = Values::bytes([b"ab".to_vec()]);
+    /// assert!(matches!(v.as_array(), Some(AnyArray::Bytes(_))));
+    /// ```
     pub fn as_array(&self) -> Option<&AnyArray> {
         match self {
             Values::Array(a) => Some(a),
@@ -271,6 +304,13 @@ impl Values {
     }
 
     /// Byte strings (`|S`).
+    ///
+    /// ```
+    /// use ndnpy_parquet::Values;
+    /// let v = Values::bytes([&b"\x00\x01"[..], b"xyz"]);
+    /// // The width is the longest value's, as NumPy's `|S` dtype has it.
+    /// assert_eq!(v.as_array().unwrap().dtype().to_string(), "|S3");
+    /// ```
     pub fn bytes<B: Into<Vec<u8>>>(items: impl IntoIterator<Item = B>) -> Self {
         let v: Vec<Vec<u8>> = items.into_iter().map(Into::into).collect();
         Values::Array(AnyArray::Bytes(ndarray::Array1::from(v).into_dyn()))
@@ -292,6 +332,12 @@ impl Values {
     }
 
     /// Durations (`<m8[unit]`): counts of `unit`, [`NAT`] when missing.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{TimeUnit, Values, NAT};
+    /// let d = Values::timedelta64(vec![1_500, NAT], TimeUnit::Millisecond);
+    /// assert_eq!(d.as_array().unwrap().dtype().to_string(), "<m8[ms]");
+    /// ```
     pub fn timedelta64(values: Vec<i64>, unit: TimeUnit) -> Self {
         Values::Array(AnyArray::Timedelta64 {
             array: ndarray::Array1::from(values).into_dyn(),
@@ -330,6 +376,13 @@ pub struct Column {
 impl Column {
     /// A column without missing values, from an [`AnyArray`] or a
     /// [`Categorical`] (or [`Values`]).
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::Column;
+    /// let c = Column::new("price", AnyArray::F64(ndarray::arr1(&[9.5, 10.0]).into_dyn()));
+    /// assert_eq!((c.name(), c.len(), c.validity()), (Some("price"), 2, None));
+    /// ```
     pub fn new(name: impl Into<String>, values: impl Into<Values>) -> Self {
         Column {
             name: Some(name.into()),
@@ -342,6 +395,18 @@ impl Column {
     }
 
     /// An unnamed column (for unnamed index levels).
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::{Column, Frame, Index};
+    /// // An index level without a name, as `df.set_index(pd.Index([...]))` makes.
+    /// let level = Column::unnamed(AnyArray::I64(ndarray::arr1(&[5, 6]).into_dyn()));
+    /// assert_eq!(level.name(), None);
+    /// let x = Column::new("x", AnyArray::I8(ndarray::arr1(&[1, 2]).into_dyn()));
+    /// let f = Frame::with_index(vec![x], Index::Columns(vec![level]))?;
+    /// assert_eq!(f.index().levels().len(), 1);
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn unnamed(values: impl Into<Values>) -> Self {
         Column {
             name: None,
@@ -397,6 +462,13 @@ impl Column {
 
     /// The time zone of a datetime column (`None`: naive datetimes, or not a
     /// datetime column).
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, TimeUnit, Values};
+    /// // Naive datetimes have no zone.
+    /// let t = Column::new("t", Values::datetime64(vec![0], TimeUnit::Second));
+    /// assert_eq!(t.timezone(), None);
+    /// ```
     pub fn timezone(&self) -> Option<&str> {
         self.tz.as_deref()
     }
@@ -405,6 +477,17 @@ impl Column {
     ///
     /// Categorical columns mark missing entries with the code −1 instead and
     /// refuse a mask.
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::Column;
+    /// let x = Column::new("x", AnyArray::I32(ndarray::arr1(&[1, 0, 3]).into_dyn()));
+    /// let x = x.with_validity(vec![true, false, true])?;
+    /// assert!(!x.is_valid(1));
+    /// // The mask must have one entry per value.
+    /// assert!(x.clone().with_validity(vec![true]).is_err());
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn with_validity(mut self, validity: Vec<bool>) -> Result<Self> {
         if validity.len() != self.values.len() {
             return Err(Error::Invalid(format!(
@@ -430,6 +513,13 @@ impl Column {
     /// `numpy_type`): e.g. `"Int64"`, `"boolean"` or `"Float64"` for pandas'
     /// nullable types, `"object"` for strings of object dtype. Without it the
     /// column gets the dtype pandas would give it by default.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Values};
+    /// // Strings as pandas' `object` dtype rather than its default `str`.
+    /// let s = Column::new("s", Values::strings(["a"])).with_pandas_dtype("object");
+    /// assert_eq!(s.numpy_type(), "object");
+    /// ```
     pub fn with_pandas_dtype(mut self, dtype: impl Into<String>) -> Self {
         self.pandas_dtype = Some(dtype.into());
         self.meta = None;
@@ -437,28 +527,73 @@ impl Column {
     }
 
     /// The column's label (`None` for an unnamed index level).
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Values};
+    /// assert_eq!(Column::new("city", Values::strings(["Oslo"])).name(), Some("city"));
+    /// ```
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
 
     /// The values.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Values};
+    /// let c = Column::new("s", Values::strings(["a", "b"]));
+    /// assert_eq!(c.values(), &Values::strings(["a", "b"]));
+    /// ```
     pub fn values(&self) -> &Values {
         &self.values
     }
 
     /// The name, the values and the validity mask (read a datetime
     /// column's [`Column::timezone`] first).
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::Column;
+    /// let c = Column::new("x", AnyArray::U8(ndarray::arr1(&[1, 0]).into_dyn()))
+    ///     .with_validity(vec![true, false])?;
+    /// let (name, values, validity) = c.into_parts();
+    /// assert_eq!((name.as_deref(), values.len(), validity), (Some("x"), 2, Some(vec![true, false])));
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn into_parts(self) -> (Option<String>, Values, Option<Vec<bool>>) {
         (self.name, self.values, self.validity)
     }
 
     /// The validity mask: `None` when no entry is missing (categoricals use
     /// the code −1 instead).
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::Column;
+    /// let c = Column::new("x", AnyArray::F32(ndarray::arr1(&[1.0, f32::NAN]).into_dyn()));
+    /// assert_eq!(c.validity(), None); // NaN is a value, not a missing entry
+    /// let c = c.with_validity(vec![true, false])?;
+    /// assert_eq!(c.validity(), Some(&[true, false][..]));
+    /// // An all-true mask is no mask.
+    /// let c = c.with_validity(vec![true, true])?;
+    /// assert_eq!(c.validity(), None);
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn validity(&self) -> Option<&[bool]> {
         self.validity.as_deref()
     }
 
     /// Whether entry `i` is present.
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::{Categorical, Column};
+    /// // A categorical's missing entries are its −1 codes.
+    /// let codes = AnyArray::I8(ndarray::arr1(&[-1i8, 0]).into_dyn());
+    /// let cats = AnyArray::Str(ndarray::arr1(&["a".to_string()]).into_dyn());
+    /// let c = Column::new("c", Categorical::new(codes, cats, false)?);
+    /// assert!(!c.is_valid(0) && c.is_valid(1));
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn is_valid(&self, i: usize) -> bool {
         if let Values::Categorical(c) = &self.values {
             return match &c.codes {
@@ -473,17 +608,39 @@ impl Column {
     }
 
     /// The number of entries.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Values};
+    /// assert_eq!(Column::new("s", Values::strings(["a", "b", "c"])).len(), 3);
+    /// ```
     pub fn len(&self) -> usize {
         self.values.len()
     }
 
     /// Whether the column is empty.
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::Column;
+    /// assert!(Column::new("x", AnyArray::F64(ndarray::Array1::zeros(0).into_dyn())).is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The pandas logical type recorded in the file (`pandas_type`: `int64`,
     /// `datetimetz`, `categorical`, ...).
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::{Categorical, Column};
+    /// assert_eq!(Column::new("x", AnyArray::I64(ndarray::arr1(&[1]).into_dyn())).pandas_type(), "int64");
+    /// let codes = AnyArray::I8(ndarray::arr1(&[0i8]).into_dyn());
+    /// let cats = AnyArray::Str(ndarray::arr1(&["a".to_string()]).into_dyn());
+    /// let c = Column::new("c", Categorical::new(codes, cats, false)?);
+    /// assert_eq!(c.pandas_type(), "categorical");
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn pandas_type(&self) -> String {
         match &self.meta {
             Some(m) => m.pandas_type.clone(),
@@ -493,6 +650,15 @@ impl Column {
 
     /// The pandas dtype recorded in the file (`numpy_type`: `int64`, `Int64`,
     /// `str`, `datetime64[us]`, the codes' type for a categorical, ...).
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::Column;
+    /// let n = Column::new("n", AnyArray::U16(ndarray::arr1(&[1]).into_dyn()));
+    /// assert_eq!(n.numpy_type(), "uint16");
+    /// // pandas' nullable integer, when asked for.
+    /// assert_eq!(n.with_pandas_dtype("UInt16").numpy_type(), "UInt16");
+    /// ```
     pub fn numpy_type(&self) -> String {
         match &self.meta {
             Some(m) => m.numpy_type.clone(),

@@ -32,6 +32,12 @@ pub struct RangeIndex {
 
 impl RangeIndex {
     /// `0..len`, unnamed: pandas' default index.
+    ///
+    /// ```
+    /// use ndnpy_parquet::RangeIndex;
+    /// let r = RangeIndex::default_for(3);
+    /// assert_eq!((r.start, r.stop, r.step, r.name), (0, 3, 1, None));
+    /// ```
     pub fn default_for(len: usize) -> Self {
         RangeIndex {
             start: 0,
@@ -77,6 +83,13 @@ impl RangeIndex {
     }
 
     /// Whether the range is empty.
+    ///
+    /// ```
+    /// use ndnpy_parquet::RangeIndex;
+    /// // A step that walks away from `stop` labels nothing.
+    /// assert!(RangeIndex { start: 5, stop: 10, step: -1, name: None }.is_empty());
+    /// assert!(!RangeIndex::default_for(1).is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == Some(0)
     }
@@ -108,6 +121,14 @@ pub enum Index {
 
 impl Index {
     /// The index's levels as columns, if it is not a range.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, Values};
+    /// // The default index is a range: no level columns.
+    /// let f = Frame::new(vec![Column::new("s", Values::strings(["a"]))])?;
+    /// assert!(f.index().levels().is_empty());
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn levels(&self) -> &[Column] {
         match self {
             Index::Range(_) => &[],
@@ -243,12 +264,35 @@ pub struct Frame {
 impl Frame {
     /// A frame of `columns` with pandas' default index (`RangeIndex(0, len)`).
     /// The columns must have equal lengths and distinct names.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, Index, RangeIndex, Values};
+    /// let f = Frame::new(vec![Column::new("s", Values::strings(["a", "b"]))])?;
+    /// assert_eq!(f.index(), &Index::Range(RangeIndex::default_for(2)));
+    /// // Two columns of one name are refused.
+    /// let twice = vec![Column::new("s", Values::strings(["a"])), Column::new("s", Values::strings(["b"]))];
+    /// assert!(Frame::new(twice).is_err());
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn new(columns: Vec<Column>) -> Result<Self> {
         let len = columns.first().map_or(0, Column::len);
         Frame::with_index(columns, Index::Range(RangeIndex::default_for(len)))
     }
 
     /// A frame of `columns` and `index`.
+    ///
+    /// ```
+    /// use ndnpy::AnyArray;
+    /// use ndnpy_parquet::{Column, Frame, Index, Values};
+    /// let key = Column::new("key", Values::strings(["a", "b"]));
+    /// let x = Column::new("x", AnyArray::F64(ndarray::arr1(&[1.0, 2.0]).into_dyn()));
+    /// let f = Frame::with_index(vec![x.clone()], Index::Columns(vec![key]))?;
+    /// assert_eq!((f.columns().len(), f.index().levels()[0].name()), (1, Some("key")));
+    /// // An index of another length than the columns is refused.
+    /// let short = Column::new("key", Values::strings(["a"]));
+    /// assert!(Frame::with_index(vec![x], Index::Columns(vec![short])).is_err());
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn with_index(columns: Vec<Column>, index: Index) -> Result<Self> {
         let len = match &index {
             Index::Range(r) => r
@@ -293,31 +337,81 @@ impl Frame {
     }
 
     /// The data columns, in order.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, Values};
+    /// let f = Frame::new(vec![
+    ///     Column::new("b", Values::strings(["x"])),
+    ///     Column::new("a", Values::strings(["y"])),
+    /// ])?;
+    /// let names: Vec<_> = f.columns().iter().map(|c| c.name().unwrap()).collect();
+    /// assert_eq!(names, ["b", "a"]); // in order, not sorted
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn columns(&self) -> &[Column] {
         &self.columns
     }
 
     /// The data column labelled `name`.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, Values};
+    /// let f = Frame::new(vec![Column::new("s", Values::strings(["x"]))])?;
+    /// assert!(f.column("s").is_some());
+    /// assert!(f.column("t").is_none());
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name() == Some(name))
     }
 
     /// The index.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, Index, Values};
+    /// let f = Frame::new(vec![Column::new("s", Values::strings(["x", "y"]))])?;
+    /// let Index::Range(r) = f.index() else { panic!("the default index is a range") };
+    /// assert_eq!(r.len(), Some(2));
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn index(&self) -> &Index {
         &self.index
     }
 
     /// The number of rows.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, Values};
+    /// let f = Frame::new(vec![Column::new("s", Values::strings(["x", "y", "z"]))])?;
+    /// assert_eq!(f.len(), 3);
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether the frame has no rows.
+    ///
+    /// ```
+    /// use ndnpy_parquet::Frame;
+    /// // No columns, no rows: what `pd.DataFrame()` is.
+    /// assert!(Frame::new(vec![])?.is_empty());
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The data columns and the index, taken apart.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, Index, Values};
+    /// let f = Frame::new(vec![Column::new("s", Values::strings(["x"]))])?;
+    /// let (columns, index) = f.into_parts();
+    /// assert_eq!(columns[0].name(), Some("s"));
+    /// assert!(matches!(index, Index::Range(_)));
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn into_parts(self) -> (Vec<Column>, Index) {
         (self.columns, self.index)
     }

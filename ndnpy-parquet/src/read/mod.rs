@@ -406,14 +406,45 @@ pub fn read_with_pandas_json(json: &str) -> Result<Frame> {
 /// `Frame`'s readers, here rather than beside the type: they parse files.
 impl Frame {
     /// Reads a Parquet file; see the crate documentation for what is kept.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, Values};
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("f.parquet");
+    /// Frame::new(vec![Column::new("s", Values::strings(["a", "b"]))])?.write(&path)?;
+    /// let f = Frame::read(&path)?;
+    /// assert_eq!(f.column("s").unwrap().values(), &Values::strings(["a", "b"]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn read<P: AsRef<Path>>(path: P) -> Result<Self> {
         Self::read_with(path, &ReadOptions::default())
     }
     /// [`Frame::read`] with explicit options.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, ReadOptions, Values};
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("f.parquet");
+    /// Frame::new(vec![Column::new("s", Values::strings(["a"]))])?.write(&path)?;
+    /// // A generous limit for a file known to expand a lot.
+    /// let options = ReadOptions { max_bytes: Some(1 << 30) };
+    /// assert_eq!(Frame::read_with(&path, &options)?.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn read_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
         read_path(path.as_ref(), options)
     }
     /// Reads a Parquet file held in memory.
+    ///
+    /// ```
+    /// use ndnpy_parquet::{Column, Frame, ReadOptions, Values, WriteOptions};
+    /// // A file fetched over the network, say: no temporary file needed.
+    /// let f = Frame::new(vec![Column::new("s", Values::strings(["a"]))])?;
+    /// let bytes = f.to_bytes(&WriteOptions::default())?;
+    /// let back = Frame::from_bytes(&bytes, &ReadOptions::default())?;
+    /// assert_eq!(back.column("s").unwrap().values(), f.column("s").unwrap().values());
+    /// # Ok::<(), ndnpy_parquet::Error>(())
+    /// ```
     pub fn from_bytes(bytes: &[u8], options: &ReadOptions) -> Result<Self> {
         read_bytes(bytes, options)
     }
