@@ -293,6 +293,9 @@ impl MemberData {
     }
 }
 
+/// How much of a stored member's data [`Sink`] writes at a time.
+const STORED_CHUNK: usize = 1 << 20;
+
 /// `io::Write` into a member: what `write_body` writes an array through.
 pub(crate) struct Sink<'a, W> {
     data: &'a mut MemberData,
@@ -307,10 +310,16 @@ impl<W: Write + Seek> Write for Sink<'_, W> {
         }
         let data = &mut *self.data;
         if !data.compress {
-            self.out.write_all(buf)?;
-            data.crc.update(buf);
-            data.len += buf.len() as u64;
-            return Ok(buf.len());
+            // A chunk at a time, so that the CRC reads what was just
+            // written while it is in cache: a tensor of hundreds of MiB
+            // written whole and then checksummed is two passes over
+            // memory. A chunk as large as `NpzWriter`'s buffer is written
+            // past it, not copied into it.
+            let n = buf.len().min(STORED_CHUNK);
+            self.out.write_all(&buf[..n])?;
+            data.crc.update(&buf[..n]);
+            data.len += n as u64;
+            return Ok(n);
         }
         let block = self.pool.block();
         if data.current.len() == block {

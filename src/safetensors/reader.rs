@@ -6,7 +6,7 @@ use super::file::{any_from, SafetensorsFile};
 use super::index::SafetensorsIndex;
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 
 /// A safetensors file read through a reader (a file, a network object, an
 /// in-memory cursor): its header when opened, each tensor's bytes when
@@ -107,12 +107,23 @@ impl<R: Read + Seek> SafetensorsReader<R> {
         let range = self.index.data_range(name)?;
         self.reader.seek(SeekFrom::Start(range.start))?;
         let want = range.end - range.start;
-        let copied = io::copy(&mut (&mut self.reader).take(want), out)?;
-        if copied < want {
-            return Err(Error::FileShrank {
-                needed: range.end,
-                len: range.start + copied,
-            });
+        // A megabyte at a time (io::copy's 8 KiB would be a system call
+        // each way per 8 KiB), a chunk that `NpzWriter` writes past its
+        // buffer; the buffer grows only as bytes arrive.
+        let mut buf = Vec::new();
+        let mut copied = 0;
+        while copied < want {
+            let chunk = (want - copied).min(1 << 20);
+            buf.clear();
+            (&mut self.reader).take(chunk).read_to_end(&mut buf)?;
+            out.write_all(&buf)?;
+            copied += buf.len() as u64;
+            if (buf.len() as u64) < chunk {
+                return Err(Error::FileShrank {
+                    needed: range.end,
+                    len: range.start + copied,
+                });
+            }
         }
         Ok(())
     }

@@ -1,8 +1,8 @@
-//! `.npz` -> safetensors: every member becomes a tensor through the
-//! safetensors crate's `serialize_to_file`, which asks each tensor for its
-//! bytes in turn. Stored members already in safetensors' layout hand over
-//! their bytes in the mapped archive; the others are read (inflated,
-//! swapped, reordered) when their turn comes, one at a time.
+//! `.npz` -> safetensors: the header written (as the safetensors crate
+//! lays it out, checked by its `Metadata`), then every member's bytes in
+//! turn. Stored members already in safetensors' layout are written from the
+//! mapped archive as they are; the others are read (inflated, swapped,
+//! reordered) a chunk at a time when their turn comes.
 
 use super::dtypes::{self, Conversion};
 use super::{layout, SafetensorsOptions, METADATA_MEMBER};
@@ -10,8 +10,7 @@ use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
 use crate::format::header::Header;
 use crate::npz::{Compression, NpzMmap, NpzReader};
-use safetensors::{Dtype, View};
-use std::borrow::Cow;
+use safetensors::Dtype;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Read, Seek, Write};
@@ -177,7 +176,6 @@ fn convert<R: Read + Seek>(
     let context = Context {
         map,
         reader: RefCell::new(reader),
-        failure: RefCell::new(None),
     };
     // Everything that can be known from headers is checked before the
     // first byte is written.
@@ -220,19 +218,7 @@ fn convert<R: Read + Seek>(
     crate::io::atomic::write_file_with(path, total, &options.write_options, |out| {
         out.write_all(&header)?;
         for tensor in &tensors {
-            let bound = Bound { tensor, context };
-            let data = bound.bytes()?;
-            if data.len() != tensor.len {
-                return Err(Error::CorruptMember {
-                    name: tensor.name.clone(),
-                    reason: format!(
-                        "its data holds {} bytes, its header declares {}",
-                        data.len(),
-                        tensor.len
-                    ),
-                });
-            }
-            out.write_all(&data)?;
+            context.write_tensor(tensor, out)?;
         }
         Ok(())
     })
@@ -310,12 +296,11 @@ fn header_bytes(
     Ok((bytes, offset))
 }
 
-/// What the tensors share: the archive's reader, its bytes when it is
-/// mapped, and the first error met while reading members for the writer.
+/// What the tensors share: the archive's reader, and its bytes when it is
+/// mapped.
 struct Context<'m, 'r, R: Read + Seek> {
     map: Option<&'m [u8]>,
     reader: RefCell<&'r mut NpzReader<R>>,
-    failure: RefCell<Option<Error>>,
 }
 
 /// One member on its way to becoming a tensor.
@@ -324,16 +309,47 @@ struct Tensor<'m> {
     conversion: Conversion,
     /// Bytes of the tensor's data.
     len: usize,
-    /// The member's data in the mapping when it is already the tensor's
+    /// The member in the mapping when its data is already the tensor's
     /// bytes; `None` when it must be read and converted.
-    mapped: Option<&'m [u8]>,
+    mapped: Option<Mapped<'m>>,
 }
 
-/// A tensor with what it reads from: the `View` the safetensors crate
-/// writes.
-struct Bound<'c, 'm, 'r, R: Read + Seek> {
-    tensor: &'c Tensor<'m>,
-    context: &'c Context<'m, 'r, R>,
+/// A stored member in the mapped archive whose data is the tensor's bytes
+/// as they are: written from the mapping, its CRC-32 checked on the way
+/// (the reader's check, without a second pass over the bytes).
+struct Mapped<'m> {
+    /// The member's `.npy` file.
+    npy: &'m [u8],
+    /// Where its data starts, after the `.npy` header.
+    start: usize,
+    /// The CRC-32 the archive records for the member.
+    crc: u32,
+}
+
+impl<'m> Mapped<'m> {
+    /// The tensor's `len` bytes (checked to lie in the member).
+    fn data(&self, len: usize) -> &'m [u8] {
+        &self.npy[self.start..self.start + len]
+    }
+
+    /// The CRC-32 state of the member's bytes before its data.
+    fn crc_before_data(&self) -> crc32fast::Hasher {
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&self.npy[..self.start]);
+        crc
+    }
+
+    /// Finishes `crc` (the state after the tensor's data) with the
+    /// member's bytes after the data, and compares it with the archive's.
+    fn check(&self, mut crc: crc32fast::Hasher, tensor: &Tensor<'_>) -> Result<()> {
+        crc.update(&self.npy[self.start + tensor.len..]);
+        match crc.finalize() == self.crc {
+            true => Ok(()),
+            false => Err(Error::BadCrc {
+                name: tensor.name.clone(),
+            }),
+        }
+    }
 }
 
 impl<'m, R: Read + Seek> Context<'m, '_, R> {
@@ -348,8 +364,9 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
                 // `read_from` leaves the slice at the first byte of data.
                 let mut rest = npy;
                 let header = Header::read_from(&mut rest).map_err(in_member)?;
-                let big = raw_pairs(&header) && says_big(&npy[..npy.len() - rest.len()]);
-                (header, Some(rest), big)
+                let start = npy.len() - rest.len();
+                let big = raw_pairs(&header) && says_big(&npy[..start]);
+                (header, Some((npy, start)), big)
             }
             _ => {
                 let header = self.reader.borrow_mut().header(&name)?;
@@ -375,19 +392,23 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
         }
         let len = header.data_len()?;
         let mapped = match data {
-            Some(data) if data.len() < len => {
+            Some((npy, start)) if npy.len() - start < len => {
                 return Err(Error::CorruptMember {
                     reason: format!(
                         "its data ends early: the header declares {len} bytes, the member holds {}",
-                        data.len()
+                        npy.len() - start
                     ),
                     name,
                 })
             }
-            Some(data) if conversion.in_place() => Some(&data[..len]),
+            Some((npy, start)) if conversion.in_place() => Some(Mapped {
+                npy,
+                start,
+                crc: info.crc32,
+            }),
             _ => None,
         }
-        .filter(|data| !conversion.bools || layout::bools_are_canonical(data));
+        .filter(|m| !conversion.bools || layout::bools_are_canonical(m.data(len)));
         within_member(&name, &header, &info)?;
         Ok(Tensor {
             name,
@@ -406,86 +427,86 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
     }
 }
 
-impl<R: Read + Seek> Bound<'_, '_, '_, R> {
-    /// The tensor's bytes: those in the mapping once the member's CRC-32 is
-    /// checked, or the member read and converted.
-    fn bytes(&self) -> Result<Cow<'_, [u8]>> {
-        let t = self.tensor;
+impl<R: Read + Seek> Context<'_, '_, R> {
+    /// Writes `t`'s bytes to `out`, checking its member's CRC-32 as
+    /// np.load checks it: from the mapping as they are, or read from the
+    /// member and converted. Memory stays a chunk's worth, but for a
+    /// Fortran-order member, which is reordered whole.
+    fn write_tensor(&self, t: &Tensor<'_>, out: &mut dyn Write) -> Result<()> {
+        /// Chunks as large as the output's buffer, so that they are written
+        /// past it, each checksummed while it is in cache.
+        const CHUNK: usize = 1 << 20;
         let name = t.name.as_str();
-        let io_error = |e| crate::npz::member_io_error(name, e);
-        let mut reader = self.context.reader.borrow_mut();
-        if let Some(data) = t.mapped {
-            // Reading the member through the reader checks its CRC-32, as
-            // np.load does; the bytes read are discarded.
-            let mut member = reader.member_reader(name)?;
-            io::copy(&mut member, &mut io::sink()).map_err(io_error)?;
-            return Ok(Cow::Borrowed(data));
+        if let Some(mapped) = &t.mapped {
+            let mut crc = mapped.crc_before_data();
+            for chunk in mapped.data(t.len).chunks(CHUNK) {
+                out.write_all(chunk)?;
+                crc.update(chunk);
+            }
+            return mapped.check(crc, t);
         }
-        // The length was checked against the directory's sizes
-        // (`within_member`); the buffer still grows only as bytes arrive,
-        // so that a member whose stream ends early costs what it holds.
+        let io_error = |e| crate::npz::member_io_error(name, e);
+        let ends_early = |held: usize| Error::CorruptMember {
+            name: name.to_owned(),
+            reason: format!(
+                "its data ends early: the header declares {} bytes, the member holds {held}",
+                t.len
+            ),
+        };
+        let mut reader = self.reader.borrow_mut();
         let mut member = reader.member_reader(name)?;
         Header::read_from(&mut member).map_err(|e| crate::npz::in_member(name, e))?;
-        let mut data = Vec::new();
-        data.try_reserve_exact(t.len.min(64 << 20))
-            .map_err(|_| Error::Io(io::ErrorKind::OutOfMemory.into()))?;
-        (&mut member)
-            .take(t.len as u64)
-            .read_to_end(&mut data)
-            .map_err(io_error)?;
-        if data.len() < t.len {
-            return Err(Error::CorruptMember {
-                name: name.to_owned(),
-                reason: format!(
-                    "its data ends early: the header declares {} bytes, the member holds {}",
-                    t.len,
-                    data.len()
-                ),
-            });
+        let c = &t.conversion;
+        if c.transpose {
+            // The length was checked against the directory's sizes
+            // (`within_member`); the buffer still grows only as bytes
+            // arrive, so that a member whose stream ends early costs what
+            // it holds.
+            let mut data = Vec::new();
+            data.try_reserve_exact(t.len.min(64 << 20))
+                .map_err(|_| Error::Io(io::ErrorKind::OutOfMemory.into()))?;
+            (&mut member)
+                .take(t.len as u64)
+                .read_to_end(&mut data)
+                .map_err(io_error)?;
+            if data.len() < t.len {
+                return Err(ends_early(data.len()));
+            }
+            if let Some(unit) = c.swap {
+                layout::swap_bytes(&mut data, unit);
+            }
+            let mut data = layout::fortran_to_c(&data, &c.shape, c.itemsize);
+            if c.bools {
+                layout::canonical_bools(&mut data);
+            }
+            out.write_all(&data)?;
+        } else {
+            // A chunk at a time; a multiple of every item size swapped.
+            let mut buf = Vec::new();
+            let mut done = 0;
+            while done < t.len {
+                let want = (t.len - done).min(CHUNK);
+                buf.clear();
+                (&mut member)
+                    .take(want as u64)
+                    .read_to_end(&mut buf)
+                    .map_err(io_error)?;
+                if buf.len() < want {
+                    return Err(ends_early(done + buf.len()));
+                }
+                if let Some(unit) = c.swap {
+                    layout::swap_bytes(&mut buf, unit);
+                }
+                if c.bools {
+                    layout::canonical_bools(&mut buf);
+                }
+                out.write_all(&buf)?;
+                done += want;
+            }
         }
         // To the end, so that the CRC-32 is checked.
         io::copy(&mut member, &mut io::sink()).map_err(io_error)?;
-        let c = &t.conversion;
-        if let Some(unit) = c.swap {
-            layout::swap_bytes(&mut data, unit);
-        }
-        if c.transpose {
-            data = layout::fortran_to_c(&data, &c.shape, c.itemsize);
-        }
-        if c.bools {
-            layout::canonical_bools(&mut data);
-        }
-        Ok(Cow::Owned(data))
-    }
-}
-
-impl<R: Read + Seek> View for Bound<'_, '_, '_, R> {
-    fn dtype(&self) -> Dtype {
-        self.tensor.conversion.dtype
-    }
-
-    fn shape(&self) -> &[usize] {
-        &self.tensor.conversion.shape
-    }
-
-    fn data(&self) -> Cow<'_, [u8]> {
-        // `View::data` cannot fail: the first error is kept for the caller
-        // and every tensor from then on hands over nothing, so that the
-        // rest of the (discarded) file costs no reading or writing.
-        if self.context.failure.borrow().is_some() {
-            return Cow::Borrowed(&[]);
-        }
-        match self.bytes() {
-            Ok(bytes) => bytes,
-            Err(err) => {
-                *self.context.failure.borrow_mut() = Some(err);
-                Cow::Borrowed(&[])
-            }
-        }
-    }
-
-    fn data_len(&self) -> usize {
-        self.tensor.len
+        Ok(())
     }
 }
 
@@ -618,28 +639,21 @@ mod tests {
         let context = Context {
             map: Some(npz.as_bytes()),
             reader: RefCell::new(&mut reader),
-            failure: RefCell::new(None),
         };
         let options = SafetensorsOptions::default();
+        let written = |t: &Tensor<'_>| {
+            let mut out = Vec::new();
+            context.write_tensor(t, &mut out).unwrap();
+            out
+        };
 
         let le = context.tensor("le".into(), &options).unwrap();
-        let le = Bound {
-            tensor: &le,
-            context: &context,
-        };
-        let data = le.data();
-        assert!(matches!(data, Cow::Borrowed(_)));
-        assert!(npz.as_bytes().as_ptr_range().contains(&data.as_ptr()));
-        assert_eq!(data.len(), 64 * 3 * 4);
+        let mapped = le.mapped.as_ref().expect("handed over from the map");
+        assert!(npz.as_bytes().as_ptr_range().contains(&mapped.npy.as_ptr()));
+        assert_eq!(written(&le), [0u8, 0, 0x80, 0x3f].repeat(64 * 3));
 
         let be = context.tensor("be".into(), &options).unwrap();
-        let be = Bound {
-            tensor: &be,
-            context: &context,
-        };
-        let data = be.data();
-        assert!(matches!(data, Cow::Owned(_)));
-        assert_eq!(&data[..], [0, 0, 0x80, 0x3f, 0, 0, 0, 0x40]);
-        assert!(context.failure.borrow().is_none());
+        assert!(be.mapped.is_none());
+        assert_eq!(written(&be), [0, 0, 0x80, 0x3f, 0, 0, 0, 0x40]);
     }
 }
