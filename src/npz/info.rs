@@ -46,9 +46,6 @@ pub struct MemberInfo {
     pub data_start: u64,
     /// Whether the member is encrypted.
     pub encrypted: bool,
-    /// The CRC-32 of the member's decompressed bytes, as the archive's
-    /// directory records it (every read checks it).
-    pub crc32: u32,
 }
 
 impl<R: Read + Seek> NpzReader<R> {
@@ -98,7 +95,6 @@ impl<R: Read + Seek> NpzReader<R> {
             size: entry.size,
             data_start,
             encrypted: entry.encrypted(),
-            crc32: entry.crc,
         })
     }
 }

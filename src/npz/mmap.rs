@@ -258,7 +258,7 @@ impl NpzMmap {
 
     /// The bytes of a stored, unencrypted member whose local header agrees
     /// with the directory.
-    fn stored_bytes(&self, name: &str) -> Result<(&Entry, &[u8])> {
+    pub(crate) fn stored_bytes(&self, name: &str) -> Result<(&Entry, &[u8])> {
         let member = self.member(name)?;
         let key = member.key();
         let start = member

@@ -152,7 +152,7 @@ impl super::sealed::Sealed for &NpzMmap {}
 impl NpzSource for &NpzMmap {
     fn to_safetensors(self, path: &Path, options: &SafetensorsOptions) -> Result<()> {
         let mut reader = self.reader()?;
-        convert(Some(self.as_bytes()), &mut reader, path, options)
+        convert(Some(self), &mut reader, path, options)
     }
 }
 
@@ -165,9 +165,9 @@ impl<R: Read + Seek> NpzSource for &mut NpzReader<R> {
 }
 
 /// The conversion, from the archive `reader` reads and, when it is mapped,
-/// its bytes.
+/// its map.
 fn convert<R: Read + Seek>(
-    map: Option<&[u8]>,
+    map: Option<&NpzMmap>,
     reader: &mut NpzReader<R>,
     path: &Path,
     options: &SafetensorsOptions,
@@ -296,10 +296,10 @@ fn header_bytes(
     Ok((bytes, offset))
 }
 
-/// What the tensors share: the archive's reader, and its bytes when it is
+/// What the tensors share: the archive's reader, and its map when it is
 /// mapped.
 struct Context<'m, 'r, R: Read + Seek> {
-    map: Option<&'m [u8]>,
+    map: Option<&'m NpzMmap>,
     reader: RefCell<&'r mut NpzReader<R>>,
 }
 
@@ -358,15 +358,15 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
     fn tensor(&self, name: String, options: &SafetensorsOptions) -> Result<Tensor<'m>> {
         let in_member = |e| crate::npz::in_member(&name, e);
         let info = self.reader.borrow_mut().member_info(&name)?;
-        let stored = info.compression == Compression::Stored && !info.encrypted;
-        let (header, data, big) = match stored.then(|| self.npy_bytes(info.data_start, info.size)) {
-            Some(Some(npy)) => {
+        let stored = info.compression == Compression::Stored;
+        let (header, data, big) = match stored.then(|| self.npy_bytes(&name)) {
+            Some(Some((npy, crc))) => {
                 // `read_from` leaves the slice at the first byte of data.
                 let mut rest = npy;
                 let header = Header::read_from(&mut rest).map_err(in_member)?;
                 let start = npy.len() - rest.len();
                 let big = raw_pairs(&header) && says_big(&npy[..start]);
-                (header, Some((npy, start)), big)
+                (header, Some((npy, start, crc)), big)
             }
             _ => {
                 let header = self.reader.borrow_mut().header(&name)?;
@@ -392,7 +392,7 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
         }
         let len = header.data_len()?;
         let mapped = match data {
-            Some((npy, start)) if npy.len() - start < len => {
+            Some((npy, start, _)) if npy.len() - start < len => {
                 return Err(Error::CorruptMember {
                     reason: format!(
                         "its data ends early: the header declares {len} bytes, the member holds {}",
@@ -401,11 +401,7 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
                     name,
                 })
             }
-            Some((npy, start)) if conversion.in_place() => Some(Mapped {
-                npy,
-                start,
-                crc: info.crc32,
-            }),
+            Some((npy, start, crc)) if conversion.in_place() => Some(Mapped { npy, start, crc }),
             _ => None,
         }
         .filter(|m| !conversion.bools || layout::bools_are_canonical(m.data(len)));
@@ -418,12 +414,15 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
         })
     }
 
-    /// The `.npy` file of a stored member, if the archive is mapped and the
-    /// member lies inside the mapping.
-    fn npy_bytes(&self, start: u64, size: u64) -> Option<&'m [u8]> {
-        let start = usize::try_from(start).ok()?;
-        let end = start.checked_add(usize::try_from(size).ok()?)?;
-        self.map?.get(start..end)
+    /// The `.npy` file of stored member `name` in the map, with the CRC-32
+    /// the archive records for it, if the archive is mapped and the member
+    /// passes the map's checks for viewing it in place (supported, not
+    /// encrypted, its stored and declared sizes equal, inside the file);
+    /// any other member is read through the reader, which reports what is
+    /// wrong with it.
+    fn npy_bytes(&self, name: &str) -> Option<(&'m [u8], u32)> {
+        let (entry, npy) = self.map?.stored_bytes(name).ok()?;
+        Some((npy, entry.crc))
     }
 }
 
@@ -637,7 +636,7 @@ mod tests {
         let npz = unsafe { NpzMmap::open(&path).unwrap() };
         let mut reader = npz.reader().unwrap();
         let context = Context {
-            map: Some(npz.as_bytes()),
+            map: Some(&npz),
             reader: RefCell::new(&mut reader),
         };
         let options = SafetensorsOptions::default();

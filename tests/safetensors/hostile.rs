@@ -91,3 +91,86 @@ proptest! {
         prop_assert!(std::fs::read_dir(dir.path()).unwrap().count() <= 1);
     }
 }
+
+// From a review: the map's conversion took a stored member's bytes by its
+// declared size, past its data, and skipped the checks of the member
+// reader (the size past the stored bytes, unsupported flags).
+
+fn le_u16_at(b: &[u8], at: usize) -> usize {
+    u16::from_le_bytes([b[at], b[at + 1]]) as usize
+}
+
+#[test]
+fn stored_member_declared_longer_than_its_data_is_refused_from_the_map() {
+    // Two stored members: x (1000 u8) then y.
+    let mut w = NpzWriter::new(Cursor::new(Vec::new()));
+    w.add("x", &ndarray::Array1::<u8>::from_elem(1000, 7))
+        .unwrap();
+    w.add("y", &ndarray::Array1::<u8>::from_elem(1000, 9))
+        .unwrap();
+    let mut zip = w.finish_into_inner().unwrap().into_inner();
+
+    // x's header claims 64 more items ("(1000,)" -> "(1064,)", same length).
+    let at = zip.windows(7).position(|s| s == b"(1000,)").unwrap();
+    zip[at..at + 7].copy_from_slice(b"(1064,)");
+
+    // x's local header is at 0; its data starts after name and extra.
+    assert_eq!(&zip[..4], b"PK\x03\x04");
+    let data_start = 30 + le_u16_at(&zip, 26) + le_u16_at(&zip, 28);
+    // x's central entry: the first one.
+    let cd = zip.windows(4).position(|s| s == b"PK\x01\x02").unwrap();
+    let size = u32::from_le_bytes(zip[cd + 24..cd + 28].try_into().unwrap()) as usize;
+    assert_ne!(size, 0xFFFF_FFFF);
+    // Declared 64 bytes longer than its data (compressed size untouched),
+    // with a CRC-32 over those bytes (the next local header's first 64).
+    let new_size = size + 64;
+    let crc = crc32fast::hash(&zip[data_start..data_start + new_size]);
+    zip[cd + 16..cd + 20].copy_from_slice(&crc.to_le_bytes());
+    zip[cd + 24..cd + 28].copy_from_slice(&(new_size as u32).to_le_bytes());
+
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("a.npz");
+    std::fs::write(&src, &zip).unwrap();
+
+    // The plain read refuses it (its data ends early: 1000 + header bytes).
+    let mut reader = NpzReader::open(&src).unwrap();
+    assert!(reader.read_any("x").is_err(), "plain read must fail");
+
+    // The conversion from the map must refuse it too.
+    // SAFETY: the file is not changed while mapped.
+    let map = unsafe { NpzMmap::open(&src).unwrap() };
+    let out = dir.path().join("o.safetensors");
+    let result = npz_to_safetensors(&map, &out);
+    if result.is_ok() {
+        let st = SafetensorsFile::new(std::fs::read(&out).unwrap()).unwrap();
+        if let AnyArray::U8(x) = st.read_any("x").unwrap() {
+            let tail: Vec<u8> = x.iter().skip(1000).take(4).copied().collect();
+            panic!(
+                "converted a member the reader refuses; its last items are zip structure: {tail:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stored_member_flagged_patched_is_refused_from_the_map() {
+    let mut w = NpzWriter::new(Cursor::new(Vec::new()));
+    w.add("x", &ndarray::Array1::<u8>::from_elem(1000, 7))
+        .unwrap();
+    let mut zip = w.finish_into_inner().unwrap().into_inner();
+    // Flag bit 5 (compressed patched data) on x's central entry: the
+    // member reader refuses it (check_supported), as Python's zipfile does.
+    let cd = zip.windows(4).position(|s| s == b"PK\x01\x02").unwrap();
+    zip[cd + 8] |= 0x20;
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("a.npz");
+    std::fs::write(&src, &zip).unwrap();
+    assert!(NpzReader::open(&src).unwrap().read_any("x").is_err());
+    // SAFETY: the file is not changed while mapped.
+    let map = unsafe { NpzMmap::open(&src).unwrap() };
+    let out = dir.path().join("o.safetensors");
+    assert!(
+        npz_to_safetensors(&map, &out).is_err(),
+        "converted a member every reader refuses"
+    );
+}
