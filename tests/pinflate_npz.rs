@@ -11,6 +11,13 @@ use std::io::{Cursor, Write};
 /// stream, as `np.savez_compressed` writes), over 32 MiB so that it is
 /// inflated in parallel; the array and the member's `.npy` bytes.
 fn archive() -> (Vec<u8>, Array1<f64>, Vec<u8>) {
+    let a = values();
+    let npy = a.to_npy_bytes().unwrap();
+    (zip_of(&npy), a, npy)
+}
+
+/// The archive's values.
+fn values() -> Array1<f64> {
     let mut x = 0x2545_F491_4F6C_DD1Du64;
     let a: Array1<f64> = (0..4_300_000)
         .map(|i| {
@@ -25,13 +32,17 @@ fn archive() -> (Vec<u8>, Array1<f64>, Vec<u8>) {
             }
         })
         .collect();
-    let npy = a.to_npy_bytes().unwrap();
+    a
+}
+
+/// An archive of one deflated member `a.npy` holding `npy`.
+fn zip_of(npy: &[u8]) -> Vec<u8> {
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);
     zip.start_file("a.npy", options).unwrap();
-    zip.write_all(&npy).unwrap();
-    (zip.finish().unwrap().into_inner(), a, npy)
+    zip.write_all(npy).unwrap();
+    zip.finish().unwrap().into_inner()
 }
 
 /// Replaces every occurrence of `from` in the archive's headers (its
@@ -55,8 +66,46 @@ fn large_numpy_style_members_read_exactly_on_every_core() {
     let mut npz = NpzReader::new(Cursor::new(bytes.clone())).unwrap();
     assert_eq!(npz.read::<f64, Ix1>("a").unwrap(), a);
     assert!(npz.raw("a").unwrap() == npy);
+    // Decoded straight into the array's memory, the header moved out of
+    // the way (`read_any`, typed reads), or into a buffer of its own and
+    // copied (into an existing array): the same values.
     let any = npz.read_any("a").unwrap();
-    assert_eq!(any.shape(), &[a.len()]);
+    assert_eq!(any, ndnpy::AnyArray::F64(a.clone().into_dyn()));
+    let mut into = Array1::<f64>::zeros(a.len());
+    npz.read_into("a", &mut into.view_mut()).unwrap();
+    assert_eq!(into, a);
+    // Big-endian data, swapped after the decoding.
+    let mut big = npy.clone();
+    let at = big.windows(5).position(|w| w == b"'<f8'").unwrap();
+    big[at + 1] = b'>';
+    big[128..].chunks_mut(8).for_each(|x| x.reverse());
+    let mut npz = NpzReader::new(Cursor::new(zip_of(&big))).unwrap();
+    assert_eq!(npz.read::<f64, Ix1>("a").unwrap(), a);
+}
+
+#[test]
+fn a_header_longer_than_the_part_decoded_apart_reads_on_from_the_whole() {
+    // A version 2 header of 70 000 bytes (padded with spaces, as NumPy
+    // pads), past the 64 KiB decoded apart before the whole stream.
+    let a = values();
+    let npy = a.to_npy_bytes().unwrap();
+    let (magic, dict, data) = (&npy[..6], &npy[10..128], &npy[128..]);
+    let dict = std::str::from_utf8(dict).unwrap().trim_end();
+    let total = 70_016usize;
+    let mut long = magic.to_vec();
+    long.extend_from_slice(&[2, 0]);
+    long.extend_from_slice(&((total - 12) as u32).to_le_bytes());
+    long.extend_from_slice(dict.as_bytes());
+    long.resize(total - 1, b' ');
+    long.push(b'\n');
+    long.extend_from_slice(data);
+    let options = ndnpy::ReadOptions::default().max_header_len(100_000);
+    let mut npz = NpzReader::new_with(Cursor::new(zip_of(&long)), &options).unwrap();
+    assert_eq!(npz.read::<f64, Ix1>("a").unwrap(), a);
+    assert_eq!(
+        npz.read_any("a").unwrap(),
+        ndnpy::AnyArray::F64(a.into_dyn())
+    );
 }
 
 #[test]
@@ -82,6 +131,8 @@ fn a_wrong_declared_size_is_an_error() {
             continue;
         };
         assert!(npz.raw("a").is_err(), "size off by {delta}");
+        assert!(npz.read::<f64, Ix1>("a").is_err(), "size off by {delta}");
+        assert!(npz.read_any("a").is_err(), "size off by {delta}");
     }
 }
 
@@ -98,5 +149,6 @@ fn corrupt_data_is_an_error() {
             Err(Error::BadCrc { .. } | Error::CorruptMember { .. }) => {}
             Err(e) => panic!("unexpected error: {e}"),
         }
+        assert!(npz.read_any("a").is_err());
     }
 }

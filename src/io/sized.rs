@@ -33,6 +33,88 @@ pub(crate) unsafe trait SizedRead: Read {
     fn fill_whole(&mut self, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
         super::source::fill_zeroed(self, dst)
     }
+
+    /// For a reader that delivers the next `len` bytes (all that is left)
+    /// best into zeroed memory with room after them, decoding into that
+    /// memory more than the bytes asked for (a compressed stream inflated
+    /// on every core, header and all, the data then moved to the front):
+    /// how many bytes of room. `None` for any other reader.
+    fn whole_room(&self, _len: u64) -> Option<usize> {
+        None
+    }
+
+    /// Fills the first `len` bytes of `dst` (at least `len` plus the room
+    /// [`SizedRead::whole_room`] asked for) with the next `len` bytes;
+    /// gives how many it filled (fewer means the bytes ended early). The
+    /// rest of `dst` holds unspecified bytes afterwards.
+    fn fill_whole_in(&mut self, dst: &mut [u8], len: usize) -> io::Result<usize> {
+        super::checked::read_full(self, &mut dst[..len])
+    }
+}
+
+/// `n` items of `size_of::<T>()` bytes (`n > 0`, not zero-sized) from a
+/// reader that wants `room` bytes after them ([`SizedRead::whole_room`]),
+/// in zeroed memory (fresh pages: nobody writes zeros, and they are faulted
+/// in by the threads that decode into them). `fix` runs over cache-sized
+/// pieces afterwards. The vector keeps the room as spare capacity.
+///
+/// # Safety
+///
+/// As [`read_whole`].
+pub(super) unsafe fn read_whole_in<T>(
+    reader: &mut dyn SizedRead,
+    n: usize,
+    room: usize,
+    fix: Option<Fix<'_>>,
+) -> Result<Vec<T>> {
+    let size = std::mem::size_of::<T>();
+    let nbytes = n * size;
+    let capacity = n
+        .checked_add(room.div_ceil(size))
+        .ok_or_else(|| super::source::out_of_memory(usize::MAX))?;
+    let mut data: Vec<T> = zeroed_capacity(capacity)?;
+    // SAFETY: the allocation holds `capacity` items of `T`, all zero bytes
+    // (`zeroed_capacity`), so all `capacity * size` bytes are initialised
+    // `u8`s; the slice borrows `data`'s buffer exclusively and `data`
+    // (length 0) reads none of it until `set_len` below.
+    let bytes: &mut [u8] =
+        unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast(), capacity * size) };
+    let got = reader.fill_whole_in(bytes, nbytes)?;
+    if got != nbytes {
+        return Err(Error::TruncatedData {
+            expected: nbytes as u64,
+            found: got as u64,
+        });
+    }
+    if let Some(fix) = fix {
+        bytes[..nbytes]
+            .chunks_mut((SWAP_PIECE / size).max(1) * size)
+            .for_each(fix);
+    }
+    // SAFETY: the first `n` items hold the bytes the reader gave (then
+    // fixed), which the caller vouches are valid `T`s.
+    unsafe { data.set_len(n) };
+    Ok(data)
+}
+
+/// An empty vector with room for `capacity` items (`T` not zero-sized),
+/// its memory zeroed by the allocator: fresh pages from the kernel for a
+/// large one, already zero, so nothing is written ahead.
+fn zeroed_capacity<T>(capacity: usize) -> Result<Vec<T>> {
+    let layout = std::alloc::Layout::array::<T>(capacity)
+        .map_err(|_| super::source::out_of_memory(usize::MAX))?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: the layout has a nonzero size (checked above).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(super::source::out_of_memory(layout.size()));
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout
+    // of `capacity` items of `T` (its size and alignment), which is what a
+    // `Vec<T>` of that capacity frees; length 0 claims no initialised item.
+    Ok(unsafe { Vec::from_raw_parts(ptr.cast(), 0, capacity) })
 }
 
 /// `n` items of `size_of::<T>()` bytes (`n > 0`, not zero-sized) from a

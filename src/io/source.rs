@@ -9,7 +9,7 @@ use std::mem::MaybeUninit;
 use std::path::Path;
 
 pub(crate) use super::sized::SizedRead;
-use super::sized::{fill_whole_fixed, read_whole};
+use super::sized::{fill_whole_fixed, read_whole, read_whole_in};
 
 /// Buffers at least this large get transparent huge pages, as in NumPy.
 pub(super) const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
@@ -215,9 +215,15 @@ impl<'a> Source<'a> {
             ..
         } = self
         {
-            if n > 0 && reader.fills_whole(nbytes) {
-                // SAFETY: the caller's contract is this function's.
-                return unsafe { read_whole(&mut **reader, n, fix) };
+            if n > 0 {
+                if let Some(room) = reader.whole_room(nbytes) {
+                    // SAFETY: the caller's contract is this function's.
+                    return unsafe { read_whole_in(&mut **reader, n, room, fix) };
+                }
+                if reader.fills_whole(nbytes) {
+                    // SAFETY: the caller's contract is this function's.
+                    return unsafe { read_whole(&mut **reader, n, fix) };
+                }
             }
         }
         let step = if self.trusted() {

@@ -187,6 +187,29 @@ unsafe impl<R: BufRead> SizedRead for MemberReader<'_, R> {
         self.left = 0;
         Ok(dst.len())
     }
+
+    fn whole_room(&self, len: u64) -> Option<usize> {
+        match !self.failed && len == self.left {
+            true => self.body.whole_room(len),
+            false => None,
+        }
+    }
+
+    fn fill_whole_in(&mut self, dst: &mut [u8], len: usize) -> io::Result<usize> {
+        if self.whole_room(len as u64).is_none() {
+            // Read as any reader is read, the CRC checked on the way.
+            return crate::io::checked::read_full(self, &mut dst[..len]);
+        }
+        // Whatever happens, the codec's state is used up: later reads give
+        // nothing, or the error again.
+        self.failed = true;
+        if self.body.fill_whole_in(dst, len)? != self.expected_crc {
+            return Err(bad_crc(&self.name));
+        }
+        self.failed = false;
+        self.left = 0;
+        Ok(len)
+    }
 }
 
 #[cfg(test)]

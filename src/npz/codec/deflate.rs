@@ -64,6 +64,27 @@ unsafe impl WholeCodec for Deflate {
     fn whole(&self, compressed: &[u8], size: usize) -> io::Result<(Vec<u8>, u32)> {
         inflate::inflate(compressed, size)
     }
+
+    fn in_parallel(&self, compressed: usize, size: usize) -> bool {
+        crate::npz::pinflate::threads_for(compressed, size).is_some()
+    }
+
+    fn whole_into(&self, compressed: &[u8], out: &mut [u8]) -> io::Result<u32> {
+        let threads = crate::npz::pinflate::threads_for(compressed.len(), out.len());
+        crate::npz::pinflate::inflate_parallel_into(compressed, out, threads.unwrap_or(1))
+    }
+
+    fn head(&self, compressed: &[u8], len: usize) -> io::Result<Vec<u8>> {
+        let mut head = vec![0; len];
+        let mut inflater = flate2::Decompress::new(false);
+        inflater
+            .decompress(compressed, &mut head, flate2::FlushDecompress::None)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        // Fewer bytes if the stream ends (or is cut short) first: the
+        // whole stream's decoding reports that.
+        head.truncate(inflater.total_out() as usize);
+        Ok(head)
+    }
 }
 
 /// A member too large to inflate whole, in pieces ndnpy wrote: inflated a

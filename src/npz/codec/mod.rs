@@ -85,6 +85,23 @@ pub(crate) unsafe trait Decode {
             "internal error: this codec does not fill whole",
         ))
     }
+
+    /// Whether the rest of the member, `len` bytes, is best decoded at
+    /// once into zeroed memory with room after it
+    /// ([`Decode::fill_whole_in`]), and how many bytes of room.
+    fn whole_room(&self, _len: u64) -> Option<usize> {
+        None
+    }
+
+    /// Fills the first `len` bytes of `dst` (at least `len` plus the room
+    /// [`Decode::whole_room`] asked for) with the rest of the member, at
+    /// once; the room holds unspecified bytes afterwards. Gives the
+    /// member's CRC-32.
+    fn fill_whole_in(&mut self, _dst: &mut [u8], _len: usize) -> io::Result<u32> {
+        Err(io::Error::other(
+            "internal error: this codec does not fill whole",
+        ))
+    }
 }
 
 /// How the member reader wants a member's bytes.

@@ -1,8 +1,11 @@
 //! A member decompressed whole rather than streamed: in one call for
-//! archives other writers made, or, with ndnpy's piece table, its first
-//! piece at the first read (the `.npy` header and the data's first bytes)
-//! and the others on every core, straight into the array when the reader
-//! asks for all the data at once. Shared by deflate and Zstandard, which
+//! archives other writers made (a large single stream on every core, its
+//! first bytes, the `.npy` header, decoded apart first, then the whole
+//! stream straight into the array's memory with the header moved out of
+//! the way), or, with ndnpy's piece table, its first piece at the first
+//! read (the `.npy` header and the data's first bytes) and the others on
+//! every core, straight into the array when the reader asks for all the
+//! data at once. Shared by deflate and Zstandard, which
 //! differ only in how a piece or a whole stream decodes ([`WholeCodec`]).
 
 use super::Decode;
@@ -35,7 +38,38 @@ pub(crate) unsafe trait WholeCodec {
     /// Decodes the whole stream `compressed` into exactly `size` bytes
     /// (more or fewer is an error) and gives their CRC-32.
     fn whole(&self, compressed: &[u8], size: usize) -> io::Result<(Vec<u8>, u32)>;
+
+    /// Whether [`WholeCodec::whole`] decodes a stream of `compressed`
+    /// bytes into `size` on several threads: then the member's data is
+    /// decoded straight into the array ([`WholeCodec::whole_into`]), its
+    /// first bytes (the `.npy` header) decoded apart first
+    /// ([`WholeCodec::head`]), rather than decoded into a buffer of its own
+    /// and copied.
+    fn in_parallel(&self, _compressed: usize, _size: usize) -> bool {
+        false
+    }
+
+    /// [`WholeCodec::whole`] into exactly `out`; gives the CRC-32. `out`
+    /// holds unspecified bytes on an error.
+    fn whole_into(&self, compressed: &[u8], out: &mut [u8]) -> io::Result<u32> {
+        let (bytes, crc) = self.whole(compressed, out.len())?;
+        out.copy_from_slice(&bytes);
+        Ok(crc)
+    }
+
+    /// The first `len` bytes the stream `compressed` decodes to (fewer if
+    /// it ends first), decoded on this thread without the rest.
+    fn head(&self, compressed: &[u8], len: usize) -> io::Result<Vec<u8>> {
+        let (mut bytes, _) = self.whole(compressed, len)?;
+        bytes.truncate(len);
+        Ok(bytes)
+    }
 }
+
+/// Bytes of a stream decoded on several threads that are decoded apart
+/// first, for the `.npy` header (NumPy's are 128 bytes; 10 000 is the
+/// default limit).
+const HEAD: usize = 64 << 10;
 
 /// Whether a member of `size` bytes (`compressed` in the archive) is
 /// decompressed whole: large enough for it to pay, at most `limit`, and
@@ -54,6 +88,9 @@ pub(crate) enum Whole<T: Read, C: WholeCodec> {
     /// compressed size (which lies inside the archive), the codec.
     Pending(T, Option<Pieces>, u64, u64, C),
     Head(Box<Head<T, C>>),
+    /// A single stream to decode on several threads: its compressed bytes
+    /// held, its first bytes decoded apart and being read.
+    Stream(Box<Stream<C>>),
     Ready(io::Cursor<Vec<u8>>),
     /// A read failed (corrupt data, a CRC mismatch): every later read
     /// fails too, rather than giving bytes that were not checked.
@@ -71,6 +108,39 @@ pub(crate) struct Head<T: Read, C: WholeCodec> {
     crc: crc32fast::Hasher,
     size: u64,
     codec: C,
+}
+
+/// A member that is one stream (no piece table), to be decoded on several
+/// threads: straight into the array when the reader asks for the rest at
+/// once, with room for the bytes already read ([`Decode::whole_room`]),
+/// else into a buffer of its own.
+pub(crate) struct Stream<C: WholeCodec> {
+    compressed: Vec<u8>,
+    /// The stream's first bytes (up to [`HEAD`]), decoded apart.
+    head: io::Cursor<Vec<u8>>,
+    size: u64,
+    codec: C,
+}
+
+impl<C: WholeCodec> Stream<C> {
+    /// Bytes read so far, all from the head.
+    fn read_so_far(&self) -> usize {
+        self.head.position() as usize
+    }
+
+    /// Checks that the whole stream's decoding `bytes` begins with the
+    /// bytes already handed out from the head (decoded apart, so not
+    /// covered by the CRC-32 of the whole).
+    fn same_start(&self, bytes: &[u8]) -> io::Result<()> {
+        let n = self.read_so_far();
+        match bytes.get(..n) == Some(&self.head.get_ref()[..n]) {
+            true => Ok(()),
+            false => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the member's first bytes decode differently apart and in the whole stream",
+            )),
+        }
+    }
 }
 
 impl<T: Read, C: WholeCodec> Whole<T, C> {
@@ -125,11 +195,42 @@ impl<T: Read, C: WholeCodec> Whole<T, C> {
                         .try_reserve_exact(usize::try_from(*compressed_len).unwrap_or(usize::MAX))
                         .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
                     raw.read_to_end(&mut compressed)?;
-                    let (bytes, sum) = codec.whole(&compressed, size as usize)?;
-                    crc = Some(sum);
-                    *self = Whole::Ready(io::Cursor::new(bytes));
+                    if codec.in_parallel(compressed.len(), size as usize) {
+                        let head = codec.head(&compressed, HEAD.min(size as usize))?;
+                        let Whole::Pending(_, _, _, _, codec) =
+                            std::mem::replace(self, Whole::Failed)
+                        else {
+                            unreachable!("pending above");
+                        };
+                        *self = Whole::Stream(Box::new(Stream {
+                            compressed,
+                            head: io::Cursor::new(head),
+                            size,
+                            codec,
+                        }));
+                    } else {
+                        let (bytes, sum) = codec.whole(&compressed, size as usize)?;
+                        crc = Some(sum);
+                        *self = Whole::Ready(io::Cursor::new(bytes));
+                    }
                 }
             }
+        }
+        if let Whole::Stream(stream) = self {
+            let left = stream.head.get_ref().len() - stream.read_so_far();
+            if left > 0 {
+                return Ok((stream.head.read(buf)?, None));
+            }
+            // Read on past the head, a piece at a time: the rest goes to a
+            // buffer of its own, and reading goes on from there.
+            let (bytes, sum) = stream
+                .codec
+                .whole(&stream.compressed, stream.size as usize)?;
+            stream.same_start(&bytes)?;
+            crc = Some(sum);
+            let mut ready = io::Cursor::new(bytes);
+            ready.set_position(stream.read_so_far() as u64);
+            *self = Whole::Ready(ready);
         }
         if let Whole::Head(head) = self {
             if head.first_left() > 0 {
@@ -175,6 +276,36 @@ unsafe impl<T: Read, C: WholeCodec> Decode for Whole<T, C> {
 
     fn fills_whole(&self, _len: u64) -> bool {
         matches!(self, Whole::Head(_))
+    }
+
+    fn whole_room(&self, len: u64) -> Option<usize> {
+        match self {
+            Whole::Stream(s) if s.read_so_far() as u64 + len == s.size => Some(s.read_so_far()),
+            _ => None,
+        }
+    }
+
+    fn fill_whole_in(&mut self, dst: &mut [u8], len: usize) -> io::Result<u32> {
+        // Whatever happens, the stream is used up: later reads give
+        // nothing, or the error again.
+        let Whole::Stream(stream) = std::mem::replace(self, Whole::Failed) else {
+            return Err(io::Error::other("internal error: not a stream's head"));
+        };
+        let done = stream.read_so_far();
+        let size = stream.size as usize;
+        if done + len != size || dst.len() < size {
+            return Err(io::Error::other("internal error: no room for the stream"));
+        }
+        let crc = stream
+            .codec
+            .whole_into(&stream.compressed, &mut dst[..size])?;
+        stream.same_start(dst)?;
+        drop(stream);
+        // The bytes read already (the header) are dropped; the data moves
+        // to the front, where the array starts.
+        dst.copy_within(done..size, 0);
+        *self = Whole::Ready(io::Cursor::new(Vec::new()));
+        Ok(crc)
     }
 
     fn fill_whole(&mut self, dst: &mut [MaybeUninit<u8>]) -> io::Result<u32> {

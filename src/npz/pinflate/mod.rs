@@ -166,8 +166,6 @@ pub(crate) fn inflate_parallel(
 /// [`inflate_parallel`] into the caller's `out` (exactly the declared
 /// size: an array's own memory, say, so that the bytes are not copied
 /// again); gives the CRC-32. On error, `out` holds unspecified bytes.
-// For the array readers, which still take a `Vec` from `inflate.rs`.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn inflate_parallel_into(
     compressed: &[u8],
     out: &mut [u8],
