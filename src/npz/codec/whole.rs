@@ -58,11 +58,12 @@ pub(crate) unsafe trait WholeCodec {
     }
 
     /// The first `len` bytes the stream `compressed` decodes to (fewer if
-    /// it ends first), decoded on this thread without the rest.
-    fn head(&self, compressed: &[u8], len: usize) -> io::Result<Vec<u8>> {
-        let (mut bytes, _) = self.whole(compressed, len)?;
-        bytes.truncate(len);
-        Ok(bytes)
+    /// it ends first), decoded on this thread without the rest. Needed by
+    /// every codec whose [`WholeCodec::in_parallel`] can say yes.
+    fn head(&self, _compressed: &[u8], _len: usize) -> io::Result<Vec<u8>> {
+        Err(io::Error::other(
+            "internal error: this codec decodes no head apart",
+        ))
     }
 }
 
@@ -370,4 +371,110 @@ fn filled<X>(
     // SAFETY: `fill` succeeded, so it initialised all `len` bytes.
     unsafe { out.set_len(len) };
     Ok((out, x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A codec whose "stream" decodes to `data` (any compressed bytes), on
+    /// several threads as far as `Whole` knows; its head decoded apart can
+    /// be made to differ from the whole in one byte.
+    struct Fake {
+        data: Vec<u8>,
+        bad_head: bool,
+    }
+
+    // SAFETY: `pieces` never succeeds.
+    unsafe impl WholeCodec for Fake {
+        fn pieces(
+            &self,
+            _: &mut dyn Read,
+            _: &Pieces,
+            _: Range<usize>,
+            _: &mut [MaybeUninit<u8>],
+            _: usize,
+        ) -> io::Result<crc32fast::Hasher> {
+            Err(io::Error::other("no pieces"))
+        }
+
+        fn whole(&self, _: &[u8], size: usize) -> io::Result<(Vec<u8>, u32)> {
+            assert_eq!(size, self.data.len());
+            Ok((self.data.clone(), crc32fast::hash(&self.data)))
+        }
+
+        fn in_parallel(&self, _: usize, _: usize) -> bool {
+            true
+        }
+
+        fn head(&self, _: &[u8], len: usize) -> io::Result<Vec<u8>> {
+            let mut head = self.data[..len].to_vec();
+            if self.bad_head {
+                head[len / 2] ^= 1;
+            }
+            Ok(head)
+        }
+    }
+
+    fn data() -> Vec<u8> {
+        (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect()
+    }
+
+    fn stream(bad_head: bool) -> Whole<io::Cursor<Vec<u8>>, Fake> {
+        let data = data();
+        let size = data.len() as u64;
+        let codec = Fake { data, bad_head };
+        Whole::new(io::Cursor::new(vec![0; 16]), None, size, 16, codec)
+    }
+
+    /// Reads `n` bytes through `Decode::read`.
+    fn read_some(whole: &mut Whole<io::Cursor<Vec<u8>>, Fake>, n: usize) -> io::Result<Vec<u8>> {
+        let mut out = vec![0; n];
+        let mut filled = 0;
+        while filled < n {
+            match whole.read(&mut out[filled..])? {
+                (0, _) => break,
+                (k, _) => filled += k,
+            }
+        }
+        out.truncate(filled);
+        Ok(out)
+    }
+
+    #[test]
+    fn the_rest_is_decoded_into_the_room_after_any_part_of_the_head() {
+        let data = data();
+        // A reader always reads the header first (at least its magic).
+        for read_first in [1, 10, 128, 4096, HEAD - 1, HEAD] {
+            let mut whole = stream(false);
+            assert_eq!(
+                read_some(&mut whole, read_first).unwrap(),
+                data[..read_first]
+            );
+            let len = data.len() - read_first;
+            assert_eq!(whole.whole_room(len as u64), Some(read_first));
+            assert_eq!(whole.whole_room(len as u64 + 1), None);
+            let mut dst = vec![0xAA; data.len() + read_first];
+            let crc = whole.fill_whole_in(&mut dst, len).unwrap();
+            assert_eq!(crc, crc32fast::hash(&data));
+            assert!(dst[..len] == data[read_first..], "after {read_first} bytes");
+            assert!(read_some(&mut whole, 1).unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn a_head_that_the_whole_contradicts_is_an_error_both_ways() {
+        // Straight into the room.
+        let mut whole = stream(true);
+        read_some(&mut whole, HEAD).unwrap();
+        let len = data().len() - HEAD;
+        let mut dst = vec![0; data().len() + HEAD];
+        let err = whole.fill_whole_in(&mut dst, len).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{err}");
+        assert!(whole.read(&mut [0; 8]).is_err(), "failed for good");
+        // Read on past the head into a buffer of its own.
+        let mut whole = stream(true);
+        let err = read_some(&mut whole, data().len()).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{err}");
+    }
 }
