@@ -188,6 +188,35 @@ def differential(env, s3):
                 if a != b:
                     failures.append(f"{url_args}: path gave {a[0]} {a[1][:300]!r} {a[2][:300]!r}, "
                                     f"url gave {b[0]} {b[1][:300]!r} {b[2][:300]!r}")
+        # `check` of a folder, and of the prefix its files are uploaded under.
+        folder = os.path.join(d, "folder")
+        os.makedirs(os.path.join(folder, "sub"))
+        a = np.arange(12.0).reshape(4, 3)
+        np.save(os.path.join(folder, "a.npy"), a)
+        np.save(os.path.join(folder, "sub", "b.npy"), a)
+        np.save(os.path.join(folder, "sub-x.npy"), a)
+        np.savez(os.path.join(folder, "c.npz"), x=a)
+        with open(os.path.join(folder, "a.npy"), "rb") as f:
+            cut = f.read()[:-5]
+        with open(os.path.join(folder, "sub", "cut.npy"), "wb") as f:
+            f.write(cut)
+        with open(os.path.join(folder, "notes.txt"), "w") as f:
+            f.write("not an array")
+        for top, _, names in os.walk(folder):
+            for n in names:
+                with open(os.path.join(top, n), "rb") as f:
+                    key = "folder/" + os.path.relpath(os.path.join(top, n), folder)
+                    s3.put_object(Bucket="arrays", Key=key, Body=f.read())
+        for path, url in [(folder, "s3://arrays/folder"), (folder + "/", "s3://arrays/folder/")]:
+            for args in (["check"], ["--json", "check"]):
+                a = run_once(env, args + [path], None)
+                code, stdout, stderr, files = run_once(env, args + [url], None)
+                b = (code, stdout.replace(url.encode(), path.encode()),
+                     stderr.replace(url.encode(), path.encode()), files)
+                runs += 1
+                if a != b or a[0] != 1:
+                    failures.append(f"{args + [url]}: path gave {a[0]} {a[1][:300]!r} {a[2][:300]!r}, "
+                                    f"url gave {b[0]} {b[1][:300]!r} {b[2][:300]!r}")
     if failures:
         sys.exit(f"{len(failures)} of {runs} commands differ on S3 URLs:\n" + "\n".join(failures[:20]))
     print(f"s3 differential: {runs} commands gave the same output on paths and S3 URLs")

@@ -40,6 +40,29 @@ pub fn is_remote(path: &Path) -> bool {
     path.to_str().is_some_and(is_url)
 }
 
+/// The objects below the URL `path` taken as a folder (a prefix of their
+/// paths), as URLs, sorted as a local folder walk sorts; `None` when the
+/// URL cannot be listed or nothing is below it (it names an object, or
+/// nothing: opening it reports which).
+pub fn objects_below(path: &Path) -> Option<Vec<PathBuf>> {
+    let url = path.to_str().filter(|p| is_url(p))?;
+    let location = Location::parse(url).ok()?;
+    let below = ndnpy_store::blocking::list(&location).ok()?;
+    let base = url.trim_end_matches('/');
+    let folder = location.path.as_ref();
+    let urls: Vec<PathBuf> = below
+        .iter()
+        .filter_map(|object| {
+            let inside = match folder.is_empty() {
+                true => object.as_ref(),
+                false => object.as_ref().strip_prefix(folder)?.strip_prefix('/')?,
+            };
+            Some(PathBuf::from(format!("{base}/{inside}")))
+        })
+        .collect();
+    (!urls.is_empty()).then_some(urls)
+}
+
 /// The objects this run opened last, by URL: a command that opens an
 /// input twice (to tell its kind, then to read it) makes one first request
 /// and reads one version of the object. Only the last few are kept (a

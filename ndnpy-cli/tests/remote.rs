@@ -440,3 +440,63 @@ fn many_urls_in_one_command_hold_a_few_readers() {
         );
     }
 }
+
+/// `check` of a folder walks it; of a folder's URL, it lists the objects
+/// below the URL and checks them in the same order, with the same report
+/// (other files skipped, problems found, the exit code).
+#[test]
+fn check_of_a_folder_url_walks_it_as_the_path_is_walked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("runs");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    let npy = |a: &Array2<f64>| ndnpy::WriteNpy::to_npy_bytes(a).unwrap();
+    let a = Array2::<f64>::from_shape_fn((4, 3), |(i, j)| (i * 3 + j) as f64);
+    std::fs::write(root.join("a.npy"), npy(&a)).unwrap();
+    std::fs::write(root.join("sub").join("b.npy"), npy(&a)).unwrap();
+    // `sub-x` sorts after `sub/` in a folder walk, before it as text.
+    std::fs::write(root.join("sub-x.npy"), npy(&a)).unwrap();
+    let cut = npy(&a);
+    std::fs::write(root.join("sub").join("cut.npy"), &cut[..cut.len() - 5]).unwrap();
+    std::fs::write(root.join("notes.txt"), b"not an array").unwrap();
+    let mut z = ndnpy::NpzWriter::create(root.join("c.npz")).unwrap();
+    z.add("x", &a).unwrap();
+    z.finish().unwrap();
+
+    let local = root.display().to_string();
+    let url = url_of(&root);
+    let mut failures = Vec::new();
+    for (local, url) in [
+        (local.clone(), url.clone()),
+        (format!("{local}/"), format!("{url}/")),
+    ] {
+        let replace = [(url.clone(), local.clone())];
+        for json in [false, true] {
+            let args = |input: &str| {
+                let mut v: Vec<String> = Vec::new();
+                if json {
+                    v.push("--json".into());
+                }
+                v.extend(["check".to_owned(), input.to_owned()]);
+                v
+            };
+            let (p, u) = (
+                run(&args(&local), None, &[]),
+                run(&args(&url), None, &replace),
+            );
+            assert_eq!(p.code, 1, "a cut file is a problem: {}", summary(&p));
+            assert!(
+                p.stderr.contains("checked 5 files") || json,
+                "{}",
+                summary(&p)
+            );
+            if p != u {
+                failures.push(format!(
+                    "{url} json {json}\n  path: {}\n  url:  {}",
+                    summary(&p),
+                    summary(&u)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

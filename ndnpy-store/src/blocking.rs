@@ -638,6 +638,25 @@ impl RemoteNpz {
     }
 }
 
+/// [`crate::list`], blocking: the paths of the objects below a location
+/// taken as a folder, sorted as a folder walk sorts.
+///
+/// ```
+/// use ndnpy_store::{blocking, Location};
+///
+/// let store = Location::parse("memory:///")?.store;
+/// for path in ["ckpt/2.npy", "ckpt/10.npy"] {
+///     blocking::write_npy(&Location::new(store.clone(), path), &ndarray::array![0u8])?;
+/// }
+/// let below = blocking::list(&Location::new(store, "ckpt"))?;
+/// assert_eq!(below.len(), 2);
+/// assert_eq!(below[0].as_ref(), "ckpt/10.npy");
+/// # Ok::<(), ndnpy_store::StoreError>(())
+/// ```
+pub fn list(location: &Location) -> Result<Vec<object_store::path::Path>> {
+    run(crate::list(location))
+}
+
 /// [`crate::write_npy`], blocking.
 ///
 /// ```

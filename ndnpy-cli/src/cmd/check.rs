@@ -16,10 +16,16 @@ pub struct Problem {
 }
 
 /// Files to check under `path`: itself if it is a file, else every
-/// `.npy`/`.npz` below it (sorted, symbolic links to folders not followed).
+/// `.npy`/`.npz` below it (sorted, symbolic links to folders not followed;
+/// for a URL, the objects below it in its store).
 pub fn walk(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     if crate::source::is_remote(path) {
-        out.push(path.to_owned());
+        // A store's folder is the objects below it, listed in the order a
+        // local folder is walked; anything else is checked as an object.
+        match crate::source::objects_below(path) {
+            Some(below) => out.extend(below.into_iter().filter(|p| has_npy_extension(p))),
+            None => out.push(path.to_owned()),
+        }
         return Ok(());
     }
     let meta = std::fs::metadata(path)?;
@@ -35,11 +41,19 @@ pub fn walk(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let is_dir = std::fs::symlink_metadata(&p)?.is_dir();
         if is_dir {
             walk(&p, out)?;
-        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("npy" | "npz")) {
+        } else if has_npy_extension(&p) {
             out.push(p);
         }
     }
     Ok(())
+}
+
+/// Whether a file in a folder is one `check` looks at.
+fn has_npy_extension(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("npy" | "npz")
+    )
 }
 
 fn check_array(opened: &mut Opened<'_>, allow_pickle: bool) -> Option<String> {
