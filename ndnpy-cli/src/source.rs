@@ -100,8 +100,15 @@ impl Source {
             FETCHED.fetch_add(n, Ordering::Relaxed);
         });
         let config = ndnpy_store::Config::default().progress(counted);
-        let reader = ObjectReader::open_with(&location, config)
-            .map_err(|e| CliError::usage(format!("{url}: {e}")))?;
+        let reader = match ObjectReader::open_with(&location, config) {
+            Ok(reader) => reader,
+            // A store's folder (objects below the URL, none at it) is
+            // refused as a local folder is, in the same words.
+            Err(_) if objects_below(path).is_some() => {
+                return Err(CliError::io(path, io::Error::other("is a directory")));
+            }
+            Err(e) => return Err(CliError::usage(format!("{url}: {e}"))),
+        };
         let reader = Arc::new(Mutex::new(reader));
         if objects.len() == KEPT {
             objects.remove(0);

@@ -498,5 +498,36 @@ fn check_of_a_folder_url_walks_it_as_the_path_is_walked() {
             }
         }
     }
+    // The other commands refuse a folder, and its URL, in the same words.
+    let replace = [(url.clone(), local.clone())];
+    let out = dir.path().join("out.npz");
+    for args in [
+        vec!["info"],
+        vec!["--json", "info"],
+        vec!["show"],
+        vec!["stats"],
+        vec!["convert"],
+    ] {
+        let with = |input: &str| -> Vec<String> {
+            let mut v: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+            v.push(input.to_owned());
+            if args == ["convert"] {
+                v.push(out.display().to_string());
+            }
+            v
+        };
+        let (p, u) = (
+            run(&with(&local), Some(&out), &[]),
+            run(&with(&url), Some(&out), &replace),
+        );
+        assert_ne!(p.code, 0, "{}", summary(&p));
+        if p != u {
+            failures.push(format!(
+                "{args:?}\n  path: {}\n  url:  {}",
+                summary(&p),
+                summary(&u)
+            ));
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
