@@ -65,6 +65,19 @@ fn spares_work(dir: &Path) -> bool {
     works
 }
 
+/// A folder holding `a.npy` written twice (versions 1 then 2), so that
+/// version 1 is its spare; `None` where spares do not work.
+fn target_with_spare() -> Option<(tempfile::TempDir, PathBuf)> {
+    let dir = tempfile::tempdir().unwrap();
+    if !spares_work(dir.path()) {
+        return None;
+    }
+    let t = dir.path().join("a.npy");
+    version(1).write_npy(&t).unwrap();
+    version(2).write_npy(&t).unwrap();
+    Some((dir, t))
+}
+
 #[test]
 fn the_spare_is_reused_and_rotates() {
     let dir = tempfile::tempdir().unwrap();
@@ -145,13 +158,9 @@ fn a_spare_someone_holds_is_never_written_over() {
 
 #[test]
 fn spares_of_another_owner_or_with_attributes_are_not_written_over() {
-    let dir = tempfile::tempdir().unwrap();
-    if !spares_work(dir.path()) {
+    let Some((_dir, t)) = target_with_spare() else {
         return;
-    }
-    let t = dir.path().join("a.npy");
-    version(1).write_npy(&t).unwrap();
-    version(2).write_npy(&t).unwrap();
+    };
     let s = spare(&t);
     // SAFETY: `geteuid` has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
@@ -224,13 +233,9 @@ fn xattr_set(path: &Path) -> bool {
 
 #[test]
 fn small_writes_and_spare_false_remove_the_spare() {
-    let dir = tempfile::tempdir().unwrap();
-    if !spares_work(dir.path()) {
+    let Some((dir, t)) = target_with_spare() else {
         return;
-    }
-    let t = dir.path().join("a.npy");
-    version(1).write_npy(&t).unwrap();
-    version(2).write_npy(&t).unwrap();
+    };
     assert!(spare(&t).exists());
     Array1::<f64>::zeros(10).write_npy(&t).unwrap();
     assert_eq!(listing(dir.path()), ["a.npy"]);
@@ -294,13 +299,9 @@ fn concurrent_writers_and_readers_see_whole_versions() {
 fn a_write_over_the_spare_removes_what_a_killed_writer_left() {
     // A writer killed between its exchange and its park leaves the old
     // version under a temporary name, locked by nobody.
-    let dir = tempfile::tempdir().unwrap();
-    if !spares_work(dir.path()) {
+    let Some((dir, t)) = target_with_spare() else {
         return;
-    }
-    let t = dir.path().join("a.npy");
-    version(1).write_npy(&t).unwrap();
-    version(2).write_npy(&t).unwrap();
+    };
     let left = dir.path().join(".a.npy.3.ndnpy-tmp");
     fs::copy(&t, &left).unwrap();
     let spare_before = ino(&spare(&t));
@@ -322,13 +323,9 @@ fn killed_writers_leave_a_whole_version() {
         }
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    if !spares_work(dir.path()) {
+    let Some((dir, t)) = target_with_spare() else {
         return;
-    }
-    let t = dir.path().join("a.npy");
-    version(1).write_npy(&t).unwrap();
-    version(2).write_npy(&t).unwrap();
+    };
     let exe = std::env::current_exe().unwrap();
     for delay in [40u64, 95, 150, 230, 330] {
         let mut child = Command::new(&exe)
@@ -374,13 +371,9 @@ fn a_failed_write_over_the_spare_keeps_the_target() {
         );
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    if !spares_work(dir.path()) {
+    let Some((dir, t)) = target_with_spare() else {
         return;
-    }
-    let t = dir.path().join("a.npy");
-    version(1).write_npy(&t).unwrap();
-    version(2).write_npy(&t).unwrap();
+    };
     let out = Command::new("sh")
         .arg("-c")
         .arg("trap '' XFSZ; ulimit -f 128 && exec \"$0\" --exact \"$1\" --test-threads=1")
