@@ -38,8 +38,17 @@ impl Buffers {
     /// hold them.
     pub(super) fn new(cap: usize) -> Option<Buffers> {
         let len = WINDOW + cap + MARGIN;
+        let mut head: Vec<u16> = zeroed(len)?;
+        // The window's markers, written once: decoding writes the head
+        // only from `WINDOW` on, so they hold for every candidate and
+        // every chunk these buffers serve. (Written per candidate, they
+        // made each rejected candidate cost 32 768 stores: a stream
+        // crafted to be full of candidates burnt 66x the sequential time.)
+        for (i, m) in head[..WINDOW].iter_mut().enumerate() {
+            *m = MARKER + i as u16;
+        }
         Some(Buffers {
-            head: zeroed(len)?,
+            head,
             tail: zeroed(len)?,
             tables: Some(Tables::new()),
             scratch: Some(Tables::new()),
@@ -95,13 +104,30 @@ pub(super) struct Limits {
     pub(super) until: u64,
     /// Or at the first boundary after this many output symbols.
     pub(super) cap: usize,
+    /// The work a chunk may spend on candidates that turn out not to be
+    /// block starts before it gives up (the resolver then decodes its
+    /// range sequentially), in units of about one decoded symbol.
+    pub(super) waste: usize,
 }
+
+/// What trying one candidate costs beyond the symbols it decodes, in the
+/// units of [`Limits::waste`]: setting up the decoder and reading the
+/// header (a stored candidate with `LEN = 0` followed by an invalid
+/// header decodes nothing, yet is not free).
+const ATTEMPT_COST: usize = 64;
 
 /// Decodes the chunk whose candidates lie in bits `from..to` of `data`.
 ///
 /// `window` gives the real window before a start, once the resolver knows
 /// it (the chunks before are joined and end there): the decoder asks at
 /// its start and every 128 K symbols, and from then on decodes in bytes.
+///
+/// `stop` says when the chunk is no longer wanted (the stream is done, an
+/// error stopped the others, or the inflate fell back to one thread): it
+/// is asked between candidates and every 128 K symbols, and a chunk told
+/// to stop gives [`Outcome::Nothing`]. Gives the outcome and the work
+/// spent on anything but the outcome's own output (in the units of
+/// [`Limits::waste`]).
 pub(super) fn decode_chunk(
     data: &[u8],
     from: u64,
@@ -109,30 +135,41 @@ pub(super) fn decode_chunk(
     limits: Limits,
     mut buffers: Buffers,
     window: &dyn Fn(Key) -> Option<Window>,
-) -> Outcome {
+    stop: &dyn Fn() -> bool,
+) -> (Outcome, usize) {
     let mut finder = Finder::new(data, from, to, buffers.scratch.take().expect("scratch"));
-    // Output of rejected candidates: bounded, so that a hostile stream
-    // full of near-valid headers costs at most about one chunk more.
+    // Everything spent on candidates that were not block starts (header
+    // checks, decoder set-up, symbols decoded from them) is bounded, so
+    // that a hostile stream full of near-valid headers costs at most
+    // about one chunk's decoding more, whatever it holds.
     let mut wasted = 0usize;
     let mut found = None;
     while let Some(start) = finder.next_candidate() {
+        wasted += finder.take_work() + ATTEMPT_COST;
+        if wasted > limits.waste || stop() {
+            break;
+        }
         let tables = buffers.tables.take().expect("tables");
-        match attempt(data, start, limits, &mut buffers, tables, window) {
+        match attempt(data, start, limits, &mut buffers, tables, window, stop) {
             Attempt::Done(chunk_end) => {
                 found = Some((start, chunk_end));
                 break;
             }
             Attempt::Rejected(symbols) => {
                 wasted += symbols;
-                if wasted > limits.cap {
+                if wasted > limits.waste {
                     break;
                 }
             }
-            Attempt::Failed => break,
+            Attempt::Failed(symbols) => {
+                wasted += symbols;
+                break;
+            }
         }
     }
+    wasted += finder.take_work();
     buffers.scratch = Some(finder.into_tables());
-    match found {
+    let outcome = match found {
         Some((start, (end, head_end, tail_end))) => Outcome::Found(Chunk {
             start,
             end,
@@ -141,7 +178,8 @@ pub(super) fn decode_chunk(
             buffers,
         }),
         None => Outcome::Nothing(buffers),
-    }
+    };
+    (outcome, wasted)
 }
 
 /// How decoding from one candidate went.
@@ -151,8 +189,9 @@ enum Attempt {
     Done((Option<Key>, usize, usize)),
     /// Not a block start after all; this many symbols were decoded.
     Rejected(usize),
-    /// Accepted, then failed: corrupt data or over the cap.
-    Failed,
+    /// Accepted, then failed (corrupt data, over the cap) or told to
+    /// stop; this many symbols were decoded.
+    Failed(usize),
 }
 
 /// Decodes from candidate `start`. The candidate is accepted once a block
@@ -165,6 +204,7 @@ fn attempt(
     buffers: &mut Buffers,
     tables: Box<Tables>,
     window: &dyn Fn(Key) -> Option<Window>,
+    stop: &dyn Fn() -> bool,
 ) -> Attempt {
     let mut inflater = match start {
         Key::Header(bit) => {
@@ -183,12 +223,12 @@ fn attempt(
             }
         },
     };
-    let result = decode_from(&mut inflater, start, limits, buffers, window);
+    let result = decode_from(&mut inflater, start, limits, buffers, window, stop);
     buffers.tables = Some(inflater.into_tables());
     match result {
         Ok(done) => Attempt::Done(done),
         Err((false, symbols)) => Attempt::Rejected(symbols),
-        Err((true, _)) => Attempt::Failed,
+        Err((true, symbols)) => Attempt::Failed(symbols),
     }
 }
 
@@ -200,11 +240,14 @@ fn decode_from(
     limits: Limits,
     buffers: &mut Buffers,
     window: &dyn Fn(Key) -> Option<Window>,
+    stop: &dyn Fn() -> bool,
 ) -> Result<(Option<Key>, usize, usize), (bool, usize)> {
     let Buffers { head, tail, .. } = buffers;
-    for (i, m) in head[..WINDOW].iter_mut().enumerate() {
-        *m = MARKER + i as u16;
-    }
+    // The markers in `head[..WINDOW]` were written with the buffers.
+    debug_assert!(head[..WINDOW]
+        .iter()
+        .enumerate()
+        .all(|(i, &m)| m == MARKER + i as u16));
     let mut head_end = WINDOW;
     let mut tail_end = WINDOW;
     // The head up to `scanned` has been looked at for markers; the last
@@ -234,10 +277,17 @@ fn decode_from(
             #[cfg(test)]
             SWITCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
+        if stop() {
+            // Treated as accepted: the chunk is given up, not the
+            // candidate.
+            return Err((true, head_end + tail_end - 2 * WINDOW));
+        }
         let step = if in_bytes {
-            // No soft limit: a block that runs past the buffer fails
-            // (`TooLong`), and the cap is checked at boundaries.
-            inflater.run(&mut tail[..], &mut tail_end, usize::MAX)
+            // A soft stop every 128 K symbols only to ask `stop`: a block
+            // that runs past the buffer fails (`TooLong`), and the cap is
+            // checked at boundaries.
+            let soft = tail_end + 4 * WINDOW;
+            inflater.run(&mut tail[..], &mut tail_end, soft)
         } else {
             // Stops every 128 K symbols to look for markers.
             let soft = head_end + 4 * WINDOW;

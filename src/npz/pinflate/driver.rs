@@ -15,6 +15,7 @@ use super::{Bad, Key, Window, MAX_THREADS};
 use crc32fast::Hasher;
 use std::collections::VecDeque;
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// How a stream is cut and decoded.
@@ -29,6 +30,8 @@ pub(super) struct Plan {
     cap: usize,
     /// Chunks handed out past the one the resolver waits for.
     ahead: usize,
+    /// What a chunk may spend on false candidates ([`Limits::waste`]).
+    waste: usize,
     /// The stream's compressed size.
     compressed: usize,
     /// The stream's inflated size.
@@ -49,6 +52,7 @@ impl Plan {
             threads,
             chunk: 1,
             cap: 0,
+            waste: 0,
             ahead: 2 * threads,
             compressed,
             size,
@@ -70,6 +74,9 @@ impl Plan {
         // Room for four times a chunk's expected output, from 1 to 64 MiB.
         let expected = self.chunk as u128 * self.size as u128 / self.compressed.max(1) as u128;
         self.cap = (4 * expected).clamp(1 << 20, 64 << 20) as usize;
+        // About one chunk's own decoding: a chunk that cannot find its
+        // start for that long costs at most twice its sequential time.
+        self.waste = expected.clamp(256 << 10, 16 << 20) as usize;
         self
     }
 }
@@ -100,6 +107,11 @@ struct State<'a> {
     finished: bool,
     /// The first error: every thread stops.
     failed: Option<Bad>,
+    /// Work chunks spent on nothing the output uses (false candidates,
+    /// chunks dropped), in about one unit a decoded symbol.
+    wasted: usize,
+    /// Symbols of the chunks taken.
+    used: usize,
 }
 
 /// The shared state and its signal.
@@ -109,6 +121,10 @@ struct Shared<'a> {
     /// Signalled whenever the state changes in a way a waiting thread may
     /// act on.
     changed: Condvar,
+    /// Set once no chunk being decoded can be used any more (the stream
+    /// is done, a thread failed, or the rest is decoded sequentially):
+    /// chunks ask it often and stop.
+    stop: AtomicBool,
 }
 
 impl<'a> Shared<'a> {
@@ -140,6 +156,18 @@ pub(super) fn inflate(data: &[u8], size: usize, plan: Plan) -> io::Result<(Vec<u
 
 /// Inflates `data` into exactly `out` by `plan`; gives the CRC-32.
 pub(super) fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u32, Bad> {
+    inflate_counting(data, out, plan).0
+}
+
+/// [`inflate_into`], also giving the work the chunks spent (decoded
+/// symbols, header checks and candidate set-ups, in about one unit a
+/// symbol; the resolver's own decoding not counted): what the tests hold
+/// to a multiple of the output's size.
+pub(super) fn inflate_counting(
+    data: &[u8],
+    out: &mut [u8],
+    plan: Plan,
+) -> (Result<u32, Bad>, usize) {
     let size = out.len();
     let count = data.len().div_ceil(plan.chunk).max(1);
     let starts = |k: usize| (k as u64).saturating_mul(plan.chunk as u64 * 8);
@@ -156,14 +184,19 @@ pub(super) fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u3
             buffers: 0,
             finished: false,
             failed: None,
+            wasted: 0,
+            used: 0,
         }),
         changed: Condvar::new(),
+        stop: AtomicBool::new(false),
     };
     let work = || {
         let _guard = PanicGuard(&shared);
         let mut s = shared.lock();
         loop {
             if s.failed.is_some() || (s.finished && s.tasks.is_empty()) {
+                // Chunks still being decoded elsewhere are of no use.
+                shared.stop.store(true, Ordering::Relaxed);
                 return;
             }
             if let Some(step) = resolver_step(&mut s, count, starts) {
@@ -178,6 +211,19 @@ pub(super) fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u3
                     }
                 }
                 s.finished |= resolver.at.is_none();
+                if s.wasted > resolver.len / 2 + 2 * plan.waste && s.wanted < count {
+                    // Chunks wasted more than half the output so far: the
+                    // stream's blocks are not ones the finder finds (fixed
+                    // Huffman, or one block for the whole stream), or it
+                    // was made to defeat the search; either way parallel
+                    // decoding does not pay. No chunk is handed out or
+                    // taken any more, the resolver decodes on to the end.
+                    s.wanted = count;
+                    s.next = count;
+                }
+                if s.finished || s.failed.is_some() || s.wanted >= count {
+                    shared.stop.store(true, Ordering::Relaxed);
+                }
                 if let (Some(at), true) = (resolver.at, s.wanted < count) {
                     let wanted = s.wanted;
                     s.window = resolver.window().map(|w| (wanted, at, w));
@@ -215,18 +261,23 @@ pub(super) fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u3
                 let limits = Limits {
                     until: starts(k + 1),
                     cap: plan.cap,
+                    waste: plan.waste,
                 };
                 let window = |start: Key| {
                     let s = shared.lock();
                     let (index, at, window) = s.window.as_ref()?;
                     (*index == k && *at == start).then(|| window.clone())
                 };
-                let outcome = buffers
-                    .or_else(|| Buffers::new(plan.cap))
-                    .map(|b| decode_chunk(data, starts(k), starts(k + 1), limits, b, &window));
+                let stop = || shared.stop.load(Ordering::Relaxed);
+                let outcome = buffers.or_else(|| Buffers::new(plan.cap)).map(|b| {
+                    decode_chunk(data, starts(k), starts(k + 1), limits, b, &window, &stop)
+                });
                 s = shared.lock();
                 match outcome {
-                    Some(outcome) => s.results[k] = Some(outcome),
+                    Some((outcome, wasted)) => {
+                        s.wasted += wasted;
+                        s.results[k] = Some(outcome);
+                    }
                     None => {
                         s.failed.get_or_insert(Bad::NoMemory);
                     }
@@ -247,6 +298,12 @@ pub(super) fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u3
         work();
     });
     let state = shared.state.into_inner().unwrap_or_else(|e| e.into_inner());
+    let work = state.wasted + state.used;
+    (finish(state, size), work)
+}
+
+/// The result of a run whose threads have all returned.
+fn finish(state: State, size: usize) -> Result<u32, Bad> {
     if let Some(bad) = state.failed {
         return Err(bad);
     }
@@ -269,12 +326,12 @@ enum Done<'a> {
     /// Bytes it decoded, by their CRC-32.
     Decoded(Hasher),
     /// A chunk dropped, after decoding towards it (these bytes' CRC-32)
-    /// or not: its buffers.
-    Dropped(Option<Hasher>, Buffers),
-    /// A chunk taken: its rest (a task, or its buffers back), then the
-    /// CRC-32 of what the resolver wrote after, and before it (a decode
-    /// up to the chunk).
-    Taken(Option<Hasher>, Result<Finish<'a>, Buffers>, Hasher),
+    /// or not: its buffers, and the symbols it had decoded (wasted).
+    Dropped(Option<Hasher>, Buffers, usize),
+    /// A chunk taken: the CRC-32 of what the resolver wrote before it (a
+    /// decode up to the chunk), its rest (a task, or its buffers back),
+    /// the CRC-32 of what the resolver wrote of it, and its symbols.
+    Taken(Option<Hasher>, Result<Finish<'a>, Buffers>, Hasher, usize),
 }
 
 impl<'a> Done<'a> {
@@ -283,11 +340,13 @@ impl<'a> Done<'a> {
     fn record(self, s: &mut State<'a>) {
         match self {
             Done::Decoded(crc) => s.crcs.push(Some(crc)),
-            Done::Dropped(crc, buffers) => {
+            Done::Dropped(crc, buffers, decoded) => {
+                s.wasted += decoded;
                 s.crcs.extend(crc.map(Some));
                 s.pool.push(buffers);
             }
-            Done::Taken(before, task, after) => {
+            Done::Taken(before, task, after, decoded) => {
+                s.used += decoded;
                 s.crcs.extend(before.map(Some));
                 match task {
                     Ok(task) => {
@@ -324,8 +383,9 @@ fn resolver_step(s: &mut State, count: usize, starts: impl Fn(usize) -> u64) -> 
 fn advance<'a>(resolver: &mut Resolver<'a>, step: Step) -> Result<Done<'a>, Bad> {
     match step {
         Step::Decode(until) => resolver.decode(until).map(Done::Decoded),
-        Step::Take(Outcome::Nothing(buffers)) => Ok(Done::Dropped(None, buffers)),
+        Step::Take(Outcome::Nothing(buffers)) => Ok(Done::Dropped(None, buffers, 0)),
         Step::Take(Outcome::Found(chunk)) => {
+            let decoded = chunk.head().len() + chunk.tail().len();
             let at = resolver.at.expect("checked by resolver_step");
             let mut before = None;
             if chunk.start.pos() > at.pos() {
@@ -334,10 +394,10 @@ fn advance<'a>(resolver: &mut Resolver<'a>, step: Step) -> Result<Done<'a>, Bad>
                 before = Some(resolver.decode(Until::Reach(chunk.start.pos()))?);
             }
             if resolver.at != Some(chunk.start) {
-                return Ok(Done::Dropped(before, chunk.buffers));
+                return Ok(Done::Dropped(before, chunk.buffers, decoded));
             }
             let (task, after) = resolver.append(chunk)?;
-            Ok(Done::Taken(before, task, after))
+            Ok(Done::Taken(before, task, after, decoded))
         }
     }
 }

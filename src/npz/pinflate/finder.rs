@@ -73,6 +73,10 @@ pub(super) struct Finder<'a> {
     next_stored: Option<Option<u64>>,
     /// Scratch tables for checking whole headers.
     tables: Box<Tables>,
+    /// Bits read checking whole headers since [`Finder::take_work`] last
+    /// asked: the part of the search whose cost a stream can inflate
+    /// (the scan itself is linear in the range, whatever the bytes).
+    work: usize,
 }
 
 impl<'a> Finder<'a> {
@@ -88,7 +92,13 @@ impl<'a> Finder<'a> {
             next_dynamic: None,
             next_stored: None,
             tables,
+            work: 0,
         }
+    }
+
+    /// The work done checking headers since the last call, in bits read.
+    pub(super) fn take_work(&mut self) -> usize {
+        std::mem::take(&mut self.work)
     }
 
     /// Gives the scratch tables back.
@@ -149,7 +159,10 @@ impl<'a> Finder<'a> {
     /// decoder would read it.
     fn header_reads(&mut self, bit: u64) -> bool {
         let mut bits = Bits::at(self.data, bit + 3);
-        self.tables.read_dynamic(&mut bits).is_ok() && !bits.overran()
+        let ok = self.tables.read_dynamic(&mut bits).is_ok() && !bits.overran();
+        // At least one unit a check: a table lookup and set-up.
+        self.work += (bits.position().saturating_sub(bit + 3) as usize).max(1);
+        ok
     }
 
     /// The next byte from `self.stored` that may be a stored block's LEN
