@@ -137,16 +137,17 @@ pub(super) fn decode_chunk(
     window: &dyn Fn(Key) -> Option<Window>,
     stop: &dyn Fn() -> bool,
 ) -> (Outcome, usize) {
-    let mut finder = Finder::new(data, from, to, buffers.scratch.take().expect("scratch"));
-    // Everything spent on candidates that were not block starts (header
-    // checks, decoder set-up, symbols decoded from them) is bounded, so
-    // that a hostile stream full of near-valid headers costs at most
-    // about one chunk's decoding more, whatever it holds.
-    let mut wasted = 0usize;
+    // Everything spent on candidates that were not block starts (the
+    // search, header checks, decoder set-ups, symbols decoded from them)
+    // is bounded, so that a hostile stream full of near-valid headers, or
+    // one with no block the search finds, costs at most about one chunk's
+    // decoding more, whatever it holds.
+    let scratch = buffers.scratch.take().expect("scratch");
+    let mut finder = Finder::new(data, from, to, limits.waste, scratch);
     let mut found = None;
     while let Some(start) = finder.next_candidate() {
-        wasted += finder.take_work() + ATTEMPT_COST;
-        if wasted > limits.waste || stop() {
+        finder.charge(ATTEMPT_COST);
+        if stop() {
             break;
         }
         let tables = buffers.tables.take().expect("tables");
@@ -155,19 +156,14 @@ pub(super) fn decode_chunk(
                 found = Some((start, chunk_end));
                 break;
             }
-            Attempt::Rejected(symbols) => {
-                wasted += symbols;
-                if wasted > limits.waste {
-                    break;
-                }
-            }
+            Attempt::Rejected(symbols) => finder.charge(symbols),
             Attempt::Failed(symbols) => {
-                wasted += symbols;
+                finder.charge(symbols);
                 break;
             }
         }
     }
-    wasted += finder.take_work();
+    let wasted = finder.spent();
     buffers.scratch = Some(finder.into_tables());
     let outcome = match found {
         Some((start, (end, head_end, tail_end))) => Outcome::Found(Chunk {

@@ -58,6 +58,14 @@ fn bits_at(data: &[u8], bit: u64) -> u64 {
 }
 
 /// Candidate block starts in a range of a stream, in increasing order.
+///
+/// Both kinds are searched in step, a window of [`STEP`] bits at a time,
+/// so that finding the first candidate costs in proportion to how far it
+/// lies, not to the range (searched one kind after the other, a stream of
+/// stored blocks had each chunk scan its whole range for dynamic headers
+/// first: 30x the sequential time). The search charges its work to a
+/// budget shared with the caller's trials ([`Finder::charge`]) and ends
+/// when the budget is spent.
 pub(super) struct Finder<'a> {
     /// The stream.
     data: &'a [u8],
@@ -67,38 +75,65 @@ pub(super) struct Finder<'a> {
     stored: u64,
     /// Candidates end before this bit.
     end: u64,
-    /// The next dynamic candidate, once found (`Some(None)`: none left).
-    next_dynamic: Option<Option<u64>>,
-    /// The next stored candidate (its LEN's byte), likewise.
-    next_stored: Option<Option<u64>>,
+    /// Both kinds are searched up to this bit (but for the candidates
+    /// held in `next_*`).
+    frontier: u64,
+    /// The next dynamic candidate, once found.
+    next_dynamic: Option<u64>,
+    /// The next stored candidate (its LEN's byte), once found.
+    next_stored: Option<u64>,
     /// Scratch tables for checking whole headers.
     tables: Box<Tables>,
-    /// Bits read checking whole headers since [`Finder::take_work`] last
-    /// asked: the part of the search whose cost a stream can inflate
-    /// (the scan itself is linear in the range, whatever the bytes).
-    work: usize,
+    /// Work spent: by the search (a unit per bit position scanned for a
+    /// dynamic header, per byte scanned for a stored one, per bit read
+    /// checking a whole header) and by the caller's trials.
+    spent: usize,
+    /// No candidate is given once `spent` passes this.
+    budget: usize,
 }
+
+/// Bits searched for both kinds of block before either is given.
+const STEP: u64 = 32 * 1024 * 8;
 
 impl<'a> Finder<'a> {
     /// Candidates at bits `from..end` of `data` (a stored block's position
-    /// is that of its LEN field).
-    pub(super) fn new(data: &'a [u8], from: u64, end: u64, tables: Box<Tables>) -> Finder<'a> {
+    /// is that of its LEN field), searched for with at most `budget`
+    /// units of work (see `spent`).
+    pub(super) fn new(
+        data: &'a [u8],
+        from: u64,
+        end: u64,
+        budget: usize,
+        tables: Box<Tables>,
+    ) -> Finder<'a> {
         let end = end.min(data.len() as u64 * 8);
         Finder {
             data,
             dynamic: from,
             stored: from.div_ceil(8),
             end,
+            frontier: from,
             next_dynamic: None,
             next_stored: None,
             tables,
-            work: 0,
+            spent: 0,
+            budget,
         }
     }
 
-    /// The work done checking headers since the last call, in bits read.
-    pub(super) fn take_work(&mut self) -> usize {
-        std::mem::take(&mut self.work)
+    /// Adds work done on a candidate (its trial) to the budget's count.
+    pub(super) fn charge(&mut self, units: usize) {
+        self.spent = self.spent.saturating_add(units);
+    }
+
+    /// The work spent so far, search and trials.
+    pub(super) fn spent(&self) -> usize {
+        self.spent
+    }
+
+    /// Whether the budget is spent.
+    pub(super) fn exhausted(&self) -> bool {
+        self.spent > self.budget
     }
 
     /// Gives the scratch tables back.
@@ -106,38 +141,51 @@ impl<'a> Finder<'a> {
         self.tables
     }
 
-    /// The next candidate after those given so far.
+    /// The next candidate after those given so far; `None` at the range's
+    /// end or once the budget is spent.
     pub(super) fn next_candidate(&mut self) -> Option<Key> {
-        if self.next_dynamic.is_none() {
-            self.next_dynamic = Some(self.find_dynamic());
-        }
-        if self.next_stored.is_none() {
-            self.next_stored = Some(self.find_stored());
-        }
-        let dynamic = self.next_dynamic.flatten();
-        let stored = self.next_stored.flatten();
-        match (dynamic, stored) {
-            (Some(d), s) if s.is_none_or(|s| d < s * 8) => {
-                self.next_dynamic = None;
-                Some(Key::Header(d))
+        loop {
+            if self.exhausted() {
+                return None;
             }
-            (_, Some(s)) => {
-                self.next_stored = None;
-                Some(Key::Stored(s * 8))
+            let step_end = self.frontier.saturating_add(STEP).min(self.end);
+            if self.next_dynamic.is_none() {
+                self.next_dynamic = self.find_dynamic(step_end);
             }
-            _ => None,
+            if self.next_stored.is_none() {
+                self.next_stored = self.find_stored(step_end);
+            }
+            // Each kind is searched up to `step_end` or holds a candidate
+            // before it: the smaller candidate is the next one.
+            match (self.next_dynamic, self.next_stored) {
+                (Some(d), Some(s)) if s * 8 <= d => {
+                    self.next_stored = None;
+                    return Some(Key::Stored(s * 8));
+                }
+                (Some(d), _) => {
+                    self.next_dynamic = None;
+                    return Some(Key::Header(d));
+                }
+                (None, Some(s)) => {
+                    self.next_stored = None;
+                    return Some(Key::Stored(s * 8));
+                }
+                (None, None) if self.exhausted() || step_end >= self.end => return None,
+                (None, None) => self.frontier = step_end,
+            }
         }
     }
 
-    /// The next position from `self.dynamic` whose dynamic header (not
-    /// the last block's) reads and checks.
-    fn find_dynamic(&mut self) -> Option<u64> {
-        while self.dynamic < self.end {
+    /// The next position from `self.dynamic`, before `limit`, whose
+    /// dynamic header (not the last block's) reads and checks.
+    fn find_dynamic(&mut self, limit: u64) -> Option<u64> {
+        while self.dynamic < limit && !self.exhausted() {
             let at = self.dynamic;
             // 48 positions per load: the 13 bits of each lie within the
             // 64 loaded.
             let word = bits_at(self.data, at);
-            let last = 48.min(self.end - at) as u32;
+            let last = 48.min(limit - at) as u32;
+            self.spent += last as usize;
             let mut hits = 0u64;
             for shift in 0..last {
                 hits |= (DYNAMIC_START[((word >> shift) & 0x1FFF) as usize] as u64) << shift;
@@ -161,25 +209,29 @@ impl<'a> Finder<'a> {
         let mut bits = Bits::at(self.data, bit + 3);
         let ok = self.tables.read_dynamic(&mut bits).is_ok() && !bits.overran();
         // At least one unit a check: a table lookup and set-up.
-        self.work += (bits.position().saturating_sub(bit + 3) as usize).max(1);
+        self.spent += (bits.position().saturating_sub(bit + 3) as usize).max(1);
         ok
     }
 
-    /// The next byte from `self.stored` that may be a stored block's LEN
-    /// field (not the last block's).
-    fn find_stored(&mut self) -> Option<u64> {
+    /// The next byte from `self.stored`, with its LEN field before bit
+    /// `limit`, that may be a stored block's LEN field (not the last
+    /// block's).
+    fn find_stored(&mut self, limit: u64) -> Option<u64> {
         let data = self.data;
-        let end = (self.end.div_ceil(8) as usize).min(data.len().saturating_sub(3));
+        let end = (limit.div_ceil(8) as usize).min(data.len().saturating_sub(3));
         let mut i = (self.stored as usize).max(1);
+        let from = i;
         while i < end {
             let w = u32::from_le_bytes(data[i..i + 4].try_into().expect("4 bytes"));
             if (w ^ (w >> 16)) & 0xFFFF == 0xFFFF && data[i - 1] >> 5 == 0 {
+                self.spent += i + 1 - from;
                 self.stored = i as u64 + 1;
                 return Some(i as u64);
             }
             i += 1;
         }
-        self.stored = end as u64;
+        self.spent += end.saturating_sub(from);
+        self.stored = self.stored.max(end as u64);
         None
     }
 }
@@ -218,7 +270,13 @@ mod tests {
             starts.len(),
             stream.len()
         );
-        let mut finder = Finder::new(&stream, 1, stream.len() as u64 * 8, Tables::new());
+        let mut finder = Finder::new(
+            &stream,
+            1,
+            stream.len() as u64 * 8,
+            usize::MAX,
+            Tables::new(),
+        );
         let mut found = Vec::new();
         while let Some(c) = finder.next_candidate() {
             found.push(c);
