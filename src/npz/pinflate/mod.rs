@@ -22,6 +22,20 @@
 //! CRC-32 (pieces joined with `combine`) and length are what the caller
 //! checks against the zip directory.
 //!
+//! Cost: for any input, at most a small constant times the sequential
+//! decoding's. What a chunk spends on anything the output does not use
+//! (the block search, header checks, candidates that decode and are
+//! rejected) counts against a budget of about one chunk's own decoding
+//! (`chunk.rs`, `finder.rs`): a chunk that spends it gives up, and the
+//! resolver decodes its range sequentially. Once chunks have wasted more
+//! than half the output decoded so far (a stream whose blocks the finder
+//! cannot find, or one crafted against it), no chunk is handed out any
+//! more and the resolver decodes the rest on its own; chunks still
+//! running stop at once (as they do when the stream ends or fails). The
+//! tests hold the chunks' work to twice the output on streams crafted
+//! for this (`tests/hostile.rs`, `fixtures/pinflate/`), and the fuzz
+//! target treats a slow input as a finding.
+//!
 //! Memory: the output (the declared size, which the caller has checked
 //! against deflate's largest expansion, 1032:1, and which the stream may
 //! not exceed), plus at most `3 × threads` sets of chunk buffers, each a
