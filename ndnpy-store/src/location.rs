@@ -151,6 +151,10 @@ impl Location {
         let (scheme, path) = ObjectStoreScheme::parse(&parsed)
             .map_err(|e| StoreError::Url(format!("{url}: {e}")))?;
         let unknown = |key: &str| StoreError::Url(format!("{url}: unknown store option '{key}'"));
+        #[cfg(feature = "tls")]
+        if !matches!(scheme, ObjectStoreScheme::Local | ObjectStoreScheme::Memory) {
+            install_tls_provider();
+        }
         let _ = (&unknown, options);
         let (store, multipart): (Arc<dyn ObjectStore>, Option<Arc<dyn MultipartStore>>) =
             match scheme {
@@ -258,4 +262,20 @@ impl Location {
         self.multipart = Some(multipart);
         self
     }
+}
+
+/// Makes ring rustls's crypto provider the process's default, unless one is
+/// installed already (by the application, or by an earlier call): reqwest,
+/// built without a provider of its own (`tls` in Cargo.toml), takes the
+/// process's default when a store's HTTP client is built, and panics
+/// without one.
+#[cfg(feature = "tls")]
+fn install_tls_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // An error means another thread installed one meanwhile: fine.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
+    });
 }
