@@ -12,7 +12,12 @@ inflated.
 Arrays (float64, `--mib` MiB): `random` is rng.random(n) (uniform in
 [0, 1): mantissas do not compress, deflate keeps 94 % of it), `walk` is a
 random walk rounded to 3 decimals, as a sensor logs it (deflate keeps
-about 38 %). The archives are kept
+about 38 %). `crafted` and `crafted-one-block` are members made by
+scripts/gen_false_starts.py against the parallel inflater's block finder
+(a false stored-block start every 5 compressed bytes, the real boundaries
+32 KiB before each 4 MiB chunk's end; or one block for everything): the
+parallel path must stay within a small factor of a sequential inflate.
+The archives are kept
 in NDNPY_BENCH_DIR (default: a temporary directory). Numbers in
 BENCHMARKS.md (".npz archives / One large member NumPy wrote, on every
 core"); its history in docs/benchmarks-history.md ("One deflate stream on
@@ -65,7 +70,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--mib", type=int, default=512)
-    ap.add_argument("--kind", default="both", choices=["random", "walk", "both"])
+    ap.add_argument("--kind", default="both",
+                    choices=["random", "walk", "both", "crafted", "crafted-one-block"])
     ap.add_argument("--threads", type=int, nargs="*", default=[1, 2])
     args = ap.parse_args()
     subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "ndnpy-bench", "--bin", "pinflate"],
@@ -77,7 +83,13 @@ def main():
         d = keep or tmp
         for kind in kinds:
             npz = os.path.join(d, f"pinflate_{kind}_{args.mib}.npz")
-            if not os.path.exists(npz):
+            if not os.path.exists(npz) and kind.startswith("crafted"):
+                gen = [os.path.join(ROOT, "scripts", "gen_false_starts.py"),
+                       os.path.join(tmp, "crafted.deflate"), os.path.join(tmp, "crafted.raw"),
+                       "--size", str(args.mib * 2**20), "--npz", npz, "--no-verify"]
+                gen += ["--one-block"] if kind == "crafted-one-block" else []
+                subprocess.run(["python3", *gen], check=True, capture_output=True)
+            elif not os.path.exists(npz):
                 np.savez_compressed(npz, a=array(kind, args.mib))
             raw = os.path.join(tmp, "member.deflate")
             size, compressed = raw_member(npz, raw)
@@ -92,7 +104,7 @@ def main():
                     cpus.setdefault(r["case"], []).append(r["cpu"])
                 start = time.perf_counter()
                 with np.load(npz) as z:
-                    a = z["a"]
+                    a = z[z.files[0]]
                 walls.setdefault("np.load", []).append(time.perf_counter() - start)
                 del a
             numpy = statistics.median(walls["np.load"])
