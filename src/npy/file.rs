@@ -205,7 +205,7 @@ impl NpyFile {
             },
             data_len,
         );
-        crate::npy::stream::rewrite(path, &f.header, &mut reader, data_len)?;
+        crate::npy::stream::rewrite(path, &f.header, &mut reader, data_len, &f.file)?;
         Ok(true)
     }
 
@@ -434,6 +434,10 @@ impl NpyFile {
                 available: self.data_offset as usize,
             }
         })?;
+        // Rows written into a file the path no longer names would be lost
+        // with `Ok` (the library's own path writes do not replace a file an
+        // appender holds; anything else may).
+        self.check_still_at_path("nothing was appended")?;
         let mut data = WriteAt {
             file: &self.file,
             pos: end,
@@ -453,7 +457,27 @@ impl NpyFile {
             self.file.sync_data()?;
         }
         self.header = grown;
-        Ok(())
+        // Replaced while the rows were going in: they are in a file nobody
+        // will read through this path.
+        self.check_still_at_path("the rows went into the file it named before")
+    }
+
+    /// Refuses to go on when the path this appender was opened at no
+    /// longer names its file (something renamed another file over it,
+    /// moved or removed it).
+    fn check_still_at_path(&self, what: &str) -> Result<()> {
+        if crate::io::fs::still_at(&self.file, &self.path).unwrap_or(false) {
+            return Ok(());
+        }
+        Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!(
+                "{} no longer names the file this appender holds (it was replaced, \
+                 moved or removed since NpyFile::open_append); {what}: open it again",
+                self.path.display()
+            ),
+        )
+        .into())
     }
 
     /// Makes every later [`NpyFile::append`] flush the rows to the storage
