@@ -1033,3 +1033,36 @@ fn an_appender_waits_for_a_path_write_under_way() {
         ndarray::array![5.0, 6.0, 7.0]
     );
 }
+
+/// Files on disk: an appender opened through a symbolic link appends to
+/// the file the link names; a path write through the link, the file's own
+/// name or another hard link of it fails while the appender holds it
+/// (a hard-linked file is written in place: locked before it is
+/// truncated).
+#[cfg(unix)]
+#[test]
+fn appends_through_links_and_writes_over_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npy");
+    let link = dir.path().join("l.npy");
+    ndarray::array![1.0f64].write_npy(&path).unwrap();
+    std::os::unix::fs::symlink("a.npy", &link).unwrap();
+    let mut appender = NpyFile::open_append(&link).unwrap();
+    appender.append(&ndarray::array![2.0f64]).unwrap();
+    for p in [&path, &link] {
+        let err = ndarray::array![9.0f64].write_npy(p).unwrap_err();
+        assert!(matches!(err, Error::Locked { .. }), "{err:?}");
+    }
+    let hard = dir.path().join("h.npy");
+    std::fs::hard_link(&path, &hard).unwrap();
+    let err = ndarray::array![9.0f64].write_npy(&hard).unwrap_err();
+    assert!(matches!(err, Error::Locked { .. }), "{err:?}");
+    appender.append(&ndarray::array![3.0f64]).unwrap();
+    drop(appender);
+    for p in [&path, &link, &hard] {
+        assert_eq!(
+            ndarray::Array1::<f64>::read_npy(p).unwrap(),
+            ndarray::array![1.0, 2.0, 3.0]
+        );
+    }
+}

@@ -498,3 +498,46 @@ fn the_spare_is_never_wider_than_the_versions_it_holds() {
     assert_eq!(which(&t), 4);
     assert_eq!(mode(&t), 0o644);
 }
+
+/// Files on disk: links planted under the spare's name are never followed
+/// nor written through: a symbolic link is left alone (the retired version
+/// is removed instead of parked), a hard link loses only that name.
+#[test]
+fn links_planted_as_the_spare_are_never_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    if !spares_work(dir.path()) {
+        return;
+    }
+    let t = dir.path().join("a.npy");
+    let victim = dir.path().join("victim.npy");
+    version(7).write_npy(&victim).unwrap();
+    std::os::unix::fs::symlink(&victim, spare(&t)).unwrap();
+    for k in 1..4 {
+        version(k).write_npy_with(&t, &on()).unwrap();
+    }
+    version(4).write_npy(&t).unwrap();
+    assert_eq!(which(&t), 4);
+    assert_eq!(which(&victim), 7);
+    assert!(fs::symlink_metadata(spare(&t)).unwrap().is_symlink());
+    fs::remove_file(spare(&t)).unwrap();
+    fs::hard_link(&victim, spare(&t)).unwrap();
+    for k in 5..8 {
+        version(k).write_npy_with(&t, &on()).unwrap();
+    }
+    assert_eq!(which(&t), 7);
+    assert_eq!(which(&victim), 7, "the linked file was not written over");
+    assert_eq!(fs::metadata(&victim).unwrap().nlink(), 1);
+}
+
+/// Files on disk: the documented cost of `spare(true)`: deleting the
+/// target leaves the spare; the next default write to the path removes it.
+#[test]
+fn deleting_the_target_leaves_the_spare_until_the_next_write() {
+    let Some((dir, t)) = target_with_spare() else {
+        return;
+    };
+    fs::remove_file(&t).unwrap();
+    assert_eq!(listing(dir.path()), [".a.npy.ndnpy-spare"]);
+    Array1::<f64>::zeros(4).write_npy(&t).unwrap();
+    assert_eq!(listing(dir.path()), ["a.npy"]);
+}
