@@ -575,3 +575,36 @@ fn a_hard_link_planted_at_a_temporary_name_is_only_unlinked() {
     assert_eq!(Array1::<f64>::read_npy(&victim).unwrap(), old());
     assert_eq!(fs::metadata(&victim).unwrap().nlink(), 1);
 }
+
+/// Files on disk: a new target gets the mode and group `open(2)` with mode
+/// `0666` gives (the umask, a set-group-ID folder), as a sibling made with
+/// `File::create` does; a replaced one keeps no user extended attribute.
+#[test]
+fn a_new_file_gets_the_mode_open_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder_mode = fs::metadata(dir.path()).unwrap().mode() & 0o7777;
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(folder_mode | 0o2000)).unwrap();
+    let path = dir.path().join("a.npy");
+    old().write_npy(&path).unwrap();
+    let sibling = dir.path().join("b");
+    fs::File::create(&sibling).unwrap();
+    let (a, b) = (fs::metadata(&path).unwrap(), fs::metadata(&sibling).unwrap());
+    assert_eq!(a.mode() & 0o7777, b.mode() & 0o7777);
+    assert_eq!((a.uid(), a.gid()), (b.uid(), b.gid()));
+    // A user attribute on the old file is not carried over.
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: valid NUL-terminated strings and a value of the length passed.
+    let set = unsafe {
+        libc::setxattr(c.as_ptr(), c"user.test".as_ptr(), b"1".as_ptr().cast(), 1, 0) == 0
+    };
+    new().write_npy(&path).unwrap();
+    if set {
+        let mut value = [0u8; 8];
+        // SAFETY: as above, with a buffer of the length passed.
+        let got = unsafe {
+            libc::getxattr(c.as_ptr(), c"user.test".as_ptr(), value.as_mut_ptr().cast(), value.len())
+        };
+        assert!(got < 0, "the attribute came along");
+    }
+}

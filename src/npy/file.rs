@@ -89,7 +89,14 @@ impl NpyFile {
     /// lives, so a second appender, in this process or another, gets
     /// [`Error::Locked`] instead of interleaving its rows; readers are not
     /// affected. (On platforms without `flock`, and on file systems without
-    /// locks, nothing is locked.)
+    /// locks, nothing is locked.) While the handle lives, a path write
+    /// over the file ([`crate::WriteNpy::write_npy`],
+    /// [`crate::NpzWriter::create`], ...) fails with [`Error::Locked`] and
+    /// leaves it as it was; while such a write is under way, this call
+    /// fails with [`Error::Locked`] in turn. Should the path come to name
+    /// another file all the same (another program renames a file over it,
+    /// or removes it), [`NpyFile::append`] refuses with an error rather
+    /// than append rows nobody would read.
     ///
     /// The header must have room to record a growth axis of up to 21 digits
     /// at its present length, which every file written by `np.save` or this
