@@ -961,7 +961,10 @@ fn a_path_write_over_an_appenders_file_fails_and_the_appender_goes_on() {
         w.write(&ndarray::array![9.0f64])?;
         w.finish().map(drop)
     });
-    assert!(matches!(streamed, Err(Error::Locked { .. })), "{streamed:?}");
+    assert!(
+        matches!(streamed, Err(Error::Locked { .. })),
+        "{streamed:?}"
+    );
     assert_eq!(std::fs::read(&path).unwrap(), before, "the file as it was");
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),

@@ -588,7 +588,10 @@ fn a_new_file_gets_the_mode_open_gives() {
     old().write_npy(&path).unwrap();
     let sibling = dir.path().join("b");
     fs::File::create(&sibling).unwrap();
-    let (a, b) = (fs::metadata(&path).unwrap(), fs::metadata(&sibling).unwrap());
+    let (a, b) = (
+        fs::metadata(&path).unwrap(),
+        fs::metadata(&sibling).unwrap(),
+    );
     assert_eq!(a.mode() & 0o7777, b.mode() & 0o7777);
     assert_eq!((a.uid(), a.gid()), (b.uid(), b.gid()));
     // A user attribute on the old file is not carried over.
@@ -596,14 +599,25 @@ fn a_new_file_gets_the_mode_open_gives() {
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: valid NUL-terminated strings and a value of the length passed.
     let set = unsafe {
-        libc::setxattr(c.as_ptr(), c"user.test".as_ptr(), b"1".as_ptr().cast(), 1, 0) == 0
+        libc::setxattr(
+            c.as_ptr(),
+            c"user.test".as_ptr(),
+            b"1".as_ptr().cast(),
+            1,
+            0,
+        ) == 0
     };
     new().write_npy(&path).unwrap();
     if set {
         let mut value = [0u8; 8];
         // SAFETY: as above, with a buffer of the length passed.
         let got = unsafe {
-            libc::getxattr(c.as_ptr(), c"user.test".as_ptr(), value.as_mut_ptr().cast(), value.len())
+            libc::getxattr(
+                c.as_ptr(),
+                c"user.test".as_ptr(),
+                value.as_mut_ptr().cast(),
+                value.len(),
+            )
         };
         assert!(got < 0, "the attribute came along");
     }

@@ -119,9 +119,7 @@ fn the_spare_is_reused_and_rotates() {
     assert_eq!(Array1::<f64>::read_npy(&t).unwrap(), shorter);
     assert_eq!(listing(dir.path()), [".a.npy.ndnpy-spare", "a.npy"]);
     // Durable writes use it too.
-    version(5)
-        .write_npy_with(&t, &on().durable(true))
-        .unwrap();
+    version(5).write_npy_with(&t, &on().durable(true)).unwrap();
     assert_eq!(ino(&t), first);
     assert_eq!(which(&t), 5);
 }

@@ -117,4 +117,3 @@ pub(crate) fn check_still_replaceable(target: &Path) -> io::Result<()> {
         _ => Ok(()),
     }
 }
-
