@@ -1017,7 +1017,7 @@ fn an_appender_whose_file_was_replaced_refuses_to_append() {
 /// will replace (it would be stranded by the rename); once the write is
 /// done, the appender opens the new file.
 #[test]
-fn an_appender_waits_for_a_path_write_under_way() {
+fn an_appender_cannot_start_during_a_path_write() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.npy");
     ndarray::array![1.0f64].write_npy(&path).unwrap();
