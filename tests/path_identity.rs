@@ -622,3 +622,24 @@ fn a_new_file_gets_the_mode_open_gives() {
         assert!(got < 0, "the attribute came along");
     }
 }
+
+/// Writers of one path never take each other for an appender: each holds
+/// its new file's lock for an instant after its rename, and a write that
+/// meets it then waits for it rather than report `Error::Locked`.
+#[test]
+fn concurrent_path_writes_never_report_an_appender() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npy");
+    old().write_npy(&path).unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..300 {
+                    new().write_npy(&path).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(listing(dir.path()), ["a.npy"]);
+    assert_eq!(Array2::<i32>::read_npy(&path).unwrap(), new());
+}

@@ -402,7 +402,7 @@ fn open_in_place(path: &Path, len: u64, regular: bool, durable: bool) -> Result<
         .truncate(!regular)
         .open(path)?;
     if regular {
-        if let Ok(false) = lock_shared(&file) {
+        if let Ok(false) = lock_shared(&file, false) {
             return Err(Error::Locked {
                 path: path.to_path_buf(),
             });

@@ -63,29 +63,36 @@ pub(crate) fn lock(_file: &File, _wait: bool) -> io::Result<bool> {
     Ok(true)
 }
 
-/// Takes a shared `flock` without waiting; `Ok(false)` if another
-/// descriptor holds an exclusive one (an appender). Path writes hold it on
-/// the file they replace (`guard.rs`): any number of writers at once, but
-/// never while an appender holds the file.
+/// Takes a shared `flock` (waiting for it when `wait`); `Ok(false)` if
+/// another descriptor holds an exclusive one (an appender). Path writes
+/// hold it on the file they replace (`guard.rs`): any number of writers at
+/// once, but never while an appender holds the file.
 #[cfg(unix)]
-pub(crate) fn lock_shared(file: &File) -> io::Result<bool> {
+pub(crate) fn lock_shared(file: &File, wait: bool) -> io::Result<bool> {
     use std::os::fd::AsRawFd;
+    let op = if wait {
+        libc::LOCK_SH
+    } else {
+        libc::LOCK_SH | libc::LOCK_NB
+    };
     loop {
         // SAFETY: plain system call on a descriptor we own.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } == 0 {
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
             return Ok(true);
         }
         let err = io::Error::last_os_error();
         match err.kind() {
             io::ErrorKind::Interrupted => continue,
             io::ErrorKind::WouldBlock => return Ok(false),
+            // File systems without locks: as `lock` does.
+            _ if err.raw_os_error() == Some(libc::ENOLCK) => return Ok(true),
             _ => return Err(err),
         }
     }
 }
 
 #[cfg(not(unix))]
-pub(crate) fn lock_shared(_file: &File) -> io::Result<bool> {
+pub(crate) fn lock_shared(_file: &File, _wait: bool) -> io::Result<bool> {
     Ok(true)
 }
 

@@ -27,6 +27,13 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
+/// Times the file at the target is found locked exclusively before the
+/// write gives up ([`Error::Locked`]), a millisecond apart.
+const HELD_TURNS: u32 = 20;
+
+/// Turns in all, those where the target changed under us included.
+const LOCK_TURNS: u32 = HELD_TURNS + 8;
+
 /// The lock a path write holds on the file at its target, if any.
 pub(crate) struct Guard {
     file: Option<File>,
@@ -42,22 +49,32 @@ impl Guard {
     /// there, or it cannot be opened, or the file system has no locks;
     /// [`Error::Locked`] if an appender holds it.
     pub(crate) fn take(target: &Path) -> Result<Guard> {
-        // A few turns: each ends early only if another writer renamed a
-        // file over the target between our open and our lock.
-        for _ in 0..8 {
+        let mut held_turns = 0;
+        // Turns that end early when another writer renamed a file over the
+        // target between our open and our lock. Temporary files are locked
+        // shared (`temp.rs`), so a fresh one just renamed over the target
+        // never looks like an appender's; a spare just swapped in is
+        // locked exclusively (writers must not share it) until its writer
+        // lets go (`atomic::finish`), which takes an instant where an
+        // appender holds on: a lock still held after all the turns (20,
+        // a millisecond apart) is taken for an appender's.
+        for _ in 0..LOCK_TURNS {
             let Some(file) = open(target) else {
                 return Ok(Guard::none());
             };
-            match lock_shared(&file) {
+            match lock_shared(&file, false) {
                 Ok(true) => {}
                 Ok(false) => {
-                    // Held exclusively: by an appender, unless the file
-                    // stopped being the target meanwhile (then look again).
-                    if same_file(&file, target) {
+                    if !same_file(&file, target) {
+                        continue;
+                    }
+                    held_turns += 1;
+                    if held_turns >= HELD_TURNS {
                         return Err(Error::Locked {
                             path: target.to_path_buf(),
                         });
                     }
+                    std::thread::sleep(std::time::Duration::from_millis(1));
                     continue;
                 }
                 // No locks on this file system: nothing to guard with.

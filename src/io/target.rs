@@ -26,7 +26,7 @@ pub(crate) enum Kind {
 pub(crate) fn classify(path: &Path) -> io::Result<Kind> {
     let mut p = path.to_path_buf();
     for _ in 0..40 {
-        let meta = match fs::symlink_metadata(&p) {
+        let meta = match settled_metadata(&p) {
             Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if p.file_name().is_none() {
@@ -105,7 +105,7 @@ pub(crate) fn check_writable(target: &Path, old: &fs::Metadata) -> io::Result<()
 /// Refuses to rename over a target that became something other than a
 /// regular file with one name since the write started.
 pub(crate) fn check_still_replaceable(target: &Path) -> io::Result<()> {
-    match fs::symlink_metadata(target) {
+    match settled_metadata(target) {
         Ok(meta) if !(meta.is_file() && links(&meta) == 1) => Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
             format!(
@@ -116,4 +116,22 @@ pub(crate) fn check_still_replaceable(target: &Path) -> io::Result<()> {
         )),
         _ => Ok(()),
     }
+}
+
+/// `symlink_metadata`, looked at again while it shows a regular file with
+/// no name left: the file a concurrent writer's rename is replacing, seen
+/// in the instant the kernel drops its last link (measured with four
+/// writers of one path: taken for a hard-linked file, it turned an
+/// atomic write into an in-place one, or refused it). The path names the
+/// new file by the time the rename returns.
+fn settled_metadata(path: &Path) -> io::Result<fs::Metadata> {
+    let mut meta = fs::symlink_metadata(path)?;
+    for _ in 0..1000 {
+        if !(meta.is_file() && links(&meta) == 0) {
+            break;
+        }
+        std::thread::yield_now();
+        meta = fs::symlink_metadata(path)?;
+    }
+    Ok(meta)
 }
