@@ -14,7 +14,7 @@
 //! system allows it, so a killed process leaves nothing behind; they get a
 //! name only for the moment between `linkat` and `rename`. Elsewhere they
 //! are named `.<name>.<k>.ndnpy-tmp` from the start. Either way the writer
-//! holds an exclusive `flock` on it, and the next write to the same target
+//! holds a (shared) `flock` on it, and the next write to the same target
 //! removes any such file nobody holds a lock on (its writer died: the
 //! kernel drops a dead process's locks).
 //!
