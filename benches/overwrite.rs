@@ -20,8 +20,10 @@
 //!   1000) before each call, untimed, as a training loop saving its
 //!   checkpoint does (back-to-back calls hide the cost of fresh memory:
 //!   memory freed a moment ago is still backed, memory idle for seconds
-//!   is not, BENCHMARKS.md); with the spare (the default) and with
-//!   `WriteOptions::spare(false)` (every version to a fresh file);
+//!   is not, BENCHMARKS.md); by default (every version to a fresh file)
+//!   and with `WriteOptions::spare(true)` (each version written over the
+//!   one before the last, flushed before the swap);
+//! - `overwrite, spare(true)`: back to back with the spare;
 //! - the same series for `np.save`, when `python3` with NumPy is available
 //!   (set `NDNPY_BENCH_NUMPY=0` to skip).
 //!
@@ -150,10 +152,17 @@ fn main() {
     let pause = env_usize("NDNPY_OVERWRITE_PAUSE_MS", 1000) as u64;
     let wait = || std::thread::sleep(std::time::Duration::from_millis(pause));
     let spaced = series(runs, wait, || a.write_npy(&path).expect("write"));
-    let fresh_options = WriteOptions::default().spare(false);
-    let fresh = series(runs, wait, || {
-        a.write_npy_with(&path, &fresh_options).expect("write")
+    let spare_options = WriteOptions::default().spare(true);
+    let spare = series(
+        runs,
+        || {},
+        || a.write_npy_with(&path, &spare_options).expect("write"),
+    );
+    let spare_spaced = series(runs, wait, || {
+        a.write_npy_with(&path, &spare_options).expect("write")
     });
+    // A default write removes the spare.
+    a.write_npy(&path).expect("write");
     let _ = std::fs::remove_file(&path);
 
     let mut rows_out: Vec<(String, Series)> = vec![
@@ -161,7 +170,8 @@ fn main() {
         ("ndnpy overwrite".into(), overwrite),
         ("ndnpy overwrite, durable(true)".into(), durable),
         ("ndnpy overwrite, spaced".into(), spaced),
-        ("ndnpy overwrite, spaced, spare(false)".into(), fresh),
+        ("ndnpy overwrite, spare(true)".into(), spare),
+        ("ndnpy overwrite, spaced, spare(true)".into(), spare_spaced),
     ];
     if let Some(numpy) = numpy(&dir, mib, runs, pause) {
         rows_out.extend(numpy);

@@ -373,7 +373,10 @@ pub enum Error {
     },
 
     /// Another handle (in this or another process) holds the append lock on
-    /// the file.
+    /// the file: a second appender, or a path write (`write_npy`,
+    /// `NpzWriter::create`, ...) over a file an appender holds, which
+    /// would strand the appender's rows. Also given to an appender opened
+    /// while a path write over its file is under way.
     Locked {
         /// The file.
         path: std::path::PathBuf,
@@ -518,7 +521,7 @@ impl fmt::Display for Error {
             Error::NoGrowthAxis => write!(f, "a 0-dimensional array has no axis to read in parts, append to or stream along"),
             Error::AppendMismatch { what, expected, found } => write!(f, "cannot append: the {what} differs (the file has {expected}, the block has {found})"),
             Error::NoHeaderRoom { needed, available } => write!(f, "the header has no room to grow in place ({needed} bytes needed, {available} present); rewrite it once with NpyFile::make_appendable"),
-            Error::Locked { path } => write!(f, "{} is locked by another appender (an open NpyFile::open_append or make_appendable); try again when it is closed", path.display()),
+            Error::Locked { path } => write!(f, "{} is locked by an appender (an open NpyFile::open_append, NpyWriter::append or make_appendable), or a path write under way holds it; it was left as it was: try again when it is closed", path.display()),
             Error::UnsupportedPickle { what } => write!(f, "object array pickle uses {what}, which the safe pickle reader does not accept (nothing was executed)"),
             Error::Py2StrNotAscii { byte } => write!(f, "object array pickle holds a Python 2 str with the byte 0x{byte:02x}, which is not ASCII (np.load's default encoding refuses it too): read it with ReadOptions::pickle_encoding(PickleEncoding::Latin1) or Bytes (np.load's encoding='latin1' or 'bytes'; the ndnpy command: --pickle-encoding)"),
             Error::MalformedPickle { pos, reason } => write!(f, "malformed object array pickle at byte {pos}: {reason}"),

@@ -35,6 +35,15 @@
 //! Coming from `ndarray-npy`, `npyz` or NumPy? [`migrating`] maps their
 //! functions and keywords to ndnpy's, with the differences.
 //!
+//! # Files on disk
+//!
+//! A write to a path leaves exactly its target: no temporary file after it
+//! ends or fails, no hidden copy of an earlier version (the spare that
+//! makes overwrites cheaper is opt-in, [`WriteOptions::spare`]), and it
+//! never replaces a file an appender holds. [`files_on_disk`] goes through
+//! every file ndnpy creates or replaces: its mode and owner, what a kill at
+//! each step leaves, and what a link in its place does.
+//!
 //! # Writers
 //!
 //! [`NpzWriter`], [`NpyWriter`] and [`NpzMemberWriter`] write only part of
@@ -114,6 +123,12 @@ pub mod pickle;
 /// and NumPy mapped to ndnpy. Documentation only; its examples are tested.
 pub mod migrating {
     #![doc = include_str!("../MIGRATING.md")]
+}
+/// Every file ndnpy creates or replaces (targets, temporary files, the
+/// spare, appends, the seek-index sidecar): mode, owner, what a kill at
+/// each step leaves, what a link in its place does. Documentation only.
+pub mod files_on_disk {
+    #![doc = include_str!("files_on_disk.md")]
 }
 mod plan;
 #[cfg(feature = "safetensors")]

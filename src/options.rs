@@ -13,7 +13,11 @@
 /// the write, the path may hold the old file, the new one, or (on ext4 and
 /// other file systems that allocate lazily) a file whose data reads as
 /// zeros. `np.save` promises no more (less: it truncates the old file
-/// first).
+/// first). It leaves exactly the target behind, whether it succeeds or
+/// fails: no temporary file, no hidden copy of an earlier version (so that
+/// deleting the file frees its space and deletes its data); it fails with
+/// [`crate::Error::Locked`], leaving the file as it was, when an appender
+/// ([`crate::NpyFile::open_append`]) holds the file.
 ///
 /// [`WriteOptions::durable`] adds that promise: the call returns only once
 /// the new file's data and its name are on the disk.
@@ -30,9 +34,7 @@
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     durable: bool,
-    /// Set by `spare(false)`: stored negated so that the derived default
-    /// keeps spares.
-    no_spare: bool,
+    spare: bool,
 }
 
 impl WriteOptions {
@@ -67,8 +69,9 @@ impl WriteOptions {
         self.durable
     }
 
-    /// Whether an overwrite may keep the version it replaces as a spare,
-    /// and write the next version over it (default `true`).
+    /// Whether an overwrite keeps the version it replaces as a hidden spare,
+    /// and writes the next version over it (default `false`: a write leaves
+    /// exactly its target, and removes a spare an earlier write kept).
     ///
     /// On Linux, when a regular file of 16 MiB or more is replaced by a
     /// version of 16 MiB or more, the old version is kept beside it under
@@ -76,28 +79,49 @@ impl WriteOptions {
     /// the spare's pages and disk blocks (already in memory and allocated,
     /// as `np.save` reuses the file it truncates) and then swaps it with
     /// the target in one atomic rename, so that the spare is again the
-    /// version just replaced. An overwrite then costs about what
-    /// `np.save`'s does, not fresh memory and fresh blocks every time
-    /// (BENCHMARKS.md, "Overwrites over the spare"). The price is disk
-    /// space: the spare is a second copy of the file. A spare that some
-    /// process still has open or mapped is never written over (the kernel
-    /// is asked: a write lease); see [`crate::WriteNpy::write_npy`] for
-    /// the rules. With `false`, every version goes to a fresh file and a
-    /// spare left by earlier writes is removed.
+    /// version just replaced. Where fresh memory is expensive (some
+    /// virtual machines: BENCHMARKS.md, "Overwrites over the spare") this
+    /// saves most of an overwrite's cost.
+    ///
+    /// The costs, which is why it is off by default:
+    /// - **A hidden file as large as the target**, holding the previous
+    ///   version, kept until the next write to the path (which writes over
+    ///   it, or removes it when it does not keep spares) or until you
+    ///   remove it. Deleting or moving the target does not delete it: the
+    ///   space is not freed and the old data stays readable on the disk
+    ///   (with the mode it had as the target) until then.
+    /// - **A flush per write over the spare**: its data is flushed to the
+    ///   disk (`fdatasync`) before the swap, even when the write is not
+    ///   [`durable`](WriteOptions::durable). The spare's blocks are
+    ///   overwritten in place, and without the flush a power cut after the
+    ///   swap could leave the target naming a mix of two versions (ext4
+    ///   does not order such overwrites before a rename); with it, a crash
+    ///   leaves the old version or the new one. The flush takes the time
+    ///   the disk needs to store the file.
+    ///
+    /// And its rules: a spare that some process still has open or mapped is
+    /// never written over (the kernel is asked: a write lease), nor one of
+    /// another owner; while it is written over, it holds part of an old
+    /// version, and its permission bits are then those both the old and the
+    /// target's have (never wider than either); it takes the target's
+    /// mode and owner only once it holds nothing but the new version; a
+    /// write over it that fails removes it (a killed one cannot: the next
+    /// write to the path writes over it or removes it). See
+    /// [`crate::WriteNpy::write_npy`] and the crate docs, "Files on disk".
     ///
     /// ```
-    /// let options = ndnpy::WriteOptions::default().spare(false);
-    /// assert!(!options.keeps_spare());
-    /// assert!(ndnpy::WriteOptions::default().keeps_spare());
+    /// let options = ndnpy::WriteOptions::default().spare(true);
+    /// assert!(options.keeps_spare());
+    /// assert!(!ndnpy::WriteOptions::default().keeps_spare());
     /// ```
     pub fn spare(mut self, spare: bool) -> Self {
-        self.no_spare = !spare;
+        self.spare = spare;
         self
     }
 
-    /// Whether [`WriteOptions::spare`] is on.
+    /// Whether [`WriteOptions::spare`] is on (default `false`).
     pub fn keeps_spare(&self) -> bool {
-        !self.no_spare
+        self.spare
     }
 }
 

@@ -429,3 +429,79 @@ fn npz_over_a_failing_writer() {
         }
     }
 }
+
+/// 24 MiB: large enough that an overwrite could keep a spare.
+fn large(k: f64) -> Array1<f64> {
+    Array1::from_elem(3 << 20, k)
+}
+
+/// Issue 37 item 9: with the default options, overwrites of a large file,
+/// and one killed part way (`SIGXFSZ` from `ulimit -f`: the process dies
+/// inside the write, nothing of ours cleans up), leave only the target.
+#[test]
+fn killed_default_overwrites_leave_only_the_target() {
+    if let Some(dir) = std::env::var_os("NDNPY_KILLED_OVERWRITE") {
+        let _ = large(3.0).write_npy(Path::new(&dir).join("a.npy"));
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("a.npy");
+    large(1.0).write_npy(&target).unwrap();
+    large(2.0).write_npy(&target).unwrap();
+    assert_eq!(listing(dir.path()), ["a.npy"], "no spare by default");
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 128 && exec \"$0\" --exact \"$1\" --test-threads=1")
+        .arg(std::env::current_exe().unwrap())
+        .arg("killed_default_overwrites_leave_only_the_target")
+        .env("NDNPY_KILLED_OVERWRITE", dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "the child was to be killed part way");
+    assert_eq!(listing(dir.path()), ["a.npy"], "nothing left beside it");
+    assert_eq!(Array1::<f64>::read_npy(&target).unwrap(), large(2.0));
+}
+
+/// A streamed path write (`NpyWriter::create`: length unknown, so the
+/// temporary file grows as rows come) killed with `SIGKILL` between two
+/// blocks leaves only the target.
+#[test]
+fn killed_streamed_write_leaves_only_the_target() {
+    use std::io::Read as _;
+    if let Some(dir) = std::env::var_os("NDNPY_KILLED_STREAM") {
+        let path = Path::new(&dir).join("a.npy");
+        let mut w = ndnpy::NpyWriter::<f64>::create(&path, &[], ndnpy::Order::C).unwrap();
+        w.write(&large(3.0)).unwrap();
+        println!("written");
+        std::thread::sleep(std::time::Duration::from_secs(600));
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("a.npy");
+    large(1.0).write_npy(&target).unwrap();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "killed_streamed_write_leaves_only_the_target",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("NDNPY_KILLED_STREAM", dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Killed once it has written a block (and is sleeping before the next).
+    let mut out = child.stdout.take().unwrap();
+    let mut seen = Vec::new();
+    let mut byte = [0u8; 1];
+    while !String::from_utf8_lossy(&seen).contains("written") {
+        assert_eq!(out.read(&mut byte).unwrap(), 1, "the child ended early");
+        seen.push(byte[0]);
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(listing(dir.path()), ["a.npy"], "nothing left beside it");
+    assert_eq!(Array1::<f64>::read_npy(&target).unwrap(), large(1.0));
+}

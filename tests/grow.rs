@@ -931,3 +931,141 @@ fn object_arrays_read_whole_not_in_ranges() {
     let err = f.read::<f64, IxDyn>().unwrap_err();
     assert!(matches!(err, Error::UnsupportedDType { .. }), "{err:?}");
 }
+
+/// Issue 37 item 6: a path write over a file an appender holds fails,
+/// names the file and says an appender holds it, and leaves the file as it
+/// was; the appender goes on, and its rows are in the file.
+#[test]
+fn a_path_write_over_an_appenders_file_fails_and_the_appender_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npy");
+    ndarray::array![1.0f64, 2.0].write_npy(&path).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let mut appender = NpyFile::open_append(&path).unwrap();
+    let err = ndarray::array![9.0f64].write_npy(&path).unwrap_err();
+    assert!(
+        matches!(&err, Error::Locked { path: p } if p == &path),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains(&path.display().to_string()) && text.contains("appender"),
+        "{text}"
+    );
+    let npz = ndnpy::NpzWriter::create(&path).and_then(|mut npz| {
+        npz.add("x", &ndarray::array![9.0f64])?;
+        npz.finish()
+    });
+    assert!(matches!(npz, Err(Error::Locked { .. })), "{npz:?}");
+    let streamed = NpyWriter::<f64>::create(&path, &[], Order::C).and_then(|mut w| {
+        w.write(&ndarray::array![9.0f64])?;
+        w.finish().map(drop)
+    });
+    assert!(
+        matches!(streamed, Err(Error::Locked { .. })),
+        "{streamed:?}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the file as it was");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "nothing left beside it"
+    );
+    appender.append(&ndarray::array![3.0f64]).unwrap();
+    drop(appender);
+    assert_eq!(
+        ndarray::Array1::<f64>::read_npy(&path).unwrap(),
+        ndarray::array![1.0, 2.0, 3.0]
+    );
+    // Once the appender is gone, the path write goes through.
+    ndarray::array![9.0f64].write_npy(&path).unwrap();
+    assert_eq!(
+        ndarray::Array1::<f64>::read_npy(&path).unwrap(),
+        ndarray::array![9.0]
+    );
+}
+
+/// The second guard: an appender whose path no longer names its file
+/// (something else renamed a file over it, or removed it) refuses to
+/// append, instead of appending rows nobody will see.
+#[test]
+fn an_appender_whose_file_was_replaced_refuses_to_append() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npy");
+    let other = dir.path().join("b.npy");
+    ndarray::array![1.0f64, 2.0].write_npy(&path).unwrap();
+    ndarray::array![7.0f64].write_npy(&other).unwrap();
+    let mut appender = NpyFile::open_append(&path).unwrap();
+    std::fs::rename(&other, &path).unwrap();
+    let err = appender.append(&ndarray::array![3.0f64]).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains(&path.display().to_string()) && text.contains("no longer"),
+        "{text}"
+    );
+    assert_eq!(
+        ndarray::Array1::<f64>::read_npy(&path).unwrap(),
+        ndarray::array![7.0]
+    );
+    // Removed: the same.
+    let mut appender = NpyFile::open_append(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(appender.append(&ndarray::array![3.0f64]).is_err());
+}
+
+/// While a path write is under way, an appender cannot take the file it
+/// will replace (it would be stranded by the rename); once the write is
+/// done, the appender opens the new file.
+#[test]
+fn an_appender_cannot_start_during_a_path_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npy");
+    ndarray::array![1.0f64].write_npy(&path).unwrap();
+    let mut writer = NpyWriter::<f64>::create(&path, &[], Order::C).unwrap();
+    writer.write(&ndarray::array![5.0f64, 6.0]).unwrap();
+    assert!(matches!(
+        NpyFile::open_append(&path),
+        Err(Error::Locked { .. })
+    ));
+    writer.finish().unwrap();
+    let mut appender = NpyFile::open_append(&path).unwrap();
+    appender.append(&ndarray::array![7.0f64]).unwrap();
+    drop(appender);
+    assert_eq!(
+        ndarray::Array1::<f64>::read_npy(&path).unwrap(),
+        ndarray::array![5.0, 6.0, 7.0]
+    );
+}
+
+/// Files on disk: an appender opened through a symbolic link appends to
+/// the file the link names; a path write through the link, the file's own
+/// name or another hard link of it fails while the appender holds it
+/// (a hard-linked file is written in place: locked before it is
+/// truncated).
+#[cfg(unix)]
+#[test]
+fn appends_through_links_and_writes_over_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npy");
+    let link = dir.path().join("l.npy");
+    ndarray::array![1.0f64].write_npy(&path).unwrap();
+    std::os::unix::fs::symlink("a.npy", &link).unwrap();
+    let mut appender = NpyFile::open_append(&link).unwrap();
+    appender.append(&ndarray::array![2.0f64]).unwrap();
+    for p in [&path, &link] {
+        let err = ndarray::array![9.0f64].write_npy(p).unwrap_err();
+        assert!(matches!(err, Error::Locked { .. }), "{err:?}");
+    }
+    let hard = dir.path().join("h.npy");
+    std::fs::hard_link(&path, &hard).unwrap();
+    let err = ndarray::array![9.0f64].write_npy(&hard).unwrap_err();
+    assert!(matches!(err, Error::Locked { .. }), "{err:?}");
+    appender.append(&ndarray::array![3.0f64]).unwrap();
+    drop(appender);
+    for p in [&path, &link, &hard] {
+        assert_eq!(
+            ndarray::Array1::<f64>::read_npy(p).unwrap(),
+            ndarray::array![1.0, 2.0, 3.0]
+        );
+    }
+}

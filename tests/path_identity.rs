@@ -518,3 +518,128 @@ fn killed_writer_leaves_no_temporary_file() {
         "left behind: {left:?}"
     );
 }
+
+/// The files this process has open whose path lies in `dir`, other than
+/// `except`: through `/proc/self/fd`, which names anonymous (`O_TMPFILE`)
+/// files too.
+fn open_files_in(dir: &Path, except: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc/self/fd").unwrap() {
+        let fd = entry.unwrap().path();
+        let Ok(to) = fs::read_link(&fd) else { continue };
+        if to.starts_with(dir) && to != except {
+            found.push(fd);
+        }
+    }
+    found
+}
+
+/// Files on disk: the temporary file has the target's mode (and owner)
+/// before any data goes into it, so it is never more readable than the
+/// file it replaces.
+#[test]
+fn a_temporary_file_has_the_targets_mode_before_any_data() {
+    if !Path::new("/proc/self/fd").is_dir() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npy");
+    old().write_npy(&path).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+    let mut w = ndnpy::NpyWriter::<f64>::create(&path, &[], ndnpy::Order::C).unwrap();
+    w.write(&old()).unwrap();
+    let mut temps: Vec<fs::Metadata> = open_files_in(dir.path(), &path)
+        .iter()
+        .map(|fd| fs::metadata(fd).unwrap())
+        .collect();
+    temps.dedup_by_key(|m| m.ino());
+    assert_eq!(temps.len(), 1, "one temporary file");
+    let meta = &temps[0];
+    let target = fs::metadata(&path).unwrap();
+    assert_eq!(meta.mode() & 0o7777, 0o600);
+    assert_eq!((meta.uid(), meta.gid()), (target.uid(), target.gid()));
+    w.finish().unwrap();
+    assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o600);
+}
+
+/// Files on disk: a hard link planted under a temporary name (a slot
+/// nobody holds) loses only that name; the file it links to is untouched.
+#[test]
+fn a_hard_link_planted_at_a_temporary_name_is_only_unlinked() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim.npy");
+    old().write_npy(&victim).unwrap();
+    fs::hard_link(&victim, dir.path().join(".a.npy.0.ndnpy-tmp")).unwrap();
+    new().write_npy(dir.path().join("a.npy")).unwrap();
+    assert_eq!(listing(dir.path()), ["a.npy", "victim.npy"]);
+    assert_eq!(Array1::<f64>::read_npy(&victim).unwrap(), old());
+    assert_eq!(fs::metadata(&victim).unwrap().nlink(), 1);
+}
+
+/// Files on disk: a new target gets the mode and group `open(2)` with mode
+/// `0666` gives (the umask, a set-group-ID folder), as a sibling made with
+/// `File::create` does; a replaced one keeps no user extended attribute.
+#[test]
+fn a_new_file_gets_the_mode_open_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder_mode = fs::metadata(dir.path()).unwrap().mode() & 0o7777;
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(folder_mode | 0o2000)).unwrap();
+    let path = dir.path().join("a.npy");
+    old().write_npy(&path).unwrap();
+    let sibling = dir.path().join("b");
+    fs::File::create(&sibling).unwrap();
+    let (a, b) = (
+        fs::metadata(&path).unwrap(),
+        fs::metadata(&sibling).unwrap(),
+    );
+    assert_eq!(a.mode() & 0o7777, b.mode() & 0o7777);
+    assert_eq!((a.uid(), a.gid()), (b.uid(), b.gid()));
+    // A user attribute on the old file is not carried over.
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: valid NUL-terminated strings and a value of the length passed.
+    let set = unsafe {
+        libc::setxattr(
+            c.as_ptr(),
+            c"user.test".as_ptr(),
+            b"1".as_ptr().cast(),
+            1,
+            0,
+        ) == 0
+    };
+    new().write_npy(&path).unwrap();
+    if set {
+        let mut value = [0u8; 8];
+        // SAFETY: as above, with a buffer of the length passed.
+        let got = unsafe {
+            libc::getxattr(
+                c.as_ptr(),
+                c"user.test".as_ptr(),
+                value.as_mut_ptr().cast(),
+                value.len(),
+            )
+        };
+        assert!(got < 0, "the attribute came along");
+    }
+}
+
+/// Writers of one path never take each other for an appender: each holds
+/// its new file's lock for an instant after its rename, and a write that
+/// meets it then waits for it rather than report `Error::Locked`.
+#[test]
+fn concurrent_path_writes_never_report_an_appender() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npy");
+    old().write_npy(&path).unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..300 {
+                    new().write_npy(&path).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(listing(dir.path()), ["a.npy"]);
+    assert_eq!(Array2::<i32>::read_npy(&path).unwrap(), new());
+}

@@ -1,9 +1,12 @@
-//! Overwrites over the spare (`src/io/spare.rs`): a large file replaced by
-//! a large version keeps the old one as `.<name>.ndnpy-spare`, and the
-//! next write goes over it and swaps it in. The target is always one whole
-//! version; a spare someone holds (open or mapped) is never written over;
-//! spares of another owner, locked spares and concurrent writers are
-//! handled; small writes and `spare(false)` remove the spare.
+//! Overwrites over the spare (`src/io/spare.rs`), opt-in with
+//! `WriteOptions::spare(true)`: a large file replaced by a large version
+//! keeps the old one as `.<name>.ndnpy-spare`, and the next write goes over
+//! it and swaps it in. The target is always one whole version; a spare
+//! someone holds (open or mapped) is never written over; spares of another
+//! owner, locked spares and concurrent writers are handled; small writes
+//! and default writes remove the spare; a spare is never more readable
+//! than the versions whose data it holds, and a failed write removes it.
+//! Default writes keep no spare at all.
 #![cfg(target_os = "linux")]
 
 use ndarray::Array1;
@@ -16,6 +19,11 @@ use std::process::Command;
 /// Elements of a version: a little over 16 MiB of `f64`, the smallest
 /// size that gets a spare.
 const N: usize = 2_100_000;
+
+/// The options that keep a spare.
+fn on() -> WriteOptions {
+    WriteOptions::default().spare(true)
+}
 
 fn version(k: u32) -> Array1<f64> {
     Array1::from_elem(N, k as f64)
@@ -54,8 +62,8 @@ fn listing(dir: &Path) -> Vec<String> {
 /// overwrite leaving a spare.
 fn spares_work(dir: &Path) -> bool {
     let t = dir.join("probe.npy");
-    version(0).write_npy(&t).unwrap();
-    version(1).write_npy(&t).unwrap();
+    version(0).write_npy_with(&t, &on()).unwrap();
+    version(1).write_npy_with(&t, &on()).unwrap();
     let works = spare(&t).exists();
     let _ = fs::remove_file(spare(&t));
     fs::remove_file(&t).unwrap();
@@ -73,8 +81,8 @@ fn target_with_spare() -> Option<(tempfile::TempDir, PathBuf)> {
         return None;
     }
     let t = dir.path().join("a.npy");
-    version(1).write_npy(&t).unwrap();
-    version(2).write_npy(&t).unwrap();
+    version(1).write_npy_with(&t, &on()).unwrap();
+    version(2).write_npy_with(&t, &on()).unwrap();
     Some((dir, t))
 }
 
@@ -85,16 +93,16 @@ fn the_spare_is_reused_and_rotates() {
         return;
     }
     let t = dir.path().join("a.npy");
-    version(1).write_npy(&t).unwrap();
+    version(1).write_npy_with(&t, &on()).unwrap();
     let first = ino(&t);
     assert!(!spare(&t).exists(), "no spare after a first write");
-    version(2).write_npy(&t).unwrap();
+    version(2).write_npy_with(&t, &on()).unwrap();
     let second = ino(&t);
     assert_eq!(ino(&spare(&t)), first, "the replaced version is the spare");
     assert_eq!(which(&spare(&t)), 1);
     // The third write goes over the first version's file and swaps it in.
     fs::set_permissions(&t, fs::Permissions::from_mode(0o640)).unwrap();
-    version(3).write_npy(&t).unwrap();
+    version(3).write_npy_with(&t, &on()).unwrap();
     assert_eq!(ino(&t), first);
     assert_eq!(ino(&spare(&t)), second);
     assert_eq!(which(&t), 3);
@@ -106,14 +114,12 @@ fn the_spare_is_reused_and_rotates() {
     );
     // A shorter (still large) version: the spare is cut to it.
     let shorter = Array1::from_elem(N - 1000, 4.0);
-    shorter.write_npy(&t).unwrap();
+    shorter.write_npy_with(&t, &on()).unwrap();
     assert_eq!(ino(&t), second);
     assert_eq!(Array1::<f64>::read_npy(&t).unwrap(), shorter);
     assert_eq!(listing(dir.path()), [".a.npy.ndnpy-spare", "a.npy"]);
     // Durable writes use it too.
-    version(5)
-        .write_npy_with(&t, &WriteOptions::default().durable(true))
-        .unwrap();
+    version(5).write_npy_with(&t, &on().durable(true)).unwrap();
     assert_eq!(ino(&t), first);
     assert_eq!(which(&t), 5);
 }
@@ -125,7 +131,7 @@ fn a_spare_someone_holds_is_never_written_over() {
         return;
     }
     let t = dir.path().join("a.npy");
-    version(1).write_npy(&t).unwrap();
+    version(1).write_npy_with(&t, &on()).unwrap();
     // A reader opens version 1 and maps it (then closes the file: the
     // mapping alone holds it).
     let mapped = {
@@ -137,21 +143,21 @@ fn a_spare_someone_holds_is_never_written_over() {
     };
     let held = fs::File::open(&t).unwrap();
     let original = mapped.to_vec();
-    version(2).write_npy(&t).unwrap();
+    version(2).write_npy_with(&t, &on()).unwrap();
     assert_eq!(ino(&spare(&t)), held.metadata().unwrap().ino());
     // Version 1 is the spare now, held: the next write goes elsewhere.
-    version(3).write_npy(&t).unwrap();
+    version(3).write_npy_with(&t, &on()).unwrap();
     assert_eq!(which(&t), 3);
     assert!(mapped[..] == original[..], "the mapped version changed");
     assert_ne!(ino(&t), held.metadata().unwrap().ino());
     // Its name went (the reader keeps the file); version 2 is the spare.
     assert_eq!(which(&spare(&t)), 2);
     drop(held);
-    version(4).write_npy(&t).unwrap();
+    version(4).write_npy_with(&t, &on()).unwrap();
     assert!(mapped[..] == original[..], "the mapping alone holds it too");
     assert_eq!(which(&t), 4);
     drop(mapped);
-    version(5).write_npy(&t).unwrap();
+    version(5).write_npy_with(&t, &on()).unwrap();
     assert_eq!(which(&t), 5);
     assert_eq!(which(&spare(&t)), 4);
 }
@@ -168,7 +174,7 @@ fn spares_of_another_owner_or_with_attributes_are_not_written_over() {
         // write (replaced by the version retired, not written over).
         std::os::unix::fs::chown(&s, Some(65534), Some(65534)).unwrap();
         let foreign = ino(&s);
-        version(3).write_npy(&t).unwrap();
+        version(3).write_npy_with(&t, &on()).unwrap();
         assert_ne!(ino(&t), foreign);
         assert_eq!(which(&t), 3);
         assert_eq!(fs::metadata(&t).unwrap().uid(), 0);
@@ -178,7 +184,7 @@ fn spares_of_another_owner_or_with_attributes_are_not_written_over() {
     // root writes it and gives it the target's mode.
     fs::set_permissions(&s, fs::Permissions::from_mode(0o000)).unwrap();
     let mode = fs::metadata(&t).unwrap().mode();
-    version(4).write_npy(&t).unwrap();
+    version(4).write_npy_with(&t, &on()).unwrap();
     assert_eq!(which(&t), 4);
     assert_eq!(
         fs::metadata(&t).unwrap().mode(),
@@ -190,7 +196,7 @@ fn spares_of_another_owner_or_with_attributes_are_not_written_over() {
     // what is checked).
     if xattr_set(&s) {
         assert!(has_xattr(&s));
-        version(5).write_npy(&t).unwrap();
+        version(5).write_npy_with(&t, &on()).unwrap();
         assert!(!has_xattr(&t), "the spare's attribute came along");
         assert_eq!(which(&t), 5);
     }
@@ -232,26 +238,26 @@ fn xattr_set(path: &Path) -> bool {
 }
 
 #[test]
-fn small_writes_and_spare_false_remove_the_spare() {
+fn small_writes_and_default_writes_remove_the_spare() {
     let Some((dir, t)) = target_with_spare() else {
         return;
     };
     assert!(spare(&t).exists());
-    Array1::<f64>::zeros(10).write_npy(&t).unwrap();
+    Array1::<f64>::zeros(10).write_npy_with(&t, &on()).unwrap();
     assert_eq!(listing(dir.path()), ["a.npy"]);
-    version(3).write_npy(&t).unwrap();
-    version(4).write_npy(&t).unwrap();
+    version(3).write_npy_with(&t, &on()).unwrap();
+    version(4).write_npy_with(&t, &on()).unwrap();
     assert!(spare(&t).exists());
-    let no = WriteOptions::default().spare(false);
-    version(5).write_npy_with(&t, &no).unwrap();
+    // The default keeps no spare, and removes one an earlier write left.
+    version(5).write_npy(&t).unwrap();
     assert_eq!(listing(dir.path()), ["a.npy"]);
-    version(6).write_npy_with(&t, &no).unwrap();
+    version(6).write_npy(&t).unwrap();
     assert_eq!(listing(dir.path()), ["a.npy"]);
     assert_eq!(which(&t), 6);
     // Hard-linked targets are written in place, as before: no spare.
     fs::hard_link(&t, dir.path().join("b.npy")).unwrap();
-    version(7).write_npy(&t).unwrap();
-    version(8).write_npy(&t).unwrap();
+    version(7).write_npy_with(&t, &on()).unwrap();
+    version(8).write_npy_with(&t, &on()).unwrap();
     assert_eq!(listing(dir.path()), ["a.npy", "b.npy"]);
     assert_eq!(which(&dir.path().join("b.npy")), 8);
 }
@@ -263,7 +269,7 @@ fn concurrent_writers_and_readers_see_whole_versions() {
         return;
     }
     let t = dir.path().join("a.npy");
-    version(0).write_npy(&t).unwrap();
+    version(0).write_npy_with(&t, &on()).unwrap();
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
         let writers: Vec<_> = (0..3u32)
@@ -271,7 +277,7 @@ fn concurrent_writers_and_readers_see_whole_versions() {
                 let t = &t;
                 s.spawn(move || {
                     for k in 0..6 {
-                        version(100 * (w + 1) + k).write_npy(t).unwrap();
+                        version(100 * (w + 1) + k).write_npy_with(t, &on()).unwrap();
                     }
                 })
             })
@@ -305,7 +311,7 @@ fn a_write_over_the_spare_removes_what_a_killed_writer_left() {
     let left = dir.path().join(".a.npy.3.ndnpy-tmp");
     fs::copy(&t, &left).unwrap();
     let spare_before = ino(&spare(&t));
-    version(3).write_npy(&t).unwrap();
+    version(3).write_npy_with(&t, &on()).unwrap();
     assert_eq!(ino(&t), spare_before, "written over the spare");
     assert_eq!(listing(dir.path()), [".a.npy.ndnpy-spare", "a.npy"]);
 }
@@ -319,7 +325,7 @@ fn killed_writers_leave_a_whole_version() {
     if let Some(dir) = std::env::var_os(CHILD_ENV) {
         let t = Path::new(&dir).join("a.npy");
         for k in 10.. {
-            version(k).write_npy(&t).unwrap();
+            version(k).write_npy_with(&t, &on()).unwrap();
         }
         return;
     }
@@ -344,7 +350,7 @@ fn killed_writers_leave_a_whole_version() {
         child.wait().unwrap();
         // One whole version; the next write works and reuses the spare.
         which(&t);
-        version(3).write_npy(&t).unwrap();
+        version(3).write_npy_with(&t, &on()).unwrap();
         assert_eq!(which(&t), 3);
         let names = listing(dir.path());
         assert!(
@@ -363,7 +369,7 @@ fn killed_writers_leave_a_whole_version() {
 fn a_failed_write_over_the_spare_keeps_the_target() {
     if let Some(dir) = std::env::var_os("NDNPY_SPARE_LIMITED") {
         let t = Path::new(&dir).join("a.npy");
-        let err = version(9).write_npy(&t).unwrap_err();
+        let err = version(9).write_npy_with(&t, &on()).unwrap_err();
         assert!(
             err.io_error()
                 .is_some_and(|e| e.raw_os_error() == Some(libc::EFBIG)),
@@ -388,6 +394,148 @@ fn a_failed_write_over_the_spare_keeps_the_target() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert_eq!(which(&t), 2);
-    version(3).write_npy(&t).unwrap();
+    // The spare, half written over, went with the failure.
+    assert_eq!(listing(dir.path()), ["a.npy"]);
+    version(3).write_npy_with(&t, &on()).unwrap();
     assert_eq!(which(&t), 3);
+}
+
+#[test]
+fn default_writes_keep_no_spare() {
+    let dir = tempfile::tempdir().unwrap();
+    if !spares_work(dir.path()) {
+        return;
+    }
+    let t = dir.path().join("a.npy");
+    for k in 1..4 {
+        version(k).write_npy(&t).unwrap();
+        assert_eq!(listing(dir.path()), ["a.npy"], "after version {k}");
+    }
+    assert_eq!(which(&t), 3);
+    assert!(!WriteOptions::default().keeps_spare());
+}
+
+/// A default write that fails part way (`ulimit -f`, `EFBIG`) over a
+/// target with a spare from an earlier opt-in write leaves only the target.
+#[test]
+fn a_failed_default_write_leaves_only_the_target() {
+    if let Some(dir) = std::env::var_os("NDNPY_DEFAULT_LIMITED") {
+        let t = Path::new(&dir).join("a.npy");
+        let err = version(9).write_npy(&t).unwrap_err();
+        assert!(
+            err.io_error()
+                .is_some_and(|e| e.raw_os_error() == Some(libc::EFBIG)),
+            "{err:?}"
+        );
+        return;
+    }
+    let Some((dir, t)) = target_with_spare() else {
+        return;
+    };
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 128 && exec \"$0\" --exact \"$1\" --test-threads=1")
+        .arg(std::env::current_exe().unwrap())
+        .arg("a_failed_default_write_leaves_only_the_target")
+        .env("NDNPY_DEFAULT_LIMITED", dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(which(&t), 2);
+    assert_eq!(listing(dir.path()), ["a.npy"]);
+}
+
+/// The reproduction of issue 37 item 2: version 1 made private (0600),
+/// version 2 made public (0644), and a write of version 3 over the spare
+/// (which holds version 1) killed part way (`SIGXFSZ`, so that nothing
+/// cleans up): the spare, half version 1, must not be readable by others.
+#[test]
+fn the_spare_is_never_wider_than_the_versions_it_holds() {
+    if let Some(dir) = std::env::var_os("NDNPY_SPARE_KILLED") {
+        let t = Path::new(&dir).join("a.npy");
+        let _ = version(3).write_npy_with(&t, &on());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    if !spares_work(dir.path()) {
+        return;
+    }
+    let t = dir.path().join("a.npy");
+    let mode = |p: &Path| fs::metadata(p).unwrap().mode() & 0o7777;
+    version(1).write_npy_with(&t, &on()).unwrap();
+    fs::set_permissions(&t, fs::Permissions::from_mode(0o600)).unwrap();
+    version(2).write_npy_with(&t, &on()).unwrap();
+    assert_eq!(which(&spare(&t)), 1);
+    assert_eq!(mode(&spare(&t)), 0o600);
+    fs::set_permissions(&t, fs::Permissions::from_mode(0o644)).unwrap();
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 128 && exec \"$0\" --exact \"$1\" --test-threads=1")
+        .arg(std::env::current_exe().unwrap())
+        .arg("the_spare_is_never_wider_than_the_versions_it_holds")
+        .env("NDNPY_SPARE_KILLED", dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "the child was to be killed part way");
+    assert_eq!(which(&t), 2);
+    assert_eq!(mode(&t), 0o644);
+    // Killed, the writer could not remove the spare it was writing over.
+    assert_eq!(
+        mode(&spare(&t)),
+        0o600,
+        "a spare holding part of version 1 is as private as version 1"
+    );
+    // A successful write gives the new version the target's mode.
+    version(4).write_npy_with(&t, &on()).unwrap();
+    assert_eq!(which(&t), 4);
+    assert_eq!(mode(&t), 0o644);
+}
+
+/// Files on disk: links planted under the spare's name are never followed
+/// nor written through: a symbolic link is left alone (the retired version
+/// is removed instead of parked), a hard link loses only that name.
+#[test]
+fn links_planted_as_the_spare_are_never_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    if !spares_work(dir.path()) {
+        return;
+    }
+    let t = dir.path().join("a.npy");
+    let victim = dir.path().join("victim.npy");
+    version(7).write_npy(&victim).unwrap();
+    std::os::unix::fs::symlink(&victim, spare(&t)).unwrap();
+    for k in 1..4 {
+        version(k).write_npy_with(&t, &on()).unwrap();
+    }
+    version(4).write_npy(&t).unwrap();
+    assert_eq!(which(&t), 4);
+    assert_eq!(which(&victim), 7);
+    assert!(fs::symlink_metadata(spare(&t)).unwrap().is_symlink());
+    fs::remove_file(spare(&t)).unwrap();
+    fs::hard_link(&victim, spare(&t)).unwrap();
+    for k in 5..8 {
+        version(k).write_npy_with(&t, &on()).unwrap();
+    }
+    assert_eq!(which(&t), 7);
+    assert_eq!(which(&victim), 7, "the linked file was not written over");
+    assert_eq!(fs::metadata(&victim).unwrap().nlink(), 1);
+}
+
+/// Files on disk: the documented cost of `spare(true)`: deleting the
+/// target leaves the spare; the next default write to the path removes it.
+#[test]
+fn deleting_the_target_leaves_the_spare_until_the_next_write() {
+    let Some((dir, t)) = target_with_spare() else {
+        return;
+    };
+    fs::remove_file(&t).unwrap();
+    assert_eq!(listing(dir.path()), [".a.npy.ndnpy-spare"]);
+    Array1::<f64>::zeros(4).write_npy(&t).unwrap();
+    assert_eq!(listing(dir.path()), ["a.npy"]);
 }

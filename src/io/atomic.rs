@@ -6,27 +6,36 @@
 //! Anything else (devices, FIFOs, sockets, `/proc` and `/sys` entries, files
 //! with several hard links) is written in place through the path, as
 //! `np.save` does: renaming over it would replace the device, or split the
-//! links. The exact rules are documented on `WriteNpy::write_npy`.
+//! links (`target.rs` tells which). The exact rules are documented on
+//! `WriteNpy::write_npy`, and file by file in the crate docs, "Files on
+//! disk".
 //!
 //! Temporary files (`temp.rs`) are anonymous (`O_TMPFILE`) where the file
 //! system allows it, so a killed process leaves nothing behind; they get a
 //! name only for the moment between `linkat` and `rename`. Elsewhere they
 //! are named `.<name>.<k>.ndnpy-tmp` from the start. Either way the writer
-//! holds an exclusive `flock` on it, and the next write to the same target
+//! holds a (shared) `flock` on it, and the next write to the same target
 //! removes any such file nobody holds a lock on (its writer died: the
 //! kernel drops a dead process's locks).
 //!
-//! Large files keep the version they replace as a spare (`spare.rs`): the
-//! rename becomes an exchange that leaves the old version under
-//! `.<name>.ndnpy-spare`, and the next write of a known length goes over
-//! that file's pages and is exchanged with the target in turn.
+//! Every write holds a shared lock on the file it replaces (`guard.rs`), so
+//! that it never replaces a file an appender holds.
+//!
+//! With [`WriteOptions::spare`] (off by default), large files keep the
+//! version they replace as a spare (`spare.rs`): the rename becomes an
+//! exchange that leaves the old version under `.<name>.ndnpy-spare`, and
+//! the next write of a known length goes over that file's pages and is
+//! exchanged with the target in turn. Without it, a write removes any spare
+//! an earlier one left.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::io::fs::{
-    copy_identity, is_pseudo_fs, links, lock, reserve, same_file, sync_if_supported, unlock,
+    copy_identity, lock_shared, narrow_mode, reserve, same_file, sync_if_supported, unlock,
 };
+use crate::io::guard::Guard;
 use crate::io::spare::{self, Renamed, SPARE_MIN};
-use crate::io::temp::{create_temp, folder, link_anonymous, no_file_name, remove_stale};
+use crate::io::target::{check_still_replaceable, check_writable, classify, Kind};
+use crate::io::temp::{create_temp, folder, link_anonymous, remove_stale};
 use crate::options::WriteOptions;
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -39,6 +48,8 @@ pub(crate) struct TempFile {
     file: Option<File>,
     mode: Mode,
     durable: bool,
+    /// The lock on the file being replaced that keeps appenders out.
+    guard: Guard,
 }
 
 enum Mode {
@@ -54,8 +65,14 @@ enum Mode {
         park: bool,
     },
     /// Writing over the spare at `path` (`spare.rs`), locked; swapped with
-    /// `target` on commit. Dropped uncommitted, it stays the spare.
-    Spare { target: PathBuf, path: PathBuf },
+    /// `target` on commit, and then given `old`'s (the target's) mode and
+    /// owner. Dropped uncommitted, it is removed: it holds part of the new
+    /// version and part of an old one.
+    Spare {
+        target: PathBuf,
+        path: PathBuf,
+        old: Box<fs::Metadata>,
+    },
     /// Writing through the path; nothing to do on commit but flush.
     InPlace,
 }
@@ -64,13 +81,16 @@ impl TempFile {
     /// Like [`TempFile::create`], but refuses (before touching anything) a
     /// target that would be written in place: for callers that read the
     /// old file while writing the new one, where truncating it in place
-    /// would destroy the input.
+    /// would destroy the input. `held`, when given, is the caller's open
+    /// target, on which it holds the appender lock itself
+    /// (`make_appendable`): the write goes through that lock.
     pub(crate) fn create_replacing(
         target: &Path,
         len: u64,
         options: &WriteOptions,
+        held: Option<&File>,
     ) -> Result<TempFile> {
-        TempFile::open(target, len, options, false)
+        TempFile::open(target, len, options, false, held)
     }
 
     /// Opens the destination of a write of `len` bytes to `target`: a
@@ -78,8 +98,9 @@ impl TempFile {
     /// itself for a file that must not be replaced. `len`, when not 0, is
     /// the exact length the file will have: that many bytes are reserved
     /// (which sets the length), and a spare is written over only then.
+    /// [`Error::Locked`] if an appender holds the target.
     pub(crate) fn create_with(target: &Path, len: u64, options: &WriteOptions) -> Result<TempFile> {
-        TempFile::open(target, len, options, true)
+        TempFile::open(target, len, options, true, None)
     }
 
     fn open(
@@ -87,6 +108,7 @@ impl TempFile {
         len: u64,
         options: &WriteOptions,
         allow_in_place: bool,
+        held: Option<&File>,
     ) -> Result<TempFile> {
         let durable = options.is_durable();
         let kind = classify(target)?;
@@ -101,58 +123,79 @@ impl TempFile {
             )
             .into());
         }
-        match kind {
-            Kind::Replace { target, old } => {
-                if let Some(old) = &old {
-                    check_writable(&target, old)?;
-                }
-                let spares = options.keeps_spare() && len >= SPARE_MIN;
-                if let Some(old) = old.as_ref().filter(|_| spares) {
-                    if let Some((file, path)) = spare::take(&target, old, len) {
-                        // As `create_temp` does: a writer killed between
-                        // its exchange and its park left a named file.
-                        remove_stale(&target);
-                        let temp = TempFile {
-                            file: Some(file),
-                            mode: Mode::Spare { target, path },
-                            durable,
-                        };
-                        copy_identity(temp.file(), old)?;
-                        // Its blocks are mostly allocated already: the
-                        // reservation only sets the length.
-                        temp.file()
-                            .set_len(len.min(temp.file().metadata()?.len()))?;
-                        reserve(temp.file(), len)?;
-                        return Ok(temp);
-                    }
-                }
-                match create_temp(&target) {
-                    Ok((file, path)) => {
-                        let park = spares && old.as_ref().is_some_and(|o| o.len() >= SPARE_MIN);
-                        let temp = TempFile {
-                            file: Some(file),
-                            mode: Mode::Replace { target, path, park },
-                            durable,
-                        };
-                        if let Some(old) = &old {
-                            copy_identity(temp.file(), old)?;
-                        }
-                        reserve(temp.file(), len)?;
-                        Ok(temp)
-                    }
-                    // A writable file in a folder we may not create files
-                    // in: np.save writes it in place, and so do we.
-                    Err(e)
-                        if e.kind() == io::ErrorKind::PermissionDenied
-                            && old.is_some()
-                            && allow_in_place =>
-                    {
-                        open_in_place(&target, len, true, durable)
-                    }
-                    Err(e) => Err(e.into()),
-                }
+        let (target, old) = match kind {
+            Kind::Replace { target, old } => (target, old),
+            Kind::InPlace { path, regular } => {
+                return open_in_place(&path, len, regular, durable);
             }
-            Kind::InPlace { path, regular } => open_in_place(&path, len, regular, durable),
+        };
+        if let Some(old) = &old {
+            check_writable(&target, old)?;
+        }
+        let guard = match held {
+            Some(held) => Guard::held_by_caller(held)?,
+            None => Guard::take(&target)?,
+        };
+        if !options.keeps_spare() {
+            // A spare an earlier opt-in write left is a hidden copy of an
+            // old version: gone before this write can fail.
+            spare::discard(&target).into_iter().for_each(release_later);
+        }
+        let spares = options.keeps_spare() && len >= SPARE_MIN;
+        if let Some(old) = old.as_ref().filter(|_| spares && guard.ours().is_some()) {
+            if let Some((file, path)) = spare::take(&target, old, len) {
+                // As `create_temp` does: a writer killed between its
+                // exchange and its park left a named file.
+                remove_stale(&target);
+                let temp = TempFile {
+                    file: Some(file),
+                    mode: Mode::Spare {
+                        target,
+                        path,
+                        old: Box::new(old.clone()),
+                    },
+                    durable,
+                    guard,
+                };
+                // Until it holds only new data (commit), the spare is no
+                // more readable than the old version it holds, nor than
+                // the new one; a failure below removes it (drop).
+                narrow_mode(temp.file(), old)?;
+                // Its blocks are mostly allocated already: the
+                // reservation only sets the length.
+                temp.file()
+                    .set_len(len.min(temp.file().metadata()?.len()))?;
+                reserve(temp.file(), len)?;
+                return Ok(temp);
+            }
+        }
+        match create_temp(&target) {
+            Ok((file, path)) => {
+                let park = spares && old.as_ref().is_some_and(|o| o.len() >= SPARE_MIN);
+                let temp = TempFile {
+                    file: Some(file),
+                    mode: Mode::Replace { target, path, park },
+                    durable,
+                    guard,
+                };
+                // A fresh file: it holds nothing before the new data.
+                if let Some(old) = &old {
+                    copy_identity(temp.file(), old)?;
+                }
+                reserve(temp.file(), len)?;
+                Ok(temp)
+            }
+            // A writable file in a folder we may not create files in:
+            // np.save writes it in place, and so do we.
+            Err(e)
+                if e.kind() == io::ErrorKind::PermissionDenied
+                    && old.is_some()
+                    && allow_in_place =>
+            {
+                drop(guard);
+                open_in_place(&target, len, true, durable)
+            }
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -185,7 +228,9 @@ impl TempFile {
                 }
                 return Ok(());
             }
-            Mode::Spare { target, path } => return commit_spare(file, target, path, durable),
+            Mode::Spare { target, path, old } => {
+                return commit_spare(file, target, path, old, durable, &mut self.guard);
+            }
             Mode::Replace { target, path, park } => (target, path, *park),
         };
         if durable {
@@ -196,30 +241,31 @@ impl TempFile {
         }
         let from = path.clone().expect("named by now");
         check_still_replaceable(target)?;
-        let replaced = open_replaced(target);
-        if park {
-            if let Some(old) = replaced.as_ref().filter(|old| parkable(old, &file, target)) {
-                if spare::exchange(&from, target)? == Renamed::Done {
-                    // `from` names the old version, locked by us.
-                    *path = None;
-                    let (kept, freed) = spare::park(&from, target);
-                    finish(file, target, durable)?;
-                    unlock(old);
-                    freed.into_iter().for_each(release_later);
-                    if !kept {
-                        release_later(replaced.expect("checked above"));
-                    }
-                    return Ok(());
-                }
-                unlock(old);
+        self.guard.recheck(target)?;
+        let parked = park
+            && self
+                .guard
+                .ours()
+                .is_some_and(|old| parkable(old, &file, target));
+        if parked && spare::exchange(&from, target)? == Renamed::Done {
+            // `from` names the old version, locked (shared) by our guard:
+            // no other writer takes it, nor the spare it becomes.
+            *path = None;
+            let (kept, freed) = spare::park(&from, target);
+            finish(file, target, durable)?;
+            let old = self.guard.release();
+            freed.into_iter().for_each(release_later);
+            if !kept {
+                old.into_iter().for_each(release_replaced);
             }
+            // Kept: closed here, so that the next write finds the spare
+            // held by nobody.
+            return Ok(());
         }
         fs::rename(&from, target.as_path())?;
         *path = None;
         finish(file, target, durable)?;
-        if let Some(old) = replaced {
-            release_later(old);
-        }
+        self.guard.release().into_iter().for_each(release_replaced);
         if !park {
             // A spare left by earlier, larger writes would only take disk
             // space now.
@@ -229,34 +275,82 @@ impl TempFile {
     }
 }
 
-/// Whether the version being replaced (`old`, just opened at `target`) can
-/// become the spare: we hold its lock (no appender or other writer has
-/// it), it is still the target, and leases work on this file system (a
-/// spare could not be checked later otherwise), tested on our own new
-/// file, `new`.
+/// Whether the version being replaced (`old`, the guarded file at
+/// `target`) can become the spare: it is still the target, and leases work
+/// on this file system (a spare could not be checked later otherwise),
+/// tested on our own new file, `new`. The guard's shared lock keeps other
+/// writers' exclusive takes (`spare::take`, `discard`, `park`) off it.
 fn parkable(old: &File, new: &File, target: &Path) -> bool {
-    matches!(lock(old, false), Ok(true))
-        && same_file(old, target)
-        && spare::held_elsewhere(new) == Some(false)
+    same_file(old, target) && spare::held_elsewhere(new) == Some(false)
 }
 
-/// Commits a write over the spare (`path`): swapped with `target`, whose
-/// old version becomes the spare. Where the swap cannot be made (the
-/// target is gone, or the file system has no `RENAME_EXCHANGE`), renamed
-/// over it.
-fn commit_spare(file: File, target: &Path, path: &Path, durable: bool) -> Result<()> {
-    if durable {
-        file.sync_all()?;
+/// Commits a write over the spare (`path`): given the target's mode and
+/// owner, flushed, and swapped with `target`, whose old version becomes the
+/// spare. Where the swap cannot be made (the target is gone, or the file
+/// system has no `RENAME_EXCHANGE`), renamed over it. If anything fails
+/// before the swap, the spare is removed.
+///
+/// The flush (`fdatasync`) comes before the swap even when the write is not
+/// durable: the spare's blocks are allocated already, and ext4 (in its
+/// default `data=ordered`) does not order overwrites of allocated blocks
+/// before a rename, nor does `auto_da_alloc` start write-back for an
+/// exchange. Without it, a power cut after the swap could leave the target
+/// naming a mix of this version and the one the spare held: silent wrong
+/// values. A fresh file has no such hazard (its blocks are new: at worst it
+/// reads as zeros, as the default's docs say), so only the spare pays the
+/// flush, which is part of its documented cost ([`WriteOptions::spare`]).
+fn commit_spare(
+    file: File,
+    target: &Path,
+    path: &Path,
+    old: &fs::Metadata,
+    durable: bool,
+    guard: &mut Guard,
+) -> Result<()> {
+    let swapped = (|| -> Result<Renamed> {
+        // Only new data in it now: the target's identity is its own.
+        copy_identity(&file, old)?;
+        if durable {
+            file.sync_all()?;
+        } else {
+            file.sync_data()?;
+        }
+        check_still_replaceable(target)?;
+        guard.recheck(target)?;
+        match spare::exchange(path, target)? {
+            Renamed::Done => Ok(Renamed::Done),
+            _ => {
+                let replaced = guard.release();
+                fs::rename(path, target)?;
+                replaced.into_iter().for_each(release_replaced);
+                Ok(Renamed::Unsupported)
+            }
+        }
+    })();
+    match swapped {
+        Ok(_) => {
+            finish(file, target, durable)?;
+            // The old version, now the spare: closed here, so that the
+            // next write finds it held by nobody.
+            drop(guard.release());
+            Ok(())
+        }
+        Err(e) => {
+            remove_spare(&file, path);
+            Err(e)
+        }
     }
-    check_still_replaceable(target)?;
-    if spare::exchange(path, target)? != Renamed::Done {
-        let replaced = open_replaced(target);
-        fs::rename(path, target)?;
-        finish(file, target, durable)?;
-        replaced.into_iter().for_each(release_later);
-        return Ok(());
+}
+
+/// Removes the spare at `path` that `file` (locked by us) is, after a
+/// failed write over it: it holds parts of two versions.
+fn remove_spare(file: &File, path: &Path) {
+    // Unlinked while our lock still guards the name: nobody renames onto
+    // or from it without holding the lock of the file it names.
+    if same_file(file, path) {
+        let _ = fs::remove_file(path);
     }
-    finish(file, target, durable)
+    unlock(file);
 }
 
 /// After the rename: releases the new file's lock and closes it, and
@@ -283,11 +377,11 @@ impl Drop for TempFile {
                 // Unlink first, while the lock still guards the name.
                 let _ = fs::remove_file(path);
             }
-            // Left as it is: still the spare (its bytes were never
-            // anything but the spare's).
-            Mode::Spare { .. } => {
+            Mode::Spare { path, .. } => {
+                // Uncommitted (commit takes the file and cleans up itself):
+                // half written over, of use to nobody.
                 if let Some(file) = &self.file {
-                    unlock(file);
+                    remove_spare(file, path);
                 }
             }
             _ => {}
@@ -296,135 +390,34 @@ impl Drop for TempFile {
     }
 }
 
-/// What a path names, as far as writing to it is concerned.
-enum Kind {
-    /// No file, or a regular file with one name: replace by rename.
-    Replace {
-        target: PathBuf,
-        old: Option<fs::Metadata>,
-    },
-    /// Anything else: write through `path`.
-    InPlace { path: PathBuf, regular: bool },
-}
-
-/// Follows symbolic links by hand (so that a dangling link names the file
-/// to create, as `open(O_CREAT)` would), except through `/proc`'s links
-/// (such as `/dev/stdout`), which name open files rather than paths and are
-/// left to the kernel.
-fn classify(path: &Path) -> io::Result<Kind> {
-    let mut p = path.to_path_buf();
-    for _ in 0..40 {
-        let meta = match fs::symlink_metadata(&p) {
-            Ok(meta) => meta,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                if p.file_name().is_none() {
-                    return Err(no_file_name());
-                }
-                return Ok(Kind::Replace {
-                    target: p,
-                    old: None,
-                });
-            }
-            Err(e) => return Err(e),
-        };
-        if meta.file_type().is_symlink() {
-            if is_pseudo_fs(&p) {
-                return Ok(Kind::InPlace {
-                    path: path.to_path_buf(),
-                    regular: false,
-                });
-            }
-            let link = fs::read_link(&p)?;
-            p = match p.parent() {
-                Some(parent) if link.is_relative() => parent.join(link),
-                _ => link,
-            };
-            continue;
-        }
-        if meta.is_file() && links(&meta) == 1 && !is_pseudo_fs(&p) && p.file_name().is_some() {
-            return Ok(Kind::Replace {
-                target: p,
-                old: Some(meta),
-            });
-        }
-        let regular = meta.is_file();
-        return Ok(Kind::InPlace { path: p, regular });
-    }
-    Err(io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("{}: too many levels of symbolic links", path.display()),
-    ))
-}
-
-/// Refuses a target the caller may not write, as `np.save`'s `open` would
-/// (`PermissionError`): replacing it by rename needs only the folder's
-/// permission and would silently overwrite a read-only file.
-#[cfg(unix)]
-fn check_writable(target: &Path, _old: &fs::Metadata) -> io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(target.as_os_str().as_bytes())
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
-    let rc = unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) };
-    if rc == 0 {
-        return Ok(());
-    }
-    let err = io::Error::last_os_error();
-    Err(io::Error::new(
-        err.kind(),
-        format!(
-            "cannot write {}: {err} (the file is not writable; it was left as it was)",
-            target.display()
-        ),
-    ))
-}
-
-#[cfg(not(unix))]
-fn check_writable(target: &Path, old: &fs::Metadata) -> io::Result<()> {
-    if old.permissions().readonly() {
-        return Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!("cannot write {}: the file is read-only", target.display()),
-        ));
-    }
-    Ok(())
-}
-
 /// Opens `path` for writing in place, truncating it as `np.save`'s
-/// `open(path, "wb")` does. Space is reserved only in regular files.
+/// `open(path, "wb")` does. Space is reserved only in regular files. A
+/// regular file is locked (shared) before it is truncated, and refused
+/// with [`Error::Locked`] if an appender holds it; the lock stays until the
+/// file is closed, so that no appender starts on it meanwhile.
 fn open_in_place(path: &Path, len: u64, regular: bool, durable: bool) -> Result<TempFile> {
     let file = OpenOptions::new()
         .write(true)
         .create(true)
-        .truncate(true)
+        .truncate(!regular)
         .open(path)?;
     if regular {
+        if let Ok(false) = lock_shared(&file, false) {
+            return Err(Error::Locked {
+                path: path.to_path_buf(),
+            });
+        }
+        file.set_len(0)?;
         reserve(&file, len)?;
     }
     Ok(TempFile {
         file: Some(file),
         mode: Mode::InPlace,
         durable,
+        guard: Guard::none(),
     })
 }
 
-/// Refuses to rename over a target that became something other than a
-/// regular file with one name since the write started.
-fn check_still_replaceable(target: &Path) -> io::Result<()> {
-    match fs::symlink_metadata(target) {
-        Ok(meta) if !(meta.is_file() && links(&meta) == 1) => Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!(
-                "{} changed into something other than a regular file with one name \
-                 during the write; it was not replaced",
-                target.display()
-            ),
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// Flushes the folder holding `target`, so the rename itself is durable.
 #[cfg(unix)]
 fn sync_dir(target: &Path) -> io::Result<()> {
     let dir = File::open(folder(target))?;
@@ -439,27 +432,12 @@ fn sync_dir(_target: &Path) -> io::Result<()> {
 /// Replaced files at least this large are released on a background thread.
 const RELEASE_LATER_MIN: u64 = 16 << 20;
 
-/// Opens the file that renaming over `target` will replace, if it is a large
-/// regular file with no other name, so that [`release_later`] can drop its
-/// last reference. `O_NONBLOCK` guards against a FIFO swapped in meanwhile.
-#[cfg(unix)]
-fn open_replaced(target: &Path) -> Option<File> {
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let meta = fs::symlink_metadata(target).ok()?;
-    if !meta.is_file() || meta.nlink() != 1 || meta.len() < RELEASE_LATER_MIN {
-        return None;
+/// Closes `old`, the file a rename just replaced (the guard's, its last
+/// reference): off the calling thread if it is large ([`release_later`]).
+fn release_replaced(old: File) {
+    if old.metadata().is_ok_and(|m| m.len() >= RELEASE_LATER_MIN) {
+        release_later(old);
     }
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(target)
-        .ok()
-}
-
-/// Elsewhere a replaced file cannot be held open across the rename.
-#[cfg(not(unix))]
-fn open_replaced(_target: &Path) -> Option<File> {
-    None
 }
 
 /// Closes the replaced file (its last reference, now that the rename took

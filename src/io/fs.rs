@@ -63,6 +63,39 @@ pub(crate) fn lock(_file: &File, _wait: bool) -> io::Result<bool> {
     Ok(true)
 }
 
+/// Takes a shared `flock` (waiting for it when `wait`); `Ok(false)` if
+/// another descriptor holds an exclusive one (an appender). Path writes
+/// hold it on the file they replace (`guard.rs`): any number of writers at
+/// once, but never while an appender holds the file.
+#[cfg(unix)]
+pub(crate) fn lock_shared(file: &File, wait: bool) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let op = if wait {
+        libc::LOCK_SH
+    } else {
+        libc::LOCK_SH | libc::LOCK_NB
+    };
+    loop {
+        // SAFETY: plain system call on a descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
+            return Ok(true);
+        }
+        let err = io::Error::last_os_error();
+        match err.kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return Ok(false),
+            // File systems without locks: as `lock` does.
+            _ if err.raw_os_error() == Some(libc::ENOLCK) => return Ok(true),
+            _ => return Err(err),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn lock_shared(_file: &File, _wait: bool) -> io::Result<bool> {
+    Ok(true)
+}
+
 /// Whether `path` still names the open `file`.
 #[cfg(unix)]
 pub(crate) fn same_file(file: &File, path: &Path) -> bool {
@@ -244,6 +277,21 @@ pub(crate) fn copy_identity(file: &File, old: &fs::Metadata) -> io::Result<()> {
     }
     // After `fchown`, which clears the set-ID bits.
     file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+/// Narrows `file`'s permission bits to those `old` has too (no set-ID
+/// bits): a spare that still holds an old version while a new one is
+/// written over it is no more readable than either (`atomic.rs`).
+#[cfg(unix)]
+pub(crate) fn narrow_mode(file: &File, old: &fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mode = file.metadata()?.mode() & old.mode() & 0o777;
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+pub(crate) fn narrow_mode(_file: &File, _old: &fs::Metadata) -> io::Result<()> {
+    Ok(())
 }
 
 #[cfg(not(unix))]

@@ -1,6 +1,8 @@
 //! The spare: the version of a file that the last path write replaced,
 //! kept under a hidden name beside it (`.<name>.ndnpy-spare`), so that the
-//! next write goes over its pages instead of fresh ones.
+//! next write goes over its pages instead of fresh ones. Opt-in
+//! (`WriteOptions::spare(true)`): it is a hidden full-size copy of an old
+//! version, which a user who deletes the target would not expect to stay.
 //!
 //! `np.save` truncates the old file and writes the new one into the page
 //! cache it just freed; an atomic replacement must keep the old file whole
@@ -25,6 +27,13 @@
 //! version they park as the spare, and rename nothing onto or from the
 //! spare's name without holding the lock of the file it names, so that
 //! concurrent writers never swap one another's files.
+//!
+//! While a write goes over the spare, the spare holds part of an old
+//! version: its permission bits are narrowed to those the target has too,
+//! and it gets the target's mode and owner only once it holds the new
+//! version alone; its data is flushed before the swap (a crash then leaves
+//! the old version or the new one, never a mix); a failed write removes it
+//! (`atomic.rs`).
 //!
 //! Linux only (leases, `renameat2`), for files of at least [`SPARE_MIN`]
 //! bytes whose new version is as large; elsewhere writes go to fresh files

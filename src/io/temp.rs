@@ -4,7 +4,7 @@
 //! locked by its writer; stale ones (nobody holds their lock) are removed
 //! by the next write to the same target.
 
-use crate::io::fs::{lock, same_file};
+use crate::io::fs::{lock, lock_shared, same_file};
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -50,6 +50,17 @@ fn overflow_slot() -> String {
     )
 }
 
+/// Marks a temporary file as a live writer's: a shared `flock`, which the
+/// clean-up's exclusive one cannot take. Shared, not exclusive, because
+/// the file becomes the target at the rename and keeps the lock for an
+/// instant after it: a path write that meets it then (`guard.rs`) must not
+/// take it for an appender's.
+fn lock_live(file: &File) -> io::Result<()> {
+    // Waits only for a clean-up that opened the name first (and then sees
+    // it is not stale, or removes the name: the caller checks).
+    lock_shared(file, true).map(drop)
+}
+
 /// Creates the locked temporary file for `target`, anonymous where
 /// possible, after removing stale ones.
 pub(crate) fn create_temp(target: &Path) -> io::Result<(File, Option<PathBuf>)> {
@@ -67,7 +78,7 @@ pub(crate) fn create_temp(target: &Path) -> io::Result<(File, Option<PathBuf>)> 
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         };
-        lock(&file, true)?;
+        lock_live(&file)?;
         // A concurrent writer's clean-up may have taken the name between
         // creating and locking it: then take another.
         if same_file(&file, &path) {
@@ -125,7 +136,7 @@ fn create_anonymous(target: &Path) -> io::Result<Option<File>> {
         .open(folder(target))
     {
         Ok(file) => {
-            lock(&file, true)?;
+            lock_live(&file)?;
             Ok(Some(file))
         }
         // Not supported by this kernel or file system.

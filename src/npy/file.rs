@@ -89,7 +89,14 @@ impl NpyFile {
     /// lives, so a second appender, in this process or another, gets
     /// [`Error::Locked`] instead of interleaving its rows; readers are not
     /// affected. (On platforms without `flock`, and on file systems without
-    /// locks, nothing is locked.)
+    /// locks, nothing is locked.) While the handle lives, a path write
+    /// over the file ([`crate::WriteNpy::write_npy`],
+    /// [`crate::NpzWriter::create`], ...) fails with [`Error::Locked`] and
+    /// leaves it as it was; while such a write is under way, this call
+    /// fails with [`Error::Locked`] in turn. Should the path come to name
+    /// another file all the same (another program renames a file over it,
+    /// or removes it), [`NpyFile::append`] refuses with an error rather
+    /// than append rows nobody would read.
     ///
     /// The header must have room to record a growth axis of up to 21 digits
     /// at its present length, which every file written by `np.save` or this
@@ -205,7 +212,7 @@ impl NpyFile {
             },
             data_len,
         );
-        crate::npy::stream::rewrite(path, &f.header, &mut reader, data_len)?;
+        crate::npy::stream::rewrite(path, &f.header, &mut reader, data_len, &f.file)?;
         Ok(true)
     }
 
@@ -434,6 +441,10 @@ impl NpyFile {
                 available: self.data_offset as usize,
             }
         })?;
+        // Rows written into a file the path no longer names would be lost
+        // with `Ok` (the library's own path writes do not replace a file an
+        // appender holds; anything else may).
+        self.check_still_at_path("nothing was appended")?;
         let mut data = WriteAt {
             file: &self.file,
             pos: end,
@@ -453,7 +464,27 @@ impl NpyFile {
             self.file.sync_data()?;
         }
         self.header = grown;
-        Ok(())
+        // Replaced while the rows were going in: they are in a file nobody
+        // will read through this path.
+        self.check_still_at_path("the rows went into the file it named before")
+    }
+
+    /// Refuses to go on when the path this appender was opened at no
+    /// longer names its file (something renamed another file over it,
+    /// moved or removed it).
+    fn check_still_at_path(&self, what: &str) -> Result<()> {
+        if crate::io::fs::still_at(&self.file, &self.path).unwrap_or(false) {
+            return Ok(());
+        }
+        Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!(
+                "{} no longer names the file this appender holds (it was replaced, \
+                 moved or removed since NpyFile::open_append); {what}: open it again",
+                self.path.display()
+            ),
+        )
+        .into())
     }
 
     /// Makes every later [`NpyFile::append`] flush the rows to the storage

@@ -256,26 +256,34 @@ fn final_header(template: &Header, axis: usize, rows: usize) -> Header {
 /// Creates the temporary file that becomes `path` at the end, with `len`
 /// bytes reserved when known. The one place this module makes temporary
 /// files.
-fn create_temp(path: &Path, len: u64, options: &WriteOptions) -> Result<(File, TempFile)> {
+fn create_temp(
+    path: &Path,
+    len: u64,
+    options: &WriteOptions,
+    held: Option<&File>,
+) -> Result<(File, TempFile)> {
     // Never in place: `rewrite` reads the old file while writing.
-    let temp = TempFile::create_replacing(path, len, options)?;
+    let temp = TempFile::create_replacing(path, len, options, held)?;
     let file = temp.file().try_clone()?;
     Ok((file, temp))
 }
 
 /// Rewrites the file at `path` atomically: `header` as `np.save` pads it,
-/// then `data_len` bytes of data from `data`.
+/// then `data_len` bytes of data from `data`. `held` is the file at `path`,
+/// open with its appender lock held by the caller.
 pub(crate) fn rewrite(
     path: &Path,
     header: &Header,
     data: &mut dyn Read,
     data_len: u64,
+    held: &File,
 ) -> Result<()> {
     let bytes = header.to_bytes()?;
     let (file, temp) = create_temp(
         path,
         bytes.len() as u64 + data_len,
         &WriteOptions::default(),
+        Some(held),
     )?;
     let mut out = BufWriter::with_capacity(BUFFER, file);
     out.write_all(&bytes)?;
@@ -386,7 +394,7 @@ impl<T: Element> NpyWriter<T, File> {
         options: &WriteOptions,
     ) -> Result<Self> {
         let path = path.as_ref();
-        create_temp(path, 0, options)
+        create_temp(path, 0, options, None)
             .and_then(|(file, temp)| {
                 let template = template::<T>(inner_shape, order)?;
                 let raw = RawWriter::patched(file, template, Target::Path(temp), patch::<File>)?;

@@ -87,28 +87,41 @@ pub trait WriteNpy {
     /// - Temporary files left by a killed writer (only possible for named
     ///   ones) are removed by the next write to the same target: each
     ///   writer holds a `flock` on its own, and one nobody holds is stale.
-    /// - **The spare** (Linux; [`WriteOptions::spare`], on by default): when
-    ///   a regular file of 16 MiB or more is replaced by a version of 16 MiB
-    ///   or more, the replaced version stays beside it as
+    /// - **A file an appender holds** ([`crate::NpyFile::open_append`],
+    ///   [`crate::NpyWriter::append`]): refused with
+    ///   [`Error::Locked`](crate::Error::Locked), naming the file; it is
+    ///   left as it was and the appender goes on. The write holds a shared
+    ///   lock on the file it replaces until the rename, so no appender
+    ///   starts on it meanwhile.
+    /// - **Nothing else is left beside the target**, whether the write
+    ///   succeeds or fails: no hidden copy of an earlier version.
+    /// - **The spare** (Linux; opt-in, [`WriteOptions::spare`]`(true)`):
+    ///   when a regular file of 16 MiB or more is replaced by a version of
+    ///   16 MiB or more, the replaced version stays beside it as
     ///   `.<name>.ndnpy-spare`, and the next such write goes over that
-    ///   file (its pages and blocks) and swaps it with the target in one
-    ///   `renameat2(RENAME_EXCHANGE)`: the same atomicity, at about the
-    ///   cost of `np.save`'s truncate-and-write. The spare is the version
-    ///   before the current one; it is written over only when no process
-    ///   has it open or mapped (the kernel grants a write lease only then),
-    ///   otherwise its name is removed (the holder keeps its file) and the
-    ///   write uses a fresh file. Do not open spares yourself. A spare gets
-    ///   the target's permission bits and owner as a fresh file would; one
-    ///   owned by another user, or with extended attributes other than
-    ///   `security.*`, is never written over. Writers lock the spare, so
-    ///   concurrent writers of one path never swap each other's files. A
-    ///   smaller write, or [`WriteOptions::spare`]`(false)`, removes it.
+    ///   file (its pages and blocks), flushes it, and swaps it with the
+    ///   target in one `renameat2(RENAME_EXCHANGE)`: the same atomicity,
+    ///   without fresh memory. The spare is the version before the current
+    ///   one, a hidden full-size copy that stays until the next write or
+    ///   until you remove it (deleting the target does not). It is written
+    ///   over only when no process has it open or mapped (the kernel grants
+    ///   a write lease only then), otherwise its name is removed (the
+    ///   holder keeps its file) and the write uses a fresh file. Do not
+    ///   open spares yourself. While written over, a spare has only the
+    ///   permission bits both it and the target have; it gets the target's
+    ///   mode and owner once it holds only the new version; a failed write
+    ///   removes it. One owned by another user, with several names, or with
+    ///   extended attributes other than `security.*`, is never written
+    ///   over, and a link under its name is never followed. Writers lock
+    ///   the spare, so concurrent writers of one path never swap each
+    ///   other's files. A smaller write, or any write without
+    ///   `spare(true)`, removes it.
     ///
     /// Durability: the default does not wait for the disk. After a power
     /// loss or crash soon after the call, the path may hold the old file,
     /// the new one, or (ext4, XFS) a file of the right length reading as
-    /// zeros (or, written over the spare, partly as an earlier version):
-    /// the space reservation (`fallocate`, as `np.save` does too)
+    /// zeros (never a mix of two versions: a write over the spare flushes
+    /// its data before the swap): the space reservation (`fallocate`, as `np.save` does too)
     /// leaves no delayed allocation, so ext4's `auto_da_alloc` heuristic,
     /// which starts writing a file renamed over another, does not fire
     /// (measured: BENCHMARKS.md, "Steady overwrite"; starting the write-back

@@ -206,7 +206,8 @@ pub struct SafetensorsOptions {
     /// that the archive can be mapped and viewed without copying.
     pub compressed: bool,
     /// How [`npz_to_safetensors_with`] writes its file: durably
-    /// ([`WriteOptions::durable`]) or not, keeping a spare or not. The
+    /// ([`WriteOptions::durable`]) or not, keeping a spare
+    /// ([`WriteOptions::spare`], off by default) or not. The
     /// path is written as `write_npy` writes one (symbolic links followed,
     /// devices and hard-linked files written in place, mode and owner
     /// kept).
