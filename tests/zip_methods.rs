@@ -485,13 +485,23 @@ fn flushed_frame(first: &[u8], second: &[u8]) -> (Vec<u8>, usize) {
     (out, split)
 }
 
+/// A crafted Zstandard member and what decodes from it.
+struct Crafted {
+    array: Array1<u8>,
+    frame: Vec<u8>,
+    /// Bytes per segment, and each segment's compressed length.
+    table: (u32, Vec<u32>),
+    /// The `.npy` bytes as zstd decodes the frame.
+    standard: Vec<u8>,
+    /// As its segments decode alone.
+    split_decoding: Vec<u8>,
+}
+
 /// The crafted member: a `uint8` array whose `.npy` bytes are two
 /// segments of one frame, the second of which starts with a repeat of the
 /// offset the first left (12), so that decoded alone (offsets 1, 4, 8) it
-/// gives other bytes, without error. Gives the array, the frame, the
-/// table, the `.npy` bytes as zstd decodes the frame, and as its segments
-/// decode alone.
-fn repeat_offset_member() -> (Array1<u8>, Vec<u8>, (u32, Vec<u32>), Vec<u8>, Vec<u8>) {
+/// gives other bytes, without error.
+fn repeat_offset_member() -> Crafted {
     const BLOCK: usize = 256 << 10;
     let probe = ndnpy::WriteNpy::to_npy_bytes(&Array1::<u8>::zeros(BLOCK + 100_000)).unwrap();
     let header = probe.len() - (BLOCK + 100_000);
@@ -521,12 +531,24 @@ fn repeat_offset_member() -> (Array1<u8>, Vec<u8>, (u32, Vec<u32>), Vec<u8>, Vec
         BLOCK as u32,
         vec![split as u32, (frame.len() - split) as u32],
     );
-    (a, frame, table, standard, split_decoding)
+    Crafted {
+        array: a,
+        frame,
+        table,
+        standard,
+        split_decoding,
+    }
 }
 
 #[test]
 fn a_segment_table_over_dependent_segments_gives_the_standard_bytes_or_an_error() {
-    let (a, frame, table, standard, split_decoding) = repeat_offset_member();
+    let Crafted {
+        array: a,
+        frame,
+        table,
+        standard,
+        split_decoding,
+    } = repeat_offset_member();
     let size = standard.len() as u32;
     let n = a.len();
     // The CRC-32 over the standard decoding (what Python's `zipfile` and

@@ -436,7 +436,7 @@ mod tests {
                 x ^= x >> 17;
                 x ^= x << 5;
                 let base = ((i % 12) as u32 * 7 + (i / 4096) as u32) as u8;
-                if x % 23 == 0 {
+                if x.is_multiple_of(23) {
                     x as u8
                 } else {
                     base
@@ -620,7 +620,7 @@ mod tests {
                     .map(|i| {
                         x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
                         // A little noise, so matches end and start again.
-                        let noise = (x >> 16) % 97 == 0;
+                        let noise = (x >> 16).is_multiple_of(97);
                         (12 * k + (i % p) + noise as usize) as u8
                     })
                     .collect()
