@@ -113,8 +113,14 @@ impl<R: BufRead> Read for Keep<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.raw.read(buf)?;
         let mut kept = self.kept.borrow_mut();
-        // The compressed size lies inside the archive: an error, not an
-        // abort, if memory cannot hold it.
+        if kept.capacity() == 0 {
+            // All of it at once (the compressed size lies inside the
+            // archive), not doublings that copy it again; an error, not an
+            // abort, if memory cannot hold it.
+            let whole = usize::try_from(self.raw.limit()).unwrap_or(usize::MAX);
+            kept.try_reserve_exact(whole.saturating_add(n))
+                .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+        }
         kept.try_reserve(n)
             .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
         kept.extend_from_slice(&buf[..n]);
