@@ -84,7 +84,10 @@ impl<R: Read + Seek> NpzReader<R> {
     /// checked against the archive's bytes (a CRC-32 of the compressed
     /// bytes that follow it and of its window) before a read starts there,
     /// and a range that covers a whole member is decoded whole and checked
-    /// against its CRC-32 whatever the file says. Only for readers opened
+    /// against its CRC-32 whatever the file says. (Saving reads the
+    /// compressed bytes each new checkpoint's span covers once more, for
+    /// that CRC-32; the first read from a loaded checkpoint reads its span
+    /// once before decoding.) Only for readers opened
     /// from a path ([`NpzReader::open`]); others get an error. On systems
     /// other than Unix the file is neither read nor written.
     ///
