@@ -260,3 +260,171 @@ fn the_sidecar_keeps_the_index_between_readers() {
     assert!(npz.use_index_sidecar(true).is_err());
     npz.use_index_sidecar(false).unwrap();
 }
+
+/// Random 64-bit words: incompressible, so deflate keeps them in stored
+/// blocks, where one changed byte changes one value and nothing else (no
+/// error from the decoder, only the CRC-32 can tell).
+fn noise(n: usize) -> Array1<u64> {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    Array1::from_iter((0..n).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }))
+}
+
+/// `archive` with the byte at `at` changed.
+fn flipped(mut archive: Vec<u8>, at: usize) -> Vec<u8> {
+    archive[at] ^= 0x40;
+    archive
+}
+
+/// The same values or an error: a whole read is an error (the CRC), and a
+/// range of all rows must be one too, not the changed value.
+fn all_rows_are_checked(npz: &mut NpzReader<impl std::io::Read + std::io::Seek>, n: usize) {
+    assert!(
+        matches!(npz.read::<u64, Ix1>("a"), Err(Error::BadCrc { .. })),
+        "the whole read finds the change"
+    );
+    let got = npz.read_range::<u64, Ix1>("a", 0..n);
+    assert!(matches!(got, Err(Error::BadCrc { .. })), "{got:?}");
+    let got = npz.read_range::<u64, Ix1>("a", ..);
+    assert!(matches!(got, Err(Error::BadCrc { .. })), "{got:?}");
+}
+
+#[test]
+fn a_range_of_all_rows_is_checked_as_a_whole_read_in_every_kind_of_member() {
+    let n = 400_000;
+    let a = noise(n);
+    // ndnpy's pieces (3.2 MB: four pieces), stored, and NumPy's deflate.
+    let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    w.add("a", &a).unwrap();
+    let ours = w.finish_into_inner().unwrap().into_inner();
+    let mut w = NpzWriter::new(Cursor::new(Vec::new()));
+    w.add("a", &a).unwrap();
+    let stored = w.finish_into_inner().unwrap().into_inner();
+    let numpy = numpy_style(
+        &[("a", a.to_npy_bytes().unwrap())],
+        zip::CompressionMethod::Deflated,
+    );
+    for (kind, archive) in [("pieces", ours), ("stored", stored), ("numpy", numpy)] {
+        // Intact: every row, every way.
+        let mut npz = NpzReader::new(Cursor::new(archive.clone())).unwrap();
+        assert_eq!(npz.read_range::<u64, Ix1>("a", ..).unwrap(), a, "{kind}");
+        // A byte of data in the middle of the member (of a stored block's
+        // bytes, for the deflated ones).
+        let broken = flipped(archive, 1_600_123);
+        let mut npz = NpzReader::new(Cursor::new(broken.clone())).unwrap();
+        all_rows_are_checked(&mut npz, n);
+        // A range of some rows cannot know: it gives the values there (the
+        // changed one included), as documented; the index built by a read
+        // to the end (NumPy's members) knows, once.
+        let mut npz = NpzReader::new(Cursor::new(broken)).unwrap();
+        let some = npz.read_range::<u64, Ix1>("a", 10..20);
+        assert_eq!(some.unwrap(), a.slice(s![10..20]), "{kind}");
+    }
+}
+
+#[test]
+fn a_sidecar_never_lets_a_changed_byte_through_a_range_of_all_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rot.npz");
+    // 10 MB of stored blocks (as zlib deflates noise at any level, and
+    // `zipfile` anything at `compresslevel=0`): checkpoints every 4 MiB.
+    let n = 1_250_000;
+    let a = noise(n);
+    let archive = numpy_style(
+        &[("a", a.to_npy_bytes().unwrap())],
+        zip::CompressionMethod::Deflated,
+    );
+    std::fs::write(&path, &archive).unwrap();
+    {
+        let mut npz = NpzReader::open(&path).unwrap();
+        npz.use_index_sidecar(true).unwrap();
+        // Read to the end: the index is complete, the sidecar saved.
+        assert_eq!(npz.read_range::<u64, Ix1>("a", ..).unwrap(), a);
+    }
+    assert!(dir.path().join(".rot.npz.ndnpy-index").exists());
+    // Bit rot (or `cp -p` after a rewrite): one byte changed in the last
+    // span, the archive's length and modification time kept.
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let at = archive.len() - 1_000_000;
+    std::fs::write(&path, flipped(archive, at)).unwrap();
+    let file = std::fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(mtime).unwrap();
+    drop(file);
+    let mut npz = NpzReader::open(&path).unwrap();
+    npz.use_index_sidecar(true).unwrap();
+    all_rows_are_checked(&mut npz, n);
+    // Rows from a checkpoint whose span holds the change: the sidecar's
+    // check finds the span changed, the index is rebuilt from the start,
+    // and the rows are what decoding the archive's bytes gives.
+    let mut npz = NpzReader::open(&path).unwrap();
+    npz.use_index_sidecar(true).unwrap();
+    let fresh = NpzReader::open(&path)
+        .unwrap()
+        .read_range::<u64, Ix1>("a", n - 200_000..n - 100_000)
+        .unwrap();
+    let got = npz
+        .read_range::<u64, Ix1>("a", n - 200_000..n - 100_000)
+        .unwrap();
+    assert_eq!(got, fresh);
+    assert_ne!(
+        got,
+        a.slice(s![n - 200_000..n - 100_000]),
+        "the change shows"
+    );
+    all_rows_are_checked(&mut npz, n);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_planted_at_the_sidecar_is_never_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l.npz");
+    let a = table(60_000);
+    std::fs::write(
+        &path,
+        numpy_style(
+            &[("a", a.to_npy_bytes().unwrap())],
+            zip::CompressionMethod::Deflated,
+        ),
+    )
+    .unwrap();
+    // Someone who can write to the folder plants a link where the sidecar
+    // goes, pointing at a file of the reader's.
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, b"precious").unwrap();
+    let sidecar = dir.path().join(".l.npz.ndnpy-index");
+    std::os::unix::fs::symlink(&victim, &sidecar).unwrap();
+    let mut npz = NpzReader::open(&path).unwrap();
+    npz.use_index_sidecar(true).unwrap();
+    let got = npz.read_range::<f64, Ix2>("a", 50_000..50_010).unwrap();
+    assert_eq!(got, a.slice(s![50_000..50_010, ..]));
+    drop(npz);
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    // The link was replaced by the reader's own file, private to it.
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::symlink_metadata(&sidecar).unwrap();
+    assert!(meta.file_type().is_file());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    // Nothing else is left in the folder.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, [".l.npz.ndnpy-index", "l.npz", "victim.txt"]);
+    // A sidecar others can write is not read: one made writable by all,
+    // then doctored, changes nothing.
+    let mut saved = std::fs::read(&sidecar).unwrap();
+    let last = saved.len() - 1;
+    saved[last] ^= 0xFF;
+    std::fs::write(&sidecar, &saved).unwrap();
+    std::fs::set_permissions(&sidecar, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let mut npz = NpzReader::open(&path).unwrap();
+    npz.use_index_sidecar(true).unwrap();
+    let got = npz.read_range::<f64, Ix2>("a", 50_000..50_010).unwrap();
+    assert_eq!(got, a.slice(s![50_000..50_010, ..]));
+}

@@ -405,3 +405,194 @@ fn a_lying_segment_table_is_an_error_not_a_panic() {
         assert!(read.is_err(), "{name}: the table's segments do not decode");
     }
 }
+
+/// An archive of one member `name`, method `method`, its compressed bytes
+/// `data`, with the given size and CRC-32, and a segment table (the `nd`
+/// extra field in its central directory entry) of `block` bytes per
+/// segment and these compressed lengths.
+fn one_member_zip(
+    name: &str,
+    method: u16,
+    data: &[u8],
+    size: u32,
+    crc: u32,
+    table: (u32, &[u32]),
+) -> Vec<u8> {
+    let mut nd = b"nd".to_vec();
+    nd.extend_from_slice(&((4 + 4 * table.1.len()) as u16).to_le_bytes());
+    nd.extend_from_slice(&table.0.to_le_bytes());
+    for l in table.1 {
+        nd.extend_from_slice(&l.to_le_bytes());
+    }
+    let common = |out: &mut Vec<u8>| {
+        for v in [0u16, method, 0, 0x21] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [crc, data.len() as u32, size] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    };
+    let mut out = 0x0403_4B50u32.to_le_bytes().to_vec();
+    out.extend_from_slice(&63u16.to_le_bytes());
+    common(&mut out);
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(data);
+    let cd = out.len();
+    out.extend_from_slice(&0x0201_4B50u32.to_le_bytes());
+    out.extend_from_slice(&63u16.to_le_bytes());
+    out.extend_from_slice(&63u16.to_le_bytes());
+    common(&mut out);
+    out.extend_from_slice(&(nd.len() as u16).to_le_bytes());
+    out.extend_from_slice(&[0u8; 14]);
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(&nd);
+    let cd_len = out.len() - cd;
+    out.extend_from_slice(&0x0605_4B50u32.to_le_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0, 1, 0, 1, 0]);
+    out.extend_from_slice(&(cd_len as u32).to_le_bytes());
+    out.extend_from_slice(&(cd as u32).to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+/// One standard Zstandard frame of `first` then `second`, `first`'s
+/// blocks flushed so that they end where it ends: any zstd writer that
+/// does not reset its repeat offsets between the two. The frame and where
+/// `second`'s blocks start.
+fn flushed_frame(first: &[u8], second: &[u8]) -> (Vec<u8>, usize) {
+    use zstd_safe::zstd_sys::ZSTD_EndDirective::{ZSTD_e_end, ZSTD_e_flush};
+    use zstd_safe::{CParameter, InBuffer, OutBuffer};
+    let mut cctx = zstd_safe::CCtx::create();
+    cctx.set_parameter(CParameter::CompressionLevel(3)).unwrap();
+    cctx.set_parameter(CParameter::ContentSizeFlag(false))
+        .unwrap();
+    cctx.set_parameter(CParameter::ChecksumFlag(false)).unwrap();
+    cctx.set_parameter(CParameter::DictIdFlag(false)).unwrap();
+    let mut out = vec![0u8; zstd_safe::compress_bound(first.len() + second.len()) + 64];
+    let mut split = 0;
+    let mut output = OutBuffer::around(&mut out[..]);
+    for (part, end) in [(first, ZSTD_e_flush), (second, ZSTD_e_end)] {
+        let mut input = InBuffer::around(part);
+        while cctx.compress_stream2(&mut output, &mut input, end).unwrap() != 0 {}
+        if split == 0 {
+            split = output.pos();
+        }
+    }
+    let n = output.pos();
+    out.truncate(n);
+    (out, split)
+}
+
+/// A crafted Zstandard member and what decodes from it.
+struct Crafted {
+    array: Array1<u8>,
+    frame: Vec<u8>,
+    /// Bytes per segment, and each segment's compressed length.
+    table: (u32, Vec<u32>),
+    /// The `.npy` bytes as zstd decodes the frame.
+    standard: Vec<u8>,
+    /// As its segments decode alone.
+    split_decoding: Vec<u8>,
+}
+
+/// The crafted member: a `uint8` array whose `.npy` bytes are two
+/// segments of one frame, the second of which starts with a repeat of the
+/// offset the first left (12), so that decoded alone (offsets 1, 4, 8) it
+/// gives other bytes, without error.
+fn repeat_offset_member() -> Crafted {
+    const BLOCK: usize = 256 << 10;
+    let probe = ndnpy::WriteNpy::to_npy_bytes(&Array1::<u8>::zeros(BLOCK + 100_000)).unwrap();
+    let header = probe.len() - (BLOCK + 100_000);
+    let a = Array1::from_iter((0..BLOCK - header + 100_000).map(|i| {
+        if i < BLOCK - header {
+            b'a' + (i % 12) as u8
+        } else {
+            b'A' + (i % 12) as u8
+        }
+    }));
+    let npy = ndnpy::WriteNpy::to_npy_bytes(&a).unwrap();
+    let (frame, split) = flushed_frame(&npy[..BLOCK], &npy[BLOCK..]);
+    let mut standard = vec![0u8; npy.len() + 10];
+    let n = zstd_safe::decompress(&mut standard[..], &frame).unwrap();
+    standard.truncate(n);
+    assert!(standard == npy, "zstd decodes the frame to the array");
+    let mut alone = frame[..6].to_vec();
+    alone.extend_from_slice(&frame[split..]);
+    let mut second = vec![0u8; npy.len()];
+    let n = zstd_safe::decompress(&mut second[..], &alone).unwrap();
+    second.truncate(n);
+    let mut split_decoding = npy[..BLOCK].to_vec();
+    split_decoding.extend_from_slice(&second);
+    assert_eq!(split_decoding.len(), npy.len());
+    assert!(split_decoding != npy, "alone, the second segment differs");
+    let table = (
+        BLOCK as u32,
+        vec![split as u32, (frame.len() - split) as u32],
+    );
+    Crafted {
+        array: a,
+        frame,
+        table,
+        standard,
+        split_decoding,
+    }
+}
+
+#[test]
+fn a_segment_table_over_dependent_segments_gives_the_standard_bytes_or_an_error() {
+    let Crafted {
+        array: a,
+        frame,
+        table,
+        standard,
+        split_decoding,
+    } = repeat_offset_member();
+    let size = standard.len() as u32;
+    let n = a.len();
+    // The CRC-32 over the standard decoding (what Python's `zipfile` and
+    // so NumPy read; checked once with NumPy and `backports.zstd` on this
+    // very file): ndnpy reads the same, by every way in.
+    let archive = one_member_zip(
+        "a.npy",
+        93,
+        &frame,
+        size,
+        crc32fast::hash(&standard),
+        (table.0, &table.1),
+    );
+    let mut npz = NpzReader::new(Cursor::new(archive)).unwrap();
+    assert_eq!(npz.read::<u8, Ix1>("a").unwrap(), a);
+    let mut streamed = Vec::new();
+    npz.member_reader("a")
+        .unwrap()
+        .read_to_end(&mut streamed)
+        .unwrap();
+    assert!(streamed == standard);
+    assert_eq!(npz.read_range::<u8, Ix1>("a", ..).unwrap(), a);
+    assert_eq!(
+        npz.read_range::<u8, Ix1>("a", n - 50_000..n - 10).unwrap(),
+        a.slice(ndarray::s![n - 50_000..n - 10])
+    );
+    // The CRC-32 over the segments decoded alone (a crafted file): those
+    // are bytes no standard decoder gives, so an error, never them.
+    let archive = one_member_zip(
+        "a.npy",
+        93,
+        &frame,
+        size,
+        crc32fast::hash(&split_decoding),
+        (table.0, &table.1),
+    );
+    let mut npz = NpzReader::new(Cursor::new(archive)).unwrap();
+    let err = npz.read::<u8, Ix1>("a").unwrap_err();
+    assert!(matches!(err, Error::BadCrc { .. }), "{err:?}");
+    let err = npz.read_range::<u8, Ix1>("a", ..).unwrap_err();
+    assert!(matches!(err, Error::BadCrc { .. }), "{err:?}");
+    // Some rows: the standard decoder's (it cannot check them).
+    assert_eq!(
+        npz.read_range::<u8, Ix1>("a", n - 50_000..n - 10).unwrap(),
+        a.slice(ndarray::s![n - 50_000..n - 10])
+    );
+}

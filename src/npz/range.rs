@@ -48,11 +48,27 @@ impl<R: Read + Seek> NpzReader<R> {
     ///   kept on disk between readers: [`NpzReader::use_index_sidecar`];
     /// - members of other compression methods: decoded from their start.
     ///
-    /// The member's CRC-32 covers all of its bytes, so rows read alone
-    /// cannot be checked against it, except that a seek index that has
-    /// been extended to the member's end has checked the whole member then
-    /// (a mismatch is [`Error::BadCrc`]). Corrupt compressed data is
-    /// [`Error::CorruptMember`].
+    /// What is checked: the member's CRC-32 covers all of its bytes, so
+    ///
+    /// - a range of **all** the rows is checked as [`NpzReader::read`]
+    ///   checks it, on every path (stored, pieces, seek index, sidecar,
+    ///   other methods): all of the member is read and decoded, and a
+    ///   mismatch is [`Error::BadCrc`];
+    /// - a range of **some** rows cannot be checked against it: the rows
+    ///   come from decoding the bytes that hold them, and a changed byte
+    ///   there (bit rot, an edited file) can give changed values without an
+    ///   error (deflate and stored data have no check of their own). What
+    ///   is checked is that the compressed data decodes (corrupt data is
+    ///   [`Error::CorruptMember`]), that it does not decode past the
+    ///   declared size, and that a place a saved sidecar says to start from
+    ///   still lies on the archive's bytes (its CRC-32, else the index is
+    ///   rebuilt from the member's start). A read that decodes on to the
+    ///   member's end (building the seek index there, or a member of
+    ///   another method decoded from its start) checks the CRC-32 then.
+    ///
+    /// A range reads the same bytes a whole read would: a range of some
+    /// rows gives the values a whole read gives, or an error, unless the
+    /// archive's bytes are damaged where the CRC-32 alone could tell.
     ///
     /// Errors as [`crate::NpyFile::read_range`]: a range beyond the axis
     /// is [`Error::RangeOutOfBounds`], a 0-d member has no rows
@@ -83,17 +99,20 @@ impl<R: Read + Seek> NpzReader<R> {
         let (header, offset) = self.with_member(index, Open::Head, |member, _, _| {
             header::read_preamble(member, &options)
         })?;
-        let (sub, start, end) = range_of(&header, offset as u64, rows)?;
+        let (sub, start, end, all) = range_of(&header, offset as u64, rows)?;
         crate::array::decode::check_header::<T, D>(&sub)?;
         let bytes = self
-            .member_bytes(index, start, end)
+            .member_bytes(index, start, end, all)
             .map_err(|e| in_member(&key, e))?;
         crate::npy::read::read_array_with(&sub, &mut Source::slice(&bytes), &options)
             .map_err(|e| in_member(&key, e))
     }
 
-    /// Bytes `start..end` of member `index` (within its declared size).
-    fn member_bytes(&mut self, index: usize, start: u64, end: u64) -> Result<Vec<u8>> {
+    /// Bytes `start..end` of member `index` (within its declared size);
+    /// with `all` (the range holds every row), all of the member is read
+    /// and checked against its CRC-32, as a whole read checks it, on every
+    /// path.
+    fn member_bytes(&mut self, index: usize, start: u64, end: u64, all: bool) -> Result<Vec<u8>> {
         let entry = &self.directory.entries[index];
         entry.check_supported()?;
         if end > entry.size {
@@ -102,27 +121,47 @@ impl<R: Read + Seek> NpzReader<R> {
                 found: entry.size,
             });
         }
-        if start == end {
+        if start == end && !all {
             return Ok(Vec::new());
         }
         let data_start = entry.data_start(&mut self.input, self.archive_len)?;
+        // What is read: the rows, or all of the member to check it.
+        let (from, to) = if all { (0, entry.size) } else { (start, end) };
+        let (size, crc, name) = (entry.size, entry.crc, entry.key().to_owned());
+        // The rows out of the whole member, once its CRC-32 matched.
+        let rows = |mut bytes: Vec<u8>| -> Result<Vec<u8>> {
+            if all {
+                if crc32fast::hash(&bytes) != crc {
+                    return Err(Error::BadCrc { name: name.clone() });
+                }
+                bytes.truncate(end as usize);
+                bytes.drain(..start as usize);
+            }
+            Ok(bytes)
+        };
         if entry.method == STORED && entry.size == entry.compressed_size {
             // Inside the archive (`data_start` checked): the bytes exist.
-            self.input.seek(SeekFrom::Start(data_start + start))?;
-            let mut out = vec![0u8; (end - start) as usize];
+            self.input.seek(SeekFrom::Start(data_start + from))?;
+            let mut out = vec![0u8; (to - from) as usize];
             self.input.read_exact(&mut out)?;
-            return Ok(out);
+            return rows(out);
         }
         if entry.method != DEFLATED {
-            return self.decoded_from_start(index, start, end);
+            // Decoded from the start; read to the member's end, the member
+            // reader checks the CRC-32 itself.
+            let bytes = self.decoded_from_start(index, from, to)?;
+            return Ok(match all {
+                true => bytes[start as usize..end as usize].to_vec(),
+                false => bytes,
+            });
         }
         let pieces = entry
             .pieces
             .clone()
             .filter(|p| p.fits(entry.size, entry.compressed_size));
         if let Some(pieces) = pieces {
-            let size = entry.size;
-            return self.rows_in_pieces(data_start, &pieces, size, start, end);
+            let bytes = self.rows_in_pieces(data_start, &pieces, size, from, to)?;
+            return rows(bytes);
         }
         let key = MemberKey {
             data_start,
@@ -137,10 +176,9 @@ impl<R: Read + Seek> NpzReader<R> {
             *seek = SeekIndex::new(key);
         }
         let (before, was_complete) = (seek.checkpoints.len(), seek.complete);
-        let result = seek.read(start, end, move |byte| {
-            input.seek(SeekFrom::Start(data_start + byte))?;
-            Ok(input.take(key.compressed.saturating_sub(byte)))
-        });
+        // With `all`, decoded from the start and checked whatever the
+        // index holds (it may have come from a sidecar).
+        let result = seek.read(start, end, all, input, data_start);
         let grew = seek.checkpoints.len() != before || seek.complete != was_complete;
         let name = self.directory.entries[index].key().to_owned();
         let bytes = result.map_err(|f| match f {
@@ -215,12 +253,13 @@ impl<R: Read + Seek> NpzReader<R> {
 }
 
 /// The header of rows `rows` of the member `header` describes (its data
-/// at byte `offset`), and their byte range in the member.
+/// at byte `offset`), their byte range in the member, and whether they are
+/// all its rows.
 fn range_of(
     header: &Header,
     offset: u64,
     rows: impl RangeBounds<usize>,
-) -> Result<(Header, u64, u64)> {
+) -> Result<(Header, u64, u64, bool)> {
     growth::check_fixed_rows(header)?;
     let axis = growth::axis(&header.shape, header.fortran_order)?;
     let len = header.shape[axis];
@@ -244,5 +283,6 @@ fn range_of(
         growth::with_len(header, axis, end - start),
         offset + start as u64 * row,
         offset + end as u64 * row,
+        start == 0 && end == len,
     ))
 }

@@ -99,6 +99,9 @@ pub struct NpzReader<R: Read + Seek> {
     pub(super) sidecar: Option<Sidecar>,
     /// The archive's path, when opened from one.
     pub(super) path: Option<PathBuf>,
+    /// The archive's length and modification time when it was opened from
+    /// a path: what an index sidecar records (`seek/sidecar.rs`).
+    pub(super) opened: Option<super::seek::Stamp>,
     /// The archive file, when opened from a path on Unix: read-ahead jobs
     /// read their members' compressed bytes from it themselves, by
     /// positioned reads (which leave the reader's own position alone).
@@ -133,6 +136,9 @@ impl NpzReader<BufReader<File>> {
     pub fn open_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Self> {
         let path = path.as_ref();
         let file = crate::error::open_file(path)?;
+        // Taken from the file opened, before reading it: a sidecar never
+        // describes other bytes than those this reader reads.
+        let opened = file.metadata().ok().and_then(|m| super::seek::stamp_of(&m));
         // The reader buffers the archive itself (and knows where its buffer
         // lies in the file, which a `BufReader` forgets on every seek).
         // A second handle for positioned reads (on Unix: elsewhere a
@@ -145,6 +151,7 @@ impl NpzReader<BufReader<File>> {
         let mut npz = Self::new_with(BufReader::with_capacity(0, file), options)
             .map_err(|e| e.at_path(path))?;
         npz.path = Some(path.to_path_buf());
+        npz.opened = opened;
         npz.file = positioned;
         Ok(npz)
     }
@@ -204,6 +211,7 @@ impl<R: Read + Seek> NpzReader<R> {
             indexes: HashMap::new(),
             sidecar: None,
             path: None,
+            opened: None,
             file: None,
         })
     }

@@ -9,9 +9,19 @@
 //! end checks its size and CRC-32 (then the index is complete, and every
 //! checkpoint is known to lie on the true decoding). Reads behind the last
 //! checkpoint start at the nearest one before them.
+//!
+//! A read that asks for it (`verify`: a range that covers the whole
+//! member) decodes from the member's start and checks the CRC-32 whatever
+//! the index says, as a whole read does. Checkpoints that came from a
+//! sidecar are not trusted until used: each carries the CRC-32 of its
+//! window and of the compressed bytes from it to the next checkpoint
+//! ([`SeekIndex::span_end`]), which the first read that starts there
+//! checks against the archive's bytes; a mismatch throws the whole index
+//! away (it was made for other bytes) and the read starts from the
+//! member's start.
 
 use super::inflate::{corrupt, Inflater, Stop, WINDOW};
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 
 /// Output between checkpoints: a read decodes at most this much (plus one
 /// block) before its first byte. The index holds 32 KiB per span (0.8 %
@@ -34,6 +44,23 @@ pub(crate) struct Checkpoint {
     pub(crate) crc: u32,
     /// The output's last `min(out, 32 KiB)` bytes before it.
     pub(crate) window: Box<[u8]>,
+    /// The CRC-32 of the window and of the compressed bytes from this
+    /// checkpoint to its span's end ([`SeekIndex::span_end`]), and that
+    /// end: what a sidecar records, computed when it is saved.
+    pub(crate) check: Option<(u64, u32)>,
+    /// Built by this reader, or checked against the archive's bytes since
+    /// it was loaded from a sidecar.
+    pub(crate) trusted: bool,
+}
+
+impl Checkpoint {
+    /// Whether two checkpoints describe the same place (what a sidecar
+    /// round trip keeps).
+    #[cfg(test)]
+    pub(crate) fn same_place(&self, other: &Checkpoint) -> bool {
+        (self.out, self.bit, self.crc, &self.window)
+            == (other.out, other.bit, other.crc, &other.window)
+    }
 }
 
 /// What a member's index is for: its data offset, sizes and CRC-32 (a
@@ -81,26 +108,134 @@ impl SeekIndex {
                 bit: 0,
                 crc: 0,
                 window: Box::new([]),
+                check: None,
+                trusted: true,
             }],
             complete: false,
         }
     }
 
+    /// Where checkpoint `i`'s span of compressed bytes ends (exclusive):
+    /// the byte holding the next checkpoint's first bit, the member's end
+    /// after the last checkpoint of a complete index, else the byte holding
+    /// its own first bit (a span that checks only the window).
+    pub(crate) fn span_end(&self, i: usize) -> u64 {
+        match self.checkpoints.get(i + 1) {
+            Some(next) => next.bit.div_ceil(8),
+            None if self.complete => self.key.compressed,
+            None => self.checkpoints[i].bit.div_ceil(8),
+        }
+    }
+
+    /// The member's compressed bytes from byte `byte` on, from `input`
+    /// (the archive, the member's data at `data_start`).
+    fn open<'a, I: Read + Seek>(
+        &self,
+        input: &'a mut I,
+        data_start: u64,
+        byte: u64,
+    ) -> io::Result<io::Take<&'a mut I>> {
+        input.seek(SeekFrom::Start(data_start + byte))?;
+        Ok(input.take(self.key.compressed.saturating_sub(byte)))
+    }
+
+    /// The CRC-32 of checkpoint `i`'s window and of its span of compressed
+    /// bytes, read from `input` (as [`SeekIndex::read`]'s).
+    pub(crate) fn span_crc<I: Read + Seek>(
+        &self,
+        i: usize,
+        input: &mut I,
+        data_start: u64,
+    ) -> io::Result<u32> {
+        let cp = &self.checkpoints[i];
+        let (from, to) = (cp.bit / 8, self.span_end(i));
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&cp.window);
+        let mut input = self
+            .open(input, data_start, from)?
+            .take(to.saturating_sub(from));
+        let mut buf = vec![0u8; 256 << 10];
+        let mut got = 0;
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            crc.update(&buf[..n]);
+            got += n as u64;
+        }
+        if got != to.saturating_sub(from) {
+            return Err(corrupt("its data ends inside a span of its seek index"));
+        }
+        Ok(crc.finalize())
+    }
+
+    /// Checks checkpoint `i` (loaded from a sidecar) against the archive's
+    /// bytes; a checkpoint that does not match makes the whole index one
+    /// of the member's start only.
+    fn check_loaded<I: Read + Seek>(
+        &mut self,
+        i: usize,
+        input: &mut I,
+        data_start: u64,
+    ) -> io::Result<()> {
+        if self.checkpoints[i].trusted {
+            return Ok(());
+        }
+        let ok = match self.checkpoints[i].check {
+            Some((end, crc)) => {
+                end == self.span_end(i) && self.span_crc(i, input, data_start)? == crc
+            }
+            None => false,
+        };
+        if ok {
+            self.checkpoints[i].trusted = true;
+        } else {
+            *self = SeekIndex::new(self.key);
+        }
+        Ok(())
+    }
+
     /// Bytes `start..end` of the member (within its declared size),
     /// decoded from the nearest checkpoint before `start`, extending the
-    /// index when that is its last one. `open(byte)` gives the member's
-    /// compressed bytes from byte `byte` on.
-    pub(crate) fn read<R: Read>(
+    /// index when that is its last one; with `verify`, decoded from the
+    /// member's start to its end, the size and CRC-32 checked (whatever
+    /// the index holds). `input` is the archive, the member's compressed
+    /// bytes at `data_start`.
+    pub(crate) fn read<I: Read + Seek>(
         &mut self,
         start: u64,
         end: u64,
-        open: impl FnOnce(u64) -> io::Result<R>,
+        verify: bool,
+        input: &mut I,
+        data_start: u64,
     ) -> Result<Vec<u8>, Failure> {
         debug_assert!(start <= end && end <= self.key.size);
-        let at = self.checkpoints.partition_point(|c| c.out <= start) - 1;
+        let mut at = match verify {
+            true => 0,
+            false => self.checkpoints.partition_point(|c| c.out <= start) - 1,
+        };
+        if !verify {
+            self.check_loaded(at, input, data_start)?;
+        }
+        if at >= self.checkpoints.len() {
+            // Thrown away: from the start.
+            at = 0;
+        }
         let extend = at + 1 == self.checkpoints.len() && !self.complete;
+        // A whole-member read hashes everything from the start, and reads
+        // on to the end to check it.
+        let (hash, end_at) = match verify {
+            true => (true, self.key.size),
+            false => (extend, end),
+        };
+        let want_end = end;
+        let end = end_at;
         let cp = &self.checkpoints[at];
-        let mut inflater = Inflater::at(open(cp.bit / 8)?, cp.bit, &cp.window, cp.out)?;
+        let source = self.open(input, data_start, cp.bit / 8)?;
+        let mut inflater = Inflater::at(source, cp.bit, &cp.window, cp.out)?;
         let mut crc = crc32fast::Hasher::new_with_initial(cp.crc);
         let mut last = cp.out;
         let mut got = Vec::new();
@@ -119,11 +254,11 @@ impl SeekIndex {
             }
             // The new bytes: output positions `done..total`.
             let new = &inflater.out[(done - inflater.out_base) as usize..];
-            let (from, to) = (start.max(done), end.min(total));
+            let (from, to) = (start.max(done), want_end.min(total));
             if from < to {
                 got.extend_from_slice(&new[(from - done) as usize..(to - done) as usize]);
             }
-            if extend {
+            if hash {
                 crc.update(new);
             }
             done = total;
@@ -137,6 +272,8 @@ impl SeekIndex {
                             bit: inflater.position(),
                             crc: crc.clone().finalize(),
                             window,
+                            check: None,
+                            trusted: true,
                         });
                         last = total;
                     }
@@ -150,21 +287,22 @@ impl SeekIndex {
                 }
                 Stop::Full => inflater.slide(),
                 Stop::End => {
-                    if total < end || (extend && total != self.key.size) {
+                    if total < end || (hash && total != self.key.size) {
                         return Err(corrupt(&format!(
                             "its data ends after {total} of the {} bytes the archive declares",
                             self.key.size
                         ))
                         .into());
                     }
-                    if extend {
+                    if hash {
                         if crc.finalize() != self.key.crc {
                             // Checkpoints past a corrupt stretch are no
                             // better than it.
                             self.checkpoints.truncate(1);
+                            self.complete = false;
                             return Err(Failure::BadCrc);
                         }
-                        self.complete = true;
+                        self.complete |= extend;
                     }
                     return Ok(got);
                 }
@@ -204,21 +342,38 @@ mod tests {
         let data = data();
         let stream = deflated(&data);
         let mut index = SeekIndex::new(key(&data, &stream));
-        let open = |byte: u64| Ok(&stream[byte as usize..]);
         let n = data.len() as u64;
         // From the middle first: the index grows to there.
-        let got = index.read(5_000_000, 5_001_000, open).unwrap();
+        let got = index
+            .read(
+                5_000_000,
+                5_001_000,
+                false,
+                &mut io::Cursor::new(&stream[..]),
+                0,
+            )
+            .unwrap();
         assert!(got == data[5_000_000..5_001_000]);
         let built = index.checkpoints.len();
         assert!(built >= 2 && !index.complete, "{built}");
         assert!(index.checkpoints.last().unwrap().out <= 5_001_000 + SPAN);
         // Behind it: from a checkpoint, nothing added.
         for (a, b) in [(0, 10), (4_200_000, 4_300_000), (1, 5_000_000), (3, 3)] {
-            assert!(index.read(a, b, open).unwrap() == data[a as usize..b as usize]);
+            assert!(
+                index
+                    .read(a, b, false, &mut io::Cursor::new(&stream[..]), 0)
+                    .unwrap()
+                    == data[a as usize..b as usize]
+            );
         }
         assert_eq!(index.checkpoints.len(), built);
         // To the end: complete, CRC checked.
-        assert!(index.read(n - 5, n, open).unwrap() == data[data.len() - 5..]);
+        assert!(
+            index
+                .read(n - 5, n, false, &mut io::Cursor::new(&stream[..]), 0)
+                .unwrap()
+                == data[data.len() - 5..]
+        );
         assert!(index.complete);
         let spans = index.checkpoints.len() as u64;
         assert!(spans >= n / SPAN && spans <= n / SPAN + 1, "{spans}");
@@ -226,38 +381,78 @@ mod tests {
             assert!(w[1].out >= w[0].out + SPAN);
             assert_eq!(w[1].crc, crc32fast::hash(&data[..w[1].out as usize]));
         }
-        assert!(index.read(9_999_000, n, open).unwrap() == data[9_999_000..]);
+        assert!(
+            index
+                .read(9_999_000, n, false, &mut io::Cursor::new(&stream[..]), 0)
+                .unwrap()
+                == data[9_999_000..]
+        );
+    }
+
+    #[test]
+    fn a_whole_member_read_checks_the_crc_even_when_the_index_is_complete() {
+        let data = data();
+        let stream = deflated(&data);
+        let n = data.len() as u64;
+        let mut index = SeekIndex::new(key(&data, &stream));
+        assert!(index
+            .read(n - 1, n, false, &mut io::Cursor::new(&stream[..]), 0)
+            .is_ok());
+        assert!(index.complete);
+        // The same index, over a CRC that no longer matches (the archive's
+        // bytes changed after the index was made): a range of some rows
+        // cannot tell, the whole member can.
+        index.key.crc ^= 1;
+        assert!(index
+            .read(10, 20, false, &mut io::Cursor::new(&stream[..]), 0)
+            .is_ok());
+        assert!(matches!(
+            index.read(0, n, true, &mut io::Cursor::new(&stream[..]), 0),
+            Err(Failure::BadCrc)
+        ));
+        index.key.crc ^= 1;
+        assert!(
+            index
+                .read(0, n, true, &mut io::Cursor::new(&stream[..]), 0)
+                .unwrap()
+                == data
+        );
     }
 
     #[test]
     fn a_wrong_crc_or_size_is_found_when_the_end_is_reached() {
         let data = data();
         let stream = deflated(&data);
-        let open = |byte: u64| Ok(&stream[byte as usize..]);
         let n = data.len() as u64;
         let mut k = key(&data, &stream);
         k.crc ^= 1;
         let mut index = SeekIndex::new(k);
-        assert!(index.read(0, 100, open).is_ok());
-        assert!(matches!(index.read(n - 1, n, open), Err(Failure::BadCrc)));
+        assert!(index
+            .read(0, 100, false, &mut io::Cursor::new(&stream[..]), 0)
+            .is_ok());
+        assert!(matches!(
+            index.read(n - 1, n, false, &mut io::Cursor::new(&stream[..]), 0),
+            Err(Failure::BadCrc)
+        ));
         assert_eq!(index.checkpoints.len(), 1);
         let mut k = key(&data, &stream);
         k.size += 10;
         let mut index = SeekIndex::new(k);
-        assert!(matches!(index.read(n, n + 10, open), Err(Failure::Io(_))));
+        assert!(matches!(
+            index.read(n, n + 10, false, &mut io::Cursor::new(&stream[..]), 0),
+            Err(Failure::Io(_))
+        ));
         let mut k = key(&data, &stream);
         k.size -= 10;
         let mut index = SeekIndex::new(k);
         assert!(matches!(
-            index.read(n - 20, n - 10, open),
+            index.read(n - 20, n - 10, false, &mut io::Cursor::new(&stream[..]), 0),
             Err(Failure::Io(_))
         ));
         // Cut short.
         let short = &stream[..stream.len() / 2];
         let mut index = SeekIndex::new(key(&data, &stream));
-        let r = index.read(n - 10, n, |byte| {
-            Ok(&short[(byte as usize).min(short.len())..])
-        });
+        let r = index.read(n - 10, n, false, &mut io::Cursor::new(short), 0);
         assert!(matches!(r, Err(Failure::Io(_))));
     }
 }

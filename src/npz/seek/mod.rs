@@ -8,6 +8,7 @@ mod huffman;
 mod index;
 mod inflate;
 mod sidecar;
+mod sidecar_format;
 
 pub(crate) use index::{Failure, MemberKey, SeekIndex};
-pub(crate) use sidecar::Sidecar;
+pub(crate) use sidecar::{stamp_of, Sidecar, Stamp};

@@ -2,21 +2,34 @@
 //!
 //! The member is one frame: a header (magic, descriptor, window; no
 //! content size, checksum or dictionary), then every segment's blocks, the
-//! last block of the last segment marked last. A segment's blocks refer to
-//! nothing before them, so the segment decodes alone as a frame of its
-//! own: the member's header (written again before every segment but the
-//! first) and its blocks, the last of them marked last in the copy.
-//! Anything else (another header, blocks that cross a segment's end, a
-//! last block inside the frame) is an error, never a wrong decoding.
+//! last block of the last segment marked last. The segment table (the
+//! `nd` extra field) only claims where segments end; ndnpy's writer makes
+//! segments whose blocks refer to nothing before them, and then a segment
+//! decodes alone as a frame of its own: the member's header (written again
+//! before every segment but the first) and its blocks, the last of them
+//! marked last in the copy. Whether a segment really refers to nothing
+//! before it is checked, not assumed: a match before its start or a reused
+//! entropy table makes zstd fail, and its use of repeat offsets it did not
+//! set is found by `independent.rs` before it is decoded. Anything else
+//! (another header, blocks that cross a segment's end, a last block inside
+//! the frame, a segment that may depend on the one before) is an error
+//! here, and the member is then decoded in one stream by the standard
+//! decoder (`mod.rs`): never a decoding of ndnpy's own.
 
 use super::super::corrupt;
 use super::super::parallel::{read_exactly, PieceDecoder};
+use super::independent::independent;
 use crate::npz::inflate::Pieces;
 use std::cell::RefCell;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 use zstd_safe::zstd_sys as sys;
+
+/// Why a segment is not decoded alone: the member is then decoded in one
+/// stream.
+pub(super) const NOT_INDEPENDENT: &str =
+    "a Zstandard segment may depend on the one before it (repeat offsets)";
 
 /// Zstandard's frame magic number.
 pub(super) const MAGIC: [u8; 4] = 0xFD2F_B528u32.to_le_bytes();
@@ -78,7 +91,13 @@ unsafe impl PieceDecoder for Header {
             read_exactly(input, len, buf)?;
             HEADER_LEN
         };
-        end_segment(buf, start, piece + 1 == pieces.lengths.len())
+        end_segment(buf, start, piece + 1 == pieces.lengths.len())?;
+        // The first segment starts the frame: it is decoded as any decoder
+        // decodes it. Any other only if nothing it inherits can change it.
+        if piece > 0 && !independent(&buf[start..]) {
+            return Err(corrupt(NOT_INDEPENDENT));
+        }
+        Ok(())
     }
 
     fn decode_piece(&self, piece: &[u8], out: &mut [MaybeUninit<u8>]) -> io::Result<()> {

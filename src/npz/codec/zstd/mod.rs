@@ -11,11 +11,27 @@
 //! `inflate.rs`), so a reader can decode each segment on its own thread
 //! (`frame.rs`); any other zstd decoder reads the frame as it is.
 //!
+//! The table is a claim of whoever wrote the archive, and the bytes a
+//! member gives must be the standard decoder's. So a segment is decoded
+//! alone only when it provably does not depend on the segments before it
+//! (`frame.rs`, `independent.rs`), and the segments' result is accepted
+//! only when its CRC-32 is the member's; otherwise (a segment that may
+//! depend on another, one that fails alone, a CRC-32 that does not match)
+//! the member is decoded again in one stream by zstd's streaming decoder,
+//! and that decoding, CRC-checked as any, is the member's. For this the
+//! compressed member is kept while its segments are decoded (it is read
+//! anyway; typically a fraction of the member's size).
+//!
+//! Row ranges ([`crate::NpzReader::read_range`]) of Zstandard members are
+//! streamed from the member's start by the standard decoder: segments are
+//! never used for them.
+//!
 //! Other members are streamed through one decoder, which stops at the end
 //! of the first frame as Python's does, with a window of at most 2^27
 //! bytes (zstd's default limit, which Python keeps too).
 
 mod frame;
+mod independent;
 pub(crate) mod write;
 
 use super::parallel::decode_pieces;
@@ -23,9 +39,11 @@ use super::whole::{decode_whole, Whole, WholeCodec};
 use super::{corrupt, Decode, Mode, Raw};
 use crate::npz::directory::Entry;
 use crate::npz::inflate::Pieces;
+use std::cell::RefCell;
 use std::io::{self, BufRead, Read};
 use std::mem::MaybeUninit;
 use std::ops::Range;
+use std::rc::Rc;
 
 /// The largest window a streamed frame may ask for: 2^27 bytes, zstd's
 /// default (and Python's).
@@ -53,7 +71,15 @@ pub(crate) fn open<'a, R: BufRead + 'a>(
         .filter(|p| p.lengths.len() > 1 && p.fits(entry.size, entry.compressed_size));
     if let (Mode::Whole(limit), Some(pieces)) = (mode, pieces) {
         if decode_whole(entry.size, entry.compressed_size, limit, MAX_RATIO) {
-            let codec = Zstd::default();
+            let kept = Rc::new(RefCell::new(Vec::new()));
+            let codec = Zstd {
+                header: frame::Header::default(),
+                kept: Rc::clone(&kept),
+                expected: entry.crc,
+                block: pieces.block as usize,
+                first: RefCell::new(None),
+            };
+            let raw = Keep { raw, kept };
             let whole = Whole::new(raw, Some(pieces), entry.size, entry.compressed_size, codec);
             return Box::new(whole);
         }
@@ -61,16 +87,51 @@ pub(crate) fn open<'a, R: BufRead + 'a>(
     Box::new(Stream::new(raw))
 }
 
-/// Zstandard's whole-member decoding: segments on every core.
-#[derive(Default)]
+/// Zstandard's whole-member decoding: segments on every core, or the
+/// standard decoder in one stream when they cannot be trusted.
 struct Zstd {
     /// The frame's header, as the first segment gave it.
     header: frame::Header,
+    /// The compressed bytes read so far ([`Keep`]).
+    kept: Rc<RefCell<Vec<u8>>>,
+    /// The member's CRC-32, which the segments' result must have.
+    expected: u32,
+    /// Uncompressed bytes per segment.
+    block: usize,
+    /// The CRC-32 state of the first segment, once decoded.
+    first: RefCell<Option<crc32fast::Hasher>>,
+}
+
+/// The member's compressed bytes, each kept as it is read, for the
+/// decoding in one stream.
+struct Keep<'a, R: BufRead> {
+    raw: Raw<'a, R>,
+    kept: Rc<RefCell<Vec<u8>>>,
+}
+
+impl<R: BufRead> Read for Keep<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.raw.read(buf)?;
+        let mut kept = self.kept.borrow_mut();
+        if kept.capacity() == 0 {
+            // All of it at once (the compressed size lies inside the
+            // archive), not doublings that copy it again; an error, not an
+            // abort, if memory cannot hold it.
+            let whole = usize::try_from(self.raw.limit()).unwrap_or(usize::MAX);
+            kept.try_reserve_exact(whole.saturating_add(n))
+                .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+        }
+        kept.try_reserve(n)
+            .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+        kept.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
 }
 
 // SAFETY: `decode_pieces` returns `Ok` only after every piece decoded
 // into its part of `out`, which covers all of it (it checks that `out` is
-// exactly the pieces' bytes).
+// exactly the pieces' bytes); `in_one_stream` zeroes all of `out` before
+// decoding into it.
 unsafe impl WholeCodec for Zstd {
     fn pieces(
         &self,
@@ -80,7 +141,26 @@ unsafe impl WholeCodec for Zstd {
         out: &mut [MaybeUninit<u8>],
         threads: usize,
     ) -> io::Result<crc32fast::Hasher> {
-        decode_pieces(&self.header, input, pieces, which, out, threads)
+        let result = decode_pieces(&self.header, input, pieces, which.clone(), out, threads);
+        if which.start == 0 {
+            // The first segment starts the frame: decoded alone, it is
+            // decoded as the standard decoder decodes it (an error there is
+            // one for any decoder, or a table that lies about its end).
+            let crc = result?;
+            *self.first.borrow_mut() = Some(crc.clone());
+            return Ok(crc);
+        }
+        // The rest: accepted only when the whole member's CRC-32 matches.
+        let first = self.first.borrow().clone();
+        if let (Ok(rest), Some(mut whole)) = (&result, first) {
+            whole.combine(rest);
+            if whole.finalize() == self.expected {
+                return result;
+            }
+        }
+        // The rest of the compressed member, then all of it in one stream.
+        io::copy(input, &mut io::sink())?;
+        self.in_one_stream(out)
     }
 
     fn whole(&self, _compressed: &[u8], _size: usize) -> io::Result<(Vec<u8>, u32)> {
@@ -91,15 +171,60 @@ unsafe impl WholeCodec for Zstd {
     }
 }
 
+impl Zstd {
+    /// Decodes the compressed member kept, in one stream (the standard
+    /// decoder, as [`Stream`]), into the bytes after the first segment,
+    /// exactly `out`; checks that its first segment's bytes are those
+    /// decoded (and maybe handed out) already; gives the CRC-32 of `out`.
+    fn in_one_stream(&self, out: &mut [MaybeUninit<u8>]) -> io::Result<crc32fast::Hasher> {
+        out.fill(MaybeUninit::new(0));
+        // SAFETY: every byte of `out` was just initialised;
+        // `MaybeUninit<u8>` has the layout of `u8`.
+        let out: &mut [u8] =
+            unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast(), out.len()) };
+        let kept = self.kept.borrow();
+        let mut stream = Stream::new(&kept[..]);
+        let mut head = vec![0u8; self.block];
+        let mut fill = |buf: &mut [u8]| -> io::Result<()> {
+            let mut at = 0;
+            while at < buf.len() {
+                match stream.read(&mut buf[at..])?.0 {
+                    0 => return Err(corrupt("its Zstandard frame ends early")),
+                    n => at += n,
+                }
+            }
+            Ok(())
+        };
+        fill(&mut head)?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&head);
+        let first = self.first.borrow().clone();
+        if first.map(|f| f.finalize()) != Some(crc.finalize()) {
+            return Err(corrupt(
+                "the member's first Zstandard segment decodes differently alone and in the frame",
+            ));
+        }
+        fill(out)?;
+        if stream.read(&mut [0u8; 1])?.0 != 0 {
+            return Err(corrupt(
+                "its Zstandard frame gives more bytes than the archive declares",
+            ));
+        }
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(out);
+        Ok(crc)
+    }
+}
+
 /// A Zstandard member streamed on this thread: its first frame.
-struct Stream<'a, R: BufRead> {
-    raw: Raw<'a, R>,
+struct Stream<S: BufRead> {
+    raw: S,
     state: Option<zstd_safe::DCtx<'static>>,
     ended: bool,
 }
 
-impl<'a, R: BufRead> Stream<'a, R> {
-    fn new(raw: Raw<'a, R>) -> Self {
+impl<S: BufRead> Stream<S> {
+    fn new(raw: S) -> Self {
         Stream {
             raw,
             state: None,
@@ -109,7 +234,7 @@ impl<'a, R: BufRead> Stream<'a, R> {
 }
 
 // SAFETY: `fill_whole` is the trait's own, which never succeeds.
-unsafe impl<R: BufRead> Decode for Stream<'_, R> {
+unsafe impl<S: BufRead> Decode for Stream<S> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
         if self.ended {
             return Ok((0, None));
