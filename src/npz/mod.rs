@@ -22,6 +22,7 @@ mod ahead;
 mod codec;
 mod deflate;
 mod direct;
+mod held;
 mod directory;
 mod inflate;
 mod info;

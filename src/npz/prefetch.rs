@@ -18,6 +18,7 @@
 //! of buffers kept for reuse while a plan is being read.
 
 use super::directory::{Entry, DEFLATED};
+use super::held;
 use super::inflate::{inflate_whole, MAX_RATIO};
 use super::pool::{Compressed, JobId, Output, Pool, Want, Work};
 use super::reader::NpzReader;
@@ -59,6 +60,11 @@ pub(super) struct ReadAhead {
     want: Want,
     pool: Option<Pool>,
     threads: usize,
+    /// The bound on what jobs hold ([`AHEAD_BYTES`] but in tests).
+    limit: u64,
+    /// The cost of the plan position last costed and what its job gives
+    /// back (a member that does not fit yet is costed once).
+    costed: Option<(usize, u64, Want)>,
 }
 
 impl ReadAhead {
@@ -72,6 +78,8 @@ impl ReadAhead {
             want: Want::Bytes,
             pool: None,
             threads: cores.min(MAX_THREADS),
+            limit: AHEAD_BYTES,
+            costed: None,
         }
     }
 
@@ -90,6 +98,7 @@ impl ReadAhead {
         self.plan = Vec::new();
         self.next = 0;
         self.scheduled = 0;
+        self.costed = None;
         if let Some(pool) = &self.pool {
             pool.release_buffers();
         }
@@ -134,8 +143,8 @@ impl ReadAhead {
 enum Kind {
     /// Nothing: read by the caller as before; the window goes on.
     Skip,
-    /// A job of this many bytes (declared and compressed).
-    Job(u64),
+    /// A job (if what it holds fits, [`NpzReader::job_cost`]).
+    Job,
     /// Read on every core by itself: the window ends before it.
     Alone,
 }
@@ -157,7 +166,7 @@ fn kind(entry: &Entry) -> Kind {
         return Kind::Skip;
     }
     debug_assert!(entry.size <= entry.compressed_size.saturating_mul(MAX_RATIO) + (1 << 10));
-    Kind::Job(entry.size + entry.compressed_size)
+    Kind::Job
 }
 
 impl<R: Read + Seek> NpzReader<R> {
@@ -220,6 +229,18 @@ impl<R: Read + Seek> NpzReader<R> {
         Ok(())
     }
 
+    /// For tests of the read-ahead's bounds, not a public API: the threads
+    /// it uses (more than the machine's cores, to force them) and the
+    /// bytes it may hold ahead (256 MiB by default). Takes effect with the
+    /// next plan.
+    #[doc(hidden)]
+    pub fn __read_ahead_limits(&mut self, threads: usize, bytes: u64) {
+        self.ahead.clear();
+        self.ahead.pool = None;
+        self.ahead.threads = threads.max(1);
+        self.ahead.limit = bytes;
+    }
+
     /// Plans every member in archive order (the one NumPy reads for each
     /// name), decoded on the workers with `read_any`: the array iterator.
     pub(super) fn plan_arrays(&mut self) {
@@ -247,11 +268,13 @@ impl<R: Read + Seek> NpzReader<R> {
         if !matches!(kind, Kind::Alone) {
             self.top_up();
         }
-        if let (None, Kind::Job(_)) = (job, kind) {
+        if let (None, Kind::Job) = (job, kind) {
             // Not read ahead (the plan's first member, or one after a
             // member read alone): a job all the same, run here, so that it
             // too is inflated into reused memory while the next ones run.
-            if let Some(work) = self.read_compressed(index) {
+            // The member being read: not counted against the bound.
+            let want = self.ahead.want;
+            if let Some(work) = self.read_compressed(index, want) {
                 let ahead = &mut self.ahead;
                 let pool = ahead.pool.get_or_insert_with(|| Pool::new(ahead.threads));
                 job = Some(pool.submit(work));
@@ -272,7 +295,9 @@ impl<R: Read + Seek> NpzReader<R> {
     }
 
     /// Starts jobs for the planned members after the one being opened,
-    /// within the bounds.
+    /// within the bounds: what the jobs hold (their compressed bytes and
+    /// what they give back, [`NpzReader::job_cost`]) stays within the
+    /// limit, and a member that alone would pass it is left to the caller.
     fn top_up(&mut self) {
         let mut count = self.ahead.jobs.len();
         let mut bytes: u64 = self.ahead.jobs.iter().map(|j| j.2).sum();
@@ -281,19 +306,29 @@ impl<R: Read + Seek> NpzReader<R> {
         while self.ahead.scheduled < end {
             let pos = self.ahead.scheduled;
             let index = self.ahead.plan[pos];
-            let cost = match kind(&self.directory.entries[index]) {
+            match kind(&self.directory.entries[index]) {
                 Kind::Skip => {
                     self.ahead.scheduled += 1;
                     continue;
                 }
                 Kind::Alone => break,
-                Kind::Job(cost) => cost,
-            };
-            if count > self.ahead.threads || (count > 0 && bytes + cost > AHEAD_BYTES) {
+                Kind::Job => {}
+            }
+            if count > self.ahead.threads {
+                break;
+            }
+            let (cost, want) = self.job_cost(pos, index);
+            if cost > self.ahead.limit {
+                // Read by the caller when its turn comes, as the member
+                // being read.
+                self.ahead.scheduled += 1;
+                continue;
+            }
+            if bytes + cost > self.ahead.limit {
                 break;
             }
             self.ahead.scheduled += 1;
-            if let Some(work) = self.read_compressed(index) {
+            if let Some(work) = self.read_compressed(index, want) {
                 let ahead = &mut self.ahead;
                 let pool = ahead.pool.get_or_insert_with(|| Pool::new(ahead.threads));
                 let id = pool.submit(work);
@@ -304,10 +339,71 @@ impl<R: Read + Seek> NpzReader<R> {
         }
     }
 
+    /// What a job for member `index` (at plan position `pos`) holds at
+    /// most, and what it gives back. Bytes: the member's bytes and its
+    /// compressed bytes. Arrays: the compressed bytes and the larger of
+    /// the member's bytes and its values as they are held in memory
+    /// (`held.rs`, estimated from the header, which is inflated from the
+    /// member's first bytes); a member whose values that does not bound
+    /// (Python objects, values of zero size, a header not found) is given
+    /// back as bytes and decoded by the caller when it takes it.
+    fn job_cost(&mut self, pos: usize, index: usize) -> (u64, Want) {
+        if let Some((at, cost, want)) = self.ahead.costed {
+            if at == pos {
+                return (cost, want);
+            }
+        }
+        let entry = &self.directory.entries[index];
+        let (size, compressed) = (entry.size, entry.compressed_size);
+        let bytes = (size + compressed, Want::Bytes);
+        let (cost, want) = match self.ahead.want {
+            Want::Bytes => bytes,
+            Want::Any(options) => match self
+                .peek(index)
+                .and_then(|prefix| held::peek_header(&prefix, &options))
+                .and_then(|header| held::decoded_bytes(&header))
+            {
+                Some(held) => (compressed.saturating_add(held.max(size)), Want::Any(options)),
+                None => bytes,
+            },
+        };
+        self.ahead.costed = Some((pos, cost, want));
+        (cost, want)
+    }
+
+    /// The first compressed bytes of member `index` (up to
+    /// [`held::PEEK_IN`]), `None` if they cannot be read.
+    fn peek(&mut self, index: usize) -> Option<Vec<u8>> {
+        let entry = &self.directory.entries[index];
+        let start = entry.data_start(&mut self.input, self.archive_len).ok()?;
+        let len = entry.compressed_size.min(held::PEEK_IN);
+        let mut buf = vec![0u8; len as usize];
+        match &self.file {
+            Some(file) => {
+                let mut done = 0;
+                while done < buf.len() {
+                    match crate::io::fs::read_at(file, &mut buf[done..], start + done as u64) {
+                        Ok(0) => break,
+                        Ok(n) => done += n.min(buf.len() - done),
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => return None,
+                    }
+                }
+                buf.truncate(done);
+            }
+            None => {
+                self.input.seek(SeekFrom::Start(start)).ok()?;
+                buf.clear();
+                (&mut self.input).take(len).read_to_end(&mut buf).ok()?;
+            }
+        }
+        Some(buf)
+    }
+
     /// The job for member `index`: its compressed bytes, read now. `None`
     /// if they cannot be had (the member's own read then meets and reports
     /// the problem).
-    fn read_compressed(&mut self, index: usize) -> Option<Work> {
+    fn read_compressed(&mut self, index: usize, want: Want) -> Option<Work> {
         let entry = &self.directory.entries[index];
         let start = entry.data_start(&mut self.input, self.archive_len).ok()?;
         let len = entry.compressed_size;
@@ -338,7 +434,7 @@ impl<R: Read + Seek> NpzReader<R> {
             compressed,
             size: entry.size as usize,
             crc: entry.crc,
-            want: self.ahead.want,
+            want,
         })
     }
 }
