@@ -13,9 +13,12 @@
 //! the cores are not taken twice.
 //!
 //! Memory: besides the member being read, at most `threads + 1` members
-//! and [`AHEAD_BYTES`] of their declared sizes plus compressed bytes (at
-//! least one member, of at most [`JOB_MAX`] bytes), and at most 256 MiB
-//! of buffers kept for reuse while a plan is being read.
+//! and [`AHEAD_BYTES`] of what their jobs hold: compressed bytes, and the
+//! inflated bytes or (the iterator) the decoded values as Rust holds them
+//! (`held.rs`: a `<U1` member holds a `String` per 4 bytes), estimated
+//! before a job starts; a member that alone would pass the bound is left
+//! to the caller. Besides, at most 256 MiB of buffers kept for reuse while
+//! a plan is being read.
 
 use super::directory::{Entry, DEFLATED};
 use super::held;
@@ -35,8 +38,9 @@ const JOB_MIN: u64 = 64 << 10;
 /// thread; larger ones by the caller, on every core.
 pub(super) const JOB_MAX: u64 = 64 << 20;
 
-/// At most this many bytes (declared sizes plus compressed bytes) are
-/// read ahead of the member being read.
+/// At most this many bytes are held by the jobs ahead of the member being
+/// read: their compressed bytes and what they give back (inflated bytes,
+/// or decoded values as held in memory).
 pub(super) const AHEAD_BYTES: u64 = 256 << 20;
 
 /// At most this many threads, as for the other parallel inflaters.
@@ -185,9 +189,14 @@ impl<R: Read + Seek> NpzReader<R> {
     /// it is. A new call replaces the plan; an empty list ends it.
     ///
     /// Memory: besides the member being read, at most `threads + 1`
-    /// members (each at most 64 MiB) and 256 MiB of their bytes
-    /// (decompressed plus compressed) are held ahead, and at most 256 MiB
-    /// of buffers are kept for reuse until the plan ends. Stored members,
+    /// members (each at most 64 MiB) and 256 MiB of what they hold are
+    /// held ahead: their compressed bytes and their decompressed bytes or,
+    /// for [`NpzReader::arrays`], their values as they are held in memory
+    /// (strings as `String`s, byte strings as `Vec<u8>`s; estimated from
+    /// each member's header before it is decoded; members of Python objects
+    /// or of values of zero size are decoded by the caller, not ahead; a
+    /// member that alone would hold more than the bound is not read ahead).
+    /// At most 256 MiB of buffers are kept for reuse until the plan ends. Stored members,
     /// members under 64 KiB, and members read on every core by themselves
     /// (ndnpy's piece tables, NumPy members over 64 MiB) are not read ahead;
     /// nothing is read ahead while one of the latter is being read. On a
