@@ -96,15 +96,17 @@ impl ReadAhead {
         self.want = want;
     }
 
-    /// Drops the plan and its jobs.
+    /// Drops the plan and its jobs, and the pool with its threads and the
+    /// buffers kept for reuse: nothing is left to do (a new plan starts
+    /// threads again as its jobs come).
     pub(super) fn clear(&mut self) {
         self.cancel_before(usize::MAX);
         self.plan = Vec::new();
         self.next = 0;
         self.scheduled = 0;
         self.costed = None;
-        if let Some(pool) = &self.pool {
-            pool.release_buffers();
+        if let Some(pool) = self.pool.take() {
+            pool.retire();
         }
     }
 
@@ -245,7 +247,6 @@ impl<R: Read + Seek> NpzReader<R> {
     #[doc(hidden)]
     pub fn __read_ahead_limits(&mut self, threads: usize, bytes: u64) {
         self.ahead.clear();
-        self.ahead.pool = None;
         self.ahead.threads = threads.max(1);
         self.ahead.limit = bytes;
     }
@@ -513,6 +514,7 @@ mod tests {
             assert!(npz.ahead.jobs.iter().all(|j| j.0 > k));
         }
         assert!(npz.ahead.plan.is_empty(), "a used-up plan is dropped");
+        assert!(npz.ahead.pool.is_none(), "and its threads with it");
         // One core: two members ahead, inflated by the caller.
         let mut npz = reader(archive(&lengths, None), 1);
         npz.read_ahead(&names).unwrap();
