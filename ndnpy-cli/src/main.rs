@@ -676,6 +676,12 @@ fn main() {
             "ndnpy: bytes fetched: {}",
             source::FETCHED.load(std::sync::atomic::Ordering::Relaxed)
         );
+        eprintln!(
+            "ndnpy: requests: {}",
+            source::REQUESTS
+                .get()
+                .map_or(0, |n| n.load(std::sync::atomic::Ordering::Relaxed))
+        );
     }
     std::process::exit(code);
 }
