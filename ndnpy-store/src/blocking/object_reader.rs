@@ -23,7 +23,12 @@ use crate::{Config, Location, Result};
 ///   one body chunk (1 MiB at most for local files), and a scan given up
 ///   early leaves at most one window in transfer. Up to four scans are
 ///   followed at once (two members compared chunk by chunk each stream);
-/// - any other read of 64 KiB or more streams exactly its bytes.
+/// - any other read of 64 KiB or more streams exactly its bytes;
+/// - streamed bytes are kept once read (the last 16 MiB), so a read that
+///   steps back into them (a second reader a little behind the first)
+///   fetches nothing, and a fetch stops where kept bytes start;
+/// - [`ObjectReader::will_read`] announces a span read in order: it is
+///   streamed in one GET.
 ///
 /// Every error is an [`std::io::Error`] wrapping the [`crate::StoreError`]
 /// (`Changed`, `BadAnswer`, `Store`), whose message names the object; a
