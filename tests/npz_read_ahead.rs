@@ -245,7 +245,12 @@ fn a_member_whose_data_ends_early_is_corrupt_on_every_path() {
         zip.start_file("b.npy", options).unwrap();
         zip.write_all(&npy[..cut]).unwrap();
         let mut bytes = zip.finish().unwrap().into_inner();
-        declare(&mut bytes, b"b.npy", npy.len() as u32, crc32fast::hash(&npy));
+        declare(
+            &mut bytes,
+            b"b.npy",
+            npy.len() as u32,
+            crc32fast::hash(&npy),
+        );
         let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
         let plain = npz.read_any("b").unwrap_err();
         // (Cut inside the header, the plain read says `TruncatedHeader`.)

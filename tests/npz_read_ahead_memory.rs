@@ -88,7 +88,9 @@ fn letters(members: usize, n: usize) -> (Vec<u8>, Vec<Array1<String>>) {
     let mut arrays = Vec::new();
     for k in 0..members {
         let a = Array1::from_shape_fn(n, |_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             char::from(b'a' + (x >> 59) as u8).to_string()
         });
         zip.start_file(format!("s{k}.npy"), options).unwrap();

@@ -19,11 +19,19 @@ fn streamed(data: &[u8], level: i32) -> Vec<u8> {
     let mut output = zstd_safe::OutBuffer::around(&mut out[..]);
     let mut input = zstd_safe::InBuffer::around(data);
     // Given in pieces (`Continue`), then ended: the size is never pledged.
-    cctx.compress_stream2(&mut output, &mut input, zstd_safe::zstd_sys::ZSTD_EndDirective::ZSTD_e_continue)
-        .unwrap();
+    cctx.compress_stream2(
+        &mut output,
+        &mut input,
+        zstd_safe::zstd_sys::ZSTD_EndDirective::ZSTD_e_continue,
+    )
+    .unwrap();
     let mut empty = zstd_safe::InBuffer::around(&[][..]);
     while cctx
-        .compress_stream2(&mut output, &mut empty, zstd_safe::zstd_sys::ZSTD_EndDirective::ZSTD_e_end)
+        .compress_stream2(
+            &mut output,
+            &mut empty,
+            zstd_safe::zstd_sys::ZSTD_EndDirective::ZSTD_e_end,
+        )
         .unwrap()
         > 0
     {}

@@ -373,7 +373,10 @@ impl<R: Read + Seek> NpzReader<R> {
                 .and_then(|prefix| held::peek_header(&prefix, &options))
                 .and_then(|header| held::decoded_bytes(&header))
             {
-                Some(held) => (compressed.saturating_add(held.max(size)), Want::Any(options)),
+                Some(held) => (
+                    compressed.saturating_add(held.max(size)),
+                    Want::Any(options),
+                ),
                 None => bytes,
             },
         };
