@@ -30,6 +30,13 @@ pub static FETCHED: AtomicU64 = AtomicU64::new(0);
 /// GETs made by this run (`NDNPY_COUNT_OPENS=1` prints them).
 pub static REQUESTS: OnceLock<Arc<AtomicU64>> = OnceLock::new();
 
+/// Prints the bytes fetched and the GETs made (for the tests).
+pub fn print_counts() {
+    eprintln!("ndnpy: bytes fetched: {}", FETCHED.load(Ordering::Relaxed));
+    let requests = REQUESTS.get().map_or(0, |n| n.load(Ordering::Relaxed));
+    eprintln!("ndnpy: requests: {requests}");
+}
+
 /// An input's bytes. Cheap to clone: clones share the open file or the
 /// object's reader (and with it the version every read is pinned to).
 #[derive(Clone)]
