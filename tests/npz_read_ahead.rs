@@ -211,3 +211,65 @@ fn readers_of_files_read_ahead_by_position_even_when_the_file_changes() {
     assert_eq!(results.len(), LENGTHS.len());
     assert!(results.iter().any(|(_, r)| r.is_err()));
 }
+
+/// Sets the declared size and CRC-32 of member `name` (written by the zip
+/// crate, without data descriptors) in its local header and its central
+/// directory entry.
+fn declare(bytes: &mut [u8], name: &[u8], size: u32, crc: u32) {
+    let local = bytes.windows(name.len()).position(|w| w == name).unwrap() - 30;
+    let central = bytes.windows(name.len()).rposition(|w| w == name).unwrap() - 46;
+    assert_eq!(&bytes[local..local + 4], b"PK\x03\x04");
+    assert_eq!(&bytes[central..central + 4], b"PK\x01\x02");
+    for at in [local + 14, central + 16] {
+        bytes[at..at + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+    for at in [local + 22, central + 24] {
+        bytes[at..at + 4].copy_from_slice(&size.to_le_bytes());
+    }
+}
+
+#[test]
+fn a_member_whose_data_ends_early_is_corrupt_on_every_path() {
+    // A member whose deflate stream ends (cleanly) before the size the
+    // archive declares: in the data, and in the header.
+    let (_, arrays) = numpy_style(&[300_000], &[]);
+    let npy = arrays[0].to_npy_bytes().unwrap();
+    for cut in [npy.len() / 2, 60] {
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .large_file(false);
+        // Ahead of it, a member read ahead as well.
+        zip.start_file("a.npy", options).unwrap();
+        zip.write_all(&npy).unwrap();
+        zip.start_file("b.npy", options).unwrap();
+        zip.write_all(&npy[..cut]).unwrap();
+        let mut bytes = zip.finish().unwrap().into_inner();
+        declare(
+            &mut bytes,
+            b"b.npy",
+            npy.len() as u32,
+            crc32fast::hash(&npy),
+        );
+        let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
+        let plain = npz.read_any("b").unwrap_err();
+        // (Cut inside the header, the plain read says `TruncatedHeader`.)
+        assert!(
+            matches!(&plain, Error::CorruptMember { name, .. } if name == "b")
+                || matches!(plain, Error::TruncatedHeader { .. } if cut < 128),
+            "cut at {cut}: {plain:?}"
+        );
+        // The iterator on one thread: each member decoded straight into
+        // its array (`direct.rs`); on two, as it comes.
+        for threads in [1, 2] {
+            npz.__read_ahead_limits(threads, 256 << 20);
+            let got: Vec<_> = npz.arrays().collect();
+            let first = got[0].1.as_ref().unwrap();
+            assert_eq!(first, &AnyArray::F64(arrays[0].clone().into_dyn()));
+            // The plain read's error: the member's, by name, for data cut
+            // short.
+            let err = got[1].1.as_ref().unwrap_err();
+            assert_eq!(err.to_string(), plain.to_string(), "{threads} threads");
+        }
+    }
+}

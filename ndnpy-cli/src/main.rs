@@ -672,10 +672,7 @@ fn main() {
             "ndnpy: archives opened: {}",
             input::ARCHIVES_OPENED.load(std::sync::atomic::Ordering::Relaxed)
         );
-        eprintln!(
-            "ndnpy: bytes fetched: {}",
-            source::FETCHED.load(std::sync::atomic::Ordering::Relaxed)
-        );
+        source::print_counts();
     }
     std::process::exit(code);
 }

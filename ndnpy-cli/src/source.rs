@@ -27,6 +27,16 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// (an archive's directory for `info`), not whole objects.
 pub static FETCHED: AtomicU64 = AtomicU64::new(0);
 
+/// GETs made by this run (`NDNPY_COUNT_OPENS=1` prints them).
+pub static REQUESTS: OnceLock<Arc<AtomicU64>> = OnceLock::new();
+
+/// Prints the bytes fetched and the GETs made (for the tests).
+pub fn print_counts() {
+    eprintln!("ndnpy: bytes fetched: {}", FETCHED.load(Ordering::Relaxed));
+    let requests = REQUESTS.get().map_or(0, |n| n.load(Ordering::Relaxed));
+    eprintln!("ndnpy: requests: {requests}");
+}
+
 /// An input's bytes. Cheap to clone: clones share the open file or the
 /// object's reader (and with it the version every read is pinned to).
 #[derive(Clone)]
@@ -99,7 +109,10 @@ impl Source {
         let counted = Arc::new(|n| {
             FETCHED.fetch_add(n, Ordering::Relaxed);
         });
-        let config = ndnpy_store::Config::default().progress(counted);
+        let requests = REQUESTS.get_or_init(Default::default).clone();
+        let config = ndnpy_store::Config::default()
+            .progress(counted)
+            .requests(requests);
         let reader = match ObjectReader::open_with(&location, config) {
             Ok(reader) => reader,
             // A store's folder (objects below the URL, none at it) is
@@ -134,10 +147,13 @@ impl Source {
         match self {
             Source::File(file) => file.read_at(buf, at),
             Source::Object(reader) => {
+                // What one fetched range or body chunk holds (as a file's
+                // read gives what is there): a buffered reader's read of
+                // 64 KiB at a member's local header, the last one before
+                // the directory, fetches none of the directory again.
                 let mut reader = Self::object(reader);
-                let n = buf.len().min(reader.len().saturating_sub(at) as usize);
-                reader.read_exact_at(&mut buf[..n], at)?;
-                Ok(n)
+                reader.seek(SeekFrom::Start(at))?;
+                reader.read(buf)
             }
         }
     }
@@ -149,6 +165,15 @@ impl Source {
         match self {
             Source::File(file) => read_exact_at(file, buf, at),
             Source::Object(reader) => Self::object(reader).read_exact_at(buf, at),
+        }
+    }
+
+    /// Announces that most of `span` is about to be read, in order: an
+    /// object streams it in one GET (see `ObjectReader::will_read`); a
+    /// file needs nothing.
+    pub fn will_read(&self, span: std::ops::Range<u64>) {
+        if let Source::Object(reader) = self {
+            Self::object(reader).will_read(Some(span));
         }
     }
 

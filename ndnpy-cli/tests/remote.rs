@@ -353,6 +353,44 @@ fn commands_fetch_what_they_read() {
     );
 }
 
+/// `info` of an archive of 65 536 small members reads every member's local
+/// header and `.npy` header: all of the object, which is fetched in a few
+/// large GETs (its first bytes, its tail, its directory, the members), no
+/// byte twice, and gives what the local read gives.
+#[test]
+fn info_of_many_small_members_fetches_the_object_once_in_few_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.npz");
+    let mut w = ndnpy::NpzWriter::create(&path).unwrap();
+    let a = Array::from_vec(vec![0.5f64, 1.5, 2.5, 3.5]);
+    for i in 0..65_536 {
+        w.add(&format!("a{i}"), &a).unwrap();
+    }
+    w.finish().unwrap();
+    let len = std::fs::metadata(&path).unwrap().len();
+    let url = url_of(&path);
+    let out = common::ndnpy_env(&["info", &url], &[("NDNPY_COUNT_OPENS", "1")]);
+    assert_eq!(code(&out), 0, "{}", common::stderr(&out));
+    let err = common::stderr(&out);
+    let count = |what: &str| -> u64 {
+        err.lines()
+            .find_map(|l| l.strip_prefix(what))
+            .expect("the count")
+            .parse()
+            .unwrap()
+    };
+    let (requests, fetched) = (count("ndnpy: requests: "), count("ndnpy: bytes fetched: "));
+    assert!(requests <= 4, "{requests} requests");
+    assert!(
+        fetched as f64 <= 1.1 * len as f64,
+        "fetched {fetched} bytes of {len}"
+    );
+    // The same output as the local read.
+    let local = ndnpy(&["info".to_string(), path.display().to_string()]);
+    let remote = String::from_utf8_lossy(&out.stdout).replace(&url, &path.display().to_string());
+    assert_eq!(remote, String::from_utf8_lossy(&local.stdout));
+}
+
 /// A name with `.npz:` in it that is itself a file or an object is read as
 /// it is, on a path and on a URL alike; only a name that is neither is an
 /// archive's member.

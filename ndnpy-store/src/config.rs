@@ -26,6 +26,7 @@ pub struct Config {
     pub(crate) read_options: ndnpy::ReadOptions,
     pub(crate) progress: Option<Progress>,
     pub(crate) held: Option<Arc<Held>>,
+    pub(crate) requests: Option<Arc<AtomicU64>>,
 }
 
 /// Bytes of chunks being fetched or fetched and not yet copied out by
@@ -71,6 +72,7 @@ impl Default for Config {
             read_options: ndnpy::ReadOptions::default(),
             progress: None,
             held: None,
+            requests: None,
         }
     }
 }
@@ -186,6 +188,14 @@ impl Config {
         self
     }
 
+    /// Counts the GETs made for an object (a test hook: the CLI's
+    /// `NDNPY_COUNT_OPENS=1` prints them), not part of the API.
+    #[doc(hidden)]
+    pub fn requests(mut self, requests: Arc<AtomicU64>) -> Self {
+        self.requests = Some(requests);
+        self
+    }
+
     /// Calls `progress` with the size of every body chunk received and of
     /// every part uploaded.
     ///
@@ -212,6 +222,15 @@ impl Config {
     pub fn progress(mut self, progress: Progress) -> Self {
         self.progress = Some(progress);
         self
+    }
+}
+
+impl Config {
+    /// Tells the request counter ([`Config::requests`]) of a GET.
+    pub(crate) fn count_request(&self) {
+        if let Some(n) = &self.requests {
+            n.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 

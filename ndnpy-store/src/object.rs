@@ -41,6 +41,7 @@ impl Object {
             range: Some(range.clone()),
             ..GetOptions::default()
         };
+        config.count_request();
         let result = match store.get_opts(&path, options).await {
             Ok(result) => result,
             Err(e) => {
@@ -187,6 +188,7 @@ impl Object {
     }
 
     async fn request(&self, range: Range<u64>) -> Result<GetResult> {
+        self.config.count_request();
         let result = self
             .store
             .get_opts(&self.path, self.pinned(range.clone()))

@@ -18,8 +18,15 @@
 //! - a smaller one fetches 64 KiB into a cache of a few ranges (the
 //!   archive's tail, local headers, a `.npy` header).
 //!
-//! Every fetch stops where the next cached range starts. A download's end
-//! ends only its span: the next read fetches again. Empty body chunks are
+//! Streamed bytes are kept once read, the latest [`RECENT`] bytes of
+//! them, so that a read that steps back into them (a second reader of the
+//! same archive a little behind the first: the CLI reads local headers
+//! through the library's buffer, and `.npy` headers itself) needs no
+//! request: no byte is fetched twice while it is kept.
+//!
+//! Every fetch stops where the next cached or kept range starts. A
+//! download's end ends only its span: the next read fetches again. Empty
+//! body chunks are
 //! skipped, and a read returns 0 only at the object's end: a body shorter
 //! than its range is an error ([`StoreError::BadAnswer`]), never an early
 //! end of file.
@@ -39,6 +46,8 @@ const MIN_FETCH: u64 = 64 << 10;
 /// Fetched ranges kept (the archive's tail, its first bytes, the last
 /// local headers).
 const KEEP: usize = 4;
+/// Streamed bytes kept after they are read, at most (the latest).
+pub(crate) const RECENT: u64 = 16 << 20;
 /// The first window of a sequential scan, and the largest.
 const MIN_WINDOW: u64 = 1 << 20;
 const MAX_WINDOW: u64 = 64 << 20;
@@ -54,14 +63,30 @@ struct Body {
 }
 
 impl Body {
+    /// Whether a read at `at` is this body's: inside its span, not past
+    /// the bytes it has pulled by more than a skip (a zip extra field, a
+    /// data descriptor); reads behind `pos` are served from the bytes kept
+    /// (`recent`).
+    fn covers(&self, at: u64) -> bool {
+        at >= self.start
+            && at < self.end
+            && at - self.start <= self.pos - self.start + self.pending.len() as u64 + MIN_FETCH
+    }
+
     /// Makes `pending` hold at least one byte (the body is not at its
-    /// end). Empty chunks are skipped: they are no end. A stream that ends
+    /// end); a chunk that arrives goes to `recent` too, at its offset.
+    /// Empty chunks are skipped: they are no end. A stream that ends
     /// before the span does is an error (the checked stream says so
     /// itself; after one of its errors it only ends).
-    fn fill(&mut self, handle: &Handle, object: &Object) -> io::Result<()> {
+    fn fill(&mut self, handle: &Handle, object: &Object, recent: &mut Recent) -> io::Result<()> {
         while self.pending.is_empty() {
             match handle.block_on(self.stream.next()) {
-                Some(Ok(bytes)) => self.pending = bytes,
+                Some(Ok(bytes)) => {
+                    if !bytes.is_empty() {
+                        recent.keep(self.pos, bytes.clone());
+                    }
+                    self.pending = bytes
+                }
                 Some(Err(e)) => return Err(e.into()),
                 None => {
                     return Err(StoreError::BadAnswer {
@@ -77,6 +102,42 @@ impl Body {
     }
 }
 
+/// Streamed chunks kept after they are read (the latest, [`RECENT`] bytes
+/// at most), by offset.
+#[derive(Default)]
+struct Recent {
+    chunks: VecDeque<(u64, Bytes)>,
+    bytes: u64,
+}
+
+impl Recent {
+    fn keep(&mut self, at: u64, chunk: Bytes) {
+        self.bytes += chunk.len() as u64;
+        self.chunks.push_back((at, chunk));
+        while self.bytes > RECENT {
+            let (_, old) = self.chunks.pop_front().expect("counted");
+            self.bytes -= old.len() as u64;
+        }
+    }
+}
+
+/// Copies from the first of `ranges` holding `at` into `buf`: the count.
+fn copy_from<'a>(
+    mut ranges: impl Iterator<Item = &'a (u64, Bytes)>,
+    buf: &mut [u8],
+    at: u64,
+) -> Option<usize> {
+    ranges.find_map(|(start, bytes)| {
+        let end = start + bytes.len() as u64;
+        (at >= *start && at < end).then(|| {
+            let from = (at - start) as usize;
+            let n = buf.len().min(bytes.len() - from);
+            buf[..n].copy_from_slice(&bytes[from..from + n]);
+            n
+        })
+    })
+}
+
 /// `Read + Seek` over one object by ranged GETs pinned to its first
 /// answer's version (see the module's documentation for which GETs).
 pub(crate) struct RangeReader {
@@ -85,6 +146,7 @@ pub(crate) struct RangeReader {
     /// The `Read`/`Seek` cursor.
     pos: u64,
     cache: VecDeque<(u64, Bytes)>,
+    recent: Recent,
     /// The scans in progress, the most recently read first: several, so
     /// that reads taking turns between two places (two members compared
     /// chunk by chunk, a scan with a header read now and then) each keep
@@ -154,9 +216,16 @@ impl RangeReader {
             handle,
             pos: 0,
             cache,
+            recent: Recent::default(),
             scans: VecDeque::new(),
             plan,
         }
+    }
+
+    /// Announces the span about to be read (`None`: none), as the owner
+    /// of an archive reader does for a member.
+    pub(crate) fn set_plan(&self, span: Option<Range<u64>>) {
+        *self.plan.lock().unwrap_or_else(|p| p.into_inner()) = span;
     }
 
     /// The object's size.
@@ -184,7 +253,7 @@ impl RangeReader {
         // it continues none, the oldest forgotten).
         let continues = |s: &Scan| {
             let near = |from: u64| at >= from && at - from <= MIN_FETCH;
-            near(s.end) || s.body.as_ref().is_some_and(|b| near(b.pos) && at < b.end)
+            near(s.end) || s.body.as_ref().is_some_and(|b| b.covers(at))
         };
         let scan = match self.scans.iter().position(continues) {
             Some(i) => {
@@ -271,16 +340,10 @@ impl RangeReader {
         }
     }
 
+    /// Copies from the cached ranges, or the streamed bytes kept.
     fn read_cached(&self, buf: &mut [u8], at: u64) -> Option<usize> {
-        self.cache.iter().find_map(|(start, bytes)| {
-            let end = start + bytes.len() as u64;
-            (at >= *start && at < end).then(|| {
-                let from = (at - start) as usize;
-                let n = buf.len().min(bytes.len() - from);
-                buf[..n].copy_from_slice(&bytes[from..from + n]);
-                n
-            })
-        })
+        copy_from(self.cache.iter(), buf, at)
+            .or_else(|| copy_from(self.recent.chunks.iter().rev(), buf, at))
     }
 
     /// Copies from the scan's streaming body when it is at `at` (or a
@@ -289,20 +352,17 @@ impl RangeReader {
     /// body holds. `None` when there is no such body.
     fn read_body(&mut self, buf: &mut [u8], at: u64) -> io::Result<Option<usize>> {
         let scan = &mut self.scans[0];
-        let Some(body) = scan
-            .body
-            .as_mut()
-            .filter(|b| b.pos <= at && at - b.pos <= MIN_FETCH && at < b.end)
-        else {
+        let Some(body) = scan.body.as_mut().filter(|b| b.pos <= at && b.covers(at)) else {
             return Ok(None);
         };
+        let recent = &mut self.recent;
         while body.pos < at {
-            body.fill(&self.handle, &self.object)?;
+            body.fill(&self.handle, &self.object, recent)?;
             let k = (at - body.pos).min(body.pending.len() as u64) as usize;
             body.pending = body.pending.slice(k..);
             body.pos += k as u64;
         }
-        body.fill(&self.handle, &self.object)?;
+        body.fill(&self.handle, &self.object, recent)?;
         let n = buf.len().min(body.pending.len());
         buf[..n].copy_from_slice(&body.pending[..n]);
         body.pending = body.pending.slice(n..);
@@ -323,6 +383,7 @@ impl RangeReader {
         let limit = self
             .cache
             .iter()
+            .chain(self.recent.chunks.iter())
             .map(|(start, _)| *start)
             .filter(|start| *start > at)
             .fold(size, u64::min);

@@ -560,6 +560,10 @@ fn remote_readers_agree_with_the_model() {
         gets += g;
     }
     println!("{cases} cases: {values} values as the model's, {errors} clear errors under faults, {gets} GETs");
-    // Not vacuous: requests were made, faults hit some of them.
-    assert!(values > cases as usize * 10 && errors > cases as usize && gets > cases as usize * 10);
+    // Not vacuous: requests were made, faults hit some of them (fewer
+    // since the object reader keeps the bytes it streamed: reads that
+    // step back need no GET for a fault to hit; 38 errors in 50 cases).
+    assert!(
+        values > cases as usize * 10 && errors > cases as usize / 2 && gets > cases as usize * 10
+    );
 }

@@ -84,6 +84,10 @@ impl Feed<'_> {
 /// The bytes of one whole deflate stream, inflated as they are read,
 /// counted and checksummed.
 struct Direct<'a> {
+    /// The member's key and declared size, for the error when its data
+    /// ends early.
+    name: &'a str,
+    size: u64,
     input: Feed<'a>,
     inflater: flate2::Decompress,
     crc: crc32fast::Hasher,
@@ -92,9 +96,33 @@ struct Direct<'a> {
 }
 
 impl Direct<'_> {
-    /// Inflates into `out` (at most `left` bytes); gives the count, 0 at
-    /// the stream's end or where the input ends.
+    /// Inflates into `out` (at most `left` bytes); gives the count, 0 only
+    /// when `out` is empty or all of the declared bytes have been given.
+    /// A stream (or its input) that ends before the declared size is the
+    /// member's [`Error::CorruptMember`], as on the member reader's path,
+    /// whatever was being read then (header, data).
     fn inflate(&mut self, out: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
+        let n = self.inflate_some(out)?;
+        if n == 0 && !out.is_empty() && self.left > 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                Error::CorruptMember {
+                    name: self.name.to_owned(),
+                    // In the words of a whole inflate (`inflate.rs`).
+                    reason: format!(
+                        "deflate data gave {} bytes where {} were declared",
+                        self.size - self.left,
+                        self.size
+                    ),
+                },
+            ));
+        }
+        Ok(n)
+    }
+
+    /// [`Direct::inflate`], with 0 at the stream's end or where the input
+    /// ends.
+    fn inflate_some(&mut self, out: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
         let want = out
             .len()
             .min(usize::try_from(self.left).unwrap_or(usize::MAX));
@@ -190,6 +218,8 @@ pub(super) fn read_any(
         },
     };
     let mut member = Direct {
+        name,
+        size,
         input,
         inflater: flate2::Decompress::new(false),
         crc: crc32fast::Hasher::new(),

@@ -23,6 +23,7 @@ mod codec;
 mod deflate;
 mod direct;
 mod directory;
+mod held;
 mod inflate;
 mod info;
 mod input;

@@ -186,7 +186,8 @@ impl Shared {
 
 /// The worker threads and their jobs. Threads start with the first jobs
 /// (at most `threads - 1`: the caller is the last one) and end when the
-/// pool is dropped; idle, they wait without spinning.
+/// pool is dropped or retired (when its plan is over); idle, they wait
+/// without spinning.
 pub(super) struct Pool {
     shared: Arc<Shared>,
     pub(super) workers: Vec<JoinHandle<()>>,
@@ -310,10 +311,17 @@ impl Pool {
         let s = self.shared.lock();
         s.queue.len() + s.running.len()
     }
+}
 
-    /// Frees the buffers kept for reuse (when no plan is left).
-    pub(super) fn release_buffers(&self) {
-        self.shared.lock().spare = Vec::new();
+impl Pool {
+    /// Ends the pool without waiting for its threads: idle ones exit now,
+    /// one running a (cancelled) job when it is done. For a plan that is
+    /// over, so that no thread stays until the reader is dropped.
+    pub(super) fn retire(mut self) {
+        self.shared.lock().closed = true;
+        self.shared.changed.notify_all();
+        // Detached: each holds the shared state until it returns.
+        self.workers.clear();
     }
 }
 
@@ -558,6 +566,25 @@ mod tests {
         assert!(matches!(pool.take(a), Err(Error::BadCrc { ref name }) if name == "m"));
         assert!(matches!(pool.take(b), Err(Error::CorruptMember { .. })));
         assert!(matches!(pool.take(c), Err(Error::CorruptMember { .. })));
+    }
+
+    #[test]
+    fn a_retired_pool_ends_its_threads_without_waiting_for_them() {
+        let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % 251) as u8).collect();
+        let mut pool = Pool::new(3);
+        let ids: Vec<JobId> = (0..4)
+            .map(|_| pool.submit(job(&data, crc32fast::hash(&data))))
+            .collect();
+        for &id in &ids {
+            assert!(bytes(pool.take(id)).unwrap() == data);
+        }
+        assert!(!pool.workers.is_empty());
+        let shared = Arc::downgrade(&pool.shared);
+        pool.retire();
+        // Each thread holds the shared state until it returns.
+        while shared.upgrade().is_some() {
+            std::thread::yield_now();
+        }
     }
 
     #[test]

@@ -13,11 +13,15 @@
 //! the cores are not taken twice.
 //!
 //! Memory: besides the member being read, at most `threads + 1` members
-//! and [`AHEAD_BYTES`] of their declared sizes plus compressed bytes (at
-//! least one member, of at most [`JOB_MAX`] bytes), and at most 256 MiB
-//! of buffers kept for reuse while a plan is being read.
+//! and [`AHEAD_BYTES`] of what their jobs hold: compressed bytes, and the
+//! inflated bytes or (the iterator) the decoded values as Rust holds them
+//! (`held.rs`: a `<U1` member holds a `String` per 4 bytes), estimated
+//! before a job starts; a member that alone would pass the bound is left
+//! to the caller. Besides, at most 256 MiB of buffers kept for reuse while
+//! a plan is being read.
 
 use super::directory::{Entry, DEFLATED};
+use super::held;
 use super::inflate::{inflate_whole, MAX_RATIO};
 use super::pool::{Compressed, JobId, Output, Pool, Want, Work};
 use super::reader::NpzReader;
@@ -34,8 +38,9 @@ const JOB_MIN: u64 = 64 << 10;
 /// thread; larger ones by the caller, on every core.
 pub(super) const JOB_MAX: u64 = 64 << 20;
 
-/// At most this many bytes (declared sizes plus compressed bytes) are
-/// read ahead of the member being read.
+/// At most this many bytes are held by the jobs ahead of the member being
+/// read: their compressed bytes and what they give back (inflated bytes,
+/// or decoded values as held in memory).
 pub(super) const AHEAD_BYTES: u64 = 256 << 20;
 
 /// At most this many threads, as for the other parallel inflaters.
@@ -59,6 +64,11 @@ pub(super) struct ReadAhead {
     want: Want,
     pool: Option<Pool>,
     threads: usize,
+    /// The bound on what jobs hold ([`AHEAD_BYTES`] but in tests).
+    limit: u64,
+    /// The cost of the plan position last costed and what its job gives
+    /// back (a member that does not fit yet is costed once).
+    costed: Option<(usize, u64, Want)>,
 }
 
 impl ReadAhead {
@@ -72,6 +82,8 @@ impl ReadAhead {
             want: Want::Bytes,
             pool: None,
             threads: cores.min(MAX_THREADS),
+            limit: AHEAD_BYTES,
+            costed: None,
         }
     }
 
@@ -84,14 +96,17 @@ impl ReadAhead {
         self.want = want;
     }
 
-    /// Drops the plan and its jobs.
+    /// Drops the plan and its jobs, and the pool with its threads and the
+    /// buffers kept for reuse: nothing is left to do (a new plan starts
+    /// threads again as its jobs come).
     pub(super) fn clear(&mut self) {
         self.cancel_before(usize::MAX);
         self.plan = Vec::new();
         self.next = 0;
         self.scheduled = 0;
-        if let Some(pool) = &self.pool {
-            pool.release_buffers();
+        self.costed = None;
+        if let Some(pool) = self.pool.take() {
+            pool.retire();
         }
     }
 
@@ -134,8 +149,8 @@ impl ReadAhead {
 enum Kind {
     /// Nothing: read by the caller as before; the window goes on.
     Skip,
-    /// A job of this many bytes (declared and compressed).
-    Job(u64),
+    /// A job (if what it holds fits, [`NpzReader::job_cost`]).
+    Job,
     /// Read on every core by itself: the window ends before it.
     Alone,
 }
@@ -157,7 +172,7 @@ fn kind(entry: &Entry) -> Kind {
         return Kind::Skip;
     }
     debug_assert!(entry.size <= entry.compressed_size.saturating_mul(MAX_RATIO) + (1 << 10));
-    Kind::Job(entry.size + entry.compressed_size)
+    Kind::Job
 }
 
 impl<R: Read + Seek> NpzReader<R> {
@@ -176,9 +191,14 @@ impl<R: Read + Seek> NpzReader<R> {
     /// it is. A new call replaces the plan; an empty list ends it.
     ///
     /// Memory: besides the member being read, at most `threads + 1`
-    /// members (each at most 64 MiB) and 256 MiB of their bytes
-    /// (decompressed plus compressed) are held ahead, and at most 256 MiB
-    /// of buffers are kept for reuse until the plan ends. Stored members,
+    /// members (each at most 64 MiB) and 256 MiB of what they hold are
+    /// held ahead: their compressed bytes and their decompressed bytes or,
+    /// for [`NpzReader::arrays`], their values as they are held in memory
+    /// (strings as `String`s, byte strings as `Vec<u8>`s; estimated from
+    /// each member's header before it is decoded; members of Python objects
+    /// or of values of zero size are decoded by the caller, not ahead; a
+    /// member that alone would hold more than the bound is not read ahead).
+    /// At most 256 MiB of buffers are kept for reuse until the plan ends. Stored members,
     /// members under 64 KiB, and members read on every core by themselves
     /// (ndnpy's piece tables, NumPy members over 64 MiB) are not read ahead;
     /// nothing is read ahead while one of the latter is being read. On a
@@ -220,6 +240,17 @@ impl<R: Read + Seek> NpzReader<R> {
         Ok(())
     }
 
+    /// For tests of the read-ahead's bounds, not a public API: the threads
+    /// it uses (more than the machine's cores, to force them) and the
+    /// bytes it may hold ahead (256 MiB by default). Takes effect with the
+    /// next plan.
+    #[doc(hidden)]
+    pub fn __read_ahead_limits(&mut self, threads: usize, bytes: u64) {
+        self.ahead.clear();
+        self.ahead.threads = threads.max(1);
+        self.ahead.limit = bytes;
+    }
+
     /// Plans every member in archive order (the one NumPy reads for each
     /// name), decoded on the workers with `read_any`: the array iterator.
     pub(super) fn plan_arrays(&mut self) {
@@ -247,11 +278,13 @@ impl<R: Read + Seek> NpzReader<R> {
         if !matches!(kind, Kind::Alone) {
             self.top_up();
         }
-        if let (None, Kind::Job(_)) = (job, kind) {
+        if let (None, Kind::Job) = (job, kind) {
             // Not read ahead (the plan's first member, or one after a
             // member read alone): a job all the same, run here, so that it
             // too is inflated into reused memory while the next ones run.
-            if let Some(work) = self.read_compressed(index) {
+            // The member being read: not counted against the bound.
+            let want = self.ahead.want;
+            if let Some(work) = self.read_compressed(index, want) {
                 let ahead = &mut self.ahead;
                 let pool = ahead.pool.get_or_insert_with(|| Pool::new(ahead.threads));
                 job = Some(pool.submit(work));
@@ -272,7 +305,9 @@ impl<R: Read + Seek> NpzReader<R> {
     }
 
     /// Starts jobs for the planned members after the one being opened,
-    /// within the bounds.
+    /// within the bounds: what the jobs hold (their compressed bytes and
+    /// what they give back, [`NpzReader::job_cost`]) stays within the
+    /// limit, and a member that alone would pass it is left to the caller.
     fn top_up(&mut self) {
         let mut count = self.ahead.jobs.len();
         let mut bytes: u64 = self.ahead.jobs.iter().map(|j| j.2).sum();
@@ -281,19 +316,29 @@ impl<R: Read + Seek> NpzReader<R> {
         while self.ahead.scheduled < end {
             let pos = self.ahead.scheduled;
             let index = self.ahead.plan[pos];
-            let cost = match kind(&self.directory.entries[index]) {
+            match kind(&self.directory.entries[index]) {
                 Kind::Skip => {
                     self.ahead.scheduled += 1;
                     continue;
                 }
                 Kind::Alone => break,
-                Kind::Job(cost) => cost,
-            };
-            if count > self.ahead.threads || (count > 0 && bytes + cost > AHEAD_BYTES) {
+                Kind::Job => {}
+            }
+            if count > self.ahead.threads {
+                break;
+            }
+            let (cost, want) = self.job_cost(pos, index);
+            if cost > self.ahead.limit {
+                // Read by the caller when its turn comes, as the member
+                // being read.
+                self.ahead.scheduled += 1;
+                continue;
+            }
+            if bytes + cost > self.ahead.limit {
                 break;
             }
             self.ahead.scheduled += 1;
-            if let Some(work) = self.read_compressed(index) {
+            if let Some(work) = self.read_compressed(index, want) {
                 let ahead = &mut self.ahead;
                 let pool = ahead.pool.get_or_insert_with(|| Pool::new(ahead.threads));
                 let id = pool.submit(work);
@@ -304,10 +349,74 @@ impl<R: Read + Seek> NpzReader<R> {
         }
     }
 
+    /// What a job for member `index` (at plan position `pos`) holds at
+    /// most, and what it gives back. Bytes: the member's bytes and its
+    /// compressed bytes. Arrays: the compressed bytes and the larger of
+    /// the member's bytes and its values as they are held in memory
+    /// (`held.rs`, estimated from the header, which is inflated from the
+    /// member's first bytes); a member whose values that does not bound
+    /// (Python objects, values of zero size, a header not found) is given
+    /// back as bytes and decoded by the caller when it takes it.
+    fn job_cost(&mut self, pos: usize, index: usize) -> (u64, Want) {
+        if let Some((at, cost, want)) = self.ahead.costed {
+            if at == pos {
+                return (cost, want);
+            }
+        }
+        let entry = &self.directory.entries[index];
+        let (size, compressed) = (entry.size, entry.compressed_size);
+        let bytes = (size + compressed, Want::Bytes);
+        let (cost, want) = match self.ahead.want {
+            Want::Bytes => bytes,
+            Want::Any(options) => match self
+                .peek(index)
+                .and_then(|prefix| held::peek_header(&prefix, &options))
+                .and_then(|header| held::decoded_bytes(&header))
+            {
+                Some(held) => (
+                    compressed.saturating_add(held.max(size)),
+                    Want::Any(options),
+                ),
+                None => bytes,
+            },
+        };
+        self.ahead.costed = Some((pos, cost, want));
+        (cost, want)
+    }
+
+    /// The first compressed bytes of member `index` (up to
+    /// [`held::PEEK_IN`]), `None` if they cannot be read.
+    fn peek(&mut self, index: usize) -> Option<Vec<u8>> {
+        let entry = &self.directory.entries[index];
+        let start = entry.data_start(&mut self.input, self.archive_len).ok()?;
+        let len = entry.compressed_size.min(held::PEEK_IN);
+        let mut buf = vec![0u8; len as usize];
+        match &self.file {
+            Some(file) => {
+                let mut done = 0;
+                while done < buf.len() {
+                    match crate::io::fs::read_at(file, &mut buf[done..], start + done as u64) {
+                        Ok(0) => break,
+                        Ok(n) => done += n.min(buf.len() - done),
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => return None,
+                    }
+                }
+                buf.truncate(done);
+            }
+            None => {
+                self.input.seek(SeekFrom::Start(start)).ok()?;
+                buf.clear();
+                (&mut self.input).take(len).read_to_end(&mut buf).ok()?;
+            }
+        }
+        Some(buf)
+    }
+
     /// The job for member `index`: its compressed bytes, read now. `None`
     /// if they cannot be had (the member's own read then meets and reports
     /// the problem).
-    fn read_compressed(&mut self, index: usize) -> Option<Work> {
+    fn read_compressed(&mut self, index: usize, want: Want) -> Option<Work> {
         let entry = &self.directory.entries[index];
         let start = entry.data_start(&mut self.input, self.archive_len).ok()?;
         let len = entry.compressed_size;
@@ -338,7 +447,7 @@ impl<R: Read + Seek> NpzReader<R> {
             compressed,
             size: entry.size as usize,
             crc: entry.crc,
-            want: self.ahead.want,
+            want,
         })
     }
 }
@@ -408,6 +517,7 @@ mod tests {
             assert!(npz.ahead.jobs.iter().all(|j| j.0 > k));
         }
         assert!(npz.ahead.plan.is_empty(), "a used-up plan is dropped");
+        assert!(npz.ahead.pool.is_none(), "and its threads with it");
         // One core: two members ahead, inflated by the caller.
         let mut npz = reader(archive(&lengths, None), 1);
         npz.read_ahead(&names).unwrap();

@@ -133,6 +133,7 @@ pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResul
             let mut npz = Npz::open(path)?;
             let mut members = Vec::new();
             let names = npz.names();
+            read_most(path, names.len());
             let sparse = sparse_json(&mut npz);
             if let Some(f) = member.as_mut() {
                 f(
@@ -195,6 +196,26 @@ pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResul
                 "sparse": sparse,
             }))
         }
+    }
+}
+
+/// Fetches from a store: the bytes each member's headers take (a local
+/// header, a `.npy` header) are read below; a read that needs a request
+/// fetches 64 KiB at least. When the members are that dense (many small
+/// ones), their headers are all of the object: it is fetched as one span,
+/// not window by window (and nothing twice). Few large members keep their
+/// small reads, so that only their headers are fetched.
+fn read_most(path: &Path, members: usize) {
+    if !crate::source::is_remote(path) {
+        return;
+    }
+    // The object is open already (the archive's reader shares it).
+    let Ok(source) = crate::source::Source::open(path) else {
+        return;
+    };
+    let len = source.len().unwrap_or(0);
+    if (members as u64).saturating_mul(64 << 10) >= len {
+        source.will_read(0..len);
     }
 }
 

@@ -12,10 +12,15 @@
 //!
 //! Every codec keeps memory in proportion to the bytes that really
 //! decompress: a member's declared size sizes one allocation only when the
-//! codec could expand the compressed bytes that far (`whole.rs`), and a
-//! dictionary or window a stream claims is capped by what the member could
-//! hold. The CRC-32 and the declared size are checked by the member reader
-//! for every codec alike.
+//! codec could expand the compressed bytes that far (`whole.rs`). A
+//! dictionary or window a stream claims is capped at the standard limit
+//! (Zstandard: 2^27 bytes, as zstd and Python's `zipfile` accept), not by
+//! the member's size: a compressor that is not told the size (`zipfile`
+//! streams each member) declares its level's window whatever the data (8
+//! MiB for a 132-byte member at level 19, `tests/zstd_window.rs`), and
+//! such frames must read. The window costs memory as it is written, and
+//! what is written stops at the member's declared size. The CRC-32 and the
+//! declared size are checked by the member reader for every codec alike.
 //!
 //! Part of layer 6 (`npz/`); uses the piece table of `inflate.rs` and the
 //! read-ahead of `ahead.rs`, nothing above.
