@@ -170,8 +170,8 @@ pub(crate) fn open_shard(path: &Path) -> Result<OpenShard> {
 /// The error for a shard whose dtype is not the stack's.
 fn dtype_differs(path: &Path, expected: &DType, from: &str, found: &DType) -> Error {
     Error::DTypeMismatch {
-        expected: format!("`{}` ({from}) in {}", expected.descr(), path.display()),
-        found: found.descr(),
+        expected: format!("`{expected}` ({from}) in {}", path.display()),
+        found: found.to_string(),
     }
 }
 
@@ -343,7 +343,7 @@ impl NpyStack {
     /// ```
     /// # let dir = tempfile::tempdir()?;
     /// let stack = ndnpy::stack::NpyStack::create(dir.path().join("x"), &ndarray::array![1i16, 2], 1)?;
-    /// assert_eq!(stack.dtype().descr(), "<i2");
+    /// assert_eq!(stack.dtype().to_string(), "<i2");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn dtype(&self) -> &DType {

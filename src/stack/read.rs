@@ -155,9 +155,9 @@ impl NpyStack {
             return Err(Error::BadShape(format!(
                 "{}: the shard is now `{}` of shape {:?}, `{}` of shape {:?} when the stack was opened",
                 shard.path.display(),
-                map.header().dtype.descr(),
+                map.header().dtype,
                 &map.header().shape,
-                self.dtype.descr(),
+                self.dtype,
                 &expected
             )));
         }
