@@ -219,7 +219,7 @@ impl Pickler {
                 self.bytes(&s.data)?;
                 self.out.extend_from_slice(&[0x86, b'R']);
             }
-            PyValue::DType(d) => self.any_dtype(d)?,
+            PyValue::DType(d) => self.dtype(d)?,
             PyValue::Array(a) => self.array(a, depth)?,
             PyValue::Global { module, name } => self.checked_global(module, name)?,
             PyValue::Opaque(o) => self.opaque(o, depth)?,
