@@ -24,7 +24,11 @@ use std::path::{Path, PathBuf};
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> Result<()> {
-    let dir = PathBuf::from(std::env::args().nth(1).ok_or("usage: interop_stack <dir>")?);
+    let dir = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .ok_or("usage: interop_stack <dir>")?,
+    );
     let ops = std::fs::read_to_string(dir.join("ops.txt"))?;
     for line in ops.lines().filter(|l| !l.trim().is_empty()) {
         let words: Vec<&str> = line.split_whitespace().collect();

@@ -111,6 +111,10 @@ mod tests {
             ]
         );
         // A number longer than any integer type still compares.
-        assert!(natural_cmp("99999999999999999999999.npy", "100000000000000000000000.npy").is_lt());
+        assert!(natural_cmp(
+            "99999999999999999999999.npy",
+            "100000000000000000000000.npy"
+        )
+        .is_lt());
     }
 }

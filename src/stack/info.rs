@@ -89,7 +89,10 @@ impl Info {
     /// Reads and checks the `info` file at `path`.
     pub(crate) fn read(path: &Path) -> Result<Info> {
         let file = crate::error::open_file(path)?;
-        let len = file.metadata().map_err(|e| Error::Io(e).at_path(path))?.len();
+        let len = file
+            .metadata()
+            .map_err(|e| Error::Io(e).at_path(path))?
+            .len();
         if len > MAX_INFO_LEN {
             return Err(malformed(format!(
                 "the file has {len} bytes, more than the {MAX_INFO_LEN} any stack's info needs"
@@ -124,14 +127,27 @@ impl Info {
                         .iter()
                         .map(|n| len_of(n, &format!("a chunk length of axis {i}")))
                         .collect::<Result<Vec<usize>>>(),
-                    other => Err(malformed(format!("chunks[{i}] is {}, not a tuple", brief(other)))),
+                    other => Err(malformed(format!(
+                        "chunks[{i}] is {}, not a tuple",
+                        brief(other)
+                    ))),
                 })
                 .collect::<Result<Vec<_>>>()?,
-            other => return Err(malformed(format!("'chunks' is {}, not a tuple", brief(other)))),
+            other => {
+                return Err(malformed(format!(
+                    "'chunks' is {}, not a tuple",
+                    brief(other)
+                )))
+            }
         };
         let dtype = match get("dtype")? {
             PyValue::DType(d) => d.clone(),
-            other => return Err(malformed(format!("'dtype' is {}, not a numpy.dtype", brief(other)))),
+            other => {
+                return Err(malformed(format!(
+                    "'dtype' is {}, not a numpy.dtype",
+                    brief(other)
+                )))
+            }
         };
         let axis_value = get("axis")?;
         let axis = int_of(axis_value)
@@ -177,15 +193,17 @@ impl Info {
     /// dask's own `pickle.dump` writes the default protocol, which any
     /// Python 3 reads the same way).
     pub(crate) fn to_pickle(&self) -> Result<Vec<u8>> {
-        let ints = |lens: &[usize]| {
-            PyValue::Tuple(lens.iter().map(|&n| PyValue::Int(n as i64)).collect())
-        };
+        let ints =
+            |lens: &[usize]| PyValue::Tuple(lens.iter().map(|&n| PyValue::Int(n as i64)).collect());
         let dict = PyValue::Dict(vec![
             (
                 PyValue::Str("chunks".into()),
                 PyValue::Tuple(self.chunks.iter().map(|c| ints(c)).collect()),
             ),
-            (PyValue::Str("dtype".into()), PyValue::DType(self.dtype.clone())),
+            (
+                PyValue::Str("dtype".into()),
+                PyValue::DType(self.dtype.clone()),
+            ),
             (PyValue::Str("axis".into()), PyValue::Int(self.axis as i64)),
         ]);
         crate::pickle::dumps(&dict)

@@ -113,21 +113,57 @@ pub struct Shard {
 
 impl Shard {
     /// The shard's file.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let a = ndarray::Array1::<u8>::zeros(5);
+    /// let stack = ndnpy::stack::NpyStack::create(dir.path().join("x"), &a, 3)?;
+    /// let last = &stack.shards()[1];
+    /// assert_eq!(last.path(), dir.path().join("x").join("1.npy"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// Its first row along the stacking axis, in the stack's numbering.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let a = ndarray::Array1::<u8>::zeros(5);
+    /// let stack = ndnpy::stack::NpyStack::create(dir.path().join("x"), &a, 3)?;
+    /// let last = &stack.shards()[1];
+    /// assert_eq!(last.start(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn start(&self) -> usize {
         self.start
     }
 
     /// Its length along the stacking axis.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let a = ndarray::Array1::<u8>::zeros(5);
+    /// let stack = ndnpy::stack::NpyStack::create(dir.path().join("x"), &a, 3)?;
+    /// let last = &stack.shards()[1];
+    /// assert_eq!(last.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether it has no rows along the stacking axis.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let a = ndarray::Array1::<u8>::zeros(5);
+    /// let stack = ndnpy::stack::NpyStack::create(dir.path().join("x"), &a, 3)?;
+    /// let last = &stack.shards()[1];
+    /// assert!(!last.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -221,18 +221,32 @@ impl NpyStack {
             shape: header.shape.iter().map(|&n| n as u64).collect(),
             itemsize: item,
         };
-        let mut view =
-            ArrayViewMutD::from_shape(IxDyn(&shape), &mut out[..]).map_err(|_| overflow())?;
+        // Bytes per row of the stacking axis in the output (C order).
+        let out_row = header.shape[self.axis + 1..].iter().product::<usize>() * item;
         for piece in self.pieces(&rows) {
             let shard = self.reopen(piece.shard)?;
             let path = &self.shards[piece.shard].path;
+            if (self.axis == 0 && !shard.header.fortran_order) || header.shape.len() == 1 {
+                // The rows are one run in the shard and one in the output:
+                // read straight into place.
+                let run = &mut out[piece.at * out_row..(piece.at + piece.rows.len()) * out_row];
+                let mut file = &shard.file;
+                file.seek(SeekFrom::Start(
+                    shard.data_offset + (piece.rows.start * out_row) as u64,
+                ))
+                .and_then(|_| file.read_exact(run))
+                .map_err(|e| Error::Io(e).at_path(path))?;
+                continue;
+            }
             let part = read_part(shard, self.axis, item, piece.rows.clone())
                 .map_err(|e| e.at_path(path))?;
-            view.slice_axis_mut(
-                Axis(self.axis),
-                Slice::from(piece.at..piece.at + piece.rows.len()),
-            )
-            .assign(&part);
+            ArrayViewMutD::from_shape(IxDyn(&shape), &mut out[..])
+                .map_err(|_| overflow())?
+                .slice_axis_mut(
+                    Axis(self.axis),
+                    Slice::from(piece.at..piece.at + piece.rows.len()),
+                )
+                .assign(&part);
         }
         Ok(out)
     }
@@ -282,7 +296,11 @@ fn shard_source(shard: &OpenShard) -> Result<std::fs::File> {
 
 /// The bytes of a shard's file after its header.
 fn shard_available(shard: &OpenShard) -> Result<u64> {
-    Ok(shard.file.metadata()?.len().saturating_sub(shard.data_offset))
+    Ok(shard
+        .file
+        .metadata()?
+        .len()
+        .saturating_sub(shard.data_offset))
 }
 
 /// The error for an array of `shape` read as dimension `D`.
@@ -305,12 +323,7 @@ fn into_dim<T, D: Dimension>(a: ArrayD<T>) -> Result<Array<T, D>> {
 /// part's shape plus a last axis of `item` bytes per element (any memory
 /// layout). One positioned read of just those rows when they are a run of
 /// bytes in the file, else one read of the whole data.
-fn read_part(
-    shard: OpenShard,
-    axis: usize,
-    item: usize,
-    rows: Range<usize>,
-) -> Result<ArrayD<u8>> {
+fn read_part(shard: OpenShard, axis: usize, item: usize, rows: Range<usize>) -> Result<ArrayD<u8>> {
     let h = &shard.header;
     let ndim = h.shape.len();
     // The axis whose rows are runs of bytes.

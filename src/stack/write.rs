@@ -40,7 +40,12 @@ fn invalid(what: String) -> Error {
 fn temp_dir_beside(target: &Path) -> Result<TempDir> {
     let name = target
         .file_name()
-        .ok_or_else(|| invalid(format!("{}: a stack's folder needs a name", target.display())))?
+        .ok_or_else(|| {
+            invalid(format!(
+                "{}: a stack's folder needs a name",
+                target.display()
+            ))
+        })?
         .to_string_lossy()
         .into_owned();
     let parent = match target.parent() {
@@ -66,7 +71,8 @@ fn check_target(target: &Path) -> Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::Io(e).at_path(target)),
         Ok(m) if m.is_dir() => {
-            let mut entries = std::fs::read_dir(target).map_err(|e| Error::Io(e).at_path(target))?;
+            let mut entries =
+                std::fs::read_dir(target).map_err(|e| Error::Io(e).at_path(target))?;
             if entries.next().is_none() {
                 Ok(())
             } else {
@@ -100,7 +106,11 @@ impl NpyStack {
     /// assert!(dir.path().join("x/info").exists() && dir.path().join("x/3.npy").exists());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn create<P, T, D>(dir: P, array: &ArrayRef<T, D>, rows_per_shard: usize) -> Result<NpyStack>
+    pub fn create<P, T, D>(
+        dir: P,
+        array: &ArrayRef<T, D>,
+        rows_per_shard: usize,
+    ) -> Result<NpyStack>
     where
         P: AsRef<Path>,
         T: Element,
@@ -180,7 +190,13 @@ impl NpyStack {
         let dtype = super::open_shard(&temp.path.join("0.npy"))?.header.dtype;
         let info = Info {
             chunks: (0..shape.len())
-                .map(|a| if a == axis { lens.clone() } else { vec![shape[a]] })
+                .map(|a| {
+                    if a == axis {
+                        lens.clone()
+                    } else {
+                        vec![shape[a]]
+                    }
+                })
                 .collect(),
             dtype,
             axis,
