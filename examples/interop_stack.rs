@@ -11,13 +11,15 @@
 //! - `range STACK START END ANY TYPED`: the same for `read_range(START..END)`;
 //! - `create SRC STACK AXIS PER`: the array in SRC written with
 //!   `NpyStack::create_along(STACK, .., AXIS, PER)`;
+//! - `stream SRC STACK PER BLOCK`: the array in SRC written along axis 0
+//!   with a `StackWriter` of PER rows per shard, BLOCK rows at a time;
 //! - `files OUT FILE...`: `NpyStack::from_files(FILE...)`, `read_any()`
 //!   saved as OUT.
 //!
 //! Typed reads dispatch on the stack's dtype.
 
 use ndarray::{ArrayD, IxDyn};
-use ndnpy::stack::NpyStack;
+use ndnpy::stack::{NpyStack, StackWriter};
 use ndnpy::{Element, ReadNpy, WriteNpy};
 use std::path::{Path, PathBuf};
 
@@ -33,7 +35,7 @@ fn main() -> Result<()> {
     for line in ops.lines().filter(|l| !l.trim().is_empty()) {
         let words: Vec<&str> = line.split_whitespace().collect();
         let descr = match words[0] {
-            "create" => ndnpy::inspect(dir.join(words[1]))?.dtype.to_string(),
+            "create" | "stream" => ndnpy::inspect(dir.join(words[1]))?.dtype.to_string(),
             "files" => String::new(),
             _ => NpyStack::open(dir.join(words[1]))?.dtype().to_string(),
         };
@@ -78,6 +80,18 @@ fn run<T: Element>(dir: &Path, words: &[&str]) -> Result<()> {
         ["create", src, stack, axis, per] => {
             let a = ArrayD::<T>::read_npy(p(src))?;
             NpyStack::create_along(p(stack), &a, axis.parse()?, per.parse()?)?;
+        }
+        ["stream", src, stack, per, block] => {
+            let a = ArrayD::<T>::read_npy(p(src))?;
+            let block: usize = block.parse()?;
+            let mut w = StackWriter::<T>::create(p(stack), &a.shape()[1..], per.parse()?)?;
+            let mut start = 0;
+            while start < a.shape()[0] {
+                let end = a.shape()[0].min(start + block);
+                w.write(&a.slice_axis(ndarray::Axis(0), (start..end).into()))?;
+                start = end;
+            }
+            w.finish()?;
         }
         ["files", out, files @ ..] => {
             let s = NpyStack::from_files(files.iter().map(|f| p(f)))?;

@@ -5,7 +5,8 @@
    several dtypes, an empty one); ndnpy reads each (NpyStack::open:
    read_any, a typed read, and read_range across shard boundaries) equal
    to dask's own array (examples/interop_stack.rs).
-2. ndnpy writes stacks (NpyStack::create_along); da.from_npy_stack(dir)
+2. ndnpy writes stacks (NpyStack::create_along, and StackWriter fed
+   blocks of 3 rows); da.from_npy_stack(dir)
    .compute() equals the source, with its dtype, and `info` unpickles to
    the dict dask's to_npy_stack writes for the same array and chunks.
 3. A plain folder of numbered shards (np.save'd shard_00000.npy ...) and
@@ -137,6 +138,9 @@ def main():
             np.save(os.path.join(d, f"{name}.src.npy"), a)
             ops.append(f"create {name}.src.npy {name} {axis} {per}")
             written.append((name, a, axis, per))
+            if axis == 0:
+                ops.append(f"stream {name}.src.npy {name}.stream {per} 3")
+                written.append((name + ".stream", a, axis, per))
         # Plain folder of numbered shards, and an explicit list.
         plain = os.path.join(d, "plain")
         os.mkdir(plain)

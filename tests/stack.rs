@@ -694,3 +694,70 @@ fn many_tiny_shards() {
     std::fs::write(dir.path().join("info"), info_of(&claim, "|u1", 0)).unwrap();
     assert!(matches!(open_err(dir.path()), Error::BadShape(t) if t.contains("0.npy")));
 }
+
+// ---- StackWriter ----
+
+#[test]
+fn stack_writer_matches_create() {
+    use ndnpy::stack::StackWriter;
+    let dir = tempfile::tempdir().unwrap();
+    let a = Array2::from_shape_fn((23, 3), |(i, j)| (i * 3 + j) as i32);
+    for per in [1, 4, 23, 50] {
+        let made = NpyStack::create(dir.path().join(format!("c{per}")), &a, per).unwrap();
+        let mut w =
+            StackWriter::<i32>::create(dir.path().join(format!("w{per}")), &[3], per).unwrap();
+        // Blocks of 0, 1, 2, ... rows, one single row, strided views.
+        let (mut start, mut size) = (0, 0);
+        while start < 23 {
+            let end = (start + size).min(23);
+            if size == 3 {
+                for r in start..end {
+                    w.write(&a.row(r)).unwrap();
+                }
+            } else {
+                w.write(&a.slice(s![start..end, ..])).unwrap();
+            }
+            start = end;
+            size += 1;
+        }
+        assert_eq!(w.rows(), 23);
+        let streamed = w.finish().unwrap();
+        let lens = |s: &NpyStack| s.shards().iter().map(|s| s.len()).collect::<Vec<_>>();
+        assert_eq!(lens(&streamed), lens(&made));
+        assert_eq!(streamed.read::<i32, Ix2>().unwrap(), a);
+        assert_eq!(
+            std::fs::read(dir.path().join(format!("w{per}/info"))).unwrap(),
+            std::fs::read(dir.path().join(format!("c{per}/info"))).unwrap()
+        );
+    }
+    let hidden = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with('.')
+        })
+        .count();
+    assert_eq!(hidden, 0);
+}
+
+#[test]
+fn stack_writer_refuses_and_leaves_nothing_when_dropped() {
+    use ndnpy::stack::StackWriter;
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("x");
+    let mut w = StackWriter::<f64>::create(&target, &[2], 2).unwrap();
+    w.write(&Array2::<f64>::zeros((5, 2))).unwrap();
+    let err = w.write(&Array2::<f64>::zeros((1, 3))).unwrap_err();
+    assert!(matches!(err, Error::AppendMismatch { .. }), "{err}");
+    assert_eq!(w.rows(), 5, "a refused block writes nothing");
+    drop(w);
+    assert!(!target.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    assert!(StackWriter::<f64>::create(&target, &[2], 0).is_err());
+    std::fs::create_dir(&target).unwrap();
+    std::fs::write(target.join("keep"), b"x").unwrap();
+    assert!(StackWriter::<f64>::create(&target, &[2], 2).is_err());
+}

@@ -33,7 +33,8 @@
 //! link loop is [`Error::IoPath`]; a shard shorter than its header says is
 //! [`Error::TruncatedData`].
 //!
-//! Writing ([`NpyStack::create`], [`NpyStack::create_along`]) makes a dask
+//! Writing ([`NpyStack::create`], [`NpyStack::create_along`], and
+//! [`StackWriter`] for rows streamed a block at a time) makes a dask
 //! stack that `da.from_npy_stack` loads, in a hidden temporary folder
 //! beside the target that is renamed into place only when every shard and
 //! `info` are written and read back, so a partial stack is never visible
@@ -56,6 +57,9 @@ mod folder;
 mod info;
 mod read;
 mod write;
+mod writer;
+
+pub use writer::StackWriter;
 
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;

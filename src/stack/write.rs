@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A temporary folder, removed with its contents unless kept.
-struct TempDir {
-    path: PathBuf,
+pub(super) struct TempDir {
+    pub(super) path: PathBuf,
     keep: bool,
 }
 
@@ -31,13 +31,13 @@ impl Drop for TempDir {
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
 /// The error for arguments that cannot make a stack.
-fn invalid(what: String) -> Error {
+pub(super) fn invalid(what: String) -> Error {
     Error::Io(io::Error::new(io::ErrorKind::InvalidInput, what))
 }
 
 /// Makes a fresh hidden folder beside `target` (same file system, so the
 /// final rename is atomic).
-fn temp_dir_beside(target: &Path) -> Result<TempDir> {
+pub(super) fn temp_dir_beside(target: &Path) -> Result<TempDir> {
     let name = target
         .file_name()
         .ok_or_else(|| {
@@ -66,7 +66,7 @@ fn temp_dir_beside(target: &Path) -> Result<TempDir> {
 
 /// Refuses a target that exists, unless it is an empty folder (which the
 /// rename replaces).
-fn check_target(target: &Path) -> Result<()> {
+pub(super) fn check_target(target: &Path) -> Result<()> {
     match std::fs::symlink_metadata(target) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::Io(e).at_path(target)),
@@ -187,33 +187,45 @@ impl NpyStack {
                 break;
             }
         }
-        let dtype = super::open_shard(&temp.path.join("0.npy"))?.header.dtype;
-        let info = Info {
-            chunks: (0..shape.len())
-                .map(|a| {
-                    if a == axis {
-                        lens.clone()
-                    } else {
-                        vec![shape[a]]
-                    }
-                })
-                .collect(),
-            dtype,
-            axis,
-        };
-        let pickle = info.to_pickle()?;
-        crate::io::atomic::write_file(
-            &temp.path.join(super::info::INFO),
-            pickle.len() as u64,
-            |w| Ok(w.write_all(&pickle)?),
-        )?;
-        let mut stack = NpyStack::open(&temp.path)?;
-        std::fs::rename(&temp.path, target).map_err(|e| Error::Io(e).at_path(target))?;
-        let mut temp = temp;
-        temp.keep = true;
-        for (i, shard) in stack.shards.iter_mut().enumerate() {
-            shard.path = target.join(format!("{i}.npy"));
-        }
-        Ok(stack)
+        seal(temp, target, &shape, axis, lens)
     }
+}
+
+/// Finishes a stack written to `temp` as shards `0.npy`... of `lens` rows
+/// along `axis` (`shape` gives the other axes): writes `info`, opens the
+/// folder as a stack (every shard checked), and renames it to `target`.
+pub(super) fn seal(
+    mut temp: TempDir,
+    target: &Path,
+    shape: &[usize],
+    axis: usize,
+    lens: Vec<usize>,
+) -> Result<NpyStack> {
+    let dtype = super::open_shard(&temp.path.join("0.npy"))?.header.dtype;
+    let info = Info {
+        chunks: (0..shape.len())
+            .map(|a| {
+                if a == axis {
+                    lens.clone()
+                } else {
+                    vec![shape[a]]
+                }
+            })
+            .collect(),
+        dtype,
+        axis,
+    };
+    let pickle = info.to_pickle()?;
+    crate::io::atomic::write_file(
+        &temp.path.join(super::info::INFO),
+        pickle.len() as u64,
+        |w| Ok(w.write_all(&pickle)?),
+    )?;
+    let mut stack = NpyStack::open(&temp.path)?;
+    std::fs::rename(&temp.path, target).map_err(|e| Error::Io(e).at_path(target))?;
+    temp.keep = true;
+    for (i, shard) in stack.shards.iter_mut().enumerate() {
+        shard.path = target.join(format!("{i}.npy"));
+    }
+    Ok(stack)
 }
