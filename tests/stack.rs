@@ -761,3 +761,29 @@ fn stack_writer_refuses_and_leaves_nothing_when_dropped() {
     std::fs::write(target.join("keep"), b"x").unwrap();
     assert!(StackWriter::<f64>::create(&target, &[2], 2).is_err());
 }
+
+#[test]
+fn fortran_order_shards_along_their_last_axis_read_only_their_rows() {
+    // A dask stack along axis 1 of Fortran-order shards: axis 1 is their
+    // run axis, so a range reads one run of each shard.
+    let dir = tempfile::tempdir().unwrap();
+    let a = axis1_array();
+    for (i, r) in [0..2, 2..4, 4..5].into_iter().enumerate() {
+        let mut f = Array2::<i32>::zeros((3, r.len()).f());
+        f.assign(&a.slice(s![.., r]));
+        f.write_npy(dir.path().join(format!("{i}.npy"))).unwrap();
+    }
+    assert!(
+        ndnpy::inspect(dir.path().join("0.npy"))
+            .unwrap()
+            .fortran_order
+    );
+    std::fs::write(dir.path().join("info"), INFO_AXIS1_P5).unwrap();
+    let stack = NpyStack::open(dir.path()).unwrap();
+    for start in 0..=5 {
+        for end in start..=5 {
+            let r: Array2<i32> = stack.read_range(start..end).unwrap();
+            assert_eq!(r, a.slice(s![.., start..end]), "{start}..{end}");
+        }
+    }
+}

@@ -86,20 +86,30 @@ fn len_of(v: &PyValue, what: &str) -> Result<usize> {
 }
 
 impl Info {
-    /// Reads and checks the `info` file at `path`.
+    /// Reads and checks the `info` file at `path`; a pickle that is not a
+    /// stack's dict is named by its path.
     pub(crate) fn read(path: &Path) -> Result<Info> {
+        use std::io::Read;
+        let at_path = |e: std::io::Error| Error::Io(e).at_path(path);
         let file = crate::error::open_file(path)?;
-        let len = file
-            .metadata()
-            .map_err(|e| Error::Io(e).at_path(path))?
-            .len();
-        if len > MAX_INFO_LEN {
+        // Read from the handle opened, at most one byte past the limit.
+        let mut bytes = Vec::new();
+        file.take(MAX_INFO_LEN + 1)
+            .read_to_end(&mut bytes)
+            .map_err(at_path)?;
+        if bytes.len() as u64 > MAX_INFO_LEN {
             return Err(malformed(format!(
-                "the file has {len} bytes, more than the {MAX_INFO_LEN} any stack's info needs"
+                "{}: more than the {MAX_INFO_LEN} bytes any stack's info needs",
+                path.display()
             )));
         }
-        let bytes = std::fs::read(path).map_err(|e| Error::Io(e).at_path(path))?;
-        Info::from_pickle(&bytes)
+        Info::from_pickle(&bytes).map_err(|e| match e {
+            Error::MalformedPickle { pos, reason } => Error::MalformedPickle {
+                pos,
+                reason: format!("{}: {reason}", path.display()),
+            },
+            other => other,
+        })
     }
 
     /// Parses the pickled dict.

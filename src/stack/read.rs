@@ -12,7 +12,7 @@ use crate::format::header::{Header, Version};
 use crate::io::source::Source;
 use crate::npy::mmap::NpyMmap;
 use crate::options::ReadOptions;
-use ndarray::{Array, ArrayD, ArrayViewMutD, Axis, Dimension, IxDyn, ShapeBuilder, Slice};
+use ndarray::{Array, ArrayD, ArrayViewMutD, Axis, Dimension, IxDyn, Slice};
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 
@@ -350,17 +350,12 @@ fn read_part(shard: OpenShard, axis: usize, item: usize, rows: Range<usize>) -> 
     file.seek(SeekFrom::Start(shard.data_offset + offset))?;
     file.read_exact(&mut bytes)?;
     let part = if h.fortran_order {
-        // Column-major elements, each `item` bytes: the last axis of bytes
-        // varies fastest, then the file's axes from the first.
-        shape.push(item);
-        let mut strides = vec![0usize; shape.len()];
-        let mut step = item;
-        strides[ndim] = 1;
-        for (a, stride) in strides.iter_mut().enumerate().take(ndim) {
-            *stride = step;
-            step *= shape[a];
-        }
-        ArrayD::from_shape_vec(IxDyn(&shape).strides(IxDyn(&strides)), bytes)
+        // Column-major elements of `item` bytes each: C order of the
+        // reversed shape, its file axes then turned back.
+        let mut reversed: Vec<usize> = shape.iter().rev().copied().collect();
+        reversed.push(item);
+        let order: Vec<usize> = (0..ndim).rev().chain([ndim]).collect();
+        ArrayD::from_shape_vec(IxDyn(&reversed), bytes).map(|a| a.permuted_axes(IxDyn(&order)))
     } else {
         shape.push(item);
         ArrayD::from_shape_vec(IxDyn(&shape), bytes)
