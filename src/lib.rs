@@ -23,6 +23,10 @@
 //!   to write arrays of unknown length block by block, and [`NpyReader`] to
 //!   read any stream a block of rows at a time.
 //!
+//! - [`stack`]: a folder of `.npy` shards (dask's `to_npy_stack`, or
+//!   numbered shards) read as one array, by row ranges across shards, and
+//!   written so that `da.from_npy_stack` loads it.
+//!
 //! - [`pickle`]: object arrays (`|O`) read by a pickle reader that cannot run
 //!   code, and written so that NumPy loads them with `allow_pickle=True`:
 //!   Python 2 pickles ([`ReadOptions::pickle_encoding`]), NumPy 2's
@@ -134,6 +138,7 @@ mod plan;
 #[cfg(feature = "safetensors")]
 pub mod safetensors;
 pub mod sparse;
+pub mod stack;
 
 pub use array::any::AnyArray;
 pub use array::compact::{BytesArray, StringArray};
