@@ -101,9 +101,6 @@ ALLOWED = {
     ("src/pickle/records.rs", "src/pickle/numpy.rs"),
     ("src/pickle/stringdtype.rs", "src/pickle/machine/mod.rs"),
     ("src/pickle/stringdtype.rs", "src/pickle/numpy.rs"),
-    # To be removed by issue 38 (src/npy/): src/npy/file.rs, src/npy/stream.rs.
-    ("src/npy/file.rs", "src/npy/stream.rs"),
-    ("src/npy/stream.rs", "src/npy/file.rs"),
     # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
     # src/npz/pinflate/block.rs, src/npz/pinflate/chunk.rs,
     # src/npz/pinflate/decode.rs, src/npz/pinflate/driver.rs,
