@@ -35,14 +35,6 @@ import sys
 # one of its edges is listed here. Entries no longer found are reported as stale
 # (remove them), but do not fail: the circles they closed are gone.
 ALLOWED = {
-    # To be removed by issue 38 (src/format/dtype/: the parser and `Descr` share
-    # items defined in mod.rs): src/format/dtype/descr.rs,
-    # src/format/dtype/mod.rs, src/format/dtype/parse.rs.
-    ("src/format/dtype/descr.rs", "src/format/dtype/mod.rs"),
-    ("src/format/dtype/mod.rs", "src/format/dtype/descr.rs"),
-    ("src/format/dtype/mod.rs", "src/format/dtype/parse.rs"),
-    ("src/format/dtype/parse.rs", "src/format/dtype/descr.rs"),
-    ("src/format/dtype/parse.rs", "src/format/dtype/mod.rs"),
     # To be removed by issue 38 (src/io/): src/io/sized.rs, src/io/source.rs.
     ("src/io/sized.rs", "src/io/source.rs"),
     ("src/io/source.rs", "src/io/sized.rs"),
