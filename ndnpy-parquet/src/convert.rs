@@ -36,8 +36,9 @@
 //! categories are lost).
 
 use crate::error::{Error, Result};
-use crate::model::column::{Categorical, Column, Values};
+use crate::model::column::Column;
 use crate::model::frame::{Frame, Index, RangeIndex};
+use crate::model::values::{Categorical, Values};
 use ndarray::{arr0, Array1};
 use ndnpy::AnyArray;
 use std::path::Path;
@@ -86,7 +87,7 @@ fn nat_mask(a: &AnyArray) -> Option<Vec<bool>> {
         AnyArray::Datetime64 { array, .. } | AnyArray::Timedelta64 { array, .. } => Some(
             array
                 .iter()
-                .map(|&v| v != crate::model::column::NAT)
+                .map(|&v| v != crate::model::time::NAT)
                 .collect(),
         ),
         _ => None,

@@ -12,7 +12,7 @@
 //! bit-packed at the width the category count needs.
 
 use crate::error::{Error, Result};
-use crate::model::column::Categorical;
+use crate::model::values::Categorical;
 use bytes::Bytes;
 use ndnpy::AnyArray;
 use parquet::basic::{Compression, Encoding};

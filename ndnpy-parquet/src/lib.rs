@@ -81,8 +81,10 @@ mod summary;
 mod write;
 
 pub use error::{Error, Result};
-pub use model::column::{Categorical, Column, TimeUnit, Values, NAT};
+pub use model::column::Column;
 pub use model::frame::{Compression, Frame, Index, RangeIndex, ReadOptions, WriteOptions};
+pub use model::time::{TimeUnit, NAT};
+pub use model::values::{Categorical, Values};
 pub use summary::{ColumnSummary, IndexSummary, Summary};
 
 /// Entry points for the fuzz targets (`fuzz/fuzz_targets/parquet_*.rs`); not

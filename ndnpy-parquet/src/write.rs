@@ -4,9 +4,11 @@
 //! takes dictionary types, time zones and durations from.
 
 use crate::error::{Error, Result};
-use crate::model::column::{parquet_unit, Column, TimeUnit, Values, NAT};
+use crate::model::column::{self, Column};
 use crate::model::frame::{Compression, Frame, Index, WriteOptions};
 use crate::model::meta;
+use crate::model::time::{parquet_unit, TimeUnit, NAT};
+use crate::model::values::Values;
 use arrow_array::types::*;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, DictionaryArray, LargeStringArray, PrimitiveArray,
@@ -92,7 +94,7 @@ pub(crate) fn write_to<W: Write + Send>(
     }
     let entries: Vec<Value> = stored
         .iter()
-        .map(|(c, f)| meta::column_entry(c, f))
+        .map(|(c, f)| column::column_entry(c, f))
         .collect();
     let document = meta::document(
         index_columns,

@@ -2,8 +2,11 @@
 //! shortest digits that read back, positional or scientific as the whole
 //! array's values decide, padded to a common width.
 
-use super::PRECISION;
 use crate::values::Width;
+
+/// Digits after the point (NumPy's default `precision`): the float
+/// formatting is its only user.
+const PRECISION: usize = 8;
 
 /// Shortest decimal digits that read back as the same value of `width`:
 /// `(digits, exponent)` with the value `d.ddd × 10^exponent`.

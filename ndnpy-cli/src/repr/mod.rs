@@ -12,7 +12,6 @@ use float::FloatFormat;
 pub const THRESHOLD: usize = 1000;
 pub const EDGE: usize = 3;
 const LINE_WIDTH: usize = 75;
-const PRECISION: usize = 8;
 
 /// Python's `repr` of a `str`.
 pub fn py_str(s: &str) -> String {

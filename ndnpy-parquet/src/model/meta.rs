@@ -1,11 +1,13 @@
-//! The `pandas` key: parsing what a file says and writing what pandas expects.
+//! The `pandas` key: parsing what a file says and writing what pandas
+//! expects, as JSON. What a [`Column`](crate::Column) says of itself (its
+//! entry, its default types) is the column's (`column.rs`): this file knows
+//! no column, so columns can hold a [`ColumnMeta`].
 //!
 //! Parsing is strict about shape (a wrong JSON type is an error naming the
 //! key) and never allocates from a number in the JSON: counts such as
 //! `num_categories` are redundant with the data and ignored.
 
 use crate::error::{Error, Result};
-use crate::model::column::{Column, Values};
 use ndnpy::AnyArray;
 use serde_json::{json, Map, Value};
 
@@ -227,48 +229,7 @@ fn parse_column(i: usize, item: &Value) -> Result<ColumnMeta> {
     })
 }
 
-/// `(pandas_type, numpy_type)` pandas 3 writes for `column` (whose pandas
-/// dtype, e.g. `Int64`, may have been chosen by the user).
-pub(crate) fn default_types(column: &Column) -> (String, String) {
-    let dtype = column.pandas_dtype();
-    let time = |unit: &Option<String>, datetime: bool| {
-        crate::model::column::parquet_unit(unit.as_deref(), datetime)
-            .map(|(u, _)| u.as_str().to_owned())
-            .or_else(|| unit.clone())
-            .unwrap_or_default()
-    };
-    let (pt, nt) = match column.values() {
-        Values::Array(AnyArray::Str(_)) => match dtype {
-            Some("object") => ("unicode".to_owned(), "object".to_owned()),
-            Some(d) => ("object".to_owned(), d.to_owned()),
-            None => ("object".to_owned(), "str".to_owned()),
-        },
-        Values::Array(AnyArray::Bytes(_)) => ("bytes".to_owned(), "object".to_owned()),
-        Values::Array(AnyArray::Datetime64 { unit, .. }) => (
-            if column.timezone().is_some() {
-                "datetimetz"
-            } else {
-                "datetime"
-            }
-            .to_owned(),
-            format!("datetime64[{}]", time(unit, true)),
-        ),
-        Values::Array(AnyArray::Timedelta64 { unit, .. }) => (
-            "object".to_owned(),
-            format!("timedelta64[{}]", time(unit, false)),
-        ),
-        Values::Array(a) => {
-            let name = array_type_name(a);
-            (name.to_owned(), dtype.unwrap_or(name).to_owned())
-        }
-        Values::Categorical(c) => (
-            "categorical".to_owned(),
-            array_type_name(&c.codes).to_owned(),
-        ),
-    };
-    (pt, nt)
-}
-
+/// The pandas type name of an array's values (`object` for any not numeric).
 pub(crate) fn array_type_name(a: &AnyArray) -> &'static str {
     match a {
         AnyArray::Bool(_) => "bool",
@@ -285,43 +246,6 @@ pub(crate) fn array_type_name(a: &AnyArray) -> &'static str {
         AnyArray::F64(_) => "float64",
         _ => "object",
     }
-}
-
-/// The `metadata` value of a column entry.
-fn column_metadata(column: &Column) -> Value {
-    if let Some(tz) = column.timezone() {
-        return json!({ "timezone": tz });
-    }
-    match column.values() {
-        Values::Categorical(c) => json!({
-            "num_categories": c.num_categories(),
-            "ordered": c.ordered,
-        }),
-        _ => Value::Null,
-    }
-}
-
-/// The entry for `column` stored under `field_name`.
-pub(crate) fn column_entry(column: &Column, field_name: &str) -> Value {
-    let (pandas_type, numpy_type, metadata) = match &column.meta {
-        Some(m) => (
-            m.pandas_type.clone(),
-            m.numpy_type.clone(),
-            m.metadata.clone(),
-        ),
-        None => (
-            column.pandas_type(),
-            column.numpy_type(),
-            column_metadata(column),
-        ),
-    };
-    json!({
-        "name": column.name(),
-        "field_name": field_name,
-        "pandas_type": pandas_type,
-        "numpy_type": numpy_type,
-        "metadata": metadata,
-    })
 }
 
 /// The `column_indexes` entry pandas writes for string column labels.

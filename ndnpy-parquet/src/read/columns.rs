@@ -2,10 +2,11 @@
 //! supported type into the buffers of a [`Column`], categoricals with
 //! their dictionaries merged, checked against the pandas metadata.
 
-use super::{meta_fits, unit};
 use crate::error::{Error, Result};
-use crate::model::column::{Categorical, Column, TimeUnit, Values, NAT};
+use crate::model::column::Column;
 use crate::model::meta::{self, ColumnMeta};
+use crate::model::time::{TimeUnit, NAT};
+use crate::model::values::{Categorical, Values};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef};
@@ -14,6 +15,32 @@ use ndarray::Array1;
 use ndnpy::AnyArray;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// The unit of an Arrow timestamp or duration.
+fn unit(u: &ArrowUnit) -> TimeUnit {
+    match u {
+        ArrowUnit::Second => TimeUnit::Second,
+        ArrowUnit::Millisecond => TimeUnit::Millisecond,
+        ArrowUnit::Microsecond => TimeUnit::Microsecond,
+        ArrowUnit::Nanosecond => TimeUnit::Nanosecond,
+    }
+}
+
+/// Whether a pandas column entry still describes the values (it does not,
+/// e.g., for a categorical of integers that pyarrow stored as plain ints).
+fn meta_fits(m: &ColumnMeta, values: &Values) -> bool {
+    let t = m.pandas_type.as_str();
+    match values {
+        Values::Categorical(_) => t == "categorical",
+        Values::Array(a) => match a {
+            AnyArray::Datetime64 { .. } => t == "datetime" || t == "datetimetz",
+            AnyArray::Str(_) => matches!(t, "unicode" | "string" | "object" | "mixed"),
+            AnyArray::Bytes(_) => matches!(t, "bytes" | "object" | "mixed"),
+            AnyArray::Timedelta64 { .. } => matches!(t, "timedelta" | "object"),
+            a => t == meta::array_type_name(a),
+        },
+    }
+}
 
 /// Values being collected, by family.
 pub(super) enum Buf {
@@ -410,7 +437,7 @@ impl Acc {
                     unreachable!("categories are never categorical (checked in buf_for)")
                 };
                 let values = Values::Categorical(Categorical {
-                    codes: crate::model::column::narrow_codes(c.codes, k),
+                    codes: crate::model::values::narrow_codes(c.codes, k),
                     categories,
                     ordered: c.ordered,
                 });

@@ -7,15 +7,14 @@
 //! footer claims more rows than its pages hold, or whose pages expand without
 //! bound, fails with [`Error::TooLarge`] instead of exhausting memory.
 
-use crate::model::column::{Column, TimeUnit, Values};
+use crate::model::column::Column;
 
 use crate::error::{Error, Result};
 use crate::model::frame::{Frame, Index, RangeIndex, ReadOptions};
 use crate::model::meta::{self, ColumnMeta, IndexSpec};
 use arrow_array::types::*;
 use arrow_array::ArrayRef;
-use arrow_schema::{Schema, TimeUnit as ArrowUnit};
-use ndnpy::AnyArray;
+use arrow_schema::Schema;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::ChunkReader;
@@ -326,31 +325,6 @@ fn is_level_field(name: &str) -> bool {
     name.strip_prefix("__index_level_")
         .and_then(|r| r.strip_suffix("__"))
         .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-}
-
-fn unit(u: &ArrowUnit) -> TimeUnit {
-    match u {
-        ArrowUnit::Second => TimeUnit::Second,
-        ArrowUnit::Millisecond => TimeUnit::Millisecond,
-        ArrowUnit::Microsecond => TimeUnit::Microsecond,
-        ArrowUnit::Nanosecond => TimeUnit::Nanosecond,
-    }
-}
-
-/// Whether a pandas column entry still describes the values (it does not,
-/// e.g., for a categorical of integers that pyarrow stored as plain ints).
-fn meta_fits(m: &ColumnMeta, values: &Values) -> bool {
-    let t = m.pandas_type.as_str();
-    match values {
-        Values::Categorical(_) => t == "categorical",
-        Values::Array(a) => match a {
-            AnyArray::Datetime64 { .. } => t == "datetime" || t == "datetimetz",
-            AnyArray::Str(_) => matches!(t, "unicode" | "string" | "object" | "mixed"),
-            AnyArray::Bytes(_) => matches!(t, "bytes" | "object" | "mixed"),
-            AnyArray::Timedelta64 { .. } => matches!(t, "timedelta" | "object"),
-            a => t == meta::array_type_name(a),
-        },
-    }
 }
 
 /// Reads a small fixed file (int, float, string, dictionary, timestamp,

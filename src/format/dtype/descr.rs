@@ -3,6 +3,17 @@
 
 use super::*;
 
+// `DType::descr`, here beside what it calls, so that `mod.rs` (the
+// model) imports neither of its text files.
+impl DType {
+    /// The descriptor as Python's `repr` spells it in a header written by `np.save`.
+    pub fn descr(&self) -> String {
+        let mut out = String::new();
+        write_descr(self, &mut out);
+        out
+    }
+}
+
 pub(super) fn write_descr(dtype: &DType, out: &mut String) {
     match dtype {
         DType::Scalar(s) => out.push_str(&python_str_repr(&s.type_str())),
@@ -199,4 +210,27 @@ pub(super) fn render_into(value: &Value, out: &mut String, budget: usize) -> boo
         ValueKind::None => out.push_str("None"),
     }
     out.len() <= budget
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_str_repr;
+
+    #[test]
+    fn python_string_repr() {
+        // Expected values printed by Python's repr().
+        assert_eq!(python_str_repr("abc"), "'abc'");
+        assert_eq!(python_str_repr("it's"), "\"it's\"");
+        assert_eq!(python_str_repr("a\"b'c"), "'a\"b\\'c'");
+        assert_eq!(python_str_repr("a\"b"), "'a\"b'");
+        assert_eq!(
+            python_str_repr("\\\n\r\t\x00\x1b\x7f"),
+            "'\\\\\\n\\r\\t\\x00\\x1b\\x7f'"
+        );
+        assert_eq!(python_str_repr("é€😀\u{85}\u{a0}"), "'é€😀\\x85\\xa0'");
+        assert_eq!(
+            python_str_repr("\u{ad}\u{2028}\u{200b}\u{feff}\u{3000}\u{e0001}\u{e000}"),
+            "'\\xad\\u2028\\u200b\\ufeff\\u3000\\U000e0001\\ue000'"
+        );
+    }
 }

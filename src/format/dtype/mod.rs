@@ -5,6 +5,10 @@
 //! writes it, `repr(numpy.lib.format.dtype_to_descr(dtype))`, as checked
 //! against NumPy 2.x on 64-bit Linux.
 //!
+//! This file is the model (`DType`, `Scalar`, their rules); the text is in
+//! `parse.rs` (`DType::parse`, `DType::from_value`) and `descr.rs`
+//! (`DType::descr`), which import this file and not the other way round.
+//!
 //! Deliberate differences from NumPy:
 //! - type strings with stray signs, spaces or old-style datetime units
 //!   (`'<i+8'`, `'i 8'`, `'M8[ 2ms]'`, `'M8[ns/2]'`), which `np.dtype`
@@ -18,8 +22,6 @@
 
 use crate::error::{Error, Result};
 use crate::format::literal::{Value, ValueKind};
-use descr::{render_value, write_descr};
-use parse::{parse_type_str, record_from_values, shape_from_value, sub_array};
 use std::fmt;
 
 pub(crate) mod descr;
@@ -194,37 +196,6 @@ fn bad(descr: impl Into<String>, reason: impl Into<String>) -> Error {
 }
 
 impl DType {
-    /// Parses a descriptor from a parsed header value.
-    pub(crate) fn from_value(value: &Value) -> Result<DType> {
-        match &value.kind {
-            ValueKind::Str(s) => DType::parse(s),
-            ValueKind::List(entries) => record_from_values(value, entries),
-            ValueKind::Tuple(items) => {
-                if items.len() != 2 {
-                    return Err(bad(
-                        render_value(value),
-                        format!(
-                            "a sub-array descriptor is a pair (descr, shape), not a tuple of {} items",
-                            items.len()
-                        ),
-                    ));
-                }
-                let inner = DType::from_value(&items[0])?;
-                let shape = shape_from_value(&items[1], value)?;
-                Ok(sub_array(inner, shape))
-            }
-            _ => Err(bad(
-                render_value(value),
-                "expected a type string, a list of fields or a (descr, shape) pair",
-            )),
-        }
-    }
-
-    /// Parses a type string such as `"<f8"`.
-    pub fn parse(descr: &str) -> Result<DType> {
-        parse_type_str(descr).map(DType::Scalar)
-    }
-
     /// Whether any part of the dtype is `O` (a Python object), so that
     /// NumPy pickles the data and its length is not the header's.
     ///
@@ -255,13 +226,6 @@ impl DType {
                 .try_fold(inner.itemsize()?, |acc, &d| acc.checked_mul(d)),
         }
     }
-
-    /// The descriptor as Python's `repr` spells it in a header written by `np.save`.
-    pub fn descr(&self) -> String {
-        let mut out = String::new();
-        write_descr(self, &mut out);
-        out
-    }
 }
 
 impl fmt::Display for DType {
@@ -275,7 +239,6 @@ impl fmt::Display for DType {
 
 #[cfg(test)]
 mod tests {
-    use super::descr::python_str_repr;
     use super::*;
     use crate::format::literal;
 
@@ -787,23 +750,5 @@ mod tests {
             Err(Error::BadDescr { descr, .. }) => assert!(descr.len() < 200),
             other => panic!("{other:?}"),
         }
-    }
-
-    #[test]
-    fn python_string_repr() {
-        // Expected values printed by Python's repr().
-        assert_eq!(python_str_repr("abc"), "'abc'");
-        assert_eq!(python_str_repr("it's"), "\"it's\"");
-        assert_eq!(python_str_repr("a\"b'c"), "'a\"b\\'c'");
-        assert_eq!(python_str_repr("a\"b"), "'a\"b'");
-        assert_eq!(
-            python_str_repr("\\\n\r\t\x00\x1b\x7f"),
-            "'\\\\\\n\\r\\t\\x00\\x1b\\x7f'"
-        );
-        assert_eq!(python_str_repr("é€😀\u{85}\u{a0}"), "'é€😀\\x85\\xa0'");
-        assert_eq!(
-            python_str_repr("\u{ad}\u{2028}\u{200b}\u{feff}\u{3000}\u{e0001}\u{e000}"),
-            "'\\xad\\u2028\\u200b\\ufeff\\u3000\\U000e0001\\ue000'"
-        );
     }
 }

@@ -5,6 +5,41 @@
 use super::descr::{python_str_repr, render_value, truncate};
 use super::*;
 
+// The parsing entry points of `DType`, here beside what they call, so
+// that `mod.rs` (the model) imports neither of its text files.
+impl DType {
+    /// Parses a descriptor from a parsed header value.
+    pub(crate) fn from_value(value: &Value) -> Result<DType> {
+        match &value.kind {
+            ValueKind::Str(s) => DType::parse(s),
+            ValueKind::List(entries) => record_from_values(value, entries),
+            ValueKind::Tuple(items) => {
+                if items.len() != 2 {
+                    return Err(bad(
+                        render_value(value),
+                        format!(
+                            "a sub-array descriptor is a pair (descr, shape), not a tuple of {} items",
+                            items.len()
+                        ),
+                    ));
+                }
+                let inner = DType::from_value(&items[0])?;
+                let shape = shape_from_value(&items[1], value)?;
+                Ok(sub_array(inner, shape))
+            }
+            _ => Err(bad(
+                render_value(value),
+                "expected a type string, a list of fields or a (descr, shape) pair",
+            )),
+        }
+    }
+
+    /// Parses a type string such as `"<f8"`.
+    pub fn parse(descr: &str) -> Result<DType> {
+        parse_type_str(descr).map(DType::Scalar)
+    }
+}
+
 /// Parses a type string: an optional byte-order mark, then a kind and size,
 /// a one-character code, or a NumPy type name.
 pub(super) fn parse_type_str(descr: &str) -> Result<Scalar> {
