@@ -28,10 +28,14 @@ use crate::error::Error;
 mod decode;
 mod encode;
 mod npz;
+mod parquet;
+mod tensor;
 
 pub use decode::{batch_to_records, from_arrow, from_arrow_owned, struct_to_records};
 pub use encode::{into_arrow, records_to_batch, records_to_struct, to_arrow};
 pub use npz::{batch_to_npz, npz_to_batch};
+pub use parquet::{read_parquet, write_parquet};
+pub use tensor::{from_tensor, into_tensor, is_tensor, FIXED_SHAPE_TENSOR};
 
 /// The error for a type or shape Arrow and NumPy do not share.
 fn unsupported(what: impl Into<String>) -> Error {
