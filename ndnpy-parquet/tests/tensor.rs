@@ -85,7 +85,10 @@ fn shapes_from_two_to_five_dimensions_and_empty_ones() {
 #[test]
 fn one_dimensional_arrays_records_and_complex_are_refused() {
     let err = into_tensor("v", AnyArray::I32(nd(&[4], |i| i as i32))).unwrap_err();
-    assert!(matches!(&err, Error::Unsupported { column, .. } if column == "v"), "{err}");
+    assert!(
+        matches!(&err, Error::Unsupported { column, .. } if column == "v"),
+        "{err}"
+    );
     assert!(err.to_string().contains("two or more dimensions"), "{err}");
     ndnpy::record! {
         #[derive(Clone, Copy)]
@@ -93,7 +96,10 @@ fn one_dimensional_arrays_records_and_complex_are_refused() {
     }
     let records = ndnpy::RecordArray::from_array(&nd(&[2, 2], |i| P { x: i as f32 }));
     let err = into_tensor("c", AnyArray::Record(records)).unwrap_err();
-    assert!(matches!(&err, Error::Unsupported { column, .. } if column == "c"), "{err}");
+    assert!(
+        matches!(&err, Error::Unsupported { column, .. } if column == "c"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -103,18 +109,39 @@ fn fortran_order_and_views_are_written_in_c_order() {
     f.assign(&c);
     assert!(!f.is_standard_layout());
     let (_, column) = into_tensor("f", AnyArray::F64(f.clone())).unwrap();
-    let list = column.as_any().downcast_ref::<FixedSizeListArray>().unwrap();
-    let values = list.values().as_any().downcast_ref::<arrow_array::Float64Array>().unwrap();
+    let list = column
+        .as_any()
+        .downcast_ref::<FixedSizeListArray>()
+        .unwrap();
+    let values = list
+        .values()
+        .as_any()
+        .downcast_ref::<arrow_array::Float64Array>()
+        .unwrap();
     // C order: the second row starts at c[1, 0, 0] = 20.
-    assert_eq!(values.values()[..], c.iter().copied().collect::<Vec<_>>()[..]);
-    assert_eq!(list.value(1).as_any().downcast_ref::<arrow_array::Float64Array>().unwrap().value(0), 20.0);
+    assert_eq!(
+        values.values()[..],
+        c.iter().copied().collect::<Vec<_>>()[..]
+    );
+    assert_eq!(
+        list.value(1)
+            .as_any()
+            .downcast_ref::<arrow_array::Float64Array>()
+            .unwrap()
+            .value(0),
+        20.0
+    );
     assert_eq!(roundtrip(&AnyArray::F64(f)), AnyArray::F64(c.clone()));
     // A transposed and sliced view.
     let view = c.view().permuted_axes(IxDyn(&[0, 2, 1]));
-    let view = view.slice_each_axis(|ax| ndarray::Slice::new(0, None, if ax.axis.index() == 2 { 2 } else { 1 }));
+    let view = view.slice_each_axis(|ax| {
+        ndarray::Slice::new(0, None, if ax.axis.index() == 2 { 2 } else { 1 })
+    });
     let owned = view.to_owned();
     assert_eq!(
-        roundtrip(&AnyArray::F64(view.to_owned().reversed_axes().reversed_axes())),
+        roundtrip(&AnyArray::F64(
+            view.to_owned().reversed_axes().reversed_axes()
+        )),
         AnyArray::F64(owned)
     );
 }
@@ -126,7 +153,10 @@ fn column_with(metadata: &str, inner: i32, rows: usize) -> (Field, ArrayRef) {
     let item = Arc::new(Field::new("item", DataType::Float32, true));
     let list = FixedSizeListArray::try_new(item, inner, Arc::new(values), None).unwrap();
     let field = Field::new("img", list.data_type().clone(), true).with_metadata(HashMap::from([
-        ("ARROW:extension:name".to_owned(), "arrow.fixed_shape_tensor".to_owned()),
+        (
+            "ARROW:extension:name".to_owned(),
+            "arrow.fixed_shape_tensor".to_owned(),
+        ),
         ("ARROW:extension:metadata".to_owned(), metadata.to_owned()),
     ]));
     (field, Arc::new(list))
@@ -167,8 +197,14 @@ fn null_rows_and_null_elements_read_into_the_mask() {
     let nulls = NullBuffer::from(vec![true, true, false]);
     let list = FixedSizeListArray::try_new(item, 2, Arc::new(values), Some(nulls)).unwrap();
     let field = Field::new("m", list.data_type().clone(), true).with_metadata(HashMap::from([
-        ("ARROW:extension:name".to_owned(), "arrow.fixed_shape_tensor".to_owned()),
-        ("ARROW:extension:metadata".to_owned(), r#"{"shape":[2,1]}"#.to_owned()),
+        (
+            "ARROW:extension:name".to_owned(),
+            "arrow.fixed_shape_tensor".to_owned(),
+        ),
+        (
+            "ARROW:extension:metadata".to_owned(),
+            r#"{"shape":[2,1]}"#.to_owned(),
+        ),
     ]));
     let (back, validity) = from_tensor(&field, Arc::new(list.clone())).unwrap();
     assert_eq!(back.shape(), &[3, 2, 1]);
@@ -188,15 +224,24 @@ fn null_floats_become_nan_in_the_npz_as_for_1d_columns() {
     let item = Arc::new(Field::new("item", DataType::Float32, true));
     let list = FixedSizeListArray::try_new(item, 2, Arc::new(values), None).unwrap();
     let field = Field::new("f", list.data_type().clone(), true).with_metadata(HashMap::from([
-        ("ARROW:extension:name".to_owned(), "arrow.fixed_shape_tensor".to_owned()),
-        ("ARROW:extension:metadata".to_owned(), r#"{"shape":[2]}"#.to_owned()),
+        (
+            "ARROW:extension:name".to_owned(),
+            "arrow.fixed_shape_tensor".to_owned(),
+        ),
+        (
+            "ARROW:extension:metadata".to_owned(),
+            r#"{"shape":[2]}"#.to_owned(),
+        ),
     ]));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f.npz");
     let batch =
         RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![Arc::new(list)]).unwrap();
     batch_to_npz(&batch, &path).unwrap();
-    let f = ndnpy::NpzReader::open(&path).unwrap().read::<f32, ndarray::Ix2>("f").unwrap();
+    let f = ndnpy::NpzReader::open(&path)
+        .unwrap()
+        .read::<f32, ndarray::Ix2>("f")
+        .unwrap();
     assert_eq!(f.shape(), &[2, 2]);
     assert!(f[[0, 1]].is_nan() && f[[1, 1]] == 3.5);
 }
@@ -217,8 +262,13 @@ fn npz_batch_and_parquet_round_trip_with_tensor_and_plain_columns() {
     let batch = npz_to_batch(&npz).unwrap();
     assert_eq!(batch.num_rows(), 6);
     let schema = batch.schema();
-    assert!(is_tensor(schema.field(0)) && !is_tensor(schema.field(1)) && is_tensor(schema.field(2)));
-    assert_eq!(schema.field(0).metadata()["ARROW:extension:metadata"], r#"{"shape":[3,4,2]}"#);
+    assert!(
+        is_tensor(schema.field(0)) && !is_tensor(schema.field(1)) && is_tensor(schema.field(2))
+    );
+    assert_eq!(
+        schema.field(0).metadata()["ARROW:extension:metadata"],
+        r#"{"shape":[3,4,2]}"#
+    );
 
     let parquet = dir.path().join("t.parquet");
     write_parquet(&batch, &parquet).unwrap();
@@ -239,23 +289,34 @@ fn members_of_different_first_axes_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let npz = dir.path().join("bad.npz");
     let mut w = ndnpy::NpzWriter::create(&npz).unwrap();
-    w.add_any("a", &AnyArray::F64(nd(&[3, 2], |i| i as f64))).unwrap();
-    w.add_any("b", &AnyArray::F64(nd(&[4], |i| i as f64))).unwrap();
+    w.add_any("a", &AnyArray::F64(nd(&[3, 2], |i| i as f64)))
+        .unwrap();
+    w.add_any("b", &AnyArray::F64(nd(&[4], |i| i as f64)))
+        .unwrap();
     w.finish().unwrap();
     let err = npz_to_batch(&npz).unwrap_err();
-    assert!(err.to_string().contains("member `b` has 4 rows and `a` 3"), "{err}");
+    assert!(
+        err.to_string().contains("member `b` has 4 rows and `a` 3"),
+        "{err}"
+    );
 }
 
 #[test]
 fn read_parquet_keeps_to_its_memory_limit() {
     let dir = tempfile::tempdir().unwrap();
-    let (field, column) = into_tensor("z", AnyArray::F64(ArrayD::zeros(IxDyn(&[1000, 64])))).unwrap();
+    let (field, column) =
+        into_tensor("z", AnyArray::F64(ArrayD::zeros(IxDyn(&[1000, 64])))).unwrap();
     let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![column]).unwrap();
     let path = dir.path().join("z.parquet");
     write_parquet(&batch, &path).unwrap();
-    let small = ndnpy_parquet::ReadOptions { max_bytes: Some(100_000) };
+    let small = ndnpy_parquet::ReadOptions {
+        max_bytes: Some(100_000),
+    };
     let err = read_parquet(&path, &small).unwrap_err();
-    assert!(matches!(err, Error::TooLarge { limit: 100_000, .. }), "{err}");
+    assert!(
+        matches!(err, Error::TooLarge { limit: 100_000, .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -269,13 +330,31 @@ fn hostile_metadata_gives_clear_errors_naming_the_column() {
         (r#"{"shape": [3, 4.5]}"#, "not a non-negative integer"),
         (r#"{"shape": ["3", 4]}"#, "not a non-negative integer"),
         (r#"{"shape": [5, 3]}"#, "holds 15 values a row"),
-        (r#"{"shape": [4294967296, 4294967296, 16]}"#, "more than usize::MAX"),
-        (r#"{"shape": [18446744073709551615]}"#, "holds 18446744073709551615 values"),
+        (
+            r#"{"shape": [4294967296, 4294967296, 16]}"#,
+            "more than usize::MAX",
+        ),
+        (
+            r#"{"shape": [18446744073709551615]}"#,
+            "holds 18446744073709551615 values",
+        ),
         (r#"{"shape": [1e300]}"#, "not a non-negative integer"),
-        (r#"{"shape": [3, 4], "permutation": [0, 0]}"#, "not a permutation"),
-        (r#"{"shape": [3, 4], "permutation": [1, 2]}"#, "not a permutation"),
-        (r#"{"shape": [3, 4], "permutation": [1]}"#, "not a permutation"),
-        (r#"{"shape": [3, 4], "permutation": [-1, 0]}"#, "not a non-negative integer"),
+        (
+            r#"{"shape": [3, 4], "permutation": [0, 0]}"#,
+            "not a permutation",
+        ),
+        (
+            r#"{"shape": [3, 4], "permutation": [1, 2]}"#,
+            "not a permutation",
+        ),
+        (
+            r#"{"shape": [3, 4], "permutation": [1]}"#,
+            "not a permutation",
+        ),
+        (
+            r#"{"shape": [3, 4], "permutation": [-1, 0]}"#,
+            "not a non-negative integer",
+        ),
         (r#"{"shape": [3, 4], "permutation": "01"}"#, "not a list"),
         (r#"{"shape": [3, 4], "dim_names": ["H"]}"#, "`dim_names`"),
         (r#"{"shape": [3, 4], "dim_names": ["H", 1]}"#, "`dim_names`"),
@@ -299,7 +378,10 @@ fn fields_that_are_not_tensors_are_refused() {
     let (field, column) = column_with(r#"{"shape":[12]}"#, 12, 1);
     let plain = Field::new("img", field.data_type().clone(), true);
     let err = from_tensor(&plain, column.clone()).unwrap_err();
-    assert!(err.to_string().contains("arrow.fixed_shape_tensor"), "{err}");
+    assert!(
+        err.to_string().contains("arrow.fixed_shape_tensor"),
+        "{err}"
+    );
     // Extension name, but no metadata.
     let mut m = field.metadata().clone();
     m.remove("ARROW:extension:metadata");
@@ -310,4 +392,26 @@ fn fields_that_are_not_tensors_are_refused() {
     let f = Field::new("img", DataType::Int32, true).with_metadata(field.metadata().clone());
     let err = from_tensor(&f, ints).unwrap_err();
     assert!(err.to_string().contains("not a FixedSizeList"), "{err}");
+}
+
+#[test]
+fn numbers_in_standard_layout_move_without_a_copy_both_ways() {
+    let x = nd(&[64, 4, 4], |i| i as f32);
+    let ptr = x.as_ptr();
+    let (field, column) = into_tensor("x", AnyArray::F32(x)).unwrap();
+    let list = column
+        .as_any()
+        .downcast_ref::<FixedSizeListArray>()
+        .unwrap();
+    let values = list
+        .values()
+        .as_any()
+        .downcast_ref::<Float32Array>()
+        .unwrap();
+    assert_eq!(values.values().as_ptr(), ptr, "into_tensor copied");
+    let (back, _) = from_tensor(&field, column).unwrap();
+    let AnyArray::F32(back) = back else {
+        panic!("{}", back.dtype())
+    };
+    assert_eq!(back.as_ptr(), ptr, "from_tensor copied");
 }

@@ -56,9 +56,9 @@ pub fn write_parquet<P: AsRef<Path>>(batch: &RecordBatch, path: P) -> Result<()>
 /// Bytes one row of `data_type` takes at the least (a guess for the rest).
 fn row_bytes(data_type: &DataType) -> u64 {
     match data_type {
-        DataType::FixedSizeList(item, n) => {
-            u64::try_from(*n).unwrap_or(0).saturating_mul(row_bytes(item.data_type()))
-        }
+        DataType::FixedSizeList(item, n) => u64::try_from(*n)
+            .unwrap_or(0)
+            .saturating_mul(row_bytes(item.data_type())),
         DataType::Struct(fields) => fields.iter().map(|f| row_bytes(f.data_type())).sum(),
         other => other.primitive_width().unwrap_or(8) as u64,
     }
@@ -89,8 +89,8 @@ fn row_bytes(data_type: &DataType) -> u64 {
 pub fn read_parquet<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<RecordBatch> {
     let file = std::fs::File::open(path)?;
     let limit = options.limit_for(file.metadata()?.len());
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(file, limit)))
-        .unwrap_or_else(|panic| {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(file, limit))).unwrap_or_else(
+        |panic| {
             let msg = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
@@ -99,7 +99,8 @@ pub fn read_parquet<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Re
             Err(Error::Parquet(format!(
                 "corrupt data (the decoder failed: {msg})"
             )))
-        })
+        },
+    )
 }
 
 fn decode(file: std::fs::File, limit: u64) -> Result<RecordBatch> {
@@ -107,7 +108,11 @@ fn decode(file: std::fs::File, limit: u64) -> Result<RecordBatch> {
     let schema = builder.schema().clone();
     // Batches of about 16 MiB, so that one batch of wide tensor rows is not
     // far over the limit before it is counted.
-    let width: u64 = schema.fields().iter().map(|f| row_bytes(f.data_type())).sum();
+    let width: u64 = schema
+        .fields()
+        .iter()
+        .map(|f| row_bytes(f.data_type()))
+        .sum();
     let rows = ((16u64 << 20) / width.max(1)).clamp(1, 4096) as usize;
     let reader = builder.with_batch_size(rows).build()?;
     let mut batches = Vec::new();

@@ -130,7 +130,10 @@ pub fn into_tensor(name: &str, values: AnyArray) -> Result<(Field, ArrayRef)> {
         .map_err(|e| Error::Invalid(format!("column `{name}`: {e}")))?;
     let metadata = HashMap::from([
         (NAME_KEY.to_owned(), FIXED_SHAPE_TENSOR.to_owned()),
-        (METADATA_KEY.to_owned(), json!({ "shape": inner }).to_string()),
+        (
+            METADATA_KEY.to_owned(),
+            json!({ "shape": inner }).to_string(),
+        ),
     ]);
     let field = Field::new(name, list.data_type().clone(), true).with_metadata(metadata);
     Ok((field, Arc::new(list)))
@@ -163,11 +166,14 @@ struct Meta {
 /// Parses and checks `ARROW:extension:metadata` against a list of `size`
 /// values a row.
 fn parse_meta(name: &str, text: &str, size: usize) -> Result<Meta> {
-    let bad = |what: String| Error::Metadata(format!("column `{name}` ({FIXED_SHAPE_TENSOR}): {what}"));
+    let bad =
+        |what: String| Error::Metadata(format!("column `{name}` ({FIXED_SHAPE_TENSOR}): {what}"));
     let value: Value = serde_json::from_str(text)
         .map_err(|e| bad(format!("the extension metadata is not JSON ({e})")))?;
     let Value::Object(map) = value else {
-        return Err(bad(format!("the extension metadata is {text:?}, not a JSON object")));
+        return Err(bad(format!(
+            "the extension metadata is {text:?}, not a JSON object"
+        )));
     };
     let list = |key: &str| -> Result<Option<&Vec<Value>>> {
         match map.get(key) {
@@ -211,7 +217,8 @@ fn parse_meta(name: &str, text: &str, size: usize) -> Result<Meta> {
             let p = indices("permutation", p)?;
             let mut seen = vec![false; shape.len()];
             let is_one = p.len() == shape.len()
-                && p.iter().all(|&i| i < seen.len() && !std::mem::replace(&mut seen[i], true));
+                && p.iter()
+                    .all(|&i| i < seen.len() && !std::mem::replace(&mut seen[i], true));
             if !is_one {
                 return Err(bad(format!(
                     "`permutation` {p:?} is not a permutation of 0..{}",
@@ -253,7 +260,7 @@ fn parse_meta(name: &str, text: &str, size: usize) -> Result<Meta> {
 ///
 /// // A shape that does not match the list size is refused.
 /// let mut metadata = field.metadata().clone();
-/// metadata.insert("ARROW:extension:metadata".into(), r#"{"shape": [7]}"#.into());
+/// metadata.insert("ARROW:extension:metadata".to_string(), r#"{"shape": [7]}"#.to_string());
 /// let (field, column) = ndnpy_parquet::arrow::into_tensor(
 ///     "x", AnyArray::I32(ndarray::Array3::<i32>::zeros((5, 2, 3)).into_dyn()))?;
 /// let err = ndnpy_parquet::arrow::from_tensor(&field.with_metadata(metadata), column).unwrap_err();
@@ -277,8 +284,8 @@ pub fn from_tensor(field: &Field, array: ArrayRef) -> Result<(AnyArray, Option<V
             array.data_type()
         )));
     };
-    let size = usize::try_from(*size)
-        .map_err(|_| refuse(format!("a FixedSizeList of size {size}")))?;
+    let size =
+        usize::try_from(*size).map_err(|_| refuse(format!("a FixedSizeList of size {size}")))?;
     let text = field
         .metadata()
         .get(METADATA_KEY)
@@ -330,7 +337,9 @@ pub fn from_tensor(field: &Field, array: ArrayRef) -> Result<(AnyArray, Option<V
         (rows_valid, elements) => {
             let mask: Vec<bool> = (0..rows * size)
                 .map(|i| {
-                    rows_valid.as_ref().is_none_or(|n| n.is_valid(i / size.max(1)))
+                    rows_valid
+                        .as_ref()
+                        .is_none_or(|n| n.is_valid(i / size.max(1)))
                         && elements.as_ref().is_none_or(|m| m[i])
                 })
                 .collect();
