@@ -415,3 +415,74 @@ fn numbers_in_standard_layout_move_without_a_copy_both_ways() {
     };
     assert_eq!(back.as_ptr(), ptr, "from_tensor copied");
 }
+
+fn parquet_fixture(dir: &str, name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../fixtures/parquet/{dir}/{name}.parquet"))
+}
+
+#[test]
+fn read_parquet_refuses_what_frame_read_refuses_without_allocating_it() {
+    // 40 bytes of dictionary page claiming 1389363199 int64 entries.
+    match read_parquet(
+        parquet_fixture("hostile", "fuzz_dictionary_count"),
+        &Default::default(),
+    ) {
+        Err(Error::Parquet(msg)) => assert!(msg.contains("claims 1389363199 entries"), "{msg}"),
+        other => panic!("expected Error::Parquet, got {other:?}"),
+    }
+    // parquet 60 panics on this footer; the panic is an error here too.
+    match read_parquet(
+        parquet_fixture("hostile", "fuzz_negative_column_start"),
+        &Default::default(),
+    ) {
+        Err(Error::Parquet(msg)) => assert!(msg.contains("negative"), "{msg}"),
+        other => panic!("expected Error::Parquet, got {other:?}"),
+    }
+    // A footer whose rows already exceed the limit: refused before decoding.
+    let small = ndnpy_parquet::ReadOptions {
+        max_bytes: Some(10_000),
+    };
+    let err = read_parquet(parquet_fixture("valid", "row_groups"), &small).unwrap_err();
+    assert!(
+        matches!(err, Error::TooLarge { limit: 10_000, .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn corrupt_tensor_files_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = AnyArray::F32(nd(&[40, 3, 2], |i| i as f32));
+    let (field, column) = into_tensor("x", x).unwrap();
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![column]).unwrap();
+    let good = dir.path().join("good.parquet");
+    write_parquet(&batch, &good).unwrap();
+    let bytes = std::fs::read(&good).unwrap();
+    let bad = dir.path().join("bad.parquet");
+    let opts = ndnpy_parquet::ReadOptions {
+        max_bytes: Some(64 << 20),
+    };
+    for len in (0..bytes.len()).step_by(7) {
+        std::fs::write(&bad, &bytes[..len]).unwrap();
+        assert!(read_parquet(&bad, &opts).is_err(), "truncated to {len}");
+    }
+    let step = (bytes.len() / 150).max(1);
+    for pos in (0..bytes.len()).step_by(step) {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut b = bytes.clone();
+            b[pos] ^= flip;
+            std::fs::write(&bad, &b).unwrap();
+            // Either an error or a batch; when a batch, its tensor column
+            // reads or is refused, never a panic.
+            if let Ok(batch) = read_parquet(&bad, &opts) {
+                let schema = batch.schema();
+                for (f, c) in schema.fields().iter().zip(batch.columns()) {
+                    if is_tensor(f) {
+                        let _ = from_tensor(f, c.clone());
+                    }
+                }
+            }
+        }
+    }
+}

@@ -53,14 +53,17 @@ pub fn write_parquet<P: AsRef<Path>>(batch: &RecordBatch, path: P) -> Result<()>
     result
 }
 
-/// Bytes one row of `data_type` takes at the least (a guess for the rest).
+/// Bytes one row of `data_type` takes at the least, decoded: its width,
+/// an offset (4 bytes) for strings and other variable types, none for
+/// bits.
 fn row_bytes(data_type: &DataType) -> u64 {
     match data_type {
         DataType::FixedSizeList(item, n) => u64::try_from(*n)
             .unwrap_or(0)
             .saturating_mul(row_bytes(item.data_type())),
         DataType::Struct(fields) => fields.iter().map(|f| row_bytes(f.data_type())).sum(),
-        other => other.primitive_width().unwrap_or(8) as u64,
+        DataType::Boolean | DataType::Null => 0,
+        other => other.primitive_width().map_or(4, |w| w as u64),
     }
 }
 
@@ -68,8 +71,12 @@ fn row_bytes(data_type: &DataType) -> u64 {
 /// tensor extension among it) restored from the file's `ARROW:schema`, as
 /// pyarrow writes it (`pq.write_table` of a table with
 /// `pa.fixed_shape_tensor` columns). Decoded data beyond
-/// [`ReadOptions::max_bytes`] is [`Error::TooLarge`], found batch by
-/// batch; a decoder panic on a corrupt file is an [`Error::Parquet`].
+/// [`ReadOptions::max_bytes`] is [`Error::TooLarge`] (refused from the
+/// footer's claims where they already exceed it, else found batch by
+/// batch, and for dictionary pages before they are decoded, as
+/// [`Frame::read`](crate::Frame::read) does); a decoder panic on a corrupt
+/// file is an [`Error::Parquet`]. The batch is built from the decoded ones,
+/// so the peak is about twice the data.
 ///
 /// ```
 /// use arrow_array::{ArrayRef, Int32Array, RecordBatch};
@@ -103,22 +110,42 @@ pub fn read_parquet<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<Re
     )
 }
 
+/// Decodes the file with the checks `Frame::read` makes before it lets
+/// the decoder allocate: the rows the footer claims times the least width
+/// of a row, and every dictionary page's count against its bytes
+/// (`check_dictionaries`); then the decoded batches against the limit as
+/// they come, and the rows read against the rows claimed.
 fn decode(file: std::fs::File, limit: u64) -> Result<RecordBatch> {
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file.try_clone()?)?;
     let schema = builder.schema().clone();
-    // Batches of about 16 MiB, so that one batch of wide tensor rows is not
-    // far over the limit before it is counted.
     let width: u64 = schema
         .fields()
         .iter()
         .map(|f| row_bytes(f.data_type()))
-        .sum();
+        .fold(0u64, u64::saturating_add);
+    let claimed: u64 = builder
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|rg| u64::try_from(rg.num_rows()).unwrap_or(u64::MAX))
+        .fold(0u64, u64::saturating_add);
+    if claimed.saturating_mul(width) > limit {
+        return Err(Error::TooLarge {
+            needed: claimed.saturating_mul(width),
+            limit,
+        });
+    }
+    crate::read::check_dictionaries(file, limit)?;
+    // Batches of about 16 MiB, so that one batch of wide tensor rows is not
+    // far over the limit before it is counted.
     let rows = ((16u64 << 20) / width.max(1)).clamp(1, 4096) as usize;
     let reader = builder.with_batch_size(rows).build()?;
     let mut batches = Vec::new();
     let mut used: u64 = 0;
+    let mut read: u64 = 0;
     for batch in reader {
         let batch = batch?;
+        read += batch.num_rows() as u64;
         used = used.saturating_add(batch.get_array_memory_size() as u64);
         if used > limit {
             return Err(Error::TooLarge {
@@ -127,6 +154,11 @@ fn decode(file: std::fs::File, limit: u64) -> Result<RecordBatch> {
             });
         }
         batches.push(batch);
+    }
+    if read != claimed {
+        return Err(Error::Parquet(format!(
+            "the footer claims {claimed} rows, the pages hold {read}"
+        )));
     }
     Ok(arrow_select::concat::concat_batches(&schema, &batches)?)
 }
