@@ -486,3 +486,43 @@ fn corrupt_tensor_files_never_panic() {
         }
     }
 }
+
+/// pyarrow as the producer: `fixtures/arrow/tensor.{arrow,parquet}`
+/// (scripts/gen_tensor_fixtures.py) read equal to pyarrow's own
+/// `to_numpy_ndarray()`, saved beside them.
+#[test]
+fn pyarrow_tensor_columns_read_equal_to_to_numpy_ndarray() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/arrow");
+    let mut expected = ndnpy::NpzReader::open(dir.join("tensor.expected.npz")).unwrap();
+    let file = std::fs::File::open(dir.join("tensor.arrow")).unwrap();
+    let reader = arrow_ipc::reader::FileReader::try_new(file, None).unwrap();
+    let schema = reader.schema();
+    let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+    let ipc = arrow_select::concat::concat_batches(&schema, &batches).unwrap();
+    let parquet = read_parquet(dir.join("tensor.parquet"), &Default::default()).unwrap();
+    for batch in [ipc, parquet] {
+        let schema = batch.schema();
+        assert_eq!(schema.fields().len(), 5);
+        for (field, column) in schema.fields().iter().zip(batch.columns()) {
+            let want = expected.read_any(field.name()).unwrap();
+            let got = if is_tensor(field) {
+                let (got, validity) = from_tensor(field, column.clone()).unwrap();
+                assert_eq!(validity, None);
+                got
+            } else {
+                assert_eq!(field.name(), "plain");
+                ndnpy_parquet::arrow::from_arrow(column.as_ref()).unwrap().0
+            };
+            assert_eq!(got, want, "{}", field.name());
+        }
+        // And on to an .npz: the members np.load would give.
+        let out = tempfile::tempdir().unwrap();
+        batch_to_npz(&batch, out.path().join("t.npz")).unwrap();
+        let mut z = ndnpy::NpzReader::open(out.path().join("t.npz")).unwrap();
+        assert_eq!(
+            z.read_any("perm").unwrap(),
+            expected.read_any("perm").unwrap()
+        );
+        assert_eq!(z.read_any("perm").unwrap().shape(), &[4, 3, 2]);
+    }
+}
