@@ -10,10 +10,12 @@ issue 40): N-dimensional arrays as `arrow.fixed_shape_tensor`.
    (examples/tensor_interop.rs: from-ipc, from-parquet) into an .npz whose
    members equal `to_numpy_ndarray()` (and the 1-D column's to_numpy()),
    dtype and shape included.
-2. ndnpy writes .npz files of (n, ...) members (np.savez here) as IPC and
+2. ndnpy writes .npz files of (n, ...) members (np.savez here; numbers,
+   a Fortran-order one, bool, float16, strings, datetime64[ms]) as IPC and
    Parquet (to-ipc, to-parquet); pyarrow reads each tensor column as a
    pa.FixedShapeTensorType whose shape is the member's inner shape and
-   whose to_numpy_ndarray() equals the member.
+   whose to_numpy_ndarray() equals the member (for bool, strings and
+   datetimes, which to_numpy_ndarray refuses, the storage's values).
 
     python3 scripts/interop_tensor.py
 
@@ -134,6 +136,11 @@ def check_writing(tmp):
     src = sources()
     src["plain"] = np.arange(5, dtype=np.float32)
     src["fortran"] = np.asfortranarray(np.arange(5 * 3 * 2, dtype=np.int32).reshape(5, 3, 2))
+    # Types pyarrow's to_numpy_ndarray does not take (it reads the column's
+    # type all the same): compared through the storage's values.
+    src["f16"] = (np.arange(5 * 4) / 8).astype(np.float16).reshape(5, 2, 2)
+    src["s"] = np.array([f"s{i}" * (i % 3) for i in range(10)]).reshape(5, 2)
+    src["t"] = (np.arange(10, dtype=np.int64) * 1000).astype("M8[ms]").reshape(5, 2)
     npz = os.path.join(tmp, "np.npz")
     np.savez(npz, **src)
     for kind, ext in [("to-ipc", "arrow"), ("to-parquet", "parquet")]:
@@ -154,9 +161,10 @@ def check_writing(tmp):
                 continue
             if tuple(col.type.shape) != x.shape[1:]:
                 fail(f"ndnpy {kind} {name}: shape {col.type.shape}, want {x.shape[1:]}")
-            if x.dtype == bool:
+            if x.dtype.kind in "bUM":
                 # to_numpy_ndarray takes numbers only; the storage's values.
-                got = np.asarray(col.storage.flatten().to_numpy(zero_copy_only=False)).reshape(x.shape)
+                flat = col.storage.flatten().to_numpy(zero_copy_only=False)
+                got = np.asarray(flat, dtype=x.dtype).reshape(x.shape)
             else:
                 got = col.to_numpy_ndarray()
             same(f"ndnpy {kind} {name}", np.ascontiguousarray(got), np.ascontiguousarray(x))

@@ -78,6 +78,9 @@ fn flatten<T: Clone>(a: ArrayD<T>) -> ArrayD<T> {
 /// `FixedSizeList` storage. Any element type [`into_arrow`] takes for 1-D
 /// arrays is taken; numbers in standard layout move into Arrow without a
 /// copy, other layouts (Fortran order, views) are copied in C order.
+/// pyarrow reads every such column as `pa.fixed_shape_tensor`, but its
+/// `to_numpy_ndarray()` takes numbers only (not bool, strings or
+/// datetimes: their values are in the column's storage).
 ///
 /// ```
 /// use arrow_array::{cast::AsArray, types::Float32Type, Array};
