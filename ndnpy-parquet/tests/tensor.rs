@@ -209,6 +209,12 @@ fn null_rows_and_null_elements_read_into_the_mask() {
     let (back, validity) = from_tensor(&field, Arc::new(list.clone())).unwrap();
     assert_eq!(back.shape(), &[3, 2, 1]);
     assert_eq!(validity, Some(vec![true, true, false, true, false, false]));
+    // The null row's slots (4 and 5 underneath) hold zeros, as a 1-D
+    // column's nulls do.
+    assert_eq!(
+        back,
+        AnyArray::I32(nd(&[3, 2, 1], |i| [0, 1, 0, 3, 0, 0][i]))
+    );
 
     // Integers with nulls have no .npz member; the error names the column.
     let dir = tempfile::tempdir().unwrap();
@@ -525,4 +531,29 @@ fn pyarrow_tensor_columns_read_equal_to_to_numpy_ndarray() {
         );
         assert_eq!(z.read_any("perm").unwrap().shape(), &[4, 3, 2]);
     }
+}
+
+#[test]
+fn a_null_row_of_datetimes_reads_as_nat() {
+    let values = arrow_array::TimestampMillisecondArray::from(vec![1, 2, 3, 4]);
+    let item = Arc::new(Field::new("item", values.data_type().clone(), true));
+    let nulls = NullBuffer::from(vec![false, true]);
+    let list = FixedSizeListArray::try_new(item, 2, Arc::new(values), Some(nulls)).unwrap();
+    let field = Field::new("t", list.data_type().clone(), true).with_metadata(HashMap::from([
+        (
+            "ARROW:extension:name".to_owned(),
+            "arrow.fixed_shape_tensor".to_owned(),
+        ),
+        (
+            "ARROW:extension:metadata".to_owned(),
+            r#"{"shape":[2]}"#.to_owned(),
+        ),
+    ]));
+    let (back, validity) = from_tensor(&field, Arc::new(list)).unwrap();
+    assert_eq!(validity, Some(vec![false, false, true, true]));
+    let want = AnyArray::Datetime64 {
+        array: nd(&[2, 2], |i| [i64::MIN, i64::MIN, 3, 4][i]),
+        unit: Some("ms".into()),
+    };
+    assert_eq!(back, want);
 }

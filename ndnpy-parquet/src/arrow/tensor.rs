@@ -238,7 +238,8 @@ fn parse_meta(name: &str, text: &str, size: usize) -> Result<Meta> {
 /// validity of its elements (`true` = valid, in the array's logical C
 /// order; `None` when nothing is null), as [`from_arrow`](super::from_arrow)
 /// gives it for 1-D columns: a null row makes all its elements null, and
-/// null slots hold zeros (or `""`, `NaT`).
+/// null slots hold zeros (or `""`, `NaT`), whatever the producer left
+/// under a null row.
 ///
 /// With a `permutation` in the metadata, the array is the physical tensor
 /// with its axes permuted as pyarrow's `to_numpy_ndarray()` permutes them
@@ -299,7 +300,7 @@ pub fn from_tensor(field: &Field, array: ArrayRef) -> Result<(AnyArray, Option<V
         let list = array
             .as_any()
             .downcast_ref::<FixedSizeListArray>()
-            .expect("a FixedSizeList array");
+            .ok_or_else(|| refuse("a FixedSizeList type on another array".into()))?;
         // A sliced list keeps its child sliced to its rows (arrow-rs 60).
         let child = list.values().slice(0, rows * size);
         (list.nulls().filter(|n| n.null_count() > 0).cloned(), child)
@@ -329,12 +330,37 @@ pub fn from_tensor(field: &Field, array: ArrayRef) -> Result<(AnyArray, Option<V
         .chain(meta.permutation.iter().map(|p| p + 1))
         .collect();
     let shape_err = |e: ndarray::ShapeError| refuse(format!("values of shape {physical:?}: {e}"));
-    let values = each_tensor_variant!(flat, a => a
-        .into_shape_with_order(IxDyn(&physical))
-        .map_err(shape_err)?
-        .permuted_axes(IxDyn(&axes)), other => {
+    // The values under a null row are whatever the producer left there:
+    // they are made what a null slot holds in a 1-D column (zero, `""`,
+    // `NaT`), rows being the first axis before the permutation.
+    let null_rows: Vec<usize> = row_nulls
+        .iter()
+        .flat_map(|n| (0..rows).filter(|&r| n.is_null(r)))
+        .collect();
+    fn blank<T: Clone>(mut a: ArrayD<T>, rows: &[usize], v: T) -> ArrayD<T> {
+        for &r in rows {
+            a.index_axis_mut(ndarray::Axis(0), r).fill(v.clone());
+        }
+        a
+    }
+    let values = each_tensor_variant!(flat, a => {
+        let a = a.into_shape_with_order(IxDyn(&physical)).map_err(shape_err)?;
+        blank(a, &null_rows, Default::default()).permuted_axes(IxDyn(&axes))
+    }, other => {
         return Err(refuse(format!("{} elements in a tensor", other.dtype())))
     });
+    // Times: NaT, not zero (the permutation keeps rows first).
+    let values = match values {
+        AnyArray::Datetime64 { array, unit } => AnyArray::Datetime64 {
+            array: blank(array, &null_rows, i64::MIN),
+            unit,
+        },
+        AnyArray::Timedelta64 { array, unit } => AnyArray::Timedelta64 {
+            array: blank(array, &null_rows, i64::MIN),
+            unit,
+        },
+        other => other,
+    };
     let validity = match (row_nulls, child_validity) {
         (None, None) => None,
         (rows_valid, elements) => {
