@@ -557,3 +557,18 @@ fn a_null_row_of_datetimes_reads_as_nat() {
     };
     assert_eq!(back, want);
 }
+
+#[test]
+fn a_parquet_file_of_several_batches_reads_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    // 9000 rows: three batches of at most 4096 rows on reading.
+    let x = AnyArray::I16(nd(&[9000, 2, 3], |i| (i % 30000) as i16));
+    let (field, column) = into_tensor("x", x.clone()).unwrap();
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![column]).unwrap();
+    let path = dir.path().join("x.parquet");
+    write_parquet(&batch, &path).unwrap();
+    let back = read_parquet(&path, &Default::default()).unwrap();
+    let schema = back.schema();
+    let (values, _) = from_tensor(schema.field(0), back.column(0).clone()).unwrap();
+    assert_eq!(values, x);
+}
