@@ -33,7 +33,10 @@ pub enum Error {
     Parquet(String),
     /// The `pandas` key of the file is not valid JSON of the expected shape,
     /// or it contradicts the file (a column it names is missing, a RangeIndex
-    /// whose length is not the row count, ...).
+    /// whose length is not the row count, ...). Also a column's
+    /// `arrow.fixed_shape_tensor` extension metadata that is wrong: not
+    /// JSON, a shape that disagrees with the list size, a permutation that
+    /// is not one.
     Metadata(String),
     /// A column holds a type this crate cannot represent.
     Unsupported {

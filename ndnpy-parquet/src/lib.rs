@@ -54,6 +54,10 @@
 //!   Python objects (pickled `object` columns), decimals, intervals,
 //!   periods, sparse arrays, nested types (lists, structs), dates and times
 //!   of day, complex numbers, columns of only `None` (Arrow `null`).
+//!   N-dimensional arrays (`arrow.fixed_shape_tensor` columns) are not
+//!   frame columns: they go through record batches instead
+//!   ([`arrow::npz_to_batch`], [`arrow::write_parquet`],
+//!   [`arrow::read_parquet`], [`arrow::batch_to_npz`]).
 //! - Categoricals of strings or bytes keep their categories exactly (order,
 //!   unused ones, `ordered`): their column chunks are written page by page,
 //!   since the Arrow Rust writer re-encodes dictionaries in order of first

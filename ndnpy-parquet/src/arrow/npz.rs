@@ -1,6 +1,7 @@
-//! An `.npz` of 1-D members ↔ a record batch.
+//! An `.npz` ↔ a record batch: 1-D members as plain columns, `(n, …)`
+//! members as fixed-shape tensor columns (`tensor.rs`).
 
-use super::{from_arrow, into_arrow, unsupported};
+use super::{from_arrow, from_tensor, into_arrow, into_tensor, is_tensor, unsupported};
 use crate::error::{Error, Result};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{Field, Schema};
@@ -8,8 +9,11 @@ use ndnpy::AnyArray;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The 1-D members of the `.npz` at `path` as a record batch, one column
-/// each, in archive order (all of one length). Every field is nullable, as
+/// The members of the `.npz` at `path` as a record batch, one column
+/// each, in archive order (all of one length along their first axis): 1-D
+/// members as plain columns, `(n, d1, …, dk)` members as
+/// `arrow.fixed_shape_tensor` columns ([`into_tensor`]), one row per item
+/// along the first axis. Every field is nullable, as
 /// pyarrow makes them (`pa.table`, `pa.Table.from_pandas`): `NaT` in a
 /// datetime64 or timedelta64 member is a null, as in
 /// `pa.array(np.array(['NaT'], 'M8[ns]'))`.
@@ -36,6 +40,15 @@ use std::sync::Arc;
 /// let batch = ndnpy_parquet::arrow::npz_to_batch(&path)?;
 /// assert!(batch.schema().field(0).is_nullable());
 /// assert!(batch.column(0).is_null(1));
+///
+/// // An (n, 2, 3) member becomes a tensor column of n rows.
+/// let path = dir.path().join("x.npz");
+/// let mut w = ndnpy::NpzWriter::create(&path)?;
+/// w.add("images", &ndarray::Array3::<u8>::zeros((4, 2, 3)))?;
+/// w.finish()?;
+/// let batch = ndnpy_parquet::arrow::npz_to_batch(&path)?;
+/// assert_eq!(batch.num_rows(), 4);
+/// assert!(ndnpy_parquet::arrow::is_tensor(batch.schema().field(0)));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn npz_to_batch<P: AsRef<Path>>(path: P) -> Result<RecordBatch> {
@@ -46,11 +59,17 @@ pub fn npz_to_batch<P: AsRef<Path>>(path: P) -> Result<RecordBatch> {
     let mut fields: Vec<Field> = Vec::new();
     let mut columns: Vec<ArrayRef> = Vec::new();
     for name in names {
-        let column = into_arrow(z.read_any(&name)?, None).map_err(|e| in_column(&name, e))?;
+        let values = z.read_any(&name)?;
+        let (field, column) = if values.shape().len() >= 2 {
+            into_tensor(&name, values)?
+        } else {
+            let column = into_arrow(values, None).map_err(|e| in_column(&name, e))?;
+            (Field::new(&name, column.data_type().clone(), true), column)
+        };
         if let (Some(first), Some(field)) = (columns.first(), fields.first()) {
             if column.len() != first.len() {
                 return Err(Error::Invalid(format!(
-                    "member `{name}` has {} values and `{}` {}: the columns of a record batch \
+                    "member `{name}` has {} rows and `{}` {}: the columns of a record batch \
                      are all of one length",
                     column.len(),
                     field.name(),
@@ -58,7 +77,7 @@ pub fn npz_to_batch<P: AsRef<Path>>(path: P) -> Result<RecordBatch> {
                 )));
             }
         }
-        fields.push(Field::new(name, column.data_type().clone(), true));
+        fields.push(field);
         columns.push(column);
     }
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
@@ -79,6 +98,8 @@ fn in_column(name: &str, e: Error) -> Error {
 /// Writes a record batch as an `.npz`, one member per column, as
 /// `np.savez` would (nulls: `NaN` in float columns, `NaT` in datetimes;
 /// other columns with nulls are refused, since NumPy arrays have no mask).
+/// An `arrow.fixed_shape_tensor` column becomes an `(n, d1, …, dk)` member
+/// ([`from_tensor`]; its nulls follow the same rule, element by element).
 ///
 /// ```
 /// use arrow_array::{ArrayRef, Float64Array, RecordBatch};
@@ -96,7 +117,11 @@ fn in_column(name: &str, e: Error) -> Error {
 pub fn batch_to_npz<P: AsRef<Path>>(batch: &RecordBatch, path: P) -> Result<()> {
     let mut w = ndnpy::NpzWriter::create(path)?;
     for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
-        let (mut values, validity) = from_arrow(column.as_ref())?;
+        let (mut values, validity) = if is_tensor(field) {
+            from_tensor(field, column.clone())?
+        } else {
+            from_arrow(column.as_ref())?
+        };
         if let Some(mask) = validity {
             match &mut values {
                 AnyArray::F32(a) => a

@@ -254,7 +254,7 @@ fn decode<T: ChunkReader + 'static>(
 /// its chunk is refused; a dictionary page must hold at least the
 /// bytes its count needs in PLAIN encoding, and all dictionaries together
 /// stay under the memory limit.
-fn check_dictionaries<T: ChunkReader + 'static>(source: T, limit: u64) -> Result<()> {
+pub(crate) fn check_dictionaries<T: ChunkReader + 'static>(source: T, limit: u64) -> Result<()> {
     use parquet::basic::Type as Physical;
     use parquet::column::page::Page;
     use parquet::file::reader::{FileReader, SerializedFileReader};
