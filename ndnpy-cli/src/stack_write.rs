@@ -118,7 +118,7 @@ pub fn convert(
                 })*
                 other => {
                     return Err(CliError::usage(format!(
-                        "{}: arrays of dtype {} cannot be written as a stack yet (numbers, bool and strings can)",
+                        "{}: arrays of dtype {} cannot be written as a stack yet (numbers and bool can: the library's stack writer sizes each string shard by its own longest string, so a fixed width would not survive)",
                         input.display(),
                         other.dtype()
                     )))
@@ -142,9 +142,7 @@ pub fn convert(
         C64,
         C128,
         LongDouble,
-        ComplexLongDouble,
-        Str,
-        Bytes
+        ComplexLongDouble
     );
     Ok(stack
         .shards()
