@@ -10,7 +10,8 @@
 //! C-order shards, the whole array's bytes are, for each index of the axes
 //! before `k`, each shard's block of `len * (row bytes after k)` in turn:
 //! arithmetic, never a copy of the whole stack, so `stats` and `show`
-//! stream a stack as they stream a file, one shard open at a time.
+//! stream a stack as they stream a file, with at most
+//! [`OPEN_SHARDS`] shards open.
 
 use crate::error::{CliError, CliResult, EXIT_USAGE};
 use ndnpy::stack::NpyStack;
@@ -98,9 +99,14 @@ pub struct StackData {
     /// the last entry is the run's length.
     starts: Vec<u64>,
     options: ReadOptions,
-    /// The shard open now (reads go through the shards in order).
-    open: Option<(usize, File)>,
+    /// The shards open now, oldest first (at most [`OPEN_SHARDS`]): a
+    /// stack along an inner axis visits every shard in each outer run, so
+    /// one open file would be reopened (and its header read) per block.
+    open: Vec<(usize, File)>,
 }
+
+/// How many shards' files a stack keeps open.
+const OPEN_SHARDS: usize = 64;
 
 /// Counts what the header parser consumes: the data offset.
 struct Counting<R> {
@@ -204,33 +210,36 @@ pub fn open(path: &Path, options: &ReadOptions) -> CliResult<(Header, StackData)
         StackData {
             parts,
             starts,
-            options: options.clone(),
-            open: None,
+            options: *options,
+            open: Vec::new(),
         },
     ))
 }
 
 impl StackData {
-    /// Shard `s`'s file, opened again (one at a time) and checked against
+    /// Shard `s`'s file, opened again (a few kept open) and checked against
     /// the header the stack was opened with: a shard replaced since is an
     /// error, never other values.
     fn file(&mut self, s: usize) -> io::Result<&File> {
-        if self.open.as_ref().is_none_or(|(i, _)| *i != s) {
-            self.open = None;
-            let part = &self.parts[s];
-            let (file, header, base) = shard_header(&part.path, &self.options)?;
-            if header != part.header || base != part.base {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "{}: the shard changed since the stack was opened",
-                        part.path.display()
-                    ),
-                ));
-            }
-            self.open = Some((s, file));
+        if let Some(at) = self.open.iter().position(|(i, _)| *i == s) {
+            return Ok(&self.open[at].1);
         }
-        Ok(&self.open.as_ref().expect("opened above").1)
+        let part = &self.parts[s];
+        let (file, header, base) = shard_header(&part.path, &self.options)?;
+        if header != part.header || base != part.base {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: the shard changed since the stack was opened",
+                    part.path.display()
+                ),
+            ));
+        }
+        if self.open.len() == OPEN_SHARDS {
+            self.open.remove(0);
+        }
+        self.open.push((s, file));
+        Ok(&self.open[self.open.len() - 1].1)
     }
 
     /// Fills `buf` with the whole array's data bytes from `offset`.

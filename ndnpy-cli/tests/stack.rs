@@ -136,6 +136,15 @@ fn a_library_stack_reads_as_its_single_file_in_every_command() {
     NpyStack::create_along(&mid, &b, 1, 3).unwrap();
     same_as_file(&mid, &file3, &[]);
 
+    // More shards than the reader keeps open, each visited in every row.
+    let wide = Array2::from_shape_fn((6, 150), |(i, j)| (i * 1000 + j) as u16);
+    let wide_file = dir.path().join("wide.npy");
+    wide.write_npy(&wide_file).unwrap();
+    let many = dir.path().join("many");
+    NpyStack::create_along(&many, &wide, 1, 1).unwrap();
+    assert_eq!(NpyStack::open(&many).unwrap().shards().len(), 150);
+    same_as_file(&many, &wide_file, &[]);
+
     // `info` says how it is stored, in text and JSON.
     let out = ndnpy(&["--json", "info", &s(&rows)]);
     let v = &json(&out)[0];
