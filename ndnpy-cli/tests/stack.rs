@@ -531,6 +531,17 @@ with open("liar/info", "wb") as f:
     pickle.dump({"chunks": ((5, 5, 4, 9), (10,)), "dtype": np.dtype("<f4"), "axis": 0}, f)
 "#,
     );
+    // Object shards: refused as one array (their pickles do not concatenate).
+    python(
+        &py,
+        dir.path(),
+        "import numpy as np, os\nos.mkdir('objs')\nnp.save('objs/0.npy', np.array([1, 'a'], dtype=object))",
+    );
+    let objs = s(&dir.path().join("objs"));
+    let out = ndnpy(&["--stack", "show", &objs]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("object arrays"), "{}", stderr(&out));
+    assert_eq!(code(&ndnpy(&["--stack", "check", &objs])), 1);
     let out = ndnpy(&["show", &s(&dir.path().join("liar"))]);
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("info says"), "{}", stderr(&out));
