@@ -15,6 +15,9 @@ macro_rules! exit_codes {
 FILE arguments may be glob patterns ('data/**/*.npy'), expanded by ndnpy when the shell did not.
 Members of an .npz archive are named ARCHIVE:MEMBER in the output, and
 ARCHIVE.npz:MEMBER is accepted wherever --key is.
+A folder written by dask's da.to_npy_stack (0.npy, 1.npy, ... and info) is read as one
+array wherever a FILE is; with --stack, so is any folder of .npy shards (natural order,
+along axis 0).
 FILE arguments may also be URLs (s3://, gs://, az://, https://, file://), read by
 ranged GETs; outputs bound for a URL are uploaded once the command succeeds."
     };
@@ -61,6 +64,11 @@ pub(crate) struct Cli {
     /// twice (a 2-byte and a 1-byte format) for files holding both.
     #[arg(long = "as", global = true, value_enum, value_name = "TYPE")]
     pub(crate) as_type: Vec<reinterpret::AsType>,
+    /// Read a folder argument as one array stacked from its .npy files (natural
+    /// order: 2.npy before 10.npy; along axis 0). A dask stack (a folder with
+    /// `info`) is read so without it; `check DIR` without it checks each file.
+    #[arg(long, global = true)]
+    pub(crate) stack: bool,
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -78,8 +86,9 @@ pub(crate) enum EncodingArg {
 pub(crate) enum Command {
     /// Header facts: version, dtype (records as a tree), shape, order, data offset and
     /// alignment, room to grow in place, pickled or not; for .npz one row per member;
-    /// for a Parquet file (pandas DataFrame) its columns with pandas types and the index.
-    #[command(after_help = help!("ndnpy info weights.npy", "ndnpy info 'runs/**/*.npz'", "ndnpy --json info s3://bucket/ckpt.npz", "ndnpy info frame.parquet"))]
+    /// for a Parquet file (pandas DataFrame) its columns with pandas types and the index;
+    /// for a stack folder its whole array's, with the shard count and stacking axis.
+    #[command(after_help = help!("ndnpy info weights.npy", "ndnpy info dask_stack/", "ndnpy info --stack shards/", "ndnpy info 'runs/**/*.npz'", "ndnpy --json info s3://bucket/ckpt.npz", "ndnpy info frame.parquet"))]
     Info {
         #[arg(required = true)]
         files: Vec<String>,
@@ -87,7 +96,7 @@ pub(crate) enum Command {
     /// Print values as NumPy's repr does (summarised with ... beyond 1000 elements),
     /// reading only the bytes it prints (object arrays: the whole pickle, through
     /// ndnpy's own reader, which runs no code).
-    #[command(after_help = help!("ndnpy show a.npy", "ndnpy show --slice '0:5, :, -1' a.npy", "ndnpy show suite.npz:smooth_f64", "ndnpy show --key x --full archive.npz"))]
+    #[command(after_help = help!("ndnpy show a.npy", "ndnpy show --slice '0:5, :, -1' a.npy", "ndnpy show suite.npz:smooth_f64", "ndnpy show --key x --full archive.npz", "ndnpy show --slice 1000:1010 dask_stack/"))]
     Show {
         #[arg(required = true)]
         files: Vec<String>,
@@ -104,7 +113,7 @@ pub(crate) enum Command {
     /// Count, min, max, mean, std, NaN/±inf per array and per record field, in one
     /// streaming pass with constant memory. Min/max ignore NaN; mean and std
     /// (population) are over the finite values.
-    #[command(after_help = help!("ndnpy stats a.npy", "ndnpy stats suite.npz:random_f64", "ndnpy --json stats https://example.org/data.npz"))]
+    #[command(after_help = help!("ndnpy stats a.npy", "ndnpy stats suite.npz:random_f64", "ndnpy --json stats https://example.org/data.npz", "ndnpy stats --stack shards/"))]
     Stats {
         #[arg(required = true)]
         files: Vec<String>,
@@ -115,8 +124,9 @@ pub(crate) enum Command {
     /// Convert: .npy <-> .npz (stored, or --compress), several .npy into one .npz and
     /// back (--split), C <-> Fortran order, byte order, CSV for 1-D/2-D numbers,
     /// Parquet (pandas DataFrame) <-> .npz (one member per column; see
-    /// ndnpy_parquet::convert for the mapping). The last argument is the output.
-    #[command(after_help = help!("ndnpy convert --compress a.npy b.npy both.npz", "ndnpy convert --compress zstd:5 suite.npz suite_zstd.npz", "ndnpy convert --split both.npz out_dir/", "ndnpy convert suite.npz:image_u8 image.npy", "ndnpy convert --order F --byteorder big a.npy a_f.npy", "ndnpy convert frame.parquet frame.npz"))]
+    /// ndnpy_parquet::convert for the mapping), a stack folder into one file, and one
+    /// array into a dask stack (--shard-rows, --shard-size). The last argument is the output.
+    #[command(after_help = help!("ndnpy convert --shard-rows 100000 big.npy big_stack/", "ndnpy convert dask_stack/ whole.npy", "ndnpy convert --compress a.npy b.npy both.npz", "ndnpy convert --compress zstd:5 suite.npz suite_zstd.npz", "ndnpy convert --split both.npz out_dir/", "ndnpy convert suite.npz:image_u8 image.npy", "ndnpy convert --order F --byteorder big a.npy a_f.npy", "ndnpy convert frame.parquet frame.npz"))]
     Convert {
         /// Inputs, then the output (a file, or a folder with --split).
         #[arg(required = true, num_args = 2..)]
@@ -141,10 +151,20 @@ pub(crate) enum Command {
         /// Only this member of an .npz input.
         #[arg(long)]
         key: Option<String>,
+        /// Write the output folder as a dask stack (what da.from_npy_stack reads) of
+        /// this many rows (of axis 0) per shard, the last one shorter.
+        #[arg(long, value_name = "N", conflicts_with = "shard_size")]
+        shard_rows: Option<usize>,
+        /// As --shard-rows, with as many rows per shard as fit in this many bytes
+        /// (at least one).
+        #[arg(long, value_name = "BYTES")]
+        shard_size: Option<u64>,
     },
     /// Validate files and folders (recursively): headers, sizes, CRCs, decompression,
-    /// pickle safety. One line per problem; exit code 1 if any.
-    #[command(after_help = help!("ndnpy check data/", "ndnpy check --allow-pickle objects.npy", "ndnpy --json check s3://bucket/a.npz"))]
+    /// pickle safety. One line per problem; exit code 1 if any. A dask stack folder
+    /// (or any folder, with --stack) is checked as one array: its shards against its
+    /// info and each other.
+    #[command(after_help = help!("ndnpy check data/", "ndnpy check --stack shards/", "ndnpy check --allow-pickle objects.npy", "ndnpy --json check s3://bucket/a.npz"))]
     Check {
         #[arg(required = true)]
         paths: Vec<String>,
@@ -153,8 +173,8 @@ pub(crate) enum Command {
         allow_pickle: bool,
     },
     /// Compare two arrays (or two archives member by member): dtype, shape, values,
-    /// first differing indices.
-    #[command(after_help = help!("ndnpy diff a.npy b.npy", "ndnpy diff --rtol 1e-6 old.npz new.npz", "ndnpy diff old.npz:w new.npz:w"))]
+    /// first differing indices. A stack folder is one array.
+    #[command(after_help = help!("ndnpy diff dask_stack/ whole.npy", "ndnpy diff a.npy b.npy", "ndnpy diff --rtol 1e-6 old.npz new.npz", "ndnpy diff old.npz:w new.npz:w"))]
     Diff {
         a: String,
         b: String,

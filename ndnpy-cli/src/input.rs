@@ -35,6 +35,10 @@ pub fn read_options() -> ReadOptions {
 }
 
 pub fn container_of(path: &Path) -> CliResult<Container> {
+    if crate::stack::is_stack(path) {
+        // A folder of shards, read as the one `.npy` file it stands for.
+        return Ok(Container::Npy);
+    }
     let source = Source::open(path)?;
     let mut start = [0u8; 6];
     let got = source
@@ -80,6 +84,12 @@ impl DataSource for Positioned {
 
     fn positioned(&self) -> Option<(&File, u64)> {
         self.source.file().map(|file| (file, self.base))
+    }
+}
+
+impl DataSource for crate::stack::StackData {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        crate::stack::StackData::read_at(self, offset, buf)
     }
 }
 
@@ -243,6 +253,22 @@ pub fn read_any(opened: &mut Opened<'_>) -> ndnpy::Result<ndnpy::AnyArray> {
 
 /// Opens a `.npy` file (or object).
 pub fn open_npy(path: &Path) -> CliResult<Opened<'static>> {
+    if crate::stack::is_stack(path) {
+        let (header, data) = crate::stack::open(path, &read_options())?;
+        let bytes = header
+            .to_bytes()
+            .map_err(|e| CliError::lib(path, None, e))?;
+        let len = header
+            .data_len()
+            .map_err(|e| CliError::lib(path, None, e))?;
+        return Ok(Opened {
+            data_offset: bytes.len() as u64,
+            available: len as u64,
+            header,
+            data: Box::new(data),
+            swapped_raw: false,
+        });
+    }
     let source = Source::open(path)?;
     let len = source.len().map_err(|e| CliError::io(path, e))?;
     let (header, offset, swapped_raw) = read_header_marked(At {

@@ -17,6 +17,8 @@ mod safetensors;
 mod settings;
 mod slice;
 mod source;
+mod stack;
+mod stack_write;
 mod tables;
 mod targets;
 mod values;
@@ -29,8 +31,19 @@ use output::Outcome;
 /// Puts a local stand-in in place of an output URL (see `remote.rs`);
 /// inputs are read where they are (`source.rs`).
 fn localize(mut cli: Cli, remote: &mut remote::Remote) -> CliResult<Cli> {
-    if let Command::Convert { paths, .. } = &mut cli.command {
+    if let Command::Convert {
+        paths,
+        shard_rows,
+        shard_size,
+        ..
+    } = &mut cli.command
+    {
         if let Some(output) = paths.last_mut() {
+            if (shard_rows.is_some() || shard_size.is_some()) && ndnpy_store::is_url(output) {
+                return Err(error::CliError::usage(format!(
+                    "{output}: a stack is written to a local folder (not to a URL)"
+                )));
+            }
             *output = remote.output(output)?;
         }
     }
@@ -61,6 +74,7 @@ fn main() {
             EncodingArg::Bytes => ndnpy::PickleEncoding::Bytes,
         });
     input::set_read_options(options);
+    stack::set_forced(cli.stack);
     if let Err(message) = reinterpret::set(&cli.as_type) {
         eprintln!("ndnpy: {message}");
         std::process::exit(EXIT_USAGE);

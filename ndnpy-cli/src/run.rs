@@ -5,7 +5,7 @@ use crate::cli::{Cli, Command};
 use crate::error::{CliError, CliResult, EXIT_PROBLEM};
 use crate::output::{indented, progress_bar, Outcome};
 use crate::targets::{expand, member_of, split_member};
-use crate::{cmd, input, parquet, reinterpret, safetensors, settings, tables};
+use crate::{cmd, input, parquet, reinterpret, safetensors, settings, stack, stack_write, tables};
 use serde_json::json;
 use std::path::Path;
 
@@ -182,6 +182,8 @@ pub(crate) fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
             order,
             byteorder,
             key,
+            shard_rows,
+            shard_size,
         } => {
             // `--compress zstd a.npy out.npz`: the method, not a path.
             let mut paths = paths;
@@ -209,6 +211,28 @@ pub(crate) fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
                     p.display()
                 )));
             }
+            let cut = match (shard_rows, shard_size) {
+                (Some(n), _) => Some(stack_write::Cut::Rows(n)),
+                (None, Some(b)) => Some(stack_write::Cut::Bytes(b)),
+                (None, None) => None,
+            };
+            if let Some(cut) = cut {
+                if to.is_some()
+                    || compress.is_some()
+                    || split
+                    || order.is_some()
+                    || byteorder.is_some()
+                {
+                    return Err(CliError::usage(
+                        "--shard-rows and --shard-size write a dask stack (C order, native byte order); --to, --compress, --split, --order and --byteorder do not apply",
+                    ));
+                }
+                o.document = Some(json!({ "written": [] }));
+                let written = stack_write::convert(&inputs, Path::new(out), key.as_deref(), cut)?;
+                o.document = Some(json!({ "written": written }));
+                o.text(&format!("wrote {}\n", Path::new(out).display()));
+                return Ok(());
+            }
             let opts = settings::Options {
                 to,
                 compress: compress.is_some(),
@@ -233,6 +257,11 @@ pub(crate) fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
         } => {
             let mut files = Vec::new();
             for p in expand(&paths)? {
+                // A stack folder is one array (its shards checked as one).
+                if stack::is_stack(&p) {
+                    files.push(p);
+                    continue;
+                }
                 if let Err(e) = cmd::check::walk(&p, &mut files) {
                     o.fail(CliError::io(&p, e));
                 }

@@ -127,6 +127,9 @@ pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResul
             let mut v = header_json(&opened.header, opened.data_offset, opened.available);
             v["path"] = json!(path.display().to_string());
             v["format"] = json!("npy");
+            if crate::stack::is_stack(path) {
+                v["stack"] = crate::stack::facts(path)?;
+            }
             Ok(v)
         }
         crate::input::Container::Npz => {
@@ -399,6 +402,26 @@ fn render_npy(v: &Value, mut out: String) -> String {
         out.push_str(&format!(
             "  growth:     {} spare header bytes: the growth axis can reach {d} digits in place\n",
             v["header_spare_bytes"]
+        ));
+    }
+    if let Some(stack) = v.get("stack") {
+        out.push_str(&format!(
+            "  stack:      {} {}, stacked along axis {}\n",
+            stack["shards"],
+            if stack["shards"] == json!(1) {
+                "shard"
+            } else {
+                "shards"
+            },
+            stack["axis"],
+        ));
+        out.push_str(&format!(
+            "              ({})\n",
+            if stack["kind"] == json!("dask") {
+                "a dask stack: da.from_npy_stack reads it"
+            } else {
+                "a folder of .npy files, in natural order"
+            }
         ));
     }
     out.push_str(&format!(
