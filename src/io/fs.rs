@@ -36,26 +36,7 @@ pub(crate) fn unlock(_file: &File) {}
 /// another descriptor holds it.
 #[cfg(unix)]
 pub(crate) fn lock(file: &File, wait: bool) -> io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    let op = if wait {
-        libc::LOCK_EX
-    } else {
-        libc::LOCK_EX | libc::LOCK_NB
-    };
-    loop {
-        // SAFETY: plain system call on a descriptor we own.
-        if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
-            return Ok(true);
-        }
-        let err = io::Error::last_os_error();
-        match err.kind() {
-            io::ErrorKind::Interrupted => continue,
-            io::ErrorKind::WouldBlock => return Ok(false),
-            // File systems without locks: take the name as ours.
-            _ if err.raw_os_error() == Some(libc::ENOLCK) => return Ok(true),
-            _ => return Err(err),
-        }
-    }
+    flock(file, libc::LOCK_EX, wait)
 }
 
 #[cfg(not(unix))]
@@ -69,12 +50,16 @@ pub(crate) fn lock(_file: &File, _wait: bool) -> io::Result<bool> {
 /// once, but never while an appender holds the file.
 #[cfg(unix)]
 pub(crate) fn lock_shared(file: &File, wait: bool) -> io::Result<bool> {
+    flock(file, libc::LOCK_SH, wait)
+}
+
+/// `flock(kind)`, retried when interrupted; `Ok(false)` if it would block
+/// (and `wait` is off). On file systems without locks (`ENOLCK`) the lock
+/// is taken as held: there is nothing to guard with, so the name is ours.
+#[cfg(unix)]
+fn flock(file: &File, kind: libc::c_int, wait: bool) -> io::Result<bool> {
     use std::os::fd::AsRawFd;
-    let op = if wait {
-        libc::LOCK_SH
-    } else {
-        libc::LOCK_SH | libc::LOCK_NB
-    };
+    let op = if wait { kind } else { kind | libc::LOCK_NB };
     loop {
         // SAFETY: plain system call on a descriptor we own.
         if unsafe { libc::flock(file.as_raw_fd(), op) } == 0 {
@@ -84,7 +69,6 @@ pub(crate) fn lock_shared(file: &File, wait: bool) -> io::Result<bool> {
         match err.kind() {
             io::ErrorKind::Interrupted => continue,
             io::ErrorKind::WouldBlock => return Ok(false),
-            // File systems without locks: as `lock` does.
             _ if err.raw_os_error() == Some(libc::ENOLCK) => return Ok(true),
             _ => return Err(err),
         }
