@@ -111,10 +111,11 @@ pub(super) struct Limits {
 }
 
 /// What trying one candidate costs beyond the symbols it decodes, in the
-/// units of [`Limits::waste`]: setting up the decoder and reading the
-/// header (a stored candidate with `LEN = 0` followed by an invalid
-/// header decodes nothing, yet is not free).
-const ATTEMPT_COST: usize = 64;
+/// units of [`Limits::waste`] (about a decoded symbol each): setting up the
+/// decoder and reading the header again, which for a dynamic header builds
+/// its tables (a few thousand entries); a stored candidate with `LEN = 0`
+/// followed by an invalid header decodes nothing, yet is not free.
+const ATTEMPT_COST: usize = 1024;
 
 /// Decodes the chunk whose candidates lie in bits `from..to` of `data`.
 ///
@@ -151,7 +152,10 @@ pub(super) fn decode_chunk(
             break;
         }
         let tables = buffers.tables.take().expect("tables");
-        match attempt(data, start, limits, &mut buffers, tables, window, stop) {
+        // The candidate may spend what is left of the budget.
+        let waste = limits.waste.saturating_sub(finder.spent());
+        let tried = Limits { waste, ..limits };
+        match attempt(data, start, tried, &mut buffers, tables, window, stop) {
             Attempt::Done(chunk_end) => {
                 found = Some((start, chunk_end));
                 break;
@@ -238,12 +242,9 @@ fn decode_from(
     window: &dyn Fn(Key) -> Option<Window>,
     stop: &dyn Fn() -> bool,
 ) -> Result<(Option<Key>, usize, usize), (bool, usize)> {
+    // The markers in `head[..WINDOW]` were written with the buffers, and
+    // decoding writes the head only from `WINDOW` on.
     let Buffers { head, tail, .. } = buffers;
-    // The markers in `head[..WINDOW]` were written with the buffers.
-    debug_assert!(head[..WINDOW]
-        .iter()
-        .enumerate()
-        .all(|(i, &m)| m == MARKER + i as u16));
     let mut head_end = WINDOW;
     let mut tail_end = WINDOW;
     // The head up to `scanned` has been looked at for markers; the last
@@ -307,6 +308,11 @@ fn decode_from(
             step
         };
         let produced = head_end + tail_end - 2 * WINDOW;
+        if !accepted && produced > limits.waste {
+            // A candidate whose first block outruns what is left of the
+            // budget is given up, as one that fails would be.
+            return Err((false, produced));
+        }
         match step {
             Err(_) => return Err((accepted, produced)),
             Ok(Stop::Full) => {}

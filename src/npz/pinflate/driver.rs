@@ -74,8 +74,8 @@ impl Plan {
         // Room for four times a chunk's expected output, from 1 to 64 MiB.
         let expected = self.chunk as u128 * self.size as u128 / self.compressed.max(1) as u128;
         self.cap = (4 * expected).clamp(1 << 20, 64 << 20) as usize;
-        // About one chunk's own decoding: a chunk that cannot find its
-        // start for that long costs at most twice its sequential time.
+        // About one chunk's own decoding: what a chunk may spend looking
+        // for its start before the resolver decodes its range instead.
         self.waste = expected.clamp(256 << 10, 16 << 20) as usize;
         self
     }
@@ -211,16 +211,7 @@ pub(super) fn inflate_counting(
                     }
                 }
                 s.finished |= resolver.at.is_none();
-                if s.wasted > resolver.len / 2 + 2 * plan.waste && s.wanted < count {
-                    // Chunks wasted more than half the output so far: the
-                    // stream's blocks are not ones the finder finds (fixed
-                    // Huffman, or one block for the whole stream), or it
-                    // was made to defeat the search; either way parallel
-                    // decoding does not pay. No chunk is handed out or
-                    // taken any more, the resolver decodes on to the end.
-                    s.wanted = count;
-                    s.next = count;
-                }
+                fall_back_if_wasted(&mut s, resolver.len, count, plan.waste, &shared.stop);
                 if s.finished || s.failed.is_some() || s.wanted >= count {
                     shared.stop.store(true, Ordering::Relaxed);
                 }
@@ -277,6 +268,12 @@ pub(super) fn inflate_counting(
                     Some((outcome, wasted)) => {
                         s.wasted += wasted;
                         s.results[k] = Some(outcome);
+                        // Judged here too, not only when the resolver moves:
+                        // it may be waiting for another chunk meanwhile.
+                        if let Some(resolver) = &s.resolver {
+                            let len = resolver.len;
+                            fall_back_if_wasted(&mut s, len, count, plan.waste, &shared.stop);
+                        }
                     }
                     None => {
                         s.failed.get_or_insert(Bad::NoMemory);
@@ -319,6 +316,20 @@ fn finish(state: State, size: usize) -> Result<u32, Bad> {
         crc.combine(&piece.expect("every task ran"));
     }
     Ok(crc.finalize())
+}
+
+/// Once chunks have wasted more than half the output decoded so far (plus
+/// two chunks' budgets), the stream's blocks are not ones the finder finds
+/// (fixed Huffman, or one block for the whole stream), or it was made to
+/// defeat the search; either way parallel decoding does not pay: no chunk
+/// is handed out or taken any more, chunks still running are told to stop,
+/// and the resolver decodes on to the end.
+fn fall_back_if_wasted(s: &mut State, len: usize, count: usize, waste: usize, stop: &AtomicBool) {
+    if s.wasted > len / 2 + 2 * waste && s.wanted < count {
+        s.wanted = count;
+        s.next = count;
+        stop.store(true, Ordering::Relaxed);
+    }
 }
 
 /// What the resolver wrote or handed out in one step.
@@ -412,6 +423,7 @@ impl Drop for PanicGuard<'_, '_> {
             let mut s = self.0.lock();
             s.failed
                 .get_or_insert(Bad::Corrupt("an inflating thread panicked"));
+            self.0.stop.store(true, Ordering::Relaxed);
             self.0.changed.notify_all();
         }
     }

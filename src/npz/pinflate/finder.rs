@@ -92,6 +92,10 @@ pub(super) struct Finder<'a> {
     budget: usize,
 }
 
+/// What building a header's tables costs, in the units of `spent` (about a
+/// decoded symbol each).
+const TABLES_COST: usize = 512;
+
 /// Bits searched for both kinds of block before either is given.
 const STEP: u64 = 32 * 1024 * 8;
 
@@ -208,8 +212,9 @@ impl<'a> Finder<'a> {
     fn header_reads(&mut self, bit: u64) -> bool {
         let mut bits = Bits::at(self.data, bit + 3);
         let ok = self.tables.read_dynamic(&mut bits).is_ok() && !bits.overran();
-        // At least one unit a check: a table lookup and set-up.
-        self.spent += (bits.position().saturating_sub(bit + 3) as usize).max(1);
+        // The bits read, plus the tables a header that reads this far
+        // builds (code-length, literal/length and distance tables).
+        self.spent += bits.position().saturating_sub(bit + 3) as usize + TABLES_COST;
         ok
     }
 

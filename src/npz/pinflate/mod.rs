@@ -22,16 +22,20 @@
 //! CRC-32 (pieces joined with `combine`) and length are what the caller
 //! checks against the zip directory.
 //!
-//! Cost: for any input, at most a small constant times the sequential
-//! decoding's. What a chunk spends on anything the output does not use
-//! (the block search, header checks, candidates that decode and are
-//! rejected) counts against a budget of about one chunk's own decoding
-//! (`chunk.rs`, `finder.rs`): a chunk that spends it gives up, and the
-//! resolver decodes its range sequentially. Once chunks have wasted more
-//! than half the output decoded so far (a stream whose blocks the finder
-//! cannot find, or one crafted against it), no chunk is handed out any
-//! more and the resolver decodes the rest on its own; chunks still
-//! running stop at once (as they do when the stream ends or fails). The
+//! Cost: for any input, a small multiple of the sequential decoding's.
+//! What a chunk spends on anything the output does not use (the block
+//! search, header checks and their tables, candidates that decode and are
+//! rejected, each candidate held to what is left) counts, in units of
+//! about a decoded symbol, against a budget of about one chunk's own
+//! decoding (`chunk.rs`, `finder.rs`): a chunk that spends it gives up,
+//! and the resolver decodes its range sequentially. Once chunks have
+//! wasted more than half the output decoded so far (a stream whose blocks
+//! the finder cannot find, or one crafted against it), no chunk is handed
+//! out any more and the resolver decodes the rest on its own; chunks
+//! still running stop at their next candidate or within 128 K symbols (as
+//! they do when the stream ends or fails). The units are estimates of
+//! time, so the bound is a multiple, measured in BENCHMARKS.md, not an
+//! exact factor. The
 //! tests hold the chunks' work to twice the output on streams crafted
 //! for this (`tests/hostile.rs`, `fixtures/pinflate/`), and the fuzz
 //! target treats a slow input as a finding.
