@@ -3,13 +3,37 @@
 
 use super::in_member;
 use super::key_of;
-use super::pool::{read_inflated, Output};
+use super::pool::{read_inflated, Output, Want};
 use super::reader::{check_size, ArchiveMember, NpzReader, Open, STREAM_WHOLE_LIMIT, WHOLE_LIMIT};
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
+use crate::format::header::Header;
+use crate::io::source::Source;
 use std::io::{self, Read, Seek};
 
 impl<R: Read + Seek> NpzReader<R> {
+    /// Member `index` read with `read_any`, from what its read-ahead job
+    /// gave (`planned`) if it had one.
+    pub(super) fn any_from(
+        &mut self,
+        index: usize,
+        planned: Option<Result<Output>>,
+    ) -> Result<AnyArray> {
+        let options = self.options;
+        let read = |h: &Header, s: &mut Source<'_>| crate::pickle::read_any(h, s, &options);
+        match planned {
+            Some(Ok(Output::Any(array))) => Ok(array),
+            Some(Ok(Output::Bytes(bytes))) => {
+                let key = self.directory.entries[index].key().to_owned();
+                let result = read_inflated(&bytes, &options, read).map_err(|e| in_member(&key, e));
+                self.recycle(bytes);
+                result
+            }
+            Some(Err(e)) => Err(e),
+            None => self.read_archived(index, read),
+        }
+    }
+
     /// The decompressed bytes of member `name`, whatever it holds (NumPy
     /// returns members that are not `.npy` files this way).
     ///
@@ -34,7 +58,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn raw(&mut self, name: &str) -> Result<Vec<u8>> {
         let index = self.index(name)?;
-        match self.planned(index) {
+        match self.planned(index, Some(Want::Bytes)) {
             Some(Ok(Output::Bytes(bytes))) => return Ok(bytes),
             Some(Err(e)) => return Err(e),
             Some(Ok(Output::Any(_))) | None => {}
@@ -86,7 +110,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn member_reader(&mut self, name: &str) -> Result<NpzMemberReader<'_, R>> {
         let index = self.index(name)?;
-        match self.planned(index) {
+        match self.planned(index, None) {
             // Inflated ahead (`NpzReader::read_ahead`), checked.
             Some(Ok(Output::Bytes(bytes))) => {
                 let size = bytes.len() as u64;
@@ -207,22 +231,8 @@ impl<R: Read + Seek> Iterator for NpzArrays<'_, R> {
             Ok(index) => index,
             Err(e) => return Some((name, Err(e))),
         };
-        let options = self.reader.options;
-        let result = match self.reader.planned(index) {
-            Some(Ok(Output::Any(array))) => Ok(array),
-            Some(Ok(Output::Bytes(bytes))) => {
-                let result = read_inflated(&bytes, &options, |h, s| {
-                    crate::pickle::read_any(h, s, &options)
-                })
-                .map_err(|e| in_member(&name, e));
-                self.reader.recycle(bytes);
-                result
-            }
-            Some(Err(e)) => Err(e),
-            None => self
-                .reader
-                .read_archived(index, |h, s| crate::pickle::read_any(h, s, &options)),
-        };
+        let planned = self.reader.planned(index, None);
+        let result = self.reader.any_from(index, planned);
         Some((name, result))
     }
 

@@ -1,5 +1,6 @@
 //! Members read ahead on other cores: when the reader knows which members
-//! come next ([`NpzReader::read_ahead`], the array iterator), it reads
+//! come next ([`NpzReader::read_ahead`], the array iterator, or its guess
+//! when members are read one after another in archive order), it reads
 //! their compressed bytes as it opens the current one and hands them to
 //! worker threads (`pool.rs`), which inflate them whole (and, for the
 //! iterator, decode them) while the caller takes the current member.
@@ -69,6 +70,11 @@ pub(super) struct ReadAhead {
     /// The cost of the plan position last costed and what its job gives
     /// back (a member that does not fit yet is costed once).
     costed: Option<(usize, u64, Want)>,
+    /// Whether the plan is the reader's guess ([`NpzReader::guess`]) rather
+    /// than the caller's: a read off it drops it.
+    guessed: bool,
+    /// The member last read whole, for that guess.
+    last: Option<usize>,
 }
 
 impl ReadAhead {
@@ -84,6 +90,8 @@ impl ReadAhead {
             threads: cores.min(MAX_THREADS),
             limit: AHEAD_BYTES,
             costed: None,
+            guessed: false,
+            last: None,
         }
     }
 
@@ -105,6 +113,7 @@ impl ReadAhead {
         self.next = 0;
         self.scheduled = 0;
         self.costed = None;
+        self.guessed = false;
         if let Some(pool) = self.pool.take() {
             pool.retire();
         }
@@ -204,7 +213,12 @@ impl<R: Read + Seek> NpzReader<R> {
     /// nothing is read ahead while one of the latter is being read. On a
     /// single core the caller inflates the planned members itself, in
     /// order, into buffers reused from one member to the next.
-    /// [`NpzReader::arrays`] plans every member itself.
+    /// [`NpzReader::arrays`] plans every member itself, and so does a plain
+    /// loop: when no plan is set, a member read whole (`read`, `read_any`,
+    /// `raw`, …) right after the one before it in archive order starts a
+    /// plan of the members after it, within the same bounds, as an
+    /// operating system reads a file ahead once reads follow each other; a
+    /// read elsewhere drops that plan and its jobs.
     ///
     /// Errors: [`crate::Error::MemberNotFound`] for a name that is not a
     /// member (the plan is then left as it was).
@@ -271,8 +285,14 @@ impl<R: Read + Seek> NpzReader<R> {
     /// Called as member `index` is opened to be read whole: moves the plan
     /// on, starts jobs for the next members, and gives this member's job
     /// result if it had one (its own errors already name the member).
-    pub(super) fn planned(&mut self, index: usize) -> Option<Result<Output>> {
-        let pos = self.ahead.advance(index)?;
+    /// `guess`: a member read with no plan may start one
+    /// ([`NpzReader::guess`]), whose jobs give back what `guess` says.
+    pub(super) fn planned(&mut self, index: usize, guess: Option<Want>) -> Option<Result<Output>> {
+        let pos = match self.ahead.advance(index) {
+            Some(pos) => pos,
+            None => self.guess(index, guess?)?,
+        };
+        self.ahead.last = Some(index);
         let mut job = self.ahead.job_at(pos);
         let kind = kind(&self.directory.entries[index]);
         if !matches!(kind, Kind::Alone) {
@@ -295,6 +315,37 @@ impl<R: Read + Seek> NpzReader<R> {
             self.ahead.clear();
         }
         result
+    }
+
+    /// Member `index` is read whole and no plan has it. As an operating
+    /// system reads a file ahead once reads follow each other, a member
+    /// read right after the one before it in archive order (a plain loop
+    /// over [`NpzReader::names`]) starts a plan of the members after it,
+    /// as the array iterator's, within the same bounds; a read elsewhere
+    /// drops that plan, and a plan the caller made is left alone. Gives
+    /// the member's plan position.
+    fn guess(&mut self, index: usize, want: Want) -> Option<usize> {
+        let follows = self.ahead.last.is_some_and(|last| last + 1 == index);
+        self.ahead.last = Some(index);
+        if self.ahead.guessed {
+            self.ahead.clear();
+        }
+        if !follows || !self.ahead.plan.is_empty() {
+            return None;
+        }
+        // The member NumPy reads for each name (the last of a repeated
+        // one); never more than the scheduler looks at, so that guessing
+        // again and again costs in proportion to the members read.
+        let end = self.members.len().min(index.saturating_add(MAX_DISTANCE));
+        let plan: Vec<usize> = (index..end)
+            .filter(|&i| self.index(super::key_of(&self.members[i])).ok() == Some(i))
+            .collect();
+        if plan.len() < 2 {
+            return None;
+        }
+        self.ahead.set(plan, want);
+        self.ahead.guessed = true;
+        self.ahead.advance(index)
     }
 
     /// Gives a buffer of a planned member's bytes back for reuse.
@@ -564,5 +615,46 @@ mod tests {
         let (count, bytes) = held(&npz);
         assert!(bytes <= AHEAD_BYTES, "{bytes}");
         assert!((4..=6).contains(&count), "{count}");
+    }
+
+    #[test]
+    fn a_plain_loop_in_archive_order_reads_ahead_and_a_jump_stops_it() {
+        let lengths = [50_000; 8];
+        let bytes = archive(&lengths, None);
+        let mut npz = reader(bytes.clone(), 2);
+        let mut plain = NpzReader::new(Cursor::new(bytes)).unwrap();
+        let names = npz.names();
+        // One member alone is no loop: nothing is read ahead.
+        npz.read_any("m0").unwrap();
+        assert_eq!(held(&npz).0, 0);
+        assert!(npz.ahead.plan.is_empty());
+        // The next in archive order: the members after it are.
+        npz.read_any("m1").unwrap();
+        assert!(npz.ahead.guessed);
+        assert_eq!(
+            npz.ahead
+                .jobs
+                .iter()
+                .map(|j| npz.ahead.plan[j.0])
+                .collect::<Vec<_>>(),
+            [2, 3, 4]
+        );
+        // Same values as a reader with no plan, member by member.
+        for name in &names[2..4] {
+            let got = npz.read::<u32, ndarray::Ix1>(name).unwrap();
+            let want = plain.read::<u32, ndarray::Ix1>(name).unwrap();
+            assert_eq!(got, want, "{name}");
+        }
+        // A read elsewhere drops the guess and its jobs.
+        npz.read_any("m0").unwrap();
+        assert!(npz.ahead.plan.is_empty());
+        assert_eq!(held(&npz).0, 0);
+        assert!(npz.ahead.pool.is_none());
+        // A plan the caller made is not replaced by a guess.
+        npz.read_ahead(["m7", "m6"]).unwrap();
+        npz.read_any("m1").unwrap();
+        npz.read_any("m2").unwrap();
+        assert!(!npz.ahead.guessed);
+        assert_eq!(npz.ahead.plan, [7, 6]);
     }
 }

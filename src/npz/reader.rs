@@ -4,7 +4,7 @@ use super::directory::{Directory, STORED};
 use super::input::Input;
 use super::member::MemberReader;
 use super::members::NpzArrays;
-use super::pool::{read_inflated, Output};
+use super::pool::{read_inflated, Output, Want};
 use super::prefetch::ReadAhead;
 use super::seek::{SeekIndex, Sidecar};
 use super::{in_member, key_of, not_an_archive};
@@ -372,8 +372,8 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     pub fn read_any(&mut self, name: &str) -> Result<AnyArray> {
         let index = self.index(name)?;
-        let options = self.options;
-        self.read_index(index, |h, s| crate::pickle::read_any(h, s, &options))
+        let planned = self.planned(index, Some(Want::Any(self.options)));
+        self.any_from(index, planned)
     }
 
     /// Reads member `name` into `out`, an array the caller has (of the
@@ -489,7 +489,7 @@ impl<R: Read + Seek> NpzReader<R> {
         read: impl FnOnce(&Header, &mut Source<'_>) -> Result<A>,
     ) -> Result<A> {
         let options = self.options;
-        match self.planned(index) {
+        match self.planned(index, Some(Want::Bytes)) {
             // Inflated ahead, checked: read from memory.
             Some(Ok(Output::Bytes(bytes))) => {
                 let key = self.directory.entries[index].key().to_owned();
