@@ -2,7 +2,8 @@
 """One large member written by `np.savez_compressed` (one deflate stream,
 no piece table), read back: ndnpy's parallel inflater (src/npz/pinflate/)
 on 1 and 2 threads, flate2 (zlib-rs) streaming, libdeflate whole,
-`NpzReader::read_any` of the archive, and `np.load`, interleaved in one run,
+`NpzReader::read_any` of the archive (on every core, and on one with
+`taskset -c 0`), and `np.load`, interleaved in one run,
 `--repeats` rounds; median (min-max) wall seconds, and CPU seconds per GB
 inflated.
 
@@ -102,6 +103,16 @@ def main():
                     r = json.loads(line)
                     walls.setdefault(r["case"], []).append(r["wall"])
                     cpus.setdefault(r["case"], []).append(r["cpu"])
+                # The same read on one core: the path the library picks
+                # there (libdeflate whole), for the 1 -> 2 cores figure a
+                # user sees.
+                one = subprocess.run(["taskset", "-c", "0", *cmd], check=True, capture_output=True, text=True,
+                                     env={**os.environ, "PINFLATE_ONLY": "NpzReader::read_any"})
+                for line in one.stdout.splitlines():
+                    r = json.loads(line)
+                    case = r["case"] + ", one core (taskset -c 0)"
+                    walls.setdefault(case, []).append(r["wall"])
+                    cpus.setdefault(case, []).append(r["cpu"])
                 start = time.perf_counter()
                 with np.load(npz) as z:
                     a = z[z.files[0]]
@@ -113,6 +124,9 @@ def main():
             for case, w in walls.items():
                 per_gb = (f"{statistics.median(cpus[case]) / (size / 1e9):.2f}" if case in cpus else "")
                 print(f"| {case} | {summary(w)} | {per_gb} | {numpy / statistics.median(w):.2f}x |")
+            any_case = "NpzReader::read_any (file to array)"
+            one_core = statistics.median(walls[any_case + ", one core (taskset -c 0)"])
+            print(f"read_any, every core vs one core: {one_core / statistics.median(walls[any_case]):.2f}x")
             if len(args.threads) > 1:
                 t = args.threads
                 one = statistics.median(walls[f"ndnpy pinflate, {t[0]} threads"])
