@@ -92,7 +92,7 @@ fn bad(reason: &str) -> io::Error {
 /// Where the stream's final block starts and where it ends (bit
 /// positions), found by the library's deflate decoder.
 fn walk(stream: &[u8]) -> io::Result<(usize, usize)> {
-    let (start, end) = last_block(stream).map_err(|e| bad(&e.to_string()))?;
+    let (start, end) = last_block(stream).map_err(|e| bad(&e.into_io().to_string()))?;
     let bits = stream.len() as u64 * 8;
     if end > bits {
         return Err(bad("runs past its end"));

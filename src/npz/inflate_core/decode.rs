@@ -44,6 +44,15 @@ impl Sym for u16 {
     }
 }
 
+/// No output at all: for a walk over the blocks that needs only where
+/// they are (`walk.rs`). A slice of `()` of any length takes no memory,
+/// and writing to it costs nothing; distances are still checked against
+/// the output's length.
+impl Sym for () {
+    #[inline(always)]
+    fn lit(_: u32) {}
+}
+
 /// Where the decoder is in the stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {

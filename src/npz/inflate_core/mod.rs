@@ -15,8 +15,9 @@
 //! - the seek index (`seek/index.rs`), through [`StreamInflater`]
 //!   (`stream.rs`): compressed bytes read from the archive in chunks, the
 //!   output in a buffer that keeps the window;
-//! - the writer's `unfinalize` (`deflate.rs`), through [`last_block`]:
-//!   where a complete stream's last block starts and ends.
+//! - the writer's `unfinalize` (`deflate.rs`), through [`last_block`]
+//!   (`walk.rs`): where a complete stream's last block starts and ends,
+//!   every symbol decoded into output of no size.
 //!
 //! Whole members are inflated by libdeflate and streamed by flate2, which
 //! are faster there; this decoder accepts and refuses exactly the streams
@@ -28,13 +29,15 @@ mod block;
 mod decode;
 mod huffman;
 mod stream;
+mod walk;
 
 pub(crate) use bits::Bits;
 #[cfg(test)]
 pub(crate) use block::PRECODE_ORDER;
 pub(crate) use block::{precode_complete, Tables};
 pub(crate) use decode::{Inflater, Stop};
-pub(crate) use stream::{last_block, StreamInflater};
+pub(crate) use stream::StreamInflater;
+pub(crate) use walk::last_block;
 
 use std::io;
 

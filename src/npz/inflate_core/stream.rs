@@ -1,7 +1,6 @@
 //! The decoder of `decode.rs` over compressed bytes that come from a
 //! `Read` in chunks, with its output in a buffer whose first part is the
-//! window: what the seek index (`seek/index.rs`) and the writer's
-//! `unfinalize` (`deflate.rs`) run. Neither libdeflate (whole streams
+//! window: what the seek index (`seek/index.rs`) runs. Neither libdeflate (whole streams
 //! only) nor flate2 (no bit positions, no preset window for a raw stream
 //! resumed mid-stream) offers that.
 //!
@@ -190,21 +189,6 @@ impl<R: Read> StreamInflater<R> {
     }
 }
 
-/// Where a complete deflate stream's last block starts and where it ends
-/// (bit positions): what the writer's `unfinalize` needs to turn a
-/// stream into a piece that another continues.
-pub(crate) fn last_block(stream: &[u8]) -> io::Result<(u64, u64)> {
-    let mut inflater = StreamInflater::at(stream, 0, &[], 0);
-    let mut start = 0;
-    loop {
-        match inflater.run(WINDOW + CHUNK)? {
-            Stop::Boundary => start = inflater.position(),
-            Stop::Full => inflater.slide(),
-            Stop::End => return Ok((start, inflater.position())),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,19 +310,6 @@ mod tests {
             assert!(got == data, "level {level}");
             assert_eq!(inf.position().div_ceil(8), stream.len() as u64);
             assert!(level == 1 || boundaries > 0, "level {level}");
-        }
-    }
-
-    #[test]
-    fn the_last_block_is_found_in_every_stream() {
-        let data = data();
-        for level in [0, 1, 6, 9] {
-            let stream = zlib(&data[..300_000], level);
-            let (start, end) = last_block(&stream).unwrap();
-            assert_eq!(end.div_ceil(8), stream.len() as u64, "level {level}");
-            // The final block's header has BFINAL set.
-            assert_eq!(stream[(start / 8) as usize] >> (start % 8) & 1, 1);
-            assert!(last_block(&stream[..stream.len() / 2]).is_err());
         }
     }
 
