@@ -1,8 +1,8 @@
 //! The decoder of `decode.rs` over compressed bytes that come from a
 //! `Read` in chunks, with its output in a buffer whose first part is the
-//! window: what the seek index (`seek/index.rs`) runs. Neither libdeflate (whole streams
-//! only) nor flate2 (no bit positions, no preset window for a raw stream
-//! resumed mid-stream) offers that.
+//! window: what the seek index (`seek/index.rs`) runs. Neither libdeflate
+//! (whole streams only) nor flate2 (no bit positions, no preset window
+//! for a raw stream resumed mid-stream) offers that.
 //!
 //! The input is read [`CHUNK`] bytes at a time. The decoder is held to
 //! stop between symbols [`MARGIN`] bytes before the end of what has been
