@@ -25,6 +25,7 @@ mod direct;
 mod directory;
 mod held;
 mod inflate;
+mod inflate_core;
 mod info;
 mod input;
 mod member;

@@ -5,12 +5,11 @@
 //! other begins).
 //!
 //! The output begins as 16-bit symbols in a buffer that starts with the
-//! 32 768 window markers (`decode.rs`); as soon as the last 32 KiB decoded
+//! 32 768 window markers (`inflate_core/decode.rs`); as soon as the last 32 KiB decoded
 //! hold no marker, nothing later can reach one, and decoding goes on in
 //! bytes. Markers are replaced once the window is known (`resolve.rs`).
 
-use super::block::Tables;
-use super::decode::{Inflater, Stop};
+use super::super::inflate_core::{Inflater, Stop, Tables};
 use super::finder::Finder;
 use super::memory::zeroed;
 use super::{Key, Window, WINDOW};

@@ -18,8 +18,7 @@
 //! from it, and the resolver (`resolve.rs`) accepts a chunk only where the
 //! decoding before it really ends.
 
-use super::bits::Bits;
-use super::block::{precode_complete, Tables};
+use super::super::inflate_core::{precode_complete, Bits, Tables};
 use super::Key;
 
 /// For each 13-bit value: whether it can begin a dynamic block header

@@ -51,29 +51,24 @@
 //! chunk all markers, then one all bytes). Plus 40 KiB of tables a set and
 //! 32 KiB per published window.
 //!
-//! Our own decoder (`decode.rs`, tables in `huffman.rs`, headers in
-//! `block.rs`, bits in `bits.rs`) is needed for the markers: libdeflate
+//! The decoder is the library's own (`npz/inflate_core/`, shared with
+//! the seek index and the writer), needed for the markers: libdeflate
 //! can neither start mid-stream at a bit nor keep unknown window bytes;
 //! on one core it runs about as fast as libdeflate on NumPy's float
-//! arrays.
+//! arrays. This folder holds only the parallel machinery: the block
+//! finder, chunks, the resolver and the driver.
 
-mod bits;
-mod block;
 mod chunk;
-mod decode;
 mod driver;
 mod finder;
-mod huffman;
 mod memory;
 mod resolve;
 #[cfg(test)]
 mod tests;
 
-use decode::Inflater;
+use super::inflate_core::Inflater;
+use super::inflate_core::{Bad, WINDOW};
 use std::io;
-
-/// Deflate's window: how far back a distance reaches.
-const WINDOW: usize = 32 * 1024;
 
 /// The real 32 KiB before a point of the output, shared between threads.
 type Window = std::sync::Arc<[u8; WINDOW]>;
@@ -89,35 +84,6 @@ const MIN_PARALLEL: usize = 32 << 20;
 /// At most this many threads, whatever the cores (as the read-ahead of
 /// ndnpy's own pieces, `ahead.rs`).
 const MAX_THREADS: usize = 8;
-
-/// What went wrong in a stream (mapped to `InvalidData` errors).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bad {
-    /// Not a valid deflate stream.
-    Corrupt(&'static str),
-    /// More output than the declared size (or, inside a chunk, than its
-    /// buffers hold).
-    TooLong,
-    /// The stream needs bits past the end of the input.
-    Truncated,
-    /// Memory for the output or a chunk's buffers could not be had.
-    NoMemory,
-    /// The stream ended after this many bytes, fewer than declared.
-    Short(usize),
-}
-
-impl Bad {
-    fn into_io(self) -> io::Error {
-        let text = match self {
-            Bad::Corrupt(why) => format!("corrupt deflate data ({why})"),
-            Bad::TooLong => "deflate data inflates past the declared size".to_owned(),
-            Bad::Truncated => "deflate data ends early".to_owned(),
-            Bad::NoMemory => return io::Error::from(io::ErrorKind::OutOfMemory),
-            Bad::Short(n) => format!("deflate data gave {n} bytes, fewer than declared"),
-        };
-        io::Error::new(io::ErrorKind::InvalidData, text)
-    }
-}
 
 /// A place in the stream where decoding can start: a block boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

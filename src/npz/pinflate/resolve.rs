@@ -17,9 +17,8 @@
 //! output is split as it goes (`split_at_mut`): the resolver keeps the
 //! part from its window on, each task gets its own part.
 
-use super::block::Tables;
+use super::super::inflate_core::{Inflater, Stop, Tables};
 use super::chunk::{Buffers, Chunk, MARKER};
-use super::decode::{Inflater, Stop};
 use super::{Bad, Key, Window, WINDOW};
 use crc32fast::Hasher;
 

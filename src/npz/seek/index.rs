@@ -20,7 +20,7 @@
 //! away (it was made for other bytes) and the read starts from the
 //! member's start.
 
-use super::inflate::{corrupt, Inflater, Stop, WINDOW};
+use super::super::inflate_core::{Stop, StreamInflater, WINDOW};
 use std::io::{self, Read, Seek, SeekFrom};
 
 /// Output between checkpoints: a read decodes at most this much (plus one
@@ -31,6 +31,14 @@ pub(crate) const SPAN: u64 = 4 << 20;
 /// Output decoded before the buffer is slid back to its window: the
 /// decoder's memory.
 const FLUSH: usize = 4 << 20;
+
+/// What went wrong (mapped by the caller to the member's error).
+fn corrupt(why: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("corrupt deflate data ({why})"),
+    )
+}
 
 /// A place to start decoding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,7 +243,7 @@ impl SeekIndex {
         let end = end_at;
         let cp = &self.checkpoints[at];
         let source = self.open(input, data_start, cp.bit / 8)?;
-        let mut inflater = Inflater::at(source, cp.bit, &cp.window, cp.out)?;
+        let mut inflater = StreamInflater::at(source, cp.bit, &cp.window, cp.out);
         let mut crc = crc32fast::Hasher::new_with_initial(cp.crc);
         let mut last = cp.out;
         let mut got = Vec::new();
@@ -247,13 +255,13 @@ impl SeekIndex {
         loop {
             let stop = inflater.run(WINDOW + FLUSH)?;
             // The decoder's memory stays a window and a flush or two.
-            debug_assert!(inflater.out.len() <= WINDOW + 2 * FLUSH + 258);
+            debug_assert!(inflater.out().len() <= WINDOW + 2 * FLUSH + 258);
             let total = inflater.total_out();
             if total > self.key.size {
                 return Err(corrupt("it inflates past the size the archive declares").into());
             }
             // The new bytes: output positions `done..total`.
-            let new = &inflater.out[(done - inflater.out_base) as usize..];
+            let new = &inflater.out()[(done - inflater.out_base()) as usize..];
             let (from, to) = (start.max(done), want_end.min(total));
             if from < to {
                 got.extend_from_slice(&new[(from - done) as usize..(to - done) as usize]);
@@ -265,8 +273,8 @@ impl SeekIndex {
             match stop {
                 Stop::Boundary => {
                     if extend && total >= last + SPAN {
-                        let keep = inflater.out.len().min(WINDOW);
-                        let window = inflater.out[inflater.out.len() - keep..].into();
+                        let out = inflater.out();
+                        let window = out[out.len() - out.len().min(WINDOW)..].into();
                         self.checkpoints.push(Checkpoint {
                             out: total,
                             bit: inflater.position(),
@@ -281,7 +289,7 @@ impl SeekIndex {
                         return Ok(got);
                     }
                     // Not at every boundary: a slide moves the window.
-                    if inflater.out.len() >= FLUSH {
+                    if inflater.out().len() >= FLUSH {
                         inflater.slide();
                     }
                 }

@@ -1,12 +1,9 @@
 //! Row ranges inside deflated members: a seek index of block boundaries
-//! with their windows (`index.rs`), and the decoder that starts at them
-//! (`inflate.rs`, tables in `huffman.rs`), kept on disk if asked
+//! with their windows (`index.rs`), decoded from there by the library's
+//! one deflate decoder (`npz/inflate_core/`), kept on disk if asked
 //! (`sidecar.rs`).
 
-mod bits;
-mod huffman;
 mod index;
-mod inflate;
 mod sidecar;
 mod sidecar_format;
 

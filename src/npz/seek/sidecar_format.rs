@@ -9,8 +9,8 @@
 //! window's length (u16, at most 32 768) and the window deflated (u32
 //! length, then the bytes).
 
+use super::super::inflate_core::WINDOW;
 use super::index::{Checkpoint, MemberKey, SeekIndex};
-use super::inflate::WINDOW;
 use crate::npz::inflate::inflate_piece;
 use std::collections::HashMap;
 

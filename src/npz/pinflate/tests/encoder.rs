@@ -331,9 +331,8 @@ fn write_dynamic_header(w: &mut BitWriter, lit: &[u8], dist: &[u8]) {
     }
     let pre_len = lengths(&freq, 7);
     let pre_codes = codes(&pre_len);
-    const ORDER: [usize; 19] = [
-        16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
-    ];
+    // The decoder's order, spelled in one place of the library.
+    use super::super::super::inflate_core::PRECODE_ORDER as ORDER;
     let ncode = (4..=19)
         .rev()
         .find(|&n| pre_len[ORDER[n - 1]] != 0)

@@ -7,8 +7,7 @@
 mod encoder;
 mod hostile;
 
-use super::block::Tables;
-use super::decode::{Inflater, Stop};
+use super::super::inflate_core::{Inflater, Stop, Tables};
 use super::driver::{inflate, Plan};
 use super::Key;
 use encoder::{encode, Kind};

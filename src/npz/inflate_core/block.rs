@@ -13,17 +13,17 @@ use super::Bad;
 
 /// The order in which a dynamic header sends the code-length code's
 /// lengths (3.2.7).
-pub(super) const PRECODE_ORDER: [usize; 19] = [
+pub(crate) const PRECODE_ORDER: [usize; 19] = [
     16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
 ];
 
 /// The decoding tables of the current block (boxed by the owner: about
 /// 18 KiB, reused from block to block).
-pub(super) struct Tables {
+pub(crate) struct Tables {
     /// Literal/length table ([`LITLEN_BITS`] root bits).
-    pub(super) litlen: [u32; LITLEN_SIZE],
+    pub(crate) litlen: [u32; LITLEN_SIZE],
     /// Distance table ([`DIST_BITS`] root bits).
-    pub(super) dist: [u32; DIST_SIZE],
+    pub(crate) dist: [u32; DIST_SIZE],
     /// Scratch for the code-length code.
     precode: [u32; PRECODE_SIZE],
     /// Scratch for the code lengths.
@@ -32,7 +32,7 @@ pub(super) struct Tables {
 
 impl Tables {
     /// Empty tables, on the heap.
-    pub(super) fn new() -> Box<Tables> {
+    pub(crate) fn new() -> Box<Tables> {
         Box::new(Tables {
             litlen: [0; LITLEN_SIZE],
             dist: [0; DIST_SIZE],
@@ -42,7 +42,7 @@ impl Tables {
     }
 
     /// The fixed Huffman codes (3.2.6).
-    pub(super) fn set_fixed(&mut self) {
+    pub(crate) fn set_fixed(&mut self) {
         let mut lengths = [8u8; 288];
         lengths[144..256].fill(9);
         lengths[256..280].fill(7);
@@ -59,7 +59,7 @@ impl Tables {
     /// or running past the lengths, no end-of-block code, literal/length
     /// or distance codes over-subscribed or incomplete (except a single
     /// one-bit code, or no distance code at all).
-    pub(super) fn read_dynamic(&mut self, bits: &mut Bits) -> Result<(), Bad> {
+    pub(crate) fn read_dynamic(&mut self, bits: &mut Bits) -> Result<(), Bad> {
         bits.refill();
         let nlen = bits.take(5) as usize + 257;
         let ndist = bits.take(5) as usize + 1;
@@ -131,7 +131,7 @@ impl Tables {
 /// whether it is complete, as [`Tables::read_dynamic`] requires. A quick
 /// filter for the block finder, on registers only.
 #[inline]
-pub(super) fn precode_complete(after: u64) -> bool {
+pub(crate) fn precode_complete(after: u64) -> bool {
     // 2^(7 - length): a code of each length's share of the code space,
     // in 1/128ths (length 0: none).
     const SHARE: [u32; 8] = [0, 64, 32, 16, 8, 4, 2, 1];
@@ -147,16 +147,16 @@ pub(super) fn precode_complete(after: u64) -> bool {
 /// What starts at a block boundary, read from its first 3 bits (not
 /// consumed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Header {
+pub(crate) struct Header {
     /// BFINAL: the stream's last block.
-    pub(super) last: bool,
+    pub(crate) last: bool,
     /// BTYPE: 0 stored, 1 fixed, 2 dynamic, 3 invalid.
-    pub(super) kind: u32,
+    pub(crate) kind: u32,
 }
 
 impl Header {
     /// The header at the reader's position.
-    pub(super) fn peek(bits: &mut Bits) -> Header {
+    pub(crate) fn peek(bits: &mut Bits) -> Header {
         if bits.count < 3 {
             bits.refill();
         }

@@ -5,13 +5,17 @@
 //! start are known (or there are none), `u16` when they are not: then the
 //! buffer starts with 32 768 markers, `0x8000 + i` standing for byte `i`
 //! of the unknown window, and back-references copy markers like any other
-//! symbol, to be replaced once the window is known (`resolve.rs`).
+//! symbol, to be replaced once the window is known (`pinflate/resolve.rs`).
 //!
 //! The decoder stops at every block boundary (so that its caller can stop
 //! at a chosen one), when the output reaches a soft limit (between
 //! symbols), and after the last block. It never writes past the buffer: a
 //! stream that would is an error ([`Bad::TooLong`]), as is one that needs
-//! bits past the end of the input ([`Bad::Truncated`]).
+//! bits past the end of the input ([`Bad::Truncated`]). When the input is
+//! only the part of the stream read so far (`stream.rs`), it also stops,
+//! between symbols, at a byte of it its caller names
+//! ([`Inflater::stop_input_at`]), and is paused and resumed on the next
+//! part from the same bit ([`Inflater::pause`], [`Inflater::resume`]).
 
 use super::bits::Bits;
 use super::block::{Header, Tables};
@@ -21,7 +25,7 @@ use super::huffman::{
 use super::Bad;
 
 /// An output symbol: a byte, or a byte or a window marker.
-pub(super) trait Sym: Copy + Send + Sync + 'static {
+pub(crate) trait Sym: Copy + Send + Sync + 'static {
     /// The symbol of literal byte `b`.
     fn lit(b: u32) -> Self;
 }
@@ -40,6 +44,15 @@ impl Sym for u16 {
     }
 }
 
+/// No output at all: for a walk over the blocks that needs only where
+/// they are (`walk.rs`). A slice of `()` of any length takes no memory,
+/// and writing to it costs nothing; distances are still checked against
+/// the output's length.
+impl Sym for () {
+    #[inline(always)]
+    fn lit(_: u32) {}
+}
+
 /// Where the decoder is in the stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -55,7 +68,7 @@ enum State {
 
 /// Why [`Inflater::run`] returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Stop {
+pub(crate) enum Stop {
     /// A block ended; the next header is unread ([`Inflater::begin_block`]
     /// reads it).
     Boundary,
@@ -66,32 +79,94 @@ pub(super) enum Stop {
 }
 
 /// A deflate decoder positioned in a stream.
-pub(super) struct Inflater<'a> {
+pub(crate) struct Inflater<'a> {
     /// The input, at the next unread bit.
-    pub(super) bits: Bits<'a>,
+    pub(crate) bits: Bits<'a>,
     /// The current block's codes.
     tables: Box<Tables>,
     /// Where in a block the decoder is.
     state: State,
     /// The current block is the stream's last.
     last: bool,
+    /// While the input is only part of the stream: the byte at which the
+    /// decoder stops between symbols ([`Stop::Full`] before the soft
+    /// limit) and stored blocks stop at the input's end; `usize::MAX`
+    /// when the input is the whole stream.
+    stop_in: usize,
+}
+
+/// A decoder's state without its input: [`Inflater::pause`] and
+/// [`Inflater::resume`].
+pub(crate) struct Paused {
+    tables: Box<Tables>,
+    state: State,
+    last: bool,
+}
+
+impl Paused {
+    /// A decoder at a block header, with new tables.
+    pub(crate) fn at_header() -> Paused {
+        Paused {
+            tables: Tables::new(),
+            state: State::Boundary,
+            last: false,
+        }
+    }
 }
 
 impl<'a> Inflater<'a> {
     /// A decoder at the block header at bit `bit` of `data`, with `tables`
     /// to reuse.
-    pub(super) fn at_header(data: &'a [u8], bit: u64, tables: Box<Tables>) -> Inflater<'a> {
+    pub(crate) fn at_header(data: &'a [u8], bit: u64, tables: Box<Tables>) -> Inflater<'a> {
         Inflater {
             bits: Bits::at(data, bit),
             tables,
             state: State::Boundary,
             last: false,
+            stop_in: usize::MAX,
         }
+    }
+
+    /// The decoder `paused`, moved onto `data` at bit `bit` of it (the bit
+    /// where it stood, in a slice that may start at another byte of the
+    /// stream), with the input taken as the whole stream again.
+    pub(crate) fn resume(data: &'a [u8], bit: u64, paused: Paused) -> Inflater<'a> {
+        Inflater {
+            bits: Bits::at(data, bit),
+            tables: paused.tables,
+            state: paused.state,
+            last: paused.last,
+            stop_in: usize::MAX,
+        }
+    }
+
+    /// Its state without the input, to resume on another slice from the
+    /// bit [`Bits::position`] gives now.
+    pub(crate) fn pause(self) -> Paused {
+        Paused {
+            tables: self.tables,
+            state: self.state,
+            last: self.last,
+        }
+    }
+
+    /// Takes the input as a part of the stream that more follows: decoding
+    /// stops, between symbols, once it reaches byte `byte` (the caller
+    /// keeps enough bytes after it for a symbol or a block header), and
+    /// stored blocks stop at the input's end.
+    pub(crate) fn stop_input_at(&mut self, byte: usize) {
+        self.stop_in = byte;
+    }
+
+    /// Whether the decoder stands at a block boundary, the next header
+    /// unread.
+    pub(crate) fn at_boundary(&self) -> bool {
+        self.state == State::Boundary
     }
 
     /// A decoder inside a stored block that is not the last, at its LEN
     /// field (byte `byte`): the lengths are read and checked.
-    pub(super) fn in_stored(
+    pub(crate) fn in_stored(
         data: &'a [u8],
         byte: u64,
         tables: Box<Tables>,
@@ -104,19 +179,19 @@ impl<'a> Inflater<'a> {
     }
 
     /// Gives the tables back for reuse.
-    pub(super) fn into_tables(self) -> Box<Tables> {
+    pub(crate) fn into_tables(self) -> Box<Tables> {
         self.tables
     }
 
     /// The header at the boundary the decoder stands at.
-    pub(super) fn peek_header(&mut self) -> Header {
+    pub(crate) fn peek_header(&mut self) -> Header {
         debug_assert_eq!(self.state, State::Boundary);
         Header::peek(&mut self.bits)
     }
 
     /// Reads the header of the block at the boundary the decoder stands
     /// at.
-    pub(super) fn begin_block(&mut self) -> Result<(), Bad> {
+    pub(crate) fn begin_block(&mut self) -> Result<(), Bad> {
         debug_assert_eq!(self.state, State::Boundary);
         let header = Header::peek(&mut self.bits);
         self.bits.consume(3);
@@ -172,7 +247,7 @@ impl<'a> Inflater<'a> {
     /// until the current block ends or `*pos` reaches `soft` (between
     /// symbols; `usize::MAX` for no such stop). A symbol that does not fit
     /// in `out` is an error ([`Bad::TooLong`]).
-    pub(super) fn run<T: Sym>(
+    pub(crate) fn run<T: Sym>(
         &mut self,
         out: &mut [T],
         pos: &mut usize,
@@ -195,7 +270,7 @@ impl<'a> Inflater<'a> {
         left: u32,
     ) -> Result<Stop, Bad> {
         let room = soft.min(out.len()).saturating_sub(*pos);
-        let n = (left as usize).min(room);
+        let mut n = (left as usize).min(room);
         if n == 0 && left > 0 {
             if *pos >= out.len() {
                 return Err(Bad::TooLong);
@@ -203,6 +278,13 @@ impl<'a> Inflater<'a> {
             return Ok(Stop::Full);
         }
         let at = (self.bits.position() / 8) as usize;
+        if self.stop_in != usize::MAX {
+            // Part of the stream: what has been read of the block.
+            n = n.min(self.bits.data.len().saturating_sub(at));
+            if n == 0 {
+                return Ok(Stop::Full);
+            }
+        }
         let input = self.bits.data.get(at..at + n).ok_or(Bad::Truncated)?;
         for (o, &b) in out[*pos..*pos + n].iter_mut().zip(input) {
             *o = T::lit(b as u32);
@@ -238,7 +320,8 @@ impl<'a> Inflater<'a> {
         let mut next = self.bits.next;
         let mut p = *pos;
         let fast_out = soft.min(out.len().saturating_sub(FAST_ROOM));
-        let fast_in = data.len().saturating_sub(16);
+        let fast_in = data.len().saturating_sub(16).min(self.stop_in);
+        let stop_bits = self.stop_in.saturating_mul(8);
         const ROOT: u64 = (1 << LITLEN_BITS) - 1;
         // Loads 8 bytes (there are, in the fast loop): at least 56 bits.
         macro_rules! refill_fast {
@@ -329,7 +412,7 @@ impl<'a> Inflater<'a> {
                 p += len;
             }
             // Near an end: one symbol, every check.
-            if p >= soft {
+            if p >= soft || next * 8 - count as usize >= stop_bits {
                 break Ok(Stop::Full);
             }
             if next + 8 <= data.len() {

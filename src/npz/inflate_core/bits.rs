@@ -11,23 +11,23 @@
 
 /// A bit reader over a whole compressed stream.
 #[derive(Clone)]
-pub(super) struct Bits<'a> {
+pub(crate) struct Bits<'a> {
     /// The stream.
-    pub(super) data: &'a [u8],
+    pub(crate) data: &'a [u8],
     /// The next byte to load into `buf` (may pass `data.len()` by the zero
     /// bytes loaded past the end).
-    pub(super) next: usize,
+    pub(crate) next: usize,
     /// Loaded bits, the next one lowest.
-    pub(super) buf: u64,
+    pub(crate) buf: u64,
     /// How many bits of `buf` are loaded (the bits above are zero or
     /// copies of bytes not yet counted as loaded).
-    pub(super) count: u32,
+    pub(crate) count: u32,
 }
 
 impl<'a> Bits<'a> {
     /// A reader at bit `bit` of `data` (which may lie past its end: then
     /// everything reads as zeros and [`Bits::overran`] says so).
-    pub(super) fn at(data: &'a [u8], bit: u64) -> Bits<'a> {
+    pub(crate) fn at(data: &'a [u8], bit: u64) -> Bits<'a> {
         let byte = usize::try_from(bit / 8).unwrap_or(usize::MAX);
         let mut bits = Bits {
             data,
@@ -43,20 +43,20 @@ impl<'a> Bits<'a> {
     /// The position of the next bit to be consumed, in bits from the
     /// stream's start.
     #[inline]
-    pub(super) fn position(&self) -> u64 {
+    pub(crate) fn position(&self) -> u64 {
         self.next as u64 * 8 - self.count as u64
     }
 
     /// Whether bits past the stream's end have been consumed: the stream
     /// is cut short.
     #[inline]
-    pub(super) fn overran(&self) -> bool {
+    pub(crate) fn overran(&self) -> bool {
         self.position() > self.data.len() as u64 * 8
     }
 
     /// Loads bytes until at least 56 bits are held.
     #[inline]
-    pub(super) fn refill(&mut self) {
+    pub(crate) fn refill(&mut self) {
         if let Some(word) = self.data.get(self.next..self.next.wrapping_add(8)) {
             let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
             self.buf |= word << self.count;
@@ -81,13 +81,13 @@ impl<'a> Bits<'a> {
     /// The next `n` bits (at most 32, and no more than are held), not
     /// consumed.
     #[inline]
-    pub(super) fn peek(&self, n: u32) -> u32 {
+    pub(crate) fn peek(&self, n: u32) -> u32 {
         (self.buf & ((1u64 << n) - 1)) as u32
     }
 
     /// Drops `n` bits (no more than are held).
     #[inline]
-    pub(super) fn consume(&mut self, n: u32) {
+    pub(crate) fn consume(&mut self, n: u32) {
         debug_assert!(n <= self.count);
         self.buf >>= n;
         self.count -= n;
@@ -95,7 +95,7 @@ impl<'a> Bits<'a> {
 
     /// Reads `n` bits (at most 32), refilling first when needed.
     #[inline]
-    pub(super) fn take(&mut self, n: u32) -> u32 {
+    pub(crate) fn take(&mut self, n: u32) -> u32 {
         if self.count < n {
             self.refill();
         }
@@ -106,13 +106,13 @@ impl<'a> Bits<'a> {
 
     /// Skips to the next byte boundary (the padding before a stored
     /// block's lengths).
-    pub(super) fn align(&mut self) {
+    pub(crate) fn align(&mut self) {
         let n = self.count % 8;
         self.consume(n);
     }
 
     /// Moves to bit `bit`, dropping what was loaded.
-    pub(super) fn seek(&mut self, bit: u64) {
+    pub(crate) fn seek(&mut self, bit: u64) {
         *self = Bits::at(self.data, bit);
     }
 }
