@@ -44,7 +44,10 @@ mod location;
 mod npy;
 mod npz;
 mod object;
+mod parallel;
 mod reader;
+mod runtime;
+mod upload;
 mod write;
 
 #[doc(hidden)]
