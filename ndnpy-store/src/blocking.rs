@@ -23,9 +23,11 @@ fn run<F: Future>(future: F) -> F::Output {
 
 mod object_reader;
 mod remote;
+mod stack;
 
 pub use object_reader::ObjectReader;
 pub use remote::{RemoteNpy, RemoteNpz};
+pub use stack::RemoteNpyStack;
 
 /// [`crate::list`], blocking: the paths of the objects below a location
 /// taken as a folder, sorted as a folder walk sorts.

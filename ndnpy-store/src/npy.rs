@@ -41,10 +41,10 @@ pub(crate) const PREFIX_LEN: u64 = 64 << 10;
 /// ```
 #[derive(Debug, Clone)]
 pub struct RemoteNpy {
-    object: Object,
+    pub(crate) object: Object,
     /// Where the `.npy` starts in the object (an archive member's offset)
     /// and how many bytes it has there.
-    base: u64,
+    pub(crate) base: u64,
     extent: u64,
     header: Header,
     /// The preamble and header as stored.
@@ -107,10 +107,20 @@ impl RemoteNpy {
     /// # }).unwrap();
     /// ```
     pub async fn open_with(location: &Location, config: Config) -> Result<RemoteNpy> {
+        Self::open_prefix(location, config, PREFIX_LEN).await
+    }
+
+    /// Like [`RemoteNpy::open_with`], its first GET of `prefix` bytes (a
+    /// stack's shards: their headers, not their first rows).
+    pub(crate) async fn open_prefix(
+        location: &Location,
+        config: Config,
+        prefix: u64,
+    ) -> Result<RemoteNpy> {
         let (object, first) = Object::open(
             location.store.clone(),
             location.path.clone(),
-            GetRange::Bounded(0..PREFIX_LEN),
+            GetRange::Bounded(0..prefix),
             config,
         )
         .await?;
@@ -142,7 +152,9 @@ impl RemoteNpy {
             }
             Err(e) => return Err(e.into()),
         };
-        let head = bytes.slice(..offset);
+        // A copy: a slice would hold the whole first answer for as long as
+        // the reader lives (a stack keeps a reader per shard).
+        let head = Bytes::copy_from_slice(&bytes[..offset]);
         let axis = match header.shape.len() {
             0 => None,
             n if header.fortran_order => Some(n - 1),
