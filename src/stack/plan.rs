@@ -11,8 +11,9 @@ use super::info::Info;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::header::{Header, Version};
-use ndarray::{ArrayD, ArrayViewMutD, Axis, IxDyn, Slice};
 use std::ops::Range;
+
+mod bytes;
 
 pub use super::folder::natural_cmp;
 pub use super::info::INFO;
@@ -297,41 +298,161 @@ pub struct PieceBytes {
 
 impl StackPlan {
     /// The shape of the whole array.
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// assert_eq!(plan.shape(), [6, 3]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
 
     /// The dtype of every shard.
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// assert_eq!(plan.dtype().to_string(), "<u2");
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn dtype(&self) -> &DType {
         &self.dtype
     }
 
     /// The stacking axis.
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// assert_eq!(plan.axis(), 0);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn axis(&self) -> usize {
         self.axis
     }
 
     /// Whether it is a dask stack.
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// assert!(!plan.is_dask());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn is_dask(&self) -> bool {
         self.dask
     }
 
     /// The length of the stacking axis.
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// assert_eq!(plan.len(), 6);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.shape[self.axis]
     }
 
     /// Whether the stacking axis is empty.
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// assert!(!plan.is_empty());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Each shard's start and length along the stacking axis.
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// assert_eq!(plan.spans(), [(0, 4), (4, 0), (4, 2)]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn spans(&self) -> &[(usize, usize)] {
         &self.spans
     }
 
     /// The shape shard `i` has.
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// assert_eq!(plan.shard_shape(2), [2, 3]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn shard_shape(&self, i: usize) -> Vec<usize> {
         let mut shape = self.shape.clone();
         shape[self.axis] = self.spans[i].1;
@@ -340,6 +461,22 @@ impl StackPlan {
 
     /// Checks that shard `i`'s header, read again (`name` in errors), is
     /// still what the stack was opened with.
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// assert!(plan.check_again(2, "2.npy", &header::<u16>(&[2, 3])).is_ok());
+    /// assert!(plan.check_again(2, "2.npy", &header::<u16>(&[3, 3])).is_err());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn check_again(&self, i: usize, name: &str, header: &Header) -> Result<()> {
         if header.dtype != self.dtype {
             return Err(dtype_differs(
@@ -361,6 +498,22 @@ impl StackPlan {
 
     /// The header of rows `rows` as one C-order array; a range past the
     /// end is [`Error::RangeOutOfBounds`].
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// assert_eq!(plan.range_header(&(3..5))?.shape, [2, 3]);
+    /// assert!(plan.range_header(&(3..7)).is_err());
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn range_header(&self, rows: &Range<usize>) -> Result<Header> {
         if rows.start > rows.end || rows.end > self.len() {
             return Err(Error::RangeOutOfBounds {
@@ -381,6 +534,22 @@ impl StackPlan {
 
     /// The shards `rows` touches (empty ones left out), with their parts
     /// of it.
+    ///
+    /// ```
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// #     use ndnpy::WriteNpy;
+    /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
+    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// # }
+    /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
+    /// # for rows in [4, 0, 2] {
+    /// #     check.push("shard", &header::<u16>(&[rows, 3]))?;
+    /// # }
+    /// # let plan = check.finish()?; // rows 4 + 0 + 2 of 3 u16s
+    /// let pieces = plan.pieces(&(3..6));
+    /// assert_eq!(pieces.iter().map(|p| p.shard).collect::<Vec<_>>(), [0, 2]);
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
     pub fn pieces(&self, rows: &Range<usize>) -> Vec<Piece> {
         let first = self.spans.partition_point(|&(s, n)| s + n <= rows.start);
         self.spans[first..]
@@ -399,119 +568,4 @@ impl StackPlan {
             })
             .collect()
     }
-
-    /// The item size of a fixed-size dtype.
-    fn item(&self) -> Result<usize> {
-        self.dtype.itemsize().ok_or_else(|| Error::LengthOverflow {
-            shape: self.shape.iter().map(|&n| n as u64).collect(),
-            itemsize: 0,
-        })
-    }
-
-    /// The bytes of the data of a shard with header `shard` that `piece`
-    /// needs: just its rows when they are one run of bytes (the stacking
-    /// axis is the shard's first in C order, its last in Fortran order, or
-    /// the shard is 1-d), else the whole data.
-    pub fn piece_bytes(&self, shard: &Header, piece: &Piece) -> Result<PieceBytes> {
-        let item = self.item()?;
-        let ndim = shard.shape.len();
-        let run_axis = if shard.fortran_order { ndim - 1 } else { 0 };
-        if self.axis == run_axis {
-            let row = (shard
-                .shape
-                .iter()
-                .enumerate()
-                .filter(|&(a, _)| a != self.axis)
-                .map(|(_, &n)| n)
-                .product::<usize>()
-                * item) as u64;
-            return Ok(PieceBytes {
-                range: piece.rows.start as u64 * row..piece.rows.end as u64 * row,
-                exact: true,
-            });
-        }
-        Ok(PieceBytes {
-            range: 0..shard.data_len()? as u64,
-            exact: false,
-        })
-    }
-
-    /// Whether `piece`'s bytes go straight into the output, a run into a
-    /// run (C-order rows along axis 0, or a 1-d stack).
-    pub fn direct(&self, shard: &Header) -> bool {
-        (self.axis == 0 && !shard.fortran_order) || self.shape.len() == 1
-    }
-
-    /// Puts `bytes`, what [`StackPlan::piece_bytes`] named of a shard with
-    /// header `shard`, in its place in `out`: the C-order data of
-    /// `out_header` (a [`StackPlan::range_header`]).
-    pub fn place(
-        &self,
-        out: &mut [u8],
-        out_header: &Header,
-        shard: &Header,
-        piece: &Piece,
-        bytes: &[u8],
-    ) -> Result<()> {
-        let item = self.item()?;
-        let out_row = out_header.shape[self.axis + 1..].iter().product::<usize>() * item;
-        if self.direct(shard) {
-            out[piece.at * out_row..(piece.at + piece.rows.len()) * out_row].copy_from_slice(bytes);
-            return Ok(());
-        }
-        let exact = self.piece_bytes(shard, piece)?.exact;
-        let part = part_of(shard, self.axis, item, piece.rows.clone(), exact, bytes)?;
-        let mut shape = out_header.shape.clone();
-        shape.push(item);
-        ArrayViewMutD::from_shape(IxDyn(&shape), out)
-            .map_err(|_| Error::LengthOverflow {
-                shape: out_header.shape.iter().map(|&n| n as u64).collect(),
-                itemsize: item,
-            })?
-            .slice_axis_mut(
-                Axis(self.axis),
-                Slice::from(piece.at..piece.at + piece.rows.len()),
-            )
-            .assign(&part);
-        Ok(())
-    }
-}
-
-/// Rows `rows` along `axis` of a shard with header `h`, from `bytes` (just
-/// those rows when `exact`, else the whole data): an array of the part's
-/// shape plus a last axis of `item` bytes per element (any memory layout).
-fn part_of(
-    h: &Header,
-    axis: usize,
-    item: usize,
-    rows: Range<usize>,
-    exact: bool,
-    bytes: &[u8],
-) -> Result<ArrayD<u8>> {
-    let ndim = h.shape.len();
-    let mut shape = h.shape.clone();
-    if exact {
-        shape[axis] = rows.len();
-    }
-    let bytes = bytes.to_vec();
-    let part = if h.fortran_order {
-        // Column-major elements of `item` bytes each: C order of the
-        // reversed shape, its file axes then turned back.
-        let mut reversed: Vec<usize> = shape.iter().rev().copied().collect();
-        reversed.push(item);
-        let order: Vec<usize> = (0..ndim).rev().chain([ndim]).collect();
-        ArrayD::from_shape_vec(IxDyn(&reversed), bytes).map(|a| a.permuted_axes(IxDyn(&order)))
-    } else {
-        shape.push(item);
-        ArrayD::from_shape_vec(IxDyn(&shape), bytes)
-    }
-    .map_err(|_| Error::LengthOverflow {
-        shape: h.shape.iter().map(|&n| n as u64).collect(),
-        itemsize: item,
-    })?;
-    Ok(if exact {
-        part
-    } else {
-        part.slice_axis(Axis(axis), Slice::from(rows)).to_owned()
-    })
 }
