@@ -168,13 +168,13 @@ fn checked(path: &Path, options: &ReadOptions) -> CliResult<Checked> {
 static FACTS: Mutex<Option<(PathBuf, Value)>> = Mutex::new(None);
 
 /// What `info` says of a stack beyond the header of its whole array.
-pub fn facts(path: &Path) -> CliResult<Value> {
+pub fn facts(path: &Path, options: &ReadOptions) -> CliResult<Value> {
     if let Some((p, v)) = FACTS.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
         if p == path {
             return Ok(v.clone());
         }
     }
-    let stack = checked(path, &crate::input::read_options())?;
+    let stack = checked(path, options)?;
     Ok(facts_of(&stack))
 }
 
