@@ -77,15 +77,17 @@ fn remote_is_stack(path: &Path) -> bool {
     is
 }
 
+/// A shard as the check saw it: its path (or URL), its length along the
+/// axis, and, for an object, its header and data offset.
+type CheckedShard = (PathBuf, usize, Option<(Header, u64)>);
+
 /// A stack as the library checked it, local or remote.
 struct Checked {
     dask: bool,
     axis: usize,
     shape: Vec<usize>,
     dtype: DType,
-    /// Each shard's path (or URL), length along the axis, and, for an
-    /// object, its header and data offset as the check read them.
-    shards: Vec<(PathBuf, usize, Option<(Header, u64)>)>,
+    shards: Vec<CheckedShard>,
 }
 
 /// The error of a stack the library refused: exit code 2 (`check`

@@ -282,7 +282,7 @@ impl RemoteNpyStack {
         // Headers in order, `concurrency` GETs in flight; the first that
         // fails or disagrees stops the rest (an `info` claiming a million
         // shards costs what is present up to the first missing one).
-        let mut opened = futures::stream::iter(paths.into_iter())
+        let mut opened = futures::stream::iter(paths)
             .map(|path| {
                 let at = Location::new(location.store.clone(), path.clone());
                 let config = config.clone();

@@ -140,8 +140,7 @@ fn file_urls_read_as_the_library_reads_the_folder() {
         compare(&dir).unwrap();
     }
     let dir = root.path().join("fortran");
-    let f =
-        Array2::from_shape_vec((6, 3).f(), (0..18).map(|x| x as i32).collect::<Vec<_>>()).unwrap();
+    let f = Array2::from_shape_vec((6, 3).f(), (0..18i32).collect::<Vec<_>>()).unwrap();
     dask_folder(&dir, &f.clone().into_dyn(), 1, &[2, 1]);
     compare(&dir).unwrap();
     let dir = root.path().join("fortran0");
