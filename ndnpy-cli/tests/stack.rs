@@ -408,6 +408,72 @@ fn hostile_stacks_give_the_library_errors() {
     }
 }
 
+/// The `file://` URL of a local path.
+fn url(p: &Path) -> std::path::PathBuf {
+    std::path::PathBuf::from(format!("file://{}", p.display()))
+}
+
+#[test]
+fn stacks_at_urls_read_as_their_single_file_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = floats(37, 5);
+    let file = dir.path().join("a.npy");
+    a.write_npy(&file).unwrap();
+    let rows = dir.path().join("rows");
+    NpyStack::create(&rows, &a, 8).unwrap();
+    same_as_file(&url(&rows), &file, &[]);
+    // With a trailing slash too.
+    let slashed = std::path::PathBuf::from(format!("{}/", url(&rows).display()));
+    same_as_file(&slashed, &file, &[]);
+    let cols = dir.path().join("cols");
+    NpyStack::create_along(&cols, &a, 1, 2).unwrap();
+    same_as_file(&url(&cols), &file, &[]);
+    let v = json(&ndnpy(&["--json", "info", &s(&url(&cols))]))[0].clone();
+    assert_eq!(v["stack"]["shards"], 3);
+    assert_eq!(v["stack"]["axis"], 1);
+    assert_eq!(v["stack"]["kind"], "dask");
+    // A plain folder at a URL: a stack with --stack.
+    let plain = dir.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    for (from, to, name) in [(0, 5, "shard_2"), (5, 6, "shard_10"), (6, 37, "shard_11")] {
+        a.slice_axis(Axis(0), (from..to).into())
+            .to_owned()
+            .write_npy(plain.join(format!("{name}.npy")))
+            .unwrap();
+    }
+    same_as_file(&url(&plain), &file, &["--stack"]);
+    let v = json(&ndnpy(&["--stack", "--json", "info", &s(&url(&plain))]))[0].clone();
+    assert_eq!(v["stack"]["kind"], "folder");
+    // `convert` of a stack URL into one file.
+    let out_file = dir.path().join("whole.npy");
+    let out = ndnpy(&["convert", &s(&url(&rows)), &s(&out_file)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&out_file).unwrap(),
+        std::fs::read(&file).unwrap()
+    );
+    // Hostile stacks at URLs: the library's errors.
+    let missing = dir.path().join("missing");
+    NpyStack::create(&missing, &a, 8).unwrap();
+    std::fs::remove_file(missing.join("2.npy")).unwrap();
+    let lying = dir.path().join("lying");
+    NpyStack::create(&lying, &a, 8).unwrap();
+    Array2::<f32>::zeros((8, 5))
+        .write_npy(lying.join("0.npy"))
+        .unwrap();
+    for (stack, words) in [(&missing, "2.npy"), (&lying, "<f4")] {
+        let p = s(&url(stack));
+        for args in [vec!["info", &p], vec!["show", &p], vec!["stats", &p]] {
+            let out = ndnpy(&args);
+            assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+            assert!(stderr(&out).contains(words), "{args:?}: {}", stderr(&out));
+        }
+        let out = ndnpy(&["check", &p]);
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert!(stdout(&out).contains(words), "{}", stdout(&out));
+    }
+}
+
 /// The Python with dask: `None` (saying why) where it has none, unless
 /// `CI` is set, where dask is required.
 fn dask_python(test: &str) -> Option<String> {

@@ -16,30 +16,18 @@ use crate::{Config, Location, Result};
 use ndarray::{ArrayBase, Data, Dimension};
 use ndnpy::{Element, Order};
 use std::future::Future;
-use std::sync::OnceLock;
-
-/// The runtime this module's calls (and the readers it hands out) wait
-/// on, started by the first of them.
-pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
-    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .thread_name("ndnpy-store")
-            .build()
-            .expect("a tokio runtime")
-    })
-}
 
 fn run<F: Future>(future: F) -> F::Output {
-    runtime().block_on(future)
+    crate::runtime::runtime().block_on(future)
 }
 
 mod object_reader;
 mod remote;
+mod stack;
 
 pub use object_reader::ObjectReader;
 pub use remote::{RemoteNpy, RemoteNpz};
+pub use stack::RemoteNpyStack;
 
 /// [`crate::list`], blocking: the paths of the objects below a location
 /// taken as a folder, sorted as a folder walk sorts.

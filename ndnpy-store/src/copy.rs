@@ -94,7 +94,7 @@ pub async fn download(
 /// ```
 pub async fn upload(location: &Location, mut file: File, config: Config) -> Result<()> {
     file.seek(SeekFrom::Start(0))?;
-    crate::write::upload_in_order(
+    crate::upload::upload_in_order(
         &*location.store,
         &location.path,
         &config,

@@ -9,6 +9,11 @@
 //!   whatever its member count, read by the `ndnpy` library's own zip
 //!   reader (NumPy's lookup rules, CRC checks); each member in one
 //!   streaming GET; stored members' rows by ranged GET.
+//! - [`RemoteNpyStack`]: a folder of `.npy` shards (dask's
+//!   `to_npy_stack`, or plain numbered shards) as one array: `info` or
+//!   one listing, a small GET per shard's header, and of a row range only
+//!   the shards and byte ranges it needs (the library's `ndnpy::stack`
+//!   plan, so it reads and refuses as `NpyStack` does on a path).
 //! - [`write_npy`], [`NpyWriter`] and [`NpzWriter`]: multipart uploads
 //!   in bounded memory; the object appears only when the upload completes.
 //! - [`blocking`]: the same for callers without an async runtime.
@@ -44,7 +49,11 @@ mod location;
 mod npy;
 mod npz;
 mod object;
+mod parallel;
 mod reader;
+mod runtime;
+mod stack;
+mod upload;
 mod write;
 
 #[doc(hidden)]
@@ -57,4 +66,5 @@ pub use location::{is_url, Location, UrlOptions};
 pub use npy::RemoteNpy;
 pub use npz::RemoteNpz;
 pub use object_store;
+pub use stack::{RemoteNpyStack, RemoteShard};
 pub use write::{write_npy, write_npy_with, NpyWriter, NpzWriter};

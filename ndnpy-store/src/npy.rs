@@ -6,6 +6,7 @@ use crate::config::Config;
 use crate::error::{Result, StoreError};
 use crate::location::Location;
 use crate::object::Object;
+use crate::parallel::{zeroed, AbortOnDrop, HeldSlot};
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use ndarray::{Array, Dimension, ShapeBuilder};
@@ -40,10 +41,10 @@ pub(crate) const PREFIX_LEN: u64 = 64 << 10;
 /// ```
 #[derive(Debug, Clone)]
 pub struct RemoteNpy {
-    object: Object,
+    pub(crate) object: Object,
     /// Where the `.npy` starts in the object (an archive member's offset)
     /// and how many bytes it has there.
-    base: u64,
+    pub(crate) base: u64,
     extent: u64,
     header: Header,
     /// The preamble and header as stored.
@@ -106,10 +107,20 @@ impl RemoteNpy {
     /// # }).unwrap();
     /// ```
     pub async fn open_with(location: &Location, config: Config) -> Result<RemoteNpy> {
+        Self::open_prefix(location, config, PREFIX_LEN).await
+    }
+
+    /// Like [`RemoteNpy::open_with`], its first GET of `prefix` bytes (a
+    /// stack's shards: their headers, not their first rows).
+    pub(crate) async fn open_prefix(
+        location: &Location,
+        config: Config,
+        prefix: u64,
+    ) -> Result<RemoteNpy> {
         let (object, first) = Object::open(
             location.store.clone(),
             location.path.clone(),
-            GetRange::Bounded(0..PREFIX_LEN),
+            GetRange::Bounded(0..prefix),
             config,
         )
         .await?;
@@ -141,7 +152,9 @@ impl RemoteNpy {
             }
             Err(e) => return Err(e.into()),
         };
-        let head = bytes.slice(..offset);
+        // A copy: a slice would hold the whole first answer for as long as
+        // the reader lives (a stack keeps a reader per shard).
+        let head = Bytes::copy_from_slice(&bytes[..offset]);
         let axis = match header.shape.len() {
             0 => None,
             n if header.fortran_order => Some(n - 1),
@@ -527,80 +540,4 @@ pub(crate) fn parse(bytes: &[u8], options: &ndnpy::ReadOptions) -> ndnpy::Result
     let mut rest = bytes;
     let header = Header::read_from_with(&mut rest, options)?;
     Ok((header, bytes.len() - rest.len()))
-}
-
-/// An array of `n` elements whose bytes are all zero, in memory from the
-/// allocator's zeroed allocation: the operating system hands out zero
-/// pages as they are first written, so nothing is written here, and pages
-/// a failed read never reached are never resident.
-fn zeroed<T: LayoutElement, D: Dimension>(
-    shape: ndarray::Shape<D>,
-    n: usize,
-) -> Result<Array<T, D>> {
-    let too_big = || {
-        StoreError::Npy(ndnpy::Error::Io(std::io::Error::from(
-            std::io::ErrorKind::OutOfMemory,
-        )))
-    };
-    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| too_big())?;
-    assert!(layout.size() > 0, "callers pass n > 0 and a sized T");
-    // SAFETY: `layout` has a non-zero size (checked above). The memory comes
-    // from the global allocator with exactly the layout `Vec<T>` of
-    // capacity `n` uses (`Layout::array::<T>(n)`: T's alignment, n times its
-    // size), so the Vec may own and free it. All `n` elements are
-    // initialised: every byte is zero, and `LayoutElement`'s contract makes
-    // every bit pattern of its scalar fields valid (bools are 0 or 1, and 0
-    // is false), so all-zero bytes are a valid `T`; padding bytes carry no
-    // validity requirement.
-    let vec = unsafe {
-        let ptr = std::alloc::alloc_zeroed(layout).cast::<T>();
-        if ptr.is_null() {
-            return Err(too_big());
-        }
-        Vec::from_raw_parts(ptr, n, n)
-    };
-    Array::from_shape_vec(shape, vec)
-        .map_err(|e| StoreError::Npy(ndnpy::Error::BadShape(format!("{e}"))))
-}
-
-/// A chunk's memory slot, held from before its GET until its bytes have
-/// been copied out (and counted by the test hook, when there is one).
-struct HeldSlot {
-    _slot: tokio::sync::OwnedSemaphorePermit,
-    held: Option<Arc<crate::config::Held>>,
-    len: u64,
-}
-
-impl HeldSlot {
-    fn new(
-        slot: tokio::sync::OwnedSemaphorePermit,
-        held: Option<Arc<crate::config::Held>>,
-        len: u64,
-    ) -> HeldSlot {
-        if let Some(h) = &held {
-            h.add(len);
-        }
-        HeldSlot {
-            _slot: slot,
-            held,
-            len,
-        }
-    }
-}
-
-impl Drop for HeldSlot {
-    fn drop(&mut self) {
-        if let Some(h) = &self.held {
-            h.sub(self.len);
-        }
-    }
-}
-
-/// Aborts a task when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }

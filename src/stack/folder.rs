@@ -43,7 +43,12 @@ pub(crate) fn npy_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// `shard_10`, `00002` before `00010`), the rest byte by byte; names equal
 /// that way (`01` and `1`) fall back to plain byte order, so the order is
 /// total and the same on every machine.
-pub(crate) fn natural_cmp(a: &str, b: &str) -> Ordering {
+///
+/// ```
+/// use ndnpy::stack::plan::natural_cmp;
+/// assert!(natural_cmp("shard_2.npy", "shard_10.npy").is_lt());
+/// ```
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
     loop {
         match (x.first(), y.first()) {

@@ -9,7 +9,11 @@ use crate::format::dtype::{DType, Kind};
 use std::path::Path;
 
 /// The name of the file that marks a folder as a dask stack.
-pub(crate) const INFO: &str = "info";
+///
+/// ```
+/// assert_eq!(ndnpy::stack::plan::INFO, "info");
+/// ```
+pub const INFO: &str = "info";
 
 /// Largest `info` file read: its chunk lengths cost a few bytes each in the
 /// pickle, so a million shards fit many times over; anything bigger is not

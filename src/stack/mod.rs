@@ -55,6 +55,8 @@
 
 mod folder;
 mod info;
+#[doc(hidden)]
+pub mod plan;
 mod read;
 mod write;
 mod writer;
@@ -66,6 +68,7 @@ use crate::format::dtype::DType;
 use crate::format::header::{read_preamble, Header};
 use crate::options::ReadOptions;
 use info::Info;
+use plan::{StackCheck, StackPlan};
 use std::fs::File;
 use std::io::{self, BufReader};
 use std::path::{Path, PathBuf};
@@ -88,10 +91,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct NpyStack {
     shards: Vec<Shard>,
-    shape: Vec<usize>,
-    dtype: DType,
-    axis: usize,
-    dask: bool,
+    plan: StackPlan,
+    options: ReadOptions,
 }
 
 /// One shard of a stack: its file, and where its rows lie along the
@@ -183,11 +184,10 @@ pub(crate) struct OpenShard {
 /// Opens the shard at `path`, reads its header, and checks that its file
 /// holds all the data the header declares (so no later allocation rests on
 /// a claim alone).
-pub(crate) fn open_shard(path: &Path) -> Result<OpenShard> {
+pub(crate) fn open_shard(path: &Path, options: &ReadOptions) -> Result<OpenShard> {
     let file = crate::error::open_file(path)?;
     let mut reader = BufReader::with_capacity(4096, &file);
-    let (header, offset) =
-        read_preamble(&mut reader, &ReadOptions::default()).map_err(|e| e.at_path(path))?;
+    let (header, offset) = read_preamble(&mut reader, options).map_err(|e| e.at_path(path))?;
     let data_len = header.data_len()? as u64;
     let file_len = file
         .metadata()
@@ -207,14 +207,6 @@ pub(crate) fn open_shard(path: &Path) -> Result<OpenShard> {
     })
 }
 
-/// The error for a shard whose dtype is not the stack's.
-fn dtype_differs(path: &Path, expected: &DType, from: &str, found: &DType) -> Error {
-    Error::DTypeMismatch {
-        expected: format!("`{expected}` ({from}) in {}", path.display()),
-        found: found.to_string(),
-    }
-}
-
 impl NpyStack {
     /// Opens the stack in the folder `path`: a dask stack when the folder
     /// holds `info`, otherwise its `.npy` files in natural order,
@@ -231,58 +223,63 @@ impl NpyStack {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open<P: AsRef<Path>>(path: P) -> Result<NpyStack> {
+        Self::open_with(path, &ReadOptions::default())
+    }
+
+    /// Like [`NpyStack::open`], with the limits and options of `options`
+    /// for every shard's header and every read (as
+    /// [`crate::ReadNpy::read_npy_with`] takes them for one file).
+    ///
+    /// ```
+    /// use ndnpy::stack::NpyStack;
+    /// use ndnpy::ReadOptions;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// NpyStack::create(dir.path().join("x"), &ndarray::array![1u8, 2, 3], 2)?;
+    /// let tight = ReadOptions::default().max_header_len(10);
+    /// assert!(NpyStack::open_with(dir.path().join("x"), &tight).is_err());
+    /// let stack = NpyStack::open_with(dir.path().join("x"), &ReadOptions::default())?;
+    /// assert_eq!(stack.len(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_with<P: AsRef<Path>>(path: P, options: &ReadOptions) -> Result<NpyStack> {
         let dir = path.as_ref();
         let info_path = dir.join(info::INFO);
         match std::fs::metadata(&info_path) {
-            Ok(_) => Self::open_dask(dir, Info::read(&info_path)?),
+            Ok(_) => Self::open_dask(dir, Info::read(&info_path)?, options),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                Self::from_files(folder::npy_files(dir)?)
+                Self::from_files_with(folder::npy_files(dir)?, options)
             }
             Err(e) => Err(Error::Io(e).at_path(&info_path)),
         }
     }
 
     /// The stack `info` describes, its shards checked against it.
-    fn open_dask(dir: &Path, info: Info) -> Result<NpyStack> {
-        let count = info.chunks[info.axis].len();
-        let mut shards = Vec::new();
-        let mut start = 0usize;
+    fn open_dask(dir: &Path, info: Info, options: &ReadOptions) -> Result<NpyStack> {
+        let mut check = StackCheck::from_info(info);
+        let count = check.shard_count().unwrap_or(0);
+        let mut paths = Vec::new();
         for i in 0..count {
-            let path = dir.join(format!("{i}.npy"));
-            let expected = info.shard_shape(i);
-            let shard = open_shard(&path)?;
-            if shard.header.dtype != info.dtype {
-                return Err(dtype_differs(
-                    &path,
-                    &info.dtype,
-                    "the stack's info",
-                    &shard.header.dtype,
-                ));
-            }
-            if shard.header.shape != expected {
-                return Err(Error::BadShape(format!(
-                    "{}: the shard has shape {:?}, the stack's info says {:?} (chunk {i} along axis {})",
-                    path.display(),
-                    &shard.header.shape,
-                    &expected,
-                    info.axis
-                )));
-            }
-            let len = expected[info.axis];
-            shards.push(Shard { path, start, len });
-            start = start.checked_add(len).ok_or_else(|| {
-                Error::BadShape("the stack's info: its chunks sum beyond usize".into())
-            })?;
+            let path = dir.join(plan::dask_shard_name(i));
+            let shard = open_shard(&path, options)?;
+            check.push(&path.display().to_string(), &shard.header)?;
+            paths.push(path);
         }
-        let mut shape = info.shard_shape(0);
-        shape[info.axis] = start;
-        Ok(NpyStack {
+        Ok(Self::from_plan(paths, check.finish()?, options))
+    }
+
+    /// The stack of checked shards.
+    fn from_plan(paths: Vec<PathBuf>, plan: StackPlan, options: &ReadOptions) -> NpyStack {
+        let shards = paths
+            .into_iter()
+            .zip(plan.spans())
+            .map(|(path, &(start, len))| Shard { path, start, len })
+            .collect();
+        NpyStack {
             shards,
-            shape,
-            dtype: info.dtype,
-            axis: info.axis,
-            dask: true,
-        })
+            plan,
+            options: *options,
+        }
     }
 
     /// The stack of the `.npy` files `paths`, in this order, concatenated
@@ -307,61 +304,37 @@ impl NpyStack {
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        let mut shards: Vec<Shard> = Vec::new();
-        let mut first: Option<(Header, PathBuf)> = None;
-        let mut start = 0usize;
+        Self::from_files_with(paths, &ReadOptions::default())
+    }
+
+    /// Like [`NpyStack::from_files`], with the limits and options of
+    /// `options` (as [`NpyStack::open_with`]).
+    ///
+    /// ```
+    /// use ndnpy::stack::NpyStack;
+    /// use ndnpy::{ReadOptions, WriteNpy};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let a = dir.path().join("a.npy");
+    /// ndarray::array![1u8].write_npy(&a)?;
+    /// let stack = NpyStack::from_files_with([&a], &ReadOptions::default())?;
+    /// assert_eq!(stack.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_files_with<I, P>(paths: I, options: &ReadOptions) -> Result<NpyStack>
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        let mut check = StackCheck::plain();
+        let mut kept = Vec::new();
         for path in paths {
             let path = path.as_ref().to_path_buf();
-            let header = open_shard(&path)?.header;
-            if header.shape.is_empty() {
-                return Err(Error::BadShape(format!(
-                    "{}: a 0-dimensional array has no axis to stack along",
-                    path.display()
-                )));
-            }
-            if let Some((h, first_path)) = &first {
-                let from = format!("the dtype of {}", first_path.display());
-                if header.dtype != h.dtype {
-                    return Err(dtype_differs(&path, &h.dtype, &from, &header.dtype));
-                }
-                if header.shape[1..] != h.shape[1..] {
-                    return Err(Error::BadShape(format!(
-                        "{}: the shard has shape {:?}, which does not continue {:?} of {} along axis 0",
-                        path.display(),
-                        &header.shape,
-                        &h.shape,
-                        first_path.display()
-                    )));
-                }
-            }
-            let len = header.shape[0];
-            shards.push(Shard {
-                path: path.clone(),
-                start,
-                len,
-            });
-            start = start
-                .checked_add(len)
-                .ok_or_else(|| Error::BadShape("the shards' lengths sum beyond usize".into()))?;
-            if first.is_none() {
-                first = Some((header, path));
-            }
+            let header = open_shard(&path, options)?.header;
+            check.push(&path.display().to_string(), &header)?;
+            kept.push(path);
         }
-        let Some((header, _)) = first else {
-            return Err(Error::Io(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "a stack needs at least one .npy file",
-            )));
-        };
-        let mut shape = header.shape;
-        shape[0] = start;
-        Ok(NpyStack {
-            shards,
-            shape,
-            dtype: header.dtype,
-            axis: 0,
-            dask: false,
-        })
+        Ok(Self::from_plan(kept, check.finish()?, options))
     }
 
     /// The shape of the whole array.
@@ -374,7 +347,7 @@ impl NpyStack {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn shape(&self) -> &[usize] {
-        &self.shape
+        self.plan.shape()
     }
 
     /// The dtype every shard's header declares, as [`crate::NpyFile`]'s
@@ -387,7 +360,7 @@ impl NpyStack {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn dtype(&self) -> &DType {
-        &self.dtype
+        self.plan.dtype()
     }
 
     /// The stacking axis: dask's `axis`, 0 for a plain folder or list.
@@ -400,7 +373,7 @@ impl NpyStack {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn axis(&self) -> usize {
-        self.axis
+        self.plan.axis()
     }
 
     /// The length of the stacking axis.
@@ -412,7 +385,7 @@ impl NpyStack {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn len(&self) -> usize {
-        self.shape[self.axis]
+        self.plan.len()
     }
 
     /// Whether the stacking axis is empty.
@@ -452,38 +425,21 @@ impl NpyStack {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn is_dask(&self) -> bool {
-        self.dask
+        self.plan.is_dask()
     }
 
     /// The shape shard `i` must have.
     pub(crate) fn shard_shape(&self, i: usize) -> Vec<usize> {
-        let mut shape = self.shape.clone();
-        shape[self.axis] = self.shards[i].len;
-        shape
+        self.plan.shard_shape(i)
     }
 
     /// Opens shard `i` again and checks that it is still what the stack
     /// was opened with (same dtype and shape, data present).
     pub(crate) fn reopen(&self, i: usize) -> Result<OpenShard> {
         let path = &self.shards[i].path;
-        let shard = open_shard(path)?;
-        if shard.header.dtype != self.dtype {
-            return Err(dtype_differs(
-                path,
-                &self.dtype,
-                "the stack's, when it was opened",
-                &shard.header.dtype,
-            ));
-        }
-        let expected = self.shard_shape(i);
-        if shard.header.shape != expected {
-            return Err(Error::BadShape(format!(
-                "{}: the shard now has shape {:?}, {:?} when the stack was opened",
-                path.display(),
-                &shard.header.shape,
-                &expected
-            )));
-        }
+        let shard = open_shard(path, &self.options)?;
+        self.plan
+            .check_again(i, &path.display().to_string(), &shard.header)?;
         Ok(shard)
     }
 }

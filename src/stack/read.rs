@@ -8,21 +8,12 @@ use crate::array::any::AnyArray;
 use crate::array::element::Element;
 use crate::array::pyvalue::PyValue;
 use crate::error::{Error, Result};
-use crate::format::header::{Header, Version};
+use crate::format::header::Header;
 use crate::io::source::Source;
 use crate::npy::mmap::NpyMmap;
-use crate::options::ReadOptions;
-use ndarray::{Array, ArrayD, ArrayViewMutD, Axis, Dimension, IxDyn, Slice};
+use ndarray::{Array, ArrayD, Axis, Dimension, IxDyn, Slice};
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
-
-/// The part of one shard a range needs: the shard, its rows (in the
-/// shard's numbering), and where they go in the output.
-struct Piece {
-    shard: usize,
-    rows: Range<usize>,
-    at: usize,
-}
 
 impl NpyStack {
     /// Reads the whole array, as one `.npy` file of the same data would
@@ -65,8 +56,8 @@ impl NpyStack {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_range<T: Element, D: Dimension>(&self, rows: Range<usize>) -> Result<Array<T, D>> {
-        let header = self.range_header(&rows)?;
-        if self.dtype.has_object() {
+        let header = self.plan.range_header(&rows)?;
+        if self.dtype().has_object() {
             // Which element types a pickle converts to is known only once
             // it is read (as for one file); the dimensions are known now.
             if D::NDIM.is_some_and(|n| n != header.shape.len()) {
@@ -76,11 +67,7 @@ impl NpyStack {
         }
         crate::array::decode::check_header::<T, D>(&header)?;
         let bytes = self.gather(&header, rows)?;
-        crate::npy::read::read_array_with(
-            &header,
-            &mut Source::Slice(&bytes),
-            &ReadOptions::default(),
-        )
+        crate::npy::read::read_array_with(&header, &mut Source::Slice(&bytes), &self.options)
     }
 
     /// Reads the whole array whatever its dtype, as
@@ -112,8 +99,8 @@ impl NpyStack {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_range_any(&self, rows: Range<usize>) -> Result<AnyArray> {
-        let header = self.range_header(&rows)?;
-        if self.dtype.has_object() {
+        let header = self.plan.range_header(&rows)?;
+        if self.dtype().has_object() {
             return Ok(AnyArray::Object(self.read_objects::<PyValue>(rows)?));
         }
         let bytes = self.gather(&header, rows)?;
@@ -151,102 +138,49 @@ impl NpyStack {
         // SAFETY: the caller upholds `NpyMmap::open`'s contract for this file.
         let map = unsafe { NpyMmap::open(&shard.path)? };
         let expected = self.shard_shape(i);
-        if map.header().dtype != self.dtype || map.header().shape != expected {
+        if map.header().dtype != *self.dtype() || map.header().shape != expected {
             return Err(Error::BadShape(format!(
                 "{}: the shard is now `{}` of shape {:?}, `{}` of shape {:?} when the stack was opened",
                 shard.path.display(),
                 map.header().dtype,
                 &map.header().shape,
-                self.dtype,
+                self.dtype(),
                 &expected
             )));
         }
         Ok(map)
     }
 
-    /// The header of rows `rows` as one C-order array.
-    fn range_header(&self, rows: &Range<usize>) -> Result<Header> {
-        if rows.start > rows.end || rows.end > self.len() {
-            return Err(Error::RangeOutOfBounds {
-                start: rows.start,
-                end: rows.end,
-                len: self.len(),
-            });
-        }
-        let mut shape = self.shape.clone();
-        shape[self.axis] = rows.len();
-        Ok(Header {
-            dtype: self.dtype.clone(),
-            shape,
-            fortran_order: false,
-            version: Version::V1,
-        })
-    }
-
-    /// The shards `rows` touches, with their parts of it.
-    fn pieces(&self, rows: &Range<usize>) -> Vec<Piece> {
-        let first = self
-            .shards
-            .partition_point(|s| s.start + s.len <= rows.start);
-        self.shards[first..]
-            .iter()
-            .enumerate()
-            .take_while(|(_, s)| s.start < rows.end)
-            .filter(|(_, s)| s.len > 0)
-            .map(|(k, s)| {
-                let from = rows.start.max(s.start);
-                let to = rows.end.min(s.start + s.len);
-                Piece {
-                    shard: first + k,
-                    rows: from - s.start..to - s.start,
-                    at: from - rows.start,
-                }
-            })
-            .collect()
-    }
-
-    /// The data bytes of rows `rows` in C order, as `header` describes them.
+    /// The data bytes of rows `rows` in C order, as `header` describes them:
+    /// per shard, the bytes the plan names, read by one positioned read.
     fn gather(&self, header: &Header, rows: Range<usize>) -> Result<Vec<u8>> {
-        let item = self.dtype.itemsize().ok_or_else(|| Error::LengthOverflow {
-            shape: self.shape.iter().map(|&n| n as u64).collect(),
-            itemsize: 0,
-        })?;
         // Every shard's data was found present when the stack was opened,
         // so this length is bounded by bytes that exist.
         let len = header.data_len()?;
         let mut out = vec![0u8; len];
-        let mut shape = header.shape.clone();
-        shape.push(item);
-        let overflow = || Error::LengthOverflow {
-            shape: header.shape.iter().map(|&n| n as u64).collect(),
-            itemsize: item,
-        };
-        // Bytes per row of the stacking axis in the output (C order).
-        let out_row = header.shape[self.axis + 1..].iter().product::<usize>() * item;
-        for piece in self.pieces(&rows) {
+        let mut buf = Vec::new();
+        for piece in self.plan.pieces(&rows) {
             let shard = self.reopen(piece.shard)?;
             let path = &self.shards[piece.shard].path;
-            if (self.axis == 0 && !shard.header.fortran_order) || header.shape.len() == 1 {
-                // The rows are one run in the shard and one in the output:
-                // read straight into place.
-                let run = &mut out[piece.at * out_row..(piece.at + piece.rows.len()) * out_row];
-                let mut file = &shard.file;
-                file.seek(SeekFrom::Start(
-                    shard.data_offset + (piece.rows.start * out_row) as u64,
-                ))
-                .and_then(|_| file.read_exact(run))
+            let need = self.plan.piece_bytes(&shard.header, &piece)?;
+            let n = (need.range.end - need.range.start) as usize;
+            let mut file = &shard.file;
+            file.seek(SeekFrom::Start(shard.data_offset + need.range.start))
                 .map_err(|e| Error::Io(e).at_path(path))?;
+            if self.plan.direct(&shard.header) {
+                // A run into a run: read straight into place.
+                let item_row = len / rows.len().max(1);
+                let run = &mut out[piece.at * item_row..(piece.at + piece.rows.len()) * item_row];
+                file.read_exact(run)
+                    .map_err(|e| Error::Io(e).at_path(path))?;
                 continue;
             }
-            let part = read_part(shard, self.axis, item, piece.rows.clone())
+            buf.resize(n, 0);
+            file.read_exact(&mut buf)
+                .map_err(|e| Error::Io(e).at_path(path))?;
+            self.plan
+                .place(&mut out, header, &shard.header, &piece, &buf)
                 .map_err(|e| e.at_path(path))?;
-            ArrayViewMutD::from_shape(IxDyn(&shape), &mut out[..])
-                .map_err(|_| overflow())?
-                .slice_axis_mut(
-                    Axis(self.axis),
-                    Slice::from(piece.at..piece.at + piece.rows.len()),
-                )
-                .assign(&part);
         }
         Ok(out)
     }
@@ -255,7 +189,7 @@ impl NpyStack {
     /// has no rows at fixed offsets), cut, and concatenated.
     fn read_objects<T: Element>(&self, rows: Range<usize>) -> Result<ArrayD<T>> {
         let mut parts: Vec<ArrayD<T>> = Vec::new();
-        for piece in self.pieces(&rows) {
+        for piece in self.plan.pieces(&rows) {
             let shard = self.reopen(piece.shard)?;
             let path = &self.shards[piece.shard].path;
             let mut source = shard_source(&shard).map_err(|e| e.at_path(path))?;
@@ -265,17 +199,17 @@ impl NpyStack {
                     file: &mut source,
                     available: shard_available(&shard)?,
                 },
-                &ReadOptions::default(),
+                &self.options,
             )?;
             parts.push(
                 whole
-                    .slice_axis(Axis(self.axis), Slice::from(piece.rows))
+                    .slice_axis(Axis(self.axis()), Slice::from(piece.rows))
                     .to_owned(),
             );
         }
         if parts.is_empty() {
-            let mut shape = self.shape.clone();
-            shape[self.axis] = rows.len();
+            let mut shape = self.shape().to_vec();
+            shape[self.axis()] = rows.len();
             return Ok(ArrayD::from_shape_vec(IxDyn(&shape), Vec::new())
                 .expect("an empty range has no elements"));
         }
@@ -283,7 +217,8 @@ impl NpyStack {
             return Ok(parts.pop().expect("one part"));
         }
         let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
-        Ok(ndarray::concatenate(Axis(self.axis), &views).expect("the shards' shapes were checked"))
+        Ok(ndarray::concatenate(Axis(self.axis()), &views)
+            .expect("the shards' shapes were checked"))
     }
 }
 
@@ -317,55 +252,4 @@ fn into_dim<T, D: Dimension>(a: ArrayD<T>) -> Result<Array<T, D>> {
     let shape = a.shape().to_vec();
     a.into_dimensionality::<D>()
         .map_err(|_| ndim_mismatch::<D>(&shape))
-}
-
-/// Rows `rows` along `axis` of an open shard, as bytes: an array of the
-/// part's shape plus a last axis of `item` bytes per element (any memory
-/// layout). One positioned read of just those rows when they are a run of
-/// bytes in the file, else one read of the whole data.
-fn read_part(shard: OpenShard, axis: usize, item: usize, rows: Range<usize>) -> Result<ArrayD<u8>> {
-    let h = &shard.header;
-    let ndim = h.shape.len();
-    // The axis whose rows are runs of bytes.
-    let run_axis = if h.fortran_order { ndim - 1 } else { 0 };
-    let row_bytes = |axis: usize| -> usize {
-        h.shape
-            .iter()
-            .enumerate()
-            .filter(|&(a, _)| a != axis)
-            .map(|(_, &n)| n)
-            .product::<usize>()
-            * item
-    };
-    let (mut shape, offset, cut) = if axis == run_axis {
-        let mut shape = h.shape.clone();
-        shape[axis] = rows.len();
-        (shape, (rows.start * row_bytes(axis)) as u64, None)
-    } else {
-        (h.shape.clone(), 0, Some(rows))
-    };
-    let len = shape.iter().product::<usize>() * item;
-    let mut bytes = vec![0u8; len];
-    let mut file = &shard.file;
-    file.seek(SeekFrom::Start(shard.data_offset + offset))?;
-    file.read_exact(&mut bytes)?;
-    let part = if h.fortran_order {
-        // Column-major elements of `item` bytes each: C order of the
-        // reversed shape, its file axes then turned back.
-        let mut reversed: Vec<usize> = shape.iter().rev().copied().collect();
-        reversed.push(item);
-        let order: Vec<usize> = (0..ndim).rev().chain([ndim]).collect();
-        ArrayD::from_shape_vec(IxDyn(&reversed), bytes).map(|a| a.permuted_axes(IxDyn(&order)))
-    } else {
-        shape.push(item);
-        ArrayD::from_shape_vec(IxDyn(&shape), bytes)
-    }
-    .map_err(|_| Error::LengthOverflow {
-        shape: h.shape.iter().map(|&n| n as u64).collect(),
-        itemsize: item,
-    })?;
-    Ok(match cut {
-        Some(rows) => part.slice_axis(Axis(axis), Slice::from(rows)).to_owned(),
-        None => part,
-    })
 }

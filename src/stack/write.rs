@@ -201,7 +201,12 @@ pub(super) fn seal(
     axis: usize,
     lens: Vec<usize>,
 ) -> Result<NpyStack> {
-    let dtype = super::open_shard(&temp.path.join("0.npy"))?.header.dtype;
+    let dtype = super::open_shard(
+        &temp.path.join("0.npy"),
+        &crate::options::ReadOptions::default(),
+    )?
+    .header
+    .dtype;
     let info = Info {
         chunks: (0..shape.len())
             .map(|a| {

@@ -128,7 +128,7 @@ pub fn info(path: &Path, mut member: Option<&mut dyn FnMut(&Value)>) -> CliResul
             v["path"] = json!(path.display().to_string());
             v["format"] = json!("npy");
             if crate::stack::is_stack(path) {
-                v["stack"] = crate::stack::facts(path)?;
+                v["stack"] = crate::stack::facts(path, &crate::input::read_options())?;
             }
             Ok(v)
         }

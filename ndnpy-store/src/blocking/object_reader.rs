@@ -1,7 +1,8 @@
 //! [`ObjectReader`]: a blocking `Read + Seek` over one object (the CLI's
 //! reader of URLs), on the ranged reader of `reader.rs`.
 
-use super::{run, runtime};
+use super::run;
+use crate::runtime::runtime;
 use crate::{Config, Location, Result};
 
 /// `Read + Seek` over one object, pinned to its first version (ETag):
