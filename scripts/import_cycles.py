@@ -156,15 +156,6 @@ ALLOWED = {
     # src/npz/seek/bits.rs, src/npz/seek/inflate.rs.
     ("src/npz/seek/bits.rs", "src/npz/seek/inflate.rs"),
     ("src/npz/seek/inflate.rs", "src/npz/seek/bits.rs"),
-    # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
-    # src/npz/members.rs, src/npz/prefetch.rs, src/npz/reader.rs,
-    # src/npz/seek/sidecar.rs.
-    ("src/npz/members.rs", "src/npz/reader.rs"),
-    ("src/npz/prefetch.rs", "src/npz/reader.rs"),
-    ("src/npz/reader.rs", "src/npz/members.rs"),
-    ("src/npz/reader.rs", "src/npz/prefetch.rs"),
-    ("src/npz/reader.rs", "src/npz/seek/sidecar.rs"),
-    ("src/npz/seek/sidecar.rs", "src/npz/reader.rs"),
 }
 
 PATH = re.compile(r"\bcrate::(?:\{\s*)?([A-Za-z_][A-Za-z0-9_]*)")

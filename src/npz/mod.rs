@@ -34,6 +34,7 @@ mod names;
 pub(crate) mod pinflate;
 mod pool;
 mod prefetch;
+mod read_ahead;
 mod range;
 mod reader;
 mod seek;

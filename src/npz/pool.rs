@@ -23,8 +23,9 @@ use crate::options::ReadOptions;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs::File;
 use std::io;
+use crate::exec;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// What a job gives back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,10 +188,12 @@ impl Shared {
 /// The worker threads and their jobs. Threads start with the first jobs
 /// (at most `threads - 1`: the caller is the last one) and end when the
 /// pool is dropped or retired (when its plan is over); idle, they wait
-/// without spinning.
+/// without spinning. A thread runs a job only with a core of the library's
+/// budget (`exec.rs`): while other work holds the cores, the caller runs
+/// the jobs itself, as on one core.
 pub(super) struct Pool {
     shared: Arc<Shared>,
-    pub(super) workers: Vec<JoinHandle<()>>,
+    pub(super) workers: Vec<exec::Thread>,
     threads: usize,
 }
 
@@ -237,10 +240,7 @@ impl Pool {
             let shared = Arc::clone(&self.shared);
             // Fewer threads if the system has none to give: the caller
             // runs what no worker takes.
-            if let Ok(handle) = std::thread::Builder::new()
-                .name("ndnpy-members".into())
-                .spawn(move || work_loop(&shared))
-            {
+            if let Some(handle) = exec::spawn("ndnpy-members", move || work_loop(&shared)) {
                 self.workers.push(handle);
             }
         }
@@ -336,17 +336,33 @@ impl Drop for Pool {
     }
 }
 
-/// A worker: runs queued jobs until the pool closes.
+/// How long a worker waits before it asks the budget again for a core,
+/// while jobs are queued and other work holds every core (the caller runs
+/// queued jobs meanwhile, so nothing waits on this).
+const BUDGET_RETRY: Duration = Duration::from_millis(2);
+
+/// A worker: runs queued jobs, each holding a core of the budget, until
+/// the pool closes.
 fn work_loop(shared: &Shared) {
     let mut s = shared.lock();
     loop {
         if s.closed {
             return;
         }
-        match s.queue.pop_front() {
-            Some(id) => s = run_one(shared, s, id),
-            None => s = shared.changed.wait(s).unwrap_or_else(|e| e.into_inner()),
+        if s.queue.is_empty() {
+            s = shared.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+            continue;
         }
+        let Some(core) = exec::try_core() else {
+            s = shared
+                .changed
+                .wait_timeout(s, BUDGET_RETRY)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+            continue;
+        };
+        let id = s.queue.pop_front().expect("checked: not empty");
+        s = run_one(shared, s, id);
+        drop(core);
     }
 }
 
