@@ -123,36 +123,6 @@ ALLOWED = {
     ("src/npz/pinflate/tests/mod.rs", "src/npz/pinflate/driver.rs"),
     ("src/npz/pinflate/tests/mod.rs", "src/npz/pinflate/mod.rs"),
     # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
-    # src/npz/codec/parallel.rs, src/npz/inflate.rs.
-    ("src/npz/codec/parallel.rs", "src/npz/inflate.rs"),
-    ("src/npz/inflate.rs", "src/npz/codec/parallel.rs"),
-    # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
-    # src/npz/codec/bzip2.rs, src/npz/codec/deflate.rs, src/npz/codec/lzma.rs,
-    # src/npz/codec/mod.rs, src/npz/codec/whole.rs, src/npz/codec/zstd/frame.rs,
-    # src/npz/codec/zstd/mod.rs, src/npz/directory.rs.
-    ("src/npz/codec/bzip2.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/deflate.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/deflate.rs", "src/npz/codec/whole.rs"),
-    ("src/npz/codec/deflate.rs", "src/npz/directory.rs"),
-    ("src/npz/codec/lzma.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/mod.rs", "src/npz/codec/bzip2.rs"),
-    ("src/npz/codec/mod.rs", "src/npz/codec/deflate.rs"),
-    ("src/npz/codec/mod.rs", "src/npz/codec/lzma.rs"),
-    ("src/npz/codec/mod.rs", "src/npz/codec/zstd/mod.rs"),
-    ("src/npz/codec/mod.rs", "src/npz/directory.rs"),
-    ("src/npz/codec/whole.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/zstd/frame.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/zstd/frame.rs", "src/npz/codec/zstd/mod.rs"),
-    ("src/npz/codec/zstd/mod.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/zstd/mod.rs", "src/npz/codec/whole.rs"),
-    ("src/npz/codec/zstd/mod.rs", "src/npz/codec/zstd/frame.rs"),
-    ("src/npz/codec/zstd/mod.rs", "src/npz/directory.rs"),
-    ("src/npz/directory.rs", "src/npz/codec/mod.rs"),
-    # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
-    # src/npz/direct.rs, src/npz/pool.rs.
-    ("src/npz/direct.rs", "src/npz/pool.rs"),
-    ("src/npz/pool.rs", "src/npz/direct.rs"),
-    # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
     # src/npz/seek/bits.rs, src/npz/seek/inflate.rs.
     ("src/npz/seek/bits.rs", "src/npz/seek/inflate.rs"),
     ("src/npz/seek/inflate.rs", "src/npz/seek/bits.rs"),

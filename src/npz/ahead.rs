@@ -10,10 +10,11 @@
 //! so that one core or a busy machine is no slower than inflating alone.
 //! Memory stays a few pieces, whatever the member's size.
 
-use super::inflate::{inflate_piece_into, read_piece, Pieces, MAX_RATIO};
+use super::inflate::{inflate_piece_into, read_piece, MAX_RATIO};
+use super::pieces::Pieces;
+use crate::exec;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read};
-use crate::exec;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 

@@ -3,8 +3,9 @@
 //! threads). Here, not in `prefetch.rs`, so that the reader's fields can
 //! hold that state without a circle of files.
 
+use super::compressed::Compressed;
 use super::held;
-use super::pool::{Compressed, Output, Pool, Want, Work};
+use super::pool::{Output, Pool, Want, Work};
 use super::prefetch::{kind, Kind, MAX_DISTANCE};
 use super::reader::NpzReader;
 use crate::error::Result;

@@ -5,7 +5,7 @@
 
 use super::codec::Codec;
 use super::deflate::{Deflater, BLOCK};
-use super::inflate::Pieces;
+use super::pieces::Pieces;
 use super::zipwrite::{Method, ZipOut};
 use crc32fast::Hasher;
 use std::io::{self, Seek, Write};

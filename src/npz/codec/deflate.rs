@@ -4,11 +4,12 @@
 //! piece table), and read a few pieces ahead when too large to hold
 //! (`ahead.rs`).
 
+use super::decode::{Decode, Mode, Raw};
 use super::whole::{decode_whole, Whole, WholeCodec};
-use super::{Decode, Mode, Raw};
 use crate::npz::ahead::{self, Ahead};
 use crate::npz::directory::Entry;
-use crate::npz::inflate::{self, inflate_pieces, Pieces, MAX_RATIO};
+use crate::npz::inflate::{self, inflate_pieces, MAX_RATIO};
+use crate::npz::pieces::Pieces;
 use std::io::{self, BufRead, Read};
 use std::mem::MaybeUninit;
 use std::ops::Range;

@@ -9,7 +9,7 @@
 //! ahead (the decoder's writes fault its pages in, on every core), and
 //! computes the piece's CRC-32 while it is in cache.
 
-use crate::npz::inflate::Pieces;
+use crate::npz::pieces::Pieces;
 use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;

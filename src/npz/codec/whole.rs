@@ -8,8 +8,8 @@
 //! data at once. Shared by deflate and Zstandard, which
 //! differ only in how a piece or a whole stream decodes ([`WholeCodec`]).
 
-use super::Decode;
-use crate::npz::inflate::Pieces;
+use super::decode::Decode;
+use crate::npz::pieces::Pieces;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
 use std::ops::Range;
