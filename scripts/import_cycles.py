@@ -35,9 +35,6 @@ import sys
 # one of its edges is listed here. Entries no longer found are reported as stale
 # (remove them), but do not fail: the circles they closed are gone.
 ALLOWED = {
-    # To be removed by issue 38 (src/io/): src/io/sized.rs, src/io/source.rs.
-    ("src/io/sized.rs", "src/io/source.rs"),
-    ("src/io/source.rs", "src/io/sized.rs"),
     # The AnyArray/Element recursion in src/array/: `AnyArray` holds arrays of
     # any `Element`, and object values and records hold `AnyArray`s in turn (the
     # encoders and decoders follow the same recursion). Permitted; it may stay.
