@@ -35,9 +35,6 @@ import sys
 # one of its edges is listed here. Entries no longer found are reported as stale
 # (remove them), but do not fail: the circles they closed are gone.
 ALLOWED = {
-    # To be removed by issue 38 (src/io/): src/io/sized.rs, src/io/source.rs.
-    ("src/io/sized.rs", "src/io/source.rs"),
-    ("src/io/source.rs", "src/io/sized.rs"),
     # The AnyArray/Element recursion in src/array/: `AnyArray` holds arrays of
     # any `Element`, and object values and records hold `AnyArray`s in turn (the
     # encoders and decoders follow the same recursion). Permitted; it may stay.
@@ -111,44 +108,6 @@ ALLOWED = {
     ("src/npz/pinflate/tests/mod.rs", "src/npz/pinflate/driver.rs"),
     ("src/npz/pinflate/tests/mod.rs", "src/npz/pinflate/mod.rs"),
     # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
-    # src/npz/codec/parallel.rs, src/npz/inflate.rs.
-    ("src/npz/codec/parallel.rs", "src/npz/inflate.rs"),
-    ("src/npz/inflate.rs", "src/npz/codec/parallel.rs"),
-    # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
-    # src/npz/codec/bzip2.rs, src/npz/codec/deflate.rs, src/npz/codec/lzma.rs,
-    # src/npz/codec/mod.rs, src/npz/codec/whole.rs, src/npz/codec/zstd/frame.rs,
-    # src/npz/codec/zstd/mod.rs, src/npz/directory.rs.
-    ("src/npz/codec/bzip2.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/deflate.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/deflate.rs", "src/npz/codec/whole.rs"),
-    ("src/npz/codec/deflate.rs", "src/npz/directory.rs"),
-    ("src/npz/codec/lzma.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/mod.rs", "src/npz/codec/bzip2.rs"),
-    ("src/npz/codec/mod.rs", "src/npz/codec/deflate.rs"),
-    ("src/npz/codec/mod.rs", "src/npz/codec/lzma.rs"),
-    ("src/npz/codec/mod.rs", "src/npz/codec/zstd/mod.rs"),
-    ("src/npz/codec/mod.rs", "src/npz/directory.rs"),
-    ("src/npz/codec/whole.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/zstd/frame.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/zstd/frame.rs", "src/npz/codec/zstd/mod.rs"),
-    ("src/npz/codec/zstd/mod.rs", "src/npz/codec/mod.rs"),
-    ("src/npz/codec/zstd/mod.rs", "src/npz/codec/whole.rs"),
-    ("src/npz/codec/zstd/mod.rs", "src/npz/codec/zstd/frame.rs"),
-    ("src/npz/codec/zstd/mod.rs", "src/npz/directory.rs"),
-    ("src/npz/directory.rs", "src/npz/codec/mod.rs"),
-    # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
-    # src/npz/direct.rs, src/npz/pool.rs.
-    ("src/npz/direct.rs", "src/npz/pool.rs"),
-    ("src/npz/pool.rs", "src/npz/direct.rs"),
-    # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
-    # src/npz/members.rs, src/npz/prefetch.rs, src/npz/reader.rs,
-    # src/npz/seek/sidecar.rs.
-    ("src/npz/members.rs", "src/npz/reader.rs"),
-    ("src/npz/prefetch.rs", "src/npz/reader.rs"),
-    ("src/npz/reader.rs", "src/npz/members.rs"),
-    ("src/npz/reader.rs", "src/npz/prefetch.rs"),
-    ("src/npz/reader.rs", "src/npz/seek/sidecar.rs"),
-    ("src/npz/seek/sidecar.rs", "src/npz/reader.rs"),
 }
 
 PATH = re.compile(r"\bcrate::(?:\{\s*)?([A-Za-z_][A-Za-z0-9_]*)")

@@ -116,6 +116,7 @@
 
 mod array;
 mod error;
+mod exec;
 mod format;
 mod io;
 mod npy;

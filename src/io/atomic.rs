@@ -454,9 +454,8 @@ fn release_replaced(old: File) {
 /// nothing about the result depends on when the old blocks are freed. If no
 /// thread can be started, the file is closed here.
 fn release_later(old: File) {
-    let _ = std::thread::Builder::new()
-        .name("ndnpy-release".into())
-        .spawn(move || drop(old));
+    // Holds no core of the budget: the kernel's work, not ours. Detached.
+    drop(crate::exec::spawn("ndnpy-release", move || drop(old)));
 }
 
 /// Writes a file of `len` bytes at `target` with `body`, with the default

@@ -10,6 +10,7 @@ pub(crate) mod checked;
 pub(crate) mod fs;
 pub(crate) mod gather;
 pub(crate) mod guard;
+pub(crate) mod memory;
 pub(crate) mod sized;
 pub(crate) mod source;
 pub(crate) mod spare;

@@ -2,7 +2,7 @@
 //! zip member whose pieces inflate on every core straight into the
 //! array), and reading items from them into memory nobody zeroed ahead.
 
-use super::source::{reserve, Fix, HUGE_PAGE_THRESHOLD, SWAP_PIECE};
+use super::memory::{reserve, Fix, HUGE_PAGE_THRESHOLD, SWAP_PIECE};
 use crate::error::{Error, Result};
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
@@ -31,7 +31,7 @@ pub(crate) unsafe trait SizedRead: Read {
     /// piece just before writing it (on the thread that writes it), so
     /// nobody zeroes the destination ahead.
     fn fill_whole(&mut self, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
-        super::source::fill_zeroed(self, dst)
+        super::memory::fill_zeroed(self, dst)
     }
 
     /// For a reader that delivers the next `len` bytes (all that is left)

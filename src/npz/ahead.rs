@@ -10,11 +10,13 @@
 //! so that one core or a busy machine is no slower than inflating alone.
 //! Memory stays a few pieces, whatever the member's size.
 
-use super::inflate::{inflate_piece_into, read_piece, Pieces, MAX_RATIO};
+use super::inflate::{inflate_piece_into, read_piece, MAX_RATIO};
+use super::pieces::Pieces;
+use crate::exec;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// Whether a member of `size` bytes in `pieces` (which [`Pieces::fits`])
 /// is read ahead: large enough to pay for the threads, in pieces of a
@@ -65,7 +67,7 @@ pub(crate) struct Ahead<T: Read> {
     /// longer in the pool, and waiting for it would never end).
     failed: bool,
     pool: Arc<Pool>,
-    workers: Vec<JoinHandle<()>>,
+    workers: Vec<exec::Thread>,
 }
 
 /// How many bytes each piece inflates to.
@@ -131,12 +133,9 @@ impl<T: Read> Ahead<T> {
             let pool = Arc::clone(&pool);
             // Fewer threads if the system has none to give: the reader
             // inflates what no thread takes.
-            let spawned = std::thread::Builder::new()
-                .name("ndnpy-inflate".into())
-                .spawn(move || work(&pool, sizes, false));
-            match spawned {
-                Ok(handle) => workers.push(handle),
-                Err(_) => break,
+            match exec::spawn("ndnpy-inflate", move || work(&pool, sizes, false)) {
+                Some(handle) => workers.push(handle),
+                None => break,
             }
         }
         Ahead {
@@ -237,24 +236,40 @@ impl<T: Read> Drop for Ahead<T> {
     }
 }
 
-/// Inflates queued pieces: until the pool closes (a thread's loop), or
-/// one piece if there is one (`once`: the reader helping).
+/// How long a thread waits before it asks the budget again for a core,
+/// while pieces are queued and other work holds every core (the reader
+/// inflates queued pieces meanwhile, so nothing waits on this).
+const BUDGET_RETRY: Duration = Duration::from_millis(2);
+
+/// Inflates queued pieces: until the pool closes (a thread's loop, each
+/// piece holding a core of the library's budget, `exec.rs`), or one piece
+/// if there is one (`once`: the reader helping, on its own core).
 fn work(pool: &Pool, sizes: Sizes, once: bool) {
     loop {
-        let (index, input, mut out) = {
+        let (index, input, mut out, core) = {
             let mut s = pool.lock();
             loop {
                 if s.closed {
                     return;
                 }
-                if let Some((index, input)) = s.jobs.pop_front() {
-                    let out = s.spare.pop().unwrap_or_default();
-                    break (index, input, out);
+                if s.jobs.is_empty() {
+                    if once {
+                        return;
+                    }
+                    s = pool.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+                    continue;
                 }
-                if once {
-                    return;
+                let core = if once { None } else { exec::try_core() };
+                if !once && core.is_none() {
+                    s = pool
+                        .changed
+                        .wait_timeout(s, BUDGET_RETRY)
+                        .map_or_else(|e| e.into_inner().0, |r| r.0);
+                    continue;
                 }
-                s = pool.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+                let (index, input) = s.jobs.pop_front().expect("checked: not empty");
+                let out = s.spare.pop().unwrap_or_default();
+                break (index, input, out, core);
             }
         };
         // A panic while inflating still answers for the piece, so the
@@ -270,6 +285,7 @@ fn work(pool: &Pool, sizes: Sizes, once: bool) {
         s.done.insert(index, result);
         s.spare.push(input);
         drop(s);
+        drop(core);
         pool.changed.notify_all();
         if once {
             return;

@@ -9,7 +9,7 @@
 //! here zlib-rs (flate2) inflates the header into a small buffer, and then
 //! the data directly into the array's memory ([`SizedRead::fill_whole`]).
 
-use super::pool::Compressed;
+use super::compressed::Compressed;
 use super::{in_member, member_io_error};
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};

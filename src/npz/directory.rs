@@ -24,8 +24,8 @@
 //! computed with checked or wide arithmetic, so hostile directories give
 //! [`Error::InvalidArchive`], never a panic or a huge allocation.
 
-use super::inflate::{Pieces, BLOCKS_ID};
 use super::key_of;
+use super::pieces::{Pieces, BLOCKS_ID};
 use crate::error::{Error, Result};
 use crate::io::checked::{read_full, read_full_vec};
 use std::collections::HashMap;
@@ -48,9 +48,8 @@ const FLAG_ENCRYPTED: u16 = 1;
 const FLAG_PATCHED: u16 = 1 << 5;
 const FLAG_STRONG_ENCRYPTION: u16 = 1 << 6;
 const FLAG_UTF8: u16 = 1 << 11;
-/// Compression methods.
-pub(crate) const STORED: u16 = 0;
-pub(crate) const DEFLATED: u16 = 8;
+/// Compression methods (defined beside the codecs' other method numbers).
+pub(crate) use super::codec::method::{DEFLATED, STORED};
 
 /// One central directory entry.
 #[derive(Debug, Clone)]
@@ -99,7 +98,7 @@ impl Entry {
                 reason: "it holds compressed patched data (flag bit 5)".into(),
             });
         }
-        if let Some(reason) = super::codec::check_method(self.method) {
+        if let Some(reason) = super::codec::method::check_method(self.method) {
             return Err(Error::UnsupportedMember {
                 name: name(),
                 reason,

@@ -5,69 +5,21 @@
 //!
 //! ndnpy's writer deflates a member in independent 1 MiB blocks
 //! (`deflate.rs`), each piece byte-aligned. It records the compressed
-//! length of every piece in a zip extra field of its own ([`BLOCKS_ID`],
+//! length of every piece in a zip extra field of its own (`BLOCKS_ID`,
+//! `pieces.rs`,
 //! in the central directory; Python's `zipfile`, and so NumPy, skip extra
 //! fields they do not know). With that table each piece can be inflated on
 //! its own thread into its own megabyte of the output.
 
+use super::pieces::Pieces;
 use std::io;
 use std::mem::MaybeUninit;
 use std::ops::Range;
-
-/// The extra field id of the piece table: "nd" in the file.
-pub(crate) const BLOCKS_ID: u16 = u16::from_le_bytes(*b"nd");
 
 /// Deflate's largest expansion: a stream cannot inflate to more than about
 /// 1032 times its length, so a member that claims more is not believed
 /// (and not allocated for).
 pub(crate) const MAX_RATIO: u64 = 1032;
-
-/// The piece table of a member: uncompressed bytes per piece (all but the
-/// last), and each piece's compressed length.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Pieces {
-    pub(crate) block: u32,
-    pub(crate) lengths: Vec<u32>,
-}
-
-impl Pieces {
-    /// The extra field's data (without id and size), or `None` when the
-    /// table does not fit in one extra field.
-    pub(crate) fn encode(&self) -> Option<Vec<u8>> {
-        let len = 4 + 4 * self.lengths.len();
-        if len > u16::MAX as usize - 64 {
-            return None;
-        }
-        let mut out = Vec::with_capacity(len);
-        out.extend_from_slice(&self.block.to_le_bytes());
-        for l in &self.lengths {
-            out.extend_from_slice(&l.to_le_bytes());
-        }
-        Some(out)
-    }
-
-    /// Reads a table back; `None` if malformed.
-    pub(crate) fn decode(data: &[u8]) -> Option<Pieces> {
-        if data.len() < 8 || !data.len().is_multiple_of(4) {
-            return None;
-        }
-        let word = |i: usize| u32::from_le_bytes(data[4 * i..4 * i + 4].try_into().expect("4"));
-        Some(Pieces {
-            block: word(0),
-            lengths: (1..data.len() / 4).map(word).collect(),
-        })
-    }
-
-    /// Whether the table describes a member of `size` bytes deflated into
-    /// `compressed` bytes.
-    pub(crate) fn fits(&self, size: u64, compressed: u64) -> bool {
-        let total: u64 = self.lengths.iter().map(|&l| l as u64).sum();
-        self.block > 0
-            && total == compressed
-            && size.div_ceil(self.block as u64) == self.lengths.len() as u64
-            && self.lengths.iter().all(|&l| l > 0)
-    }
-}
 
 /// Whether a deflated member of `size` bytes (`compressed` in the archive)
 /// is inflated whole: large enough for it to pay, at most `limit`, and not

@@ -1,6 +1,6 @@
 //! [`MemberInfo`]: what an archive's directory says about one member.
 
-use super::codec::{BZIP2, LZMA, ZSTD};
+use super::codec::method::{BZIP2, LZMA, ZSTD};
 use super::directory::{DEFLATED, STORED};
 use super::{in_member, NpzReader};
 use crate::error::Result;

@@ -49,7 +49,7 @@ impl<R: BufRead> MemberReader<'_, R> {
 
 impl<'a, R: BufRead + 'a> MemberReader<'a, R> {
     /// Reads `entry`'s data from `reader`, positioned at its start
-    /// (its method checked with [`codec::check_method`]), deflating with
+    /// (its method checked with [`codec::method::check_method`]), deflating with
     /// `inflater` (reset here; one per archive reader, so that reading many
     /// small members does not allocate an inflater's window each: those
     /// allocations, interleaved with the caller's, fragmented the heap by

@@ -6,9 +6,9 @@ use super::key_of;
 use super::pool::{read_inflated, Output, Want};
 use super::reader::{check_size, ArchiveMember, NpzReader, Open, STREAM_WHOLE_LIMIT, WHOLE_LIMIT};
 use crate::array::any::AnyArray;
-use crate::error::{Error, Result};
 use crate::format::header::Header;
 use crate::io::source::Source;
+use crate::error::{Error, Result};
 use std::io::{self, Read, Seek};
 
 impl<R: Read + Seek> NpzReader<R> {
@@ -32,6 +32,29 @@ impl<R: Read + Seek> NpzReader<R> {
             Some(Err(e)) => Err(e),
             None => self.read_archived(index, read),
         }
+    }
+
+    /// An iterator over all members in archive order, each read with
+    /// [`NpzReader::read_any`]: `(name, result)` pairs, where a member that
+    /// is not a `.npy` file (or is damaged) gives its error without ending
+    /// the iteration.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// # use std::io::Cursor;
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
+    /// w.add("a", &array![1.0f32])?;
+    /// w.add("b", &array![[1u8]])?;
+    /// let bytes = w.finish_into_inner()?.into_inner();
+    /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
+    /// for (name, array) in npz.arrays() {
+    ///     let array = array?;
+    ///     println!("{name}: {} {:?}", array.dtype(), array.shape());
+    /// }
+    /// # Ok::<(), ndnpy::Error>(())
+    /// ```
+    pub fn arrays(&mut self) -> NpzArrays<'_, R> {
+        NpzArrays::new(self)
     }
 
     /// The decompressed bytes of member `name`, whatever it holds (NumPy

@@ -20,6 +20,7 @@
 
 mod ahead;
 mod codec;
+mod compressed;
 mod deflate;
 mod direct;
 mod directory;
@@ -32,10 +33,12 @@ mod member;
 mod members;
 mod mmap;
 mod names;
+mod pieces;
 pub(crate) mod pinflate;
 mod pool;
 mod prefetch;
 mod range;
+mod read_ahead;
 mod reader;
 mod seek;
 mod sink;

@@ -13,18 +13,19 @@
 //! reuse; one that returns the array (the iterator's) inflates straight
 //! into the array (`direct.rs`).
 
+use super::compressed::{fresh, Compressed};
 use super::inflate::{inflate, inflate_piece};
 use super::{in_member, member_io_error};
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
+use crate::exec;
 use crate::format::header;
 use crate::io::source::Source;
 use crate::options::ReadOptions;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::fs::File;
 use std::io;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// What a job gives back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,52 +46,6 @@ pub(super) struct Work {
     pub(super) size: usize,
     pub(super) crc: u32,
     pub(super) want: Want,
-}
-
-/// Where a job's compressed bytes are.
-pub(super) enum Compressed {
-    /// Read into memory by the caller.
-    Bytes(Vec<u8>),
-    /// Bytes `start..start + len` of the archive file, which the job reads
-    /// itself by positioned reads (readers opened from a path, on Unix): no
-    /// copy of the member is held while the job waits, and the caller does
-    /// not read it.
-    File {
-        file: Arc<File>,
-        start: u64,
-        len: u64,
-    },
-}
-
-impl Compressed {
-    /// The bytes in memory: read into `buf` (a buffer to reuse) if they
-    /// are in the file. A file shorter than the member is an error.
-    fn into_bytes(self, mut buf: Vec<u8>) -> io::Result<Vec<u8>> {
-        let (file, start, len) = match self {
-            Compressed::Bytes(bytes) => return Ok(bytes),
-            Compressed::File { file, start, len } => (file, start, len),
-        };
-        // Inside the archive (the caller checked), so no larger than it.
-        if buf.capacity() < len as usize {
-            buf = fresh(len as usize)?;
-        }
-        buf.resize(len as usize, 0);
-        let mut done = 0;
-        while done < buf.len() {
-            match crate::io::fs::read_at(&file, &mut buf[done..], start + done as u64) {
-                Ok(0) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "the archive ends inside the member",
-                    ))
-                }
-                Ok(n) => done += crate::io::checked::checked_read_count(n, buf.len() - done)?,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(buf)
-    }
 }
 
 /// A job's result.
@@ -151,28 +106,6 @@ impl State {
     }
 }
 
-/// A buffer of `len` zero bytes from fresh memory the allocator gives
-/// zeroed (not written here), backed by transparent huge pages where Linux
-/// allows, so that its first use takes one page fault per 2 MiB, not 512.
-/// An error, not an abort, if memory cannot hold it.
-fn fresh(len: usize) -> io::Result<Vec<u8>> {
-    if len == 0 {
-        return Ok(Vec::new());
-    }
-    let layout = std::alloc::Layout::array::<u8>(len)
-        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-    // SAFETY: `layout` has a nonzero size.
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-    if ptr.is_null() {
-        return Err(io::ErrorKind::OutOfMemory.into());
-    }
-    crate::io::source::advise_huge_pages(ptr, len);
-    // SAFETY: `ptr` comes from the global allocator with the layout of
-    // `[u8; len]`, which is what `Vec<u8>` of capacity `len` frees it with,
-    // and its `len` bytes are initialised (zeroed by `alloc_zeroed`).
-    Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })
-}
-
 struct Shared {
     state: Mutex<State>,
     changed: Condvar,
@@ -187,10 +120,12 @@ impl Shared {
 /// The worker threads and their jobs. Threads start with the first jobs
 /// (at most `threads - 1`: the caller is the last one) and end when the
 /// pool is dropped or retired (when its plan is over); idle, they wait
-/// without spinning.
+/// without spinning. A thread runs a job only with a core of the library's
+/// budget (`exec.rs`): while other work holds the cores, the caller runs
+/// the jobs itself, as on one core.
 pub(super) struct Pool {
     shared: Arc<Shared>,
-    pub(super) workers: Vec<JoinHandle<()>>,
+    pub(super) workers: Vec<exec::Thread>,
     threads: usize,
 }
 
@@ -237,10 +172,7 @@ impl Pool {
             let shared = Arc::clone(&self.shared);
             // Fewer threads if the system has none to give: the caller
             // runs what no worker takes.
-            if let Ok(handle) = std::thread::Builder::new()
-                .name("ndnpy-members".into())
-                .spawn(move || work_loop(&shared))
-            {
+            if let Some(handle) = exec::spawn("ndnpy-members", move || work_loop(&shared)) {
                 self.workers.push(handle);
             }
         }
@@ -336,17 +268,33 @@ impl Drop for Pool {
     }
 }
 
-/// A worker: runs queued jobs until the pool closes.
+/// How long a worker waits before it asks the budget again for a core,
+/// while jobs are queued and other work holds every core (the caller runs
+/// queued jobs meanwhile, so nothing waits on this).
+const BUDGET_RETRY: Duration = Duration::from_millis(2);
+
+/// A worker: runs queued jobs, each holding a core of the budget, until
+/// the pool closes.
 fn work_loop(shared: &Shared) {
     let mut s = shared.lock();
     loop {
         if s.closed {
             return;
         }
-        match s.queue.pop_front() {
-            Some(id) => s = run_one(shared, s, id),
-            None => s = shared.changed.wait(s).unwrap_or_else(|e| e.into_inner()),
+        if s.queue.is_empty() {
+            s = shared.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+            continue;
         }
+        let Some(core) = exec::try_core() else {
+            s = shared
+                .changed
+                .wait_timeout(s, BUDGET_RETRY)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+            continue;
+        };
+        let id = s.queue.pop_front().expect("checked: not empty");
+        s = run_one(shared, s, id);
+        drop(core);
     }
 }
 

@@ -22,14 +22,9 @@
 //! a plan is being read.
 
 use super::directory::{Entry, DEFLATED};
-use super::held;
 use super::inflate::{inflate_whole, MAX_RATIO};
-use super::pool::{Compressed, JobId, Output, Pool, Want, Work};
-use super::reader::NpzReader;
-use crate::error::Result;
+use super::pool::{JobId, Pool, Want};
 use std::collections::VecDeque;
-use std::io::{Read, Seek, SeekFrom};
-use std::sync::Arc;
 
 /// Members from this size are worth a job (below, the hand-over costs
 /// more than inflating on the caller's thread).
@@ -50,36 +45,36 @@ const MAX_THREADS: usize = 8;
 /// Jobs are never scheduled further than this many members ahead in the
 /// plan (past small and stored members), so that their memory is not
 /// held across a long run of other reads.
-const MAX_DISTANCE: usize = 1024;
+pub(super) const MAX_DISTANCE: usize = 1024;
 
 /// A reader's plan: the members it will read, in order, and the jobs
 /// started for the next ones.
 pub(super) struct ReadAhead {
-    plan: Vec<usize>,
+    pub(super) plan: Vec<usize>,
     /// The plan position of the member expected next.
-    next: usize,
+    pub(super) next: usize,
     /// Plan positions before this have been considered for jobs.
-    scheduled: usize,
+    pub(super) scheduled: usize,
     /// Jobs by plan position, in plan order: position, job, bytes held.
-    jobs: VecDeque<(usize, JobId, u64)>,
-    want: Want,
-    pool: Option<Pool>,
-    threads: usize,
+    pub(super) jobs: VecDeque<(usize, JobId, u64)>,
+    pub(super) want: Want,
+    pub(super) pool: Option<Pool>,
+    pub(super) threads: usize,
     /// The bound on what jobs hold ([`AHEAD_BYTES`] but in tests).
-    limit: u64,
+    pub(super) limit: u64,
     /// The cost of the plan position last costed and what its job gives
     /// back (a member that does not fit yet is costed once).
-    costed: Option<(usize, u64, Want)>,
-    /// Whether the plan is the reader's guess ([`NpzReader::guess`]) rather
-    /// than the caller's: a read off it drops it.
-    guessed: bool,
+    pub(super) costed: Option<(usize, u64, Want)>,
+    /// Whether the plan is the reader's guess (`read_ahead.rs`, `guess`)
+    /// rather than the caller's: a read off it drops it.
+    pub(super) guessed: bool,
     /// The member last read whole, for that guess.
-    last: Option<usize>,
+    pub(super) last: Option<usize>,
 }
 
 impl ReadAhead {
     pub(super) fn new() -> ReadAhead {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = crate::exec::cores();
         ReadAhead {
             plan: Vec::new(),
             next: 0,
@@ -98,7 +93,7 @@ impl ReadAhead {
     /// Replaces the plan (cancelling the jobs of the old one). On one core
     /// the caller runs the jobs itself, in order: members are still read
     /// whole into buffers reused from one to the next.
-    fn set(&mut self, plan: Vec<usize>, want: Want) {
+    pub(super) fn set(&mut self, plan: Vec<usize>, want: Want) {
         self.clear();
         self.plan = plan;
         self.want = want;
@@ -132,7 +127,7 @@ impl ReadAhead {
     /// Moves the plan to member `index`, being opened: the plan position
     /// it has (the next one, or one a little further, skipping members the
     /// caller did not read), or `None` if it is not in the plan's way.
-    fn advance(&mut self, index: usize) -> Option<usize> {
+    pub(super) fn advance(&mut self, index: usize) -> Option<usize> {
         let end = self.plan.len().min(self.next.saturating_add(64));
         let pos = (self.next..end).find(|&p| self.plan[p] == index)?;
         self.cancel_before(pos);
@@ -141,7 +136,7 @@ impl ReadAhead {
     }
 
     /// The job of plan position `pos`, taken out of the plan.
-    fn job_at(&mut self, pos: usize) -> Option<JobId> {
+    pub(super) fn job_at(&mut self, pos: usize) -> Option<JobId> {
         if self.jobs.front().is_some_and(|j| j.0 == pos) {
             return self.jobs.pop_front().map(|j| j.1);
         }
@@ -149,22 +144,22 @@ impl ReadAhead {
     }
 
     /// Whether the plan is used up: then buffers kept for it are freed.
-    fn finished(&self) -> bool {
+    pub(super) fn finished(&self) -> bool {
         self.next >= self.plan.len() && self.jobs.is_empty()
     }
 }
 
 /// What the read-ahead does with a member.
-enum Kind {
+pub(super) enum Kind {
     /// Nothing: read by the caller as before; the window goes on.
     Skip,
-    /// A job (if what it holds fits, [`NpzReader::job_cost`]).
+    /// A job (if what it holds fits, `NpzReader::job_cost`).
     Job,
     /// Read on every core by itself: the window ends before it.
     Alone,
 }
 
-fn kind(entry: &Entry) -> Kind {
+pub(super) fn kind(entry: &Entry) -> Kind {
     if entry.method != DEFLATED || entry.check_supported().is_err() {
         return Kind::Skip;
     }
@@ -182,479 +177,4 @@ fn kind(entry: &Entry) -> Kind {
     }
     debug_assert!(entry.size <= entry.compressed_size.saturating_mul(MAX_RATIO) + (1 << 10));
     Kind::Job
-}
-
-impl<R: Read + Seek> NpzReader<R> {
-    /// Announces the members about to be read, in order (names as
-    /// [`NpzReader::read`] takes them), so that while the caller reads one,
-    /// the next are inflated on the other cores.
-    ///
-    /// Each read of a planned member ([`NpzReader::read`],
-    /// [`NpzReader::read_any`], [`NpzReader::member_reader`],
-    /// [`NpzReader::raw`], ...) moves the plan on: the compressed bytes of
-    /// the next deflated members are read then, on the calling thread, and
-    /// inflated whole (with libdeflate, CRC-32 checked) by worker threads;
-    /// the planned member's own read then takes its bytes from memory. A
-    /// member read out of order skips the plan to it (the jobs of the
-    /// members skipped are dropped); a member not in the plan leaves it as
-    /// it is. A new call replaces the plan; an empty list ends it.
-    ///
-    /// Memory: besides the member being read, at most `threads + 1`
-    /// members (each at most 64 MiB) and 256 MiB of what they hold are
-    /// held ahead: their compressed bytes and their decompressed bytes or,
-    /// for [`NpzReader::arrays`], their values as they are held in memory
-    /// (strings as `String`s, byte strings as `Vec<u8>`s; estimated from
-    /// each member's header before it is decoded; members of Python objects
-    /// or of values of zero size are decoded by the caller, not ahead; a
-    /// member that alone would hold more than the bound is not read ahead).
-    /// At most 256 MiB of buffers are kept for reuse until the plan ends. Stored members,
-    /// members under 64 KiB, and members read on every core by themselves
-    /// (ndnpy's piece tables, NumPy members over 64 MiB) are not read ahead;
-    /// nothing is read ahead while one of the latter is being read. On a
-    /// single core the caller inflates the planned members itself, in
-    /// order, into buffers reused from one member to the next.
-    /// [`NpzReader::arrays`] plans every member itself, and so does a plain
-    /// loop: when no plan is set, a member read whole (`read`, `read_any`,
-    /// `raw`, …) right after the one before it in archive order starts a
-    /// plan of the members after it, within the same bounds, as an
-    /// operating system reads a file ahead once reads follow each other; a
-    /// read elsewhere drops that plan and its jobs.
-    ///
-    /// Errors: [`crate::Error::MemberNotFound`] for a name that is not a
-    /// member (the plan is then left as it was).
-    ///
-    /// ```
-    /// use ndarray::Array1;
-    /// use ndnpy::{NpzReader, NpzWriter};
-    /// use std::io::Cursor;
-    ///
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
-    /// for k in 0..4 {
-    ///     w.add(&format!("a{k}"), &Array1::from_elem(100_000, k as f64))?;
-    /// }
-    /// let mut npz = NpzReader::new(w.finish_into_inner()?)?;
-    /// let names = npz.names();
-    /// npz.read_ahead(&names)?;
-    /// for name in &names {
-    ///     let a: Array1<f64> = npz.read(name)?;
-    ///     assert_eq!(a.len(), 100_000);
-    /// }
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn read_ahead<I, S>(&mut self, names: I) -> Result<()>
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<str>,
-    {
-        let plan = names
-            .into_iter()
-            .map(|n| self.index(n.as_ref()))
-            .collect::<Result<Vec<usize>>>()?;
-        self.ahead.set(plan, Want::Bytes);
-        Ok(())
-    }
-
-    /// For tests of the read-ahead's bounds, not a public API: the threads
-    /// it uses (more than the machine's cores, to force them) and the
-    /// bytes it may hold ahead (256 MiB by default). Takes effect with the
-    /// next plan.
-    #[doc(hidden)]
-    pub fn __read_ahead_limits(&mut self, threads: usize, bytes: u64) {
-        self.ahead.clear();
-        self.ahead.threads = threads.max(1);
-        self.ahead.limit = bytes;
-    }
-
-    /// Plans every member in archive order (the one NumPy reads for each
-    /// name), decoded on the workers with `read_any`: the array iterator.
-    pub(super) fn plan_arrays(&mut self) {
-        let plan = self
-            .members
-            .iter()
-            .filter_map(|m| self.index(super::key_of(m)).ok())
-            .collect();
-        let options = self.options;
-        self.ahead.set(plan, Want::Any(options));
-    }
-
-    /// Ends the plan.
-    pub(super) fn end_plan(&mut self) {
-        self.ahead.clear();
-    }
-
-    /// Called as member `index` is opened to be read whole: moves the plan
-    /// on, starts jobs for the next members, and gives this member's job
-    /// result if it had one (its own errors already name the member).
-    /// `guess`: a member read with no plan may start one
-    /// ([`NpzReader::guess`]), whose jobs give back what `guess` says.
-    pub(super) fn planned(&mut self, index: usize, guess: Option<Want>) -> Option<Result<Output>> {
-        let pos = match self.ahead.advance(index) {
-            Some(pos) => pos,
-            None => self.guess(index, guess?)?,
-        };
-        self.ahead.last = Some(index);
-        let mut job = self.ahead.job_at(pos);
-        let kind = kind(&self.directory.entries[index]);
-        if !matches!(kind, Kind::Alone) {
-            self.top_up();
-        }
-        if let (None, Kind::Job) = (job, kind) {
-            // Not read ahead (the plan's first member, or one after a
-            // member read alone): a job all the same, run here, so that it
-            // too is inflated into reused memory while the next ones run.
-            // The member being read: not counted against the bound.
-            let want = self.ahead.want;
-            if let Some(work) = self.read_compressed(index, want) {
-                let ahead = &mut self.ahead;
-                let pool = ahead.pool.get_or_insert_with(|| Pool::new(ahead.threads));
-                job = Some(pool.submit(work));
-            }
-        }
-        let result = job.map(|id| self.ahead.pool.as_ref().expect("jobs have a pool").take(id));
-        if self.ahead.finished() {
-            self.ahead.clear();
-        }
-        result
-    }
-
-    /// Member `index` is read whole and no plan has it. As an operating
-    /// system reads a file ahead once reads follow each other, a member
-    /// read right after the one before it in archive order (a plain loop
-    /// over [`NpzReader::names`]) starts a plan of the members after it,
-    /// as the array iterator's, within the same bounds; a read elsewhere
-    /// drops that plan, and a plan the caller made is left alone. Gives
-    /// the member's plan position.
-    fn guess(&mut self, index: usize, want: Want) -> Option<usize> {
-        let follows = self.ahead.last.is_some_and(|last| last + 1 == index);
-        self.ahead.last = Some(index);
-        if self.ahead.guessed {
-            self.ahead.clear();
-        }
-        if !follows || !self.ahead.plan.is_empty() {
-            return None;
-        }
-        // The member NumPy reads for each name (the last of a repeated
-        // one); never more than the scheduler looks at, so that guessing
-        // again and again costs in proportion to the members read.
-        let end = self.members.len().min(index.saturating_add(MAX_DISTANCE));
-        let plan: Vec<usize> = (index..end)
-            .filter(|&i| self.index(super::key_of(&self.members[i])).ok() == Some(i))
-            .collect();
-        if plan.len() < 2 {
-            return None;
-        }
-        self.ahead.set(plan, want);
-        self.ahead.guessed = true;
-        self.ahead.advance(index)
-    }
-
-    /// Gives a buffer of a planned member's bytes back for reuse.
-    pub(super) fn recycle(&self, buf: Vec<u8>) {
-        if let Some(pool) = &self.ahead.pool {
-            pool.recycle(buf);
-        }
-    }
-
-    /// Starts jobs for the planned members after the one being opened,
-    /// within the bounds: what the jobs hold (their compressed bytes and
-    /// what they give back, [`NpzReader::job_cost`]) stays within the
-    /// limit, and a member that alone would pass it is left to the caller.
-    fn top_up(&mut self) {
-        let mut count = self.ahead.jobs.len();
-        let mut bytes: u64 = self.ahead.jobs.iter().map(|j| j.2).sum();
-        let end = self.ahead.plan.len().min(self.ahead.next + MAX_DISTANCE);
-        self.ahead.scheduled = self.ahead.scheduled.max(self.ahead.next);
-        while self.ahead.scheduled < end {
-            let pos = self.ahead.scheduled;
-            let index = self.ahead.plan[pos];
-            match kind(&self.directory.entries[index]) {
-                Kind::Skip => {
-                    self.ahead.scheduled += 1;
-                    continue;
-                }
-                Kind::Alone => break,
-                Kind::Job => {}
-            }
-            if count > self.ahead.threads {
-                break;
-            }
-            let (cost, want) = self.job_cost(pos, index);
-            if cost > self.ahead.limit {
-                // Read by the caller when its turn comes, as the member
-                // being read.
-                self.ahead.scheduled += 1;
-                continue;
-            }
-            if bytes + cost > self.ahead.limit {
-                break;
-            }
-            self.ahead.scheduled += 1;
-            if let Some(work) = self.read_compressed(index, want) {
-                let ahead = &mut self.ahead;
-                let pool = ahead.pool.get_or_insert_with(|| Pool::new(ahead.threads));
-                let id = pool.submit(work);
-                ahead.jobs.push_back((pos, id, cost));
-                count += 1;
-                bytes += cost;
-            }
-        }
-    }
-
-    /// What a job for member `index` (at plan position `pos`) holds at
-    /// most, and what it gives back. Bytes: the member's bytes and its
-    /// compressed bytes. Arrays: the compressed bytes and the larger of
-    /// the member's bytes and its values as they are held in memory
-    /// (`held.rs`, estimated from the header, which is inflated from the
-    /// member's first bytes); a member whose values that does not bound
-    /// (Python objects, values of zero size, a header not found) is given
-    /// back as bytes and decoded by the caller when it takes it.
-    fn job_cost(&mut self, pos: usize, index: usize) -> (u64, Want) {
-        if let Some((at, cost, want)) = self.ahead.costed {
-            if at == pos {
-                return (cost, want);
-            }
-        }
-        let entry = &self.directory.entries[index];
-        let (size, compressed) = (entry.size, entry.compressed_size);
-        let bytes = (size + compressed, Want::Bytes);
-        let (cost, want) = match self.ahead.want {
-            Want::Bytes => bytes,
-            Want::Any(options) => match self
-                .peek(index)
-                .and_then(|prefix| held::peek_header(&prefix, &options))
-                .and_then(|header| held::decoded_bytes(&header))
-            {
-                Some(held) => (
-                    compressed.saturating_add(held.max(size)),
-                    Want::Any(options),
-                ),
-                None => bytes,
-            },
-        };
-        self.ahead.costed = Some((pos, cost, want));
-        (cost, want)
-    }
-
-    /// The first compressed bytes of member `index` (up to
-    /// [`held::PEEK_IN`]), `None` if they cannot be read.
-    fn peek(&mut self, index: usize) -> Option<Vec<u8>> {
-        let entry = &self.directory.entries[index];
-        let start = entry.data_start(&mut self.input, self.archive_len).ok()?;
-        let len = entry.compressed_size.min(held::PEEK_IN);
-        let mut buf = vec![0u8; len as usize];
-        match &self.file {
-            Some(file) => {
-                let mut done = 0;
-                while done < buf.len() {
-                    match crate::io::fs::read_at(file, &mut buf[done..], start + done as u64) {
-                        Ok(0) => break,
-                        Ok(n) => done += n.min(buf.len() - done),
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(_) => return None,
-                    }
-                }
-                buf.truncate(done);
-            }
-            None => {
-                self.input.seek(SeekFrom::Start(start)).ok()?;
-                buf.clear();
-                (&mut self.input).take(len).read_to_end(&mut buf).ok()?;
-            }
-        }
-        Some(buf)
-    }
-
-    /// The job for member `index`: its compressed bytes, read now. `None`
-    /// if they cannot be had (the member's own read then meets and reports
-    /// the problem).
-    fn read_compressed(&mut self, index: usize, want: Want) -> Option<Work> {
-        let entry = &self.directory.entries[index];
-        let start = entry.data_start(&mut self.input, self.archive_len).ok()?;
-        let len = entry.compressed_size;
-        let compressed = match &self.file {
-            // The job reads them itself, when it runs.
-            Some(file) => Compressed::File {
-                file: Arc::clone(file),
-                start,
-                len,
-            },
-            None => {
-                self.input.seek(SeekFrom::Start(start)).ok()?;
-                let threads = self.ahead.threads;
-                let pool = self.ahead.pool.get_or_insert_with(|| Pool::new(threads));
-                // Inside the archive (`data_start` checked), so no larger
-                // than it.
-                let mut buf = pool.buffer(len as usize).ok()?;
-                let got = (&mut self.input).take(len).read_to_end(&mut buf);
-                if got.is_err() || buf.len() as u64 != len {
-                    pool.recycle(buf);
-                    return None;
-                }
-                Compressed::Bytes(buf)
-            }
-        };
-        Some(Work {
-            name: entry.key().to_owned(),
-            compressed,
-            size: entry.size as usize,
-            crc: entry.crc,
-            want,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::WriteNpy;
-    use std::io::{Cursor, Write};
-
-    /// A NumPy-style archive (single streams) of members of `lengths`
-    /// `u32`s, and then, if `pieces`, one of ndnpy's members with a piece
-    /// table in the middle.
-    fn archive(lengths: &[usize], pieces_at: Option<usize>) -> Vec<u8> {
-        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
-        let deflated = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated);
-        for (k, &n) in lengths.iter().enumerate() {
-            let a = ndarray::Array1::from_iter((0..n as u32).map(|i| i.wrapping_mul(2654435761)));
-            zip.start_file(format!("m{k}.npy"), deflated).unwrap();
-            zip.write_all(&a.to_npy_bytes().unwrap()).unwrap();
-        }
-        let bytes = zip.finish().unwrap().into_inner();
-        let Some(at) = pieces_at else {
-            return bytes;
-        };
-        // Rewritten by ndnpy with one large member in between.
-        let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
-        let mut w = crate::NpzWriter::new_compressed(Cursor::new(Vec::new()));
-        for (k, name) in npz.names().into_iter().enumerate() {
-            if k == at {
-                w.add("big", &ndarray::Array1::<u64>::from_iter(0..600_000))
-                    .unwrap();
-            }
-            let a = npz.read::<u32, ndarray::Ix1>(&name).unwrap();
-            // ndnpy writes members under 1 MiB as one piece: single
-            // streams, as NumPy's.
-            w.add(&name, &a).unwrap();
-        }
-        w.finish_into_inner().unwrap().into_inner()
-    }
-
-    fn reader(bytes: Vec<u8>, threads: usize) -> NpzReader<Cursor<Vec<u8>>> {
-        let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
-        npz.ahead.threads = threads;
-        npz
-    }
-
-    fn held(npz: &NpzReader<Cursor<Vec<u8>>>) -> (usize, u64) {
-        let jobs = &npz.ahead.jobs;
-        (jobs.len(), jobs.iter().map(|j| j.2).sum())
-    }
-
-    #[test]
-    fn jobs_stay_within_the_count_and_start_after_the_current_member() {
-        let lengths = [50_000; 12];
-        let mut npz = reader(archive(&lengths, None), 3);
-        let names = npz.names();
-        npz.read_ahead(&names).unwrap();
-        assert_eq!(held(&npz).0, 0, "nothing before the first read");
-        for (k, name) in names.iter().enumerate() {
-            npz.read_any(name).unwrap();
-            let (count, bytes) = held(&npz);
-            assert!(count <= 4, "{count} jobs after m{k}");
-            assert!(bytes <= AHEAD_BYTES);
-            assert_eq!(count, 4.min(names.len() - k - 1), "after m{k}");
-            assert!(npz.ahead.jobs.iter().all(|j| j.0 > k));
-        }
-        assert!(npz.ahead.plan.is_empty(), "a used-up plan is dropped");
-        assert!(npz.ahead.pool.is_none(), "and its threads with it");
-        // One core: two members ahead, inflated by the caller.
-        let mut npz = reader(archive(&lengths, None), 1);
-        npz.read_ahead(&names).unwrap();
-        npz.read_any("m0").unwrap();
-        assert_eq!(held(&npz).0, 2);
-        assert_eq!(npz.ahead.pool.as_ref().unwrap().workers.len(), 0);
-    }
-
-    #[test]
-    fn a_member_read_on_every_core_ends_the_window() {
-        let lengths = [40_000; 6];
-        let mut npz = reader(archive(&lengths, Some(3)), 2);
-        let names = npz.names();
-        assert_eq!(names[3], "big");
-        npz.read_ahead(&names).unwrap();
-        npz.read_any("m0").unwrap();
-        // m1 and m2, not past "big".
-        assert_eq!(
-            npz.ahead.jobs.iter().map(|j| j.0).collect::<Vec<_>>(),
-            [1, 2]
-        );
-        npz.read_any("m1").unwrap();
-        npz.read_any("m2").unwrap();
-        assert_eq!(held(&npz).0, 0);
-        // Nothing is started while "big" is read; the next read goes on.
-        npz.read_any("big").unwrap();
-        assert_eq!(held(&npz).0, 0);
-        npz.read_any("m3").unwrap();
-        assert_eq!(
-            npz.ahead.jobs.iter().map(|j| j.0).collect::<Vec<_>>(),
-            [5, 6]
-        );
-    }
-
-    #[test]
-    fn the_bytes_bound_holds_for_large_members() {
-        // Members of 24 MiB (48 MiB with their compressed bytes, which
-        // random-looking words barely shrink): 256 MiB hold five.
-        let lengths = [6 << 20; 8];
-        let mut npz = reader(archive(&lengths, None), 8);
-        let names = npz.names();
-        npz.read_ahead(&names).unwrap();
-        npz.read_any("m0").unwrap();
-        let (count, bytes) = held(&npz);
-        assert!(bytes <= AHEAD_BYTES, "{bytes}");
-        assert!((4..=6).contains(&count), "{count}");
-    }
-
-    #[test]
-    fn a_plain_loop_in_archive_order_reads_ahead_and_a_jump_stops_it() {
-        let lengths = [50_000; 8];
-        let bytes = archive(&lengths, None);
-        let mut npz = reader(bytes.clone(), 2);
-        let mut plain = NpzReader::new(Cursor::new(bytes)).unwrap();
-        let names = npz.names();
-        // One member alone is no loop: nothing is read ahead.
-        npz.read_any("m0").unwrap();
-        assert_eq!(held(&npz).0, 0);
-        assert!(npz.ahead.plan.is_empty());
-        // The next in archive order: the members after it are.
-        npz.read_any("m1").unwrap();
-        assert!(npz.ahead.guessed);
-        assert_eq!(
-            npz.ahead
-                .jobs
-                .iter()
-                .map(|j| npz.ahead.plan[j.0])
-                .collect::<Vec<_>>(),
-            [2, 3, 4]
-        );
-        // Same values as a reader with no plan, member by member.
-        for name in &names[2..4] {
-            let got = npz.read::<u32, ndarray::Ix1>(name).unwrap();
-            let want = plain.read::<u32, ndarray::Ix1>(name).unwrap();
-            assert_eq!(got, want, "{name}");
-        }
-        // A read elsewhere drops the guess and its jobs.
-        npz.read_any("m0").unwrap();
-        assert!(npz.ahead.plan.is_empty());
-        assert_eq!(held(&npz).0, 0);
-        assert!(npz.ahead.pool.is_none());
-        // A plan the caller made is not replaced by a guess.
-        npz.read_ahead(["m7", "m6"]).unwrap();
-        npz.read_any("m1").unwrap();
-        npz.read_any("m2").unwrap();
-        assert!(!npz.ahead.guessed);
-        assert_eq!(npz.ahead.plan, [7, 6]);
-    }
 }

@@ -10,7 +10,8 @@
 //! start.
 
 use super::directory::{DEFLATED, STORED};
-use super::inflate::{inflate_piece_into, read_piece, Pieces, MAX_RATIO};
+use super::inflate::{inflate_piece_into, read_piece, MAX_RATIO};
+use super::pieces::Pieces;
 use super::reader::{NpzReader, Open};
 use super::seek::{Failure, MemberKey, SeekIndex};
 use super::{in_member, member_io_error};

@@ -3,7 +3,6 @@
 use super::directory::{Directory, STORED};
 use super::input::Input;
 use super::member::MemberReader;
-use super::members::NpzArrays;
 use super::pool::{read_inflated, Output, Want};
 use super::prefetch::ReadAhead;
 use super::seek::{SeekIndex, Sidecar};
@@ -441,29 +440,6 @@ impl<R: Read + Seek> NpzReader<R> {
         };
         let trusted = stored || member.whole();
         Ok((member, size, trusted))
-    }
-
-    /// An iterator over all members in archive order, each read with
-    /// [`NpzReader::read_any`]: `(name, result)` pairs, where a member that
-    /// is not a `.npy` file (or is damaged) gives its error without ending
-    /// the iteration.
-    ///
-    /// ```
-    /// # use ndarray::array;
-    /// # use std::io::Cursor;
-    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new()));
-    /// w.add("a", &array![1.0f32])?;
-    /// w.add("b", &array![[1u8]])?;
-    /// let bytes = w.finish_into_inner()?.into_inner();
-    /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
-    /// for (name, array) in npz.arrays() {
-    ///     let array = array?;
-    ///     println!("{name}: {} {:?}", array.dtype(), array.shape());
-    /// }
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn arrays(&mut self) -> NpzArrays<'_, R> {
-        NpzArrays::new(self)
     }
 
     /// Gives back the underlying reader.

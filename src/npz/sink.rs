@@ -5,7 +5,7 @@
 
 use super::codec::Codec;
 use super::deflate::{Deflater, BLOCK};
-use super::inflate::Pieces;
+use super::pieces::Pieces;
 use super::zipwrite::{Method, ZipOut};
 use crc32fast::Hasher;
 use std::io::{self, Seek, Write};
@@ -171,12 +171,17 @@ impl Pool {
             let r = one(c, i);
             results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
         };
-        std::thread::scope(|scope| {
+        // Helpers as the budget of cores allows (`exec.rs`); the caller
+        // compresses what they do not take. A helper's panic leaves its
+        // block without a result: an error below.
+        let _ = crate::exec::scope(|scope| {
             let (first, rest) = self.compressors[..workers]
                 .split_first_mut()
                 .expect("at least one worker");
             for c in rest {
-                scope.spawn(|| work(c));
+                if !scope.spawn("ndnpy-deflate", || work(c)) {
+                    break;
+                }
             }
             work(first);
         });

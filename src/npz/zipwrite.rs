@@ -8,7 +8,7 @@
 //! threads) and so that a streamed member can have its `.npy` header
 //! rewritten after its data.
 
-use super::inflate::{Pieces, BLOCKS_ID};
+use super::pieces::{Pieces, BLOCKS_ID};
 use crate::io::checked::CheckedWrite;
 use std::io::{self, Seek, SeekFrom, Write};
 

@@ -7,7 +7,7 @@
 //! after it are ignored, and a member shorter than declared is cut short;
 //! compressed bytes that end before the stream does are corrupt.
 
-use super::{corrupt, Decode, Raw};
+use super::decode::{corrupt, Decode, Raw};
 use std::io::{self, BufRead};
 
 /// A bzip2 member streamed on this thread.

@@ -4,11 +4,12 @@
 //! piece table), and read a few pieces ahead when too large to hold
 //! (`ahead.rs`).
 
+use super::decode::{Decode, Mode, Raw};
 use super::whole::{decode_whole, Whole, WholeCodec};
-use super::{Decode, Mode, Raw};
 use crate::npz::ahead::{self, Ahead};
 use crate::npz::directory::Entry;
-use crate::npz::inflate::{self, inflate_pieces, Pieces, MAX_RATIO};
+use crate::npz::inflate::{self, inflate_pieces, MAX_RATIO};
+use crate::npz::pieces::Pieces;
 use std::io::{self, BufRead, Read};
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -35,7 +36,7 @@ pub(crate) fn open<'a, R: BufRead + 'a>(
         return Box::new(whole);
     }
     if let Some(pieces) = pieces.filter(|p| ahead::suits(p, entry.size)) {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::exec::cores();
         return Box::new(ReadAhead(Ahead::new(raw, pieces, entry.size, threads)));
     }
     inflater.reset(false);
@@ -70,8 +71,15 @@ unsafe impl WholeCodec for Deflate {
     }
 
     fn whole_into(&self, compressed: &[u8], out: &mut [u8]) -> io::Result<u32> {
-        let threads = crate::npz::pinflate::threads_for(compressed.len(), out.len());
-        crate::npz::pinflate::inflate_parallel_into(compressed, out, threads.unwrap_or(1))
+        match crate::npz::pinflate::threads_for(compressed.len(), out.len()) {
+            Some(threads) => crate::npz::pinflate::inflate_parallel_into(compressed, out, threads),
+            // Other work took the cores since `in_parallel` said yes: one
+            // thread, libdeflate's.
+            None => {
+                inflate::inflate_piece(compressed, out)?;
+                Ok(crc32fast::hash(out))
+            }
+        }
     }
 
     fn head(&self, compressed: &[u8], len: usize) -> io::Result<Vec<u8>> {

@@ -12,7 +12,7 @@
 //! own bytes. No valid stream is refused by the cap: a match never reaches
 //! further back than the bytes already decoded.
 
-use super::{corrupt, Decode, Raw};
+use super::decode::{corrupt, Decode, Raw};
 use std::io::{self, BufRead, BufReader, Read};
 
 /// LZMA's largest expansion, about 8 400 to 1 (a run of 273-byte repeated

@@ -9,7 +9,7 @@
 //! ahead (the decoder's writes fault its pages in, on every core), and
 //! computes the piece's CRC-32 while it is in cache.
 
-use crate::npz::inflate::Pieces;
+use crate::npz::pieces::Pieces;
 use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
@@ -134,7 +134,7 @@ pub(crate) fn decode_pieces(
         }
         Ok(())
     };
-    std::thread::scope(|scope| {
+    let helpers = crate::exec::scope(|scope| {
         // Ends the waiting of the other threads however this one leaves,
         // a panic of the caller's reader included (the scope waits for
         // them before passing the panic on).
@@ -144,8 +144,11 @@ pub(crate) fn decode_pieces(
             reading: true,
         };
         for _ in 1..threads {
-            // Fewer threads if the system has none to give.
-            let _ = std::thread::Builder::new().spawn_scoped(scope, || work(Work::Wait));
+            // Fewer threads if the budget of cores or the system has none
+            // to give: the caller decodes what they do not take.
+            if !scope.spawn("ndnpy-pieces", || work(Work::Wait)) {
+                break;
+            }
         }
         let result = read(input);
         finish.reading = false;
@@ -155,7 +158,11 @@ pub(crate) fn decode_pieces(
         drop(finish);
         work(Work::Drain);
     });
-    let s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Err(e) = helpers {
+        // A helper panicked: its piece has no CRC, and the error says why.
+        s.failed.get_or_insert(e);
+    }
     if let Some(e) = s.failed {
         return Err(e);
     }

@@ -8,8 +8,8 @@
 //! data at once. Shared by deflate and Zstandard, which
 //! differ only in how a piece or a whole stream decodes ([`WholeCodec`]).
 
-use super::Decode;
-use crate::npz::inflate::Pieces;
+use super::decode::Decode;
+use crate::npz::pieces::Pieces;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -333,7 +333,7 @@ impl<T: Read, C: WholeCodec> Head<T, C> {
     /// Decodes the pieces after the first into `rest` (exactly their
     /// bytes) on every core; gives the member's CRC-32.
     fn decode_rest(&mut self, rest: &mut [MaybeUninit<u8>]) -> io::Result<u32> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::exec::cores();
         let count = self.pieces.lengths.len();
         let tail = self
             .codec

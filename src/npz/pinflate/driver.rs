@@ -285,16 +285,23 @@ pub(super) fn inflate_counting(
             s = shared.changed.wait(s).unwrap_or_else(|e| e.into_inner());
         }
     };
-    std::thread::scope(|scope| {
+    let helpers = crate::exec::scope(|scope| {
         for _ in 1..plan.threads.min(count) {
-            // Fewer threads if the system has none to give.
-            let _ = std::thread::Builder::new()
-                .name("ndnpy-pinflate".into())
-                .spawn_scoped(scope, work);
+            // Fewer threads if the budget of cores or the system has none
+            // to give: the chunks go to whoever takes them.
+            if !scope.spawn("ndnpy-pinflate", work) {
+                break;
+            }
         }
         work();
     });
-    let state = shared.state.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut state = shared.state.into_inner().unwrap_or_else(|e| e.into_inner());
+    if helpers.is_err() {
+        // Recorded by its `PanicGuard` too, which stopped the others.
+        state
+            .failed
+            .get_or_insert(Bad::Corrupt("an inflating thread panicked"));
+    }
     let work = state.wasted + state.used;
     (finish(state, size), work)
 }
@@ -414,7 +421,7 @@ fn advance<'a>(resolver: &mut Resolver<'a>, step: Step) -> Result<Done<'a>, Bad>
 }
 
 /// Stops the other threads if this one panics (they would wait for it
-/// forever); the scope then passes the panic on.
+/// forever); the scope then gives the panic as an error.
 struct PanicGuard<'s, 'a>(&'s Shared<'a>);
 
 impl Drop for PanicGuard<'_, '_> {

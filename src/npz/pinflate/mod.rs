@@ -121,11 +121,11 @@ impl Key {
 }
 
 /// How many threads to inflate a member of `size` bytes (`compressed` in
-/// the archive) on, when more than one pays: `None` for a small member or
-/// a single core.
+/// the archive) on, when more than one pays: `None` for a small member, a
+/// single core, or when other work holds every core of the library's
+/// budget (`exec.rs`; then one thread inflates it, with libdeflate).
 pub(crate) fn threads_for(compressed: usize, size: usize) -> Option<usize> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = cores.min(MAX_THREADS);
+    let threads = crate::exec::free_threads().min(MAX_THREADS);
     (threads > 1 && size >= MIN_PARALLEL && compressed >= 1 << 20).then_some(threads)
 }
 

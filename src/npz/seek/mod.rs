@@ -6,6 +6,7 @@
 mod index;
 mod sidecar;
 mod sidecar_format;
+mod sidecar_use;
 
 pub(crate) use index::{Failure, MemberKey, SeekIndex};
 pub(crate) use sidecar::{stamp_of, Sidecar, Stamp};

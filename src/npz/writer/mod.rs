@@ -251,7 +251,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     }
 
     fn with_out(out: ZipOut<W>, compressed: bool, failed: Option<String>) -> Self {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::exec::cores();
         NpzWriter {
             out,
             temp: None,
@@ -329,8 +329,11 @@ impl<W: Write + Seek> NpzWriter<W> {
         self
     }
 
-    /// How many threads compress members (default: the available
-    /// parallelism; `0` counts as 1). A member is deflated in blocks of
+    /// How many threads compress members, at most (default: the available
+    /// parallelism; `0` counts as 1). The threads beside the caller's take
+    /// cores from the library's one budget, so fewer run while its other
+    /// parallel work (an archive read ahead, another writer) holds them.
+    /// A member is deflated in blocks of
     /// 1 MiB, each on its own, so the archive's bytes are the same for any
     /// number of threads.
     ///

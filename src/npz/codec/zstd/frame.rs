@@ -16,10 +16,10 @@
 //! here, and the member is then decoded in one stream by the standard
 //! decoder (`mod.rs`): never a decoding of ndnpy's own.
 
-use super::super::corrupt;
+use super::super::decode::corrupt;
 use super::super::parallel::{read_exactly, PieceDecoder};
 use super::independent::independent;
-use crate::npz::inflate::Pieces;
+use crate::npz::pieces::Pieces;
 use std::cell::RefCell;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
@@ -128,7 +128,7 @@ unsafe impl PieceDecoder for Header {
             };
             // SAFETY: plain value in and out.
             if unsafe { sys::ZSTD_isError(n) } != 0 {
-                return Err(super::zstd_error(n));
+                return Err(zstd_error(n));
             }
             if n != out.len() {
                 return Err(corrupt(format!(
@@ -195,6 +195,14 @@ fn end_segment(buf: &mut [u8], start: usize, last_segment: bool) -> io::Result<(
     }
     buf[header] |= 1;
     Ok(())
+}
+
+/// A zstd error code as corrupt data.
+pub(super) fn zstd_error(code: usize) -> io::Error {
+    corrupt(format!(
+        "corrupt Zstandard data ({})",
+        zstd_safe::get_error_name(code)
+    ))
 }
 
 #[cfg(test)]

@@ -34,11 +34,12 @@ mod frame;
 mod independent;
 pub(crate) mod write;
 
+use super::decode::{corrupt, Decode, Mode, Raw};
 use super::parallel::decode_pieces;
 use super::whole::{decode_whole, Whole, WholeCodec};
-use super::{corrupt, Decode, Mode, Raw};
 use crate::npz::directory::Entry;
-use crate::npz::inflate::Pieces;
+use crate::npz::pieces::Pieces;
+use frame::zstd_error;
 use std::cell::RefCell;
 use std::io::{self, BufRead, Read};
 use std::mem::MaybeUninit;
@@ -276,12 +277,4 @@ unsafe impl<S: BufRead> Decode for Stream<S> {
             }
         }
     }
-}
-
-/// A zstd error code as corrupt data.
-fn zstd_error(code: usize) -> io::Error {
-    corrupt(format!(
-        "corrupt Zstandard data ({})",
-        zstd_safe::get_error_name(code)
-    ))
 }
