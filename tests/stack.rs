@@ -793,3 +793,30 @@ fn fortran_order_shards_along_their_last_axis_read_only_their_rows() {
         }
     }
 }
+
+#[test]
+fn an_info_of_100_000_short_chunks_reads() {
+    // One-byte chunk lengths, as Python pickles `(1,) * 100_000` (2 bytes
+    // each): more values per pickle byte than the pickle reader's usual
+    // budget allows, which `info` raises (still in proportion to its size).
+    let claim = vec!["1"; 100_000].join(",");
+    let check =
+        ndnpy::stack::plan::StackCheck::dask(&info_of(&format!("{claim};4"), "<f8", 0), "info")
+            .unwrap();
+    assert_eq!(check.shard_count(), Some(100_000));
+    // On a folder with the first shard present: the first missing one named.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("info"),
+        info_of(&format!("{claim};4"), "<f8", 0),
+    )
+    .unwrap();
+    Array2::<f64>::zeros((1, 4))
+        .write_npy(dir.path().join("0.npy"))
+        .unwrap();
+    let err = open_err(dir.path());
+    assert!(
+        matches!(&err, Error::IoPath { path, .. } if path.ends_with("1.npy")),
+        "{err}"
+    );
+}

@@ -25,10 +25,12 @@ const SHARD_PREFIX: u64 = 4 << 10;
 /// any stack's chunk list needs, and refused before it is read whole.
 const MAX_INFO_LEN: u64 = 64 << 20;
 
-/// A folder of `.npy` shards in a store, read as one array (see the
-/// [module docs](self)): its `info` (a dask stack) or its listing (a plain
-/// folder, listed once), then every shard's header, one small GET each,
-/// checked as the library checks them.
+/// A folder of `.npy` shards in a store, read as one array: a dask stack
+/// (`0.npy`, `1.npy`, ... and `info`) or a plain folder of shards, as
+/// `ndnpy::stack::NpyStack` reads them on a path, by the library's checks
+/// and plan. Opening reads its `info` (a dask stack) or its listing (a
+/// plain folder, listed once), then every shard's header, one small GET
+/// each.
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {

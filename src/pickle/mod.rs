@@ -131,7 +131,17 @@ pub fn loads(bytes: &[u8]) -> Result<PyValue> {
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 pub fn loads_with(bytes: &[u8], options: &ReadOptions) -> Result<PyValue> {
-    let mut m = Machine::with_options(bytes, options);
+    run_machine(Machine::with_options(bytes, options))
+}
+
+/// [`loads`] with `factor` times the usual budget for the values built
+/// (see `Machine::with_budget_factor`: dask's `info`).
+pub(crate) fn loads_with_budget_factor(bytes: &[u8], factor: u64) -> Result<PyValue> {
+    run_machine(Machine::with_options(bytes, &ReadOptions::default()).with_budget_factor(factor))
+}
+
+/// Runs a machine to its value.
+fn run_machine(mut m: Machine<'_>) -> Result<PyValue> {
     let root = m.run()?;
     match std::mem::replace(&mut m.arena[root], Node::None) {
         // The result of a call was charged when it was made.

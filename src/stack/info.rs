@@ -118,7 +118,10 @@ impl Info {
 
     /// Parses the pickled dict.
     pub(crate) fn from_pickle(bytes: &[u8]) -> Result<Info> {
-        let value = crate::pickle::loads(bytes)?;
+        // Four times the usual budget: a chunk length is 2 bytes in the
+        // pickle and about 140 as a value, so 100 000 shards of under 256
+        // rows (as dask pickles them) would pass the usual one no more.
+        let value = crate::pickle::loads_with_budget_factor(bytes, 4)?;
         let PyValue::Dict(pairs) = &value else {
             return Err(malformed(format!(
                 "the pickle holds a {}",
