@@ -6,9 +6,9 @@ use super::key_of;
 use super::pool::{read_inflated, Output, Want};
 use super::reader::{check_size, ArchiveMember, NpzReader, Open, STREAM_WHOLE_LIMIT, WHOLE_LIMIT};
 use crate::array::any::AnyArray;
+use crate::error::{Error, Result};
 use crate::format::header::Header;
 use crate::io::source::Source;
-use crate::error::{Error, Result};
 use std::io::{self, Read, Seek};
 
 impl<R: Read + Seek> NpzReader<R> {

@@ -58,6 +58,7 @@ mod info;
 #[doc(hidden)]
 pub mod plan;
 mod read;
+mod runs;
 mod write;
 mod writer;
 

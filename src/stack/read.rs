@@ -1,8 +1,10 @@
-//! Reading a stack: the bytes of a range gathered shard by shard into one
-//! C-order buffer, decoded once by the crate's `.npy` decoder (so a stack
+//! Reading a stack: the bytes of a range read in one pass into the array
+//! where the shards' runs follow each other (`runs.rs`), else gathered
+//! shard by shard into one C-order buffer, decoded once by the crate's `.npy` decoder (so a stack
 //! reads exactly as one file of the same bytes would); object shards
 //! (pickles, no rows at fixed offsets) read whole and concatenated.
 
+use super::runs::Runs;
 use super::{NpyStack, OpenShard};
 use crate::array::any::AnyArray;
 use crate::array::element::Element;
@@ -41,8 +43,11 @@ impl NpyStack {
     /// needs when they are one run of bytes (the stacking axis is the
     /// shard's first in C order or its last in Fortran order); otherwise
     /// the shard's data whole. A range past [`NpyStack::len`] is
-    /// [`Error::RangeOutOfBounds`]. The bytes of the range are gathered
-    /// and then decoded, so memory peaks at about twice the result's.
+    /// [`Error::RangeOutOfBounds`]. When the shards' runs follow each
+    /// other in the result (stacked along the first axis in C order, or
+    /// 1-D), they are read one after another straight into the array;
+    /// otherwise the bytes of the range are gathered and then decoded, so
+    /// memory peaks at about twice the result's.
     ///
     /// ```
     /// use ndarray::{s, Array2};
@@ -66,6 +71,16 @@ impl NpyStack {
             return into_dim(self.read_objects::<T>(rows)?);
         }
         crate::array::decode::check_header::<T, D>(&header)?;
+        if let Some(mut runs) = Runs::new(self, self.plan.pieces(&rows)) {
+            let result = crate::npy::read::read_array_with(
+                &header,
+                &mut runs_source(&mut runs, &header)?,
+                &self.options,
+            );
+            if !runs.not_a_run {
+                return result;
+            }
+        }
         let bytes = self.gather(&header, rows)?;
         crate::npy::read::read_array_with(&header, &mut Source::Slice(&bytes), &self.options)
     }
@@ -102,6 +117,12 @@ impl NpyStack {
         let header = self.plan.range_header(&rows)?;
         if self.dtype().has_object() {
             return Ok(AnyArray::Object(self.read_objects::<PyValue>(rows)?));
+        }
+        if let Some(mut runs) = Runs::new(self, self.plan.pieces(&rows)) {
+            let result = AnyArray::read_data(&header, &mut runs_source(&mut runs, &header)?);
+            if !runs.not_a_run {
+                return result;
+            }
         }
         let bytes = self.gather(&header, rows)?;
         AnyArray::read_data(&header, &mut Source::Slice(&bytes))
@@ -220,6 +241,17 @@ impl NpyStack {
         Ok(ndarray::concatenate(Axis(self.axis()), &views)
             .expect("the shards' shapes were checked"))
     }
+}
+
+/// The data of a range read in one pass ([`Runs`]). Trusted to size one
+/// allocation: every shard's data was found present when the stack was
+/// opened, and is checked again as each shard is reopened.
+fn runs_source<'a>(runs: &'a mut Runs<'_>, header: &Header) -> Result<Source<'a>> {
+    Ok(Source::Sized {
+        reader: runs,
+        len: header.data_len()? as u64,
+        trusted: true,
+    })
 }
 
 /// A second handle on a shard's file, for readers that take `&mut File`.
