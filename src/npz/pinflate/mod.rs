@@ -66,8 +66,7 @@ mod resolve;
 #[cfg(test)]
 mod tests;
 
-use super::inflate_core::Inflater;
-use super::inflate_core::{Bad, WINDOW};
+use super::inflate_core::{Bad, Inflater, WINDOW};
 use std::io;
 
 /// The real 32 KiB before a point of the output, shared between threads.
