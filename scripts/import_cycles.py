@@ -90,24 +90,6 @@ ALLOWED = {
     ("src/pickle/records.rs", "src/pickle/numpy.rs"),
     ("src/pickle/stringdtype.rs", "src/pickle/machine/mod.rs"),
     ("src/pickle/stringdtype.rs", "src/pickle/numpy.rs"),
-    # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
-    # src/npz/pinflate/chunk.rs, src/npz/pinflate/driver.rs,
-    # src/npz/pinflate/finder.rs, src/npz/pinflate/mod.rs,
-    # src/npz/pinflate/resolve.rs, src/npz/pinflate/tests/mod.rs.
-    ("src/npz/pinflate/chunk.rs", "src/npz/pinflate/finder.rs"),
-    ("src/npz/pinflate/chunk.rs", "src/npz/pinflate/mod.rs"),
-    ("src/npz/pinflate/driver.rs", "src/npz/pinflate/chunk.rs"),
-    ("src/npz/pinflate/driver.rs", "src/npz/pinflate/mod.rs"),
-    ("src/npz/pinflate/driver.rs", "src/npz/pinflate/resolve.rs"),
-    ("src/npz/pinflate/finder.rs", "src/npz/pinflate/mod.rs"),
-    ("src/npz/pinflate/finder.rs", "src/npz/pinflate/tests/mod.rs"),
-    ("src/npz/pinflate/mod.rs", "src/npz/pinflate/driver.rs"),
-    ("src/npz/pinflate/resolve.rs", "src/npz/pinflate/chunk.rs"),
-    ("src/npz/pinflate/resolve.rs", "src/npz/pinflate/mod.rs"),
-    ("src/npz/pinflate/tests/mod.rs", "src/npz/pinflate/chunk.rs"),
-    ("src/npz/pinflate/tests/mod.rs", "src/npz/pinflate/driver.rs"),
-    ("src/npz/pinflate/tests/mod.rs", "src/npz/pinflate/mod.rs"),
-    # To be removed by issue 38 (src/npz/, being redesigned as one pipeline):
 }
 
 PATH = re.compile(r"\bcrate::(?:\{\s*)?([A-Za-z_][A-Za-z0-9_]*)")

@@ -9,10 +9,11 @@
 //! hold no marker, nothing later can reach one, and decoding goes on in
 //! bytes. Markers are replaced once the window is known (`resolve.rs`).
 
+use super::super::inflate_core::WINDOW;
 use super::super::inflate_core::{Inflater, Stop, Tables};
 use super::finder::Finder;
+use super::key::{Key, Window};
 use super::memory::zeroed;
-use super::{Key, Window, WINDOW};
 
 /// One chunk's output buffers, reused from chunk to chunk (fresh memory
 /// costs page faults; these are written before they are read, so they are

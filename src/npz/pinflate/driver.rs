@@ -8,10 +8,11 @@
 //! are handed out at most `ahead` past the one the resolver waits for, so
 //! that finished chunks waiting to be joined stay few (bounded memory).
 
+use super::super::inflate_core::Bad;
 use super::chunk::{decode_chunk, Buffers, Limits, Outcome};
+use super::key::{Key, Window, MAX_THREADS};
 use super::memory::zeroed;
 use super::resolve::{Finish, Resolver, Until};
-use super::{Bad, Key, Window, MAX_THREADS};
 use crc32fast::Hasher;
 use std::collections::VecDeque;
 use std::io;

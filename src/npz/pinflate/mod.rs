@@ -61,16 +61,15 @@
 mod chunk;
 mod driver;
 mod finder;
+mod key;
 mod memory;
 mod resolve;
 #[cfg(test)]
 mod tests;
 
-use super::inflate_core::{Bad, Inflater, WINDOW};
+use super::inflate_core::Bad;
+use key::MAX_THREADS;
 use std::io;
-
-/// The real 32 KiB before a point of the output, shared between threads.
-type Window = std::sync::Arc<[u8; WINDOW]>;
 
 /// Members smaller than this are inflated on one thread (libdeflate):
 /// below it the threads, the chunk buffers' first page faults and the
@@ -79,45 +78,6 @@ type Window = std::sync::Arc<[u8; WINDOW]>;
 /// rounded random walk (whose markers never die out) when the other core
 /// is busy, and win from 64 MiB on.
 const MIN_PARALLEL: usize = 32 << 20;
-
-/// At most this many threads, whatever the cores (as the read-ahead of
-/// ndnpy's own pieces, `ahead.rs`).
-const MAX_THREADS: usize = 8;
-
-/// A place in the stream where decoding can start: a block boundary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Key {
-    /// The block header at this bit (any block but a stored one that is
-    /// not the last).
-    Header(u64),
-    /// Inside a stored block that is not the last, at its LEN field
-    /// (this bit, a byte boundary): the header before it may sit at
-    /// several bits, because of the padding, so the LEN field names it.
-    Stored(u64),
-}
-
-impl Key {
-    /// The bit this key names.
-    fn pos(self) -> u64 {
-        match self {
-            Key::Header(bit) | Key::Stored(bit) => bit,
-        }
-    }
-
-    /// The key of the boundary a decoder stands at, and whether a chunk
-    /// may start there: a dynamic or stored block that is not the last,
-    /// which is what the block finder looks for.
-    fn at_boundary(inflater: &mut Inflater) -> (Key, bool) {
-        let bit = inflater.bits.position();
-        let header = inflater.peek_header();
-        let may_start = !header.last && (header.kind == 0 || header.kind == 2);
-        if !header.last && header.kind == 0 {
-            (Key::Stored((bit + 3).div_ceil(8) * 8), may_start)
-        } else {
-            (Key::Header(bit), may_start)
-        }
-    }
-}
 
 /// How many threads to inflate a member of `size` bytes (`compressed` in
 /// the archive) on, when more than one pays: `None` for a small member, a

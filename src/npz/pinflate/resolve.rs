@@ -17,9 +17,10 @@
 //! output is split as it goes (`split_at_mut`): the resolver keeps the
 //! part from its window on, each task gets its own part.
 
+use super::super::inflate_core::{Bad, WINDOW};
 use super::super::inflate_core::{Inflater, Stop, Tables};
 use super::chunk::{Buffers, Chunk, MARKER};
-use super::{Bad, Key, Window, WINDOW};
+use super::key::{Key, Window};
 use crc32fast::Hasher;
 
 /// The output from the resolver's window on, and where the true decoding

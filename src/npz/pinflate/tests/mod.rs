@@ -9,7 +9,7 @@ mod hostile;
 
 use super::super::inflate_core::{Inflater, Stop, Tables};
 use super::driver::{inflate, Plan};
-use super::Key;
+use super::key::Key;
 use encoder::{encode, Kind};
 use std::io::Read;
 
@@ -307,4 +307,38 @@ fn inflating_into_the_callers_buffer() {
     assert_eq!(crc, crc32fast::hash(&data));
     let mut short = vec![0u8; data.len() - 1];
     assert!(super::inflate_parallel_into(&stream, &mut short, 2).is_err());
+}
+
+#[test]
+fn real_block_starts_are_found() {
+    // A stream with many dynamic blocks (zlib level 6 ends a block
+    // every 16 K symbols): every dynamic block's start is among the
+    // candidates of the whole range.
+    let mut rng = Rng(5);
+    let data: Vec<u8> = (0..400_000).map(|_| (rng.next() % 61) as u8).collect();
+    let stream = deflate(&data, 6);
+    let starts = block_starts(&stream);
+    assert!(
+        starts.len() > 5,
+        "{} blocks in {} bytes",
+        starts.len(),
+        stream.len()
+    );
+    let mut finder = super::finder::Finder::new(
+        &stream,
+        1,
+        stream.len() as u64 * 8,
+        usize::MAX,
+        Tables::new(),
+    );
+    let mut found = Vec::new();
+    while let Some(c) = finder.next_candidate() {
+        found.push(c);
+    }
+    let dynamic = starts
+        .iter()
+        .filter(|(k, may)| *may && matches!(k, Key::Header(b) if *b > 0));
+    for (key, _) in dynamic {
+        assert!(found.contains(key), "{key:?} not found");
+    }
 }
