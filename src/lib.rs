@@ -156,9 +156,6 @@ pub use format::header::{Header, Version, NUMPY_MAX_DIMS};
 pub use npy::file::NpyFile;
 pub use npy::inspect::{inspect, inspect_with};
 pub use npy::mmap::NpyMmap;
-/// The old name of [`NpyMmap`].
-#[deprecated(note = "renamed NpyMmap, as the other types are named (NpzMmap, NpyFile, NpyWriter)")]
-pub type MmapNpy = NpyMmap;
 pub use npy::read::{
     from_data_into, from_npy_bytes_into, from_npy_bytes_into_with, read_npy_into,
     read_npy_into_from, read_npy_into_from_with, read_npy_into_with, ReadNpy,

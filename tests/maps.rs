@@ -1,16 +1,14 @@
 //! Memory maps with options and sparse files:
 //!
-//! - a file `MmapNpy::create_with_header` made with a header over the
+//! - a file `NpyMmap::create_with_header` made with a header over the
 //!   default 10 000-byte limit opens read-write and copy-on-write with
 //!   `open_rw_with` / `open_cow_with` (the bug: `open_rw` and `open_cow`
 //!   took no options, so such a file could only be opened read-only);
-//! - `MmapNpy::create_sparse` makes a sparse file, as NumPy's
-//!   `open_memmap` does, beside the reserving `MmapNpy::create`.
-
-#![allow(deprecated)] // `MmapNpy`, the old name of `NpyMmap`, is tested too.
+//! - `NpyMmap::create_sparse` makes a sparse file, as NumPy's
+//!   `open_memmap` does, beside the reserving `NpyMmap::create`.
 
 use ndarray::{Array1, Array2, Ix1, Ix2};
-use ndnpy::{DType, Error, Field, Header, MmapNpy, NpyMmap, Order, ReadNpy, ReadOptions, Version};
+use ndnpy::{DType, Error, Field, Header, NpyMmap, Order, ReadNpy, ReadOptions, Version};
 
 /// A record of 600 `<f8` fields: its header is about 13 000 bytes.
 fn wide_header(rows: usize) -> Header {
@@ -100,7 +98,7 @@ fn create_sparse_reserves_nothing_and_reads_as_zeros() {
     let reserved = dir.path().join("reserved.npy");
     {
         // SAFETY: a new file in a private folder.
-        let map = unsafe { MmapNpy::create::<f32, _>(&reserved, &[rows, 2048], Order::C).unwrap() };
+        let map = unsafe { NpyMmap::create::<f32, _>(&reserved, &[rows, 2048], Order::C).unwrap() };
         map.flush().unwrap();
     }
     assert_eq!(
@@ -116,7 +114,7 @@ fn the_old_map_name_still_compiles() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.npy");
     // SAFETY: a new file in a private folder.
-    let mut map = unsafe { MmapNpy::create::<u8, _>(&path, &[3], Order::C).unwrap() };
+    let mut map = unsafe { NpyMmap::create::<u8, _>(&path, &[3], Order::C).unwrap() };
     map.view_mut::<u8, Ix1>().unwrap().fill(4);
     map.flush().unwrap();
     drop(map);

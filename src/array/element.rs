@@ -124,7 +124,7 @@ pub(crate) fn check_blockwise<T: Element>() -> Result<()> {
 
 /// An element whose memory a NumPy dtype describes exactly, so that file
 /// bytes of that dtype *are* values of the type: it can be viewed in place
-/// ([`crate::ViewNpy`], [`crate::MmapNpy`]) and is converted from other
+/// ([`crate::ViewNpy`], [`crate::NpyMmap`]) and is converted from other
 /// layouts (byte order, field order, padding) by a compiled plan of byte
 /// moves.
 ///

@@ -107,13 +107,6 @@ impl NpzMmap {
         })
     }
 
-    /// Sets the limits for parsing member headers.
-    #[deprecated(note = "use NpzMmap::open_with")]
-    pub fn with_options(mut self, options: ReadOptions) -> Self {
-        self.options = options;
-        self
-    }
-
     /// The array names in archive order (member names without `.npy`), as
     /// [`NpzReader::names`] gives them.
     pub fn names(&self) -> Vec<String> {

@@ -216,13 +216,6 @@ impl<R: Read + Seek> NpzReader<R> {
         })
     }
 
-    /// Sets the limits for parsing member headers.
-    #[deprecated(note = "use NpzReader::open_with or NpzReader::new_with")]
-    pub fn with_options(mut self, options: ReadOptions) -> Self {
-        self.options = options;
-        self
-    }
-
     /// The array names, in archive order: each member's name without its
     /// `.npy` suffix (the keys of NumPy's `NpzFile`). Members that are not
     /// `.npy` files are listed too, by their full name.

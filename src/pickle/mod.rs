@@ -87,8 +87,6 @@ pub use crate::array::stringdtype::StringDTypeArray;
 pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
 pub use write::dumps;
 pub(crate) use write::{object_npy_bytes, record_npy_bytes, stringdtype_npy_bytes};
-#[allow(deprecated)]
-pub use write::{to_object_npy_bytes, write_object_npy, write_object_npy_to};
 
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
@@ -96,8 +94,6 @@ use crate::format::header::Header;
 use crate::io::source::Source;
 use crate::options::ReadOptions;
 use machine::{Machine, Node};
-use ndarray::{Array, Dimension};
-use std::path::Path;
 
 /// Unpickles `bytes` (protocols 0 to 5, in-band data only) into a value,
 /// accepting only the globals listed in the [module docs](self).
@@ -203,81 +199,4 @@ pub(crate) fn read_any(
         return read_object_data(header, source, options);
     }
     AnyArray::read_data(header, source)
-}
-
-/// Reads the `.npy` file at `path` whatever its element type, as
-/// `AnyArray::read_npy` does, from this layer (which `crate::npy` is above).
-fn read_object_file(path: &Path) -> Result<AnyArray> {
-    let options = ReadOptions::default();
-    crate::io::source::read_file(
-        path,
-        &options,
-        |file| crate::format::header::read_preamble(file, &options),
-        |header, source| read_any(header, source, &options),
-    )
-}
-
-/// Reads an object-of-`str` `.npy` file as a `String` array (the error
-/// names the first element that is not a `str`).
-///
-/// ```
-/// # #![allow(deprecated)]
-/// use ndarray::{array, Ix1};
-/// use ndnpy::pickle::{read_str_npy, PyValue};
-/// use ndnpy::WriteNpy;
-///
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("s.npy");
-/// // An object array of str, as `np.save` writes a list of Python strings
-/// // with `dtype=object`.
-/// array![PyValue::Str("a".into()), PyValue::Str("bc".into())].write_npy(&path)?;
-/// let s = read_str_npy::<Ix1, _>(&path)?;
-/// assert_eq!(s, array!["a".to_string(), "bc".to_string()]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[deprecated(note = "use Array::<String, D>::read_npy (ReadNpy), which reads object arrays of str")]
-pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<String, D>> {
-    match read_object_file(path.as_ref())? {
-        AnyArray::Object(a) => strings_from_objects(a),
-        AnyArray::StringDType(s) => strings_from_objects(crate::array::stringdtype::as_objects(s)),
-        other => Err(Error::DTypeMismatch {
-            expected: "String (an object array of str)".into(),
-            found: other.dtype().to_string(),
-        }),
-    }
-}
-
-/// Reads an object-of-`str`-or-`None` `.npy` file as an `Option<String>`
-/// array.
-///
-/// ```
-/// # #![allow(deprecated)]
-/// use ndarray::{array, Ix1};
-/// use ndnpy::pickle::read_optional_str_npy;
-/// use ndnpy::WriteNpy;
-///
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("s.npy");
-/// // `None` is a missing string, as pandas' object columns hold them.
-/// array![Some("a".to_string()), None].write_npy(&path)?;
-/// let s = read_optional_str_npy::<Ix1, _>(&path)?;
-/// assert_eq!(s, array![Some("a".to_string()), None]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[deprecated(
-    note = "use Array::<Option<String>, D>::read_npy (ReadNpy), which reads object arrays of str and None"
-)]
-pub fn read_optional_str_npy<D: Dimension, P: AsRef<Path>>(
-    path: P,
-) -> Result<Array<Option<String>, D>> {
-    match read_object_file(path.as_ref())? {
-        AnyArray::Object(a) => optional_strings_from_objects(a),
-        AnyArray::StringDType(s) => {
-            optional_strings_from_objects(crate::array::stringdtype::as_objects(s))
-        }
-        other => Err(Error::DTypeMismatch {
-            expected: "Option<String> (an object array of str or None)".into(),
-            found: other.dtype().to_string(),
-        }),
-    }
 }

@@ -72,7 +72,7 @@ impl SafetensorsFile {
     /// not be truncated or changed (by another process, another map or a
     /// write through the path): slices would see data change under shared
     /// references, or the process is killed by `SIGBUS`. The same contract
-    /// as [`crate::MmapNpy::open`].
+    /// as [`crate::NpyMmap::open`].
     ///
     /// ```no_run
     /// // SAFETY: nothing changes or truncates the file while it is mapped.

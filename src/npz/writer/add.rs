@@ -6,7 +6,7 @@ use crate::array::any::AnyArray;
 use crate::array::element::Element;
 use crate::error::{Error, Result};
 use crate::options::Order;
-use ndarray::{ArrayBase, ArrayRef, Data, Dimension};
+use ndarray::{ArrayRef, Dimension};
 use std::io::{Seek, Write};
 
 impl<W: Write + Seek> NpzWriter<W> {
@@ -242,16 +242,5 @@ impl<W: Write + Seek> NpzWriter<W> {
             self.failed.get_or_insert_with(|| name.to_owned());
         }
         result
-    }
-
-    /// Adds an object array (`|O`), pickled as `np.save` does: the same
-    /// as [`NpzWriter::add`] of a [`PyValue`](crate::PyValue) array.
-    #[deprecated(note = "use NpzWriter::add, which pickles PyValue arrays")]
-    pub fn add_object<S: Data<Elem = crate::array::pyvalue::PyValue>, D: Dimension>(
-        &mut self,
-        name: &str,
-        array: &ArrayBase<S, D>,
-    ) -> Result<()> {
-        self.add(name, array)
     }
 }
