@@ -224,7 +224,7 @@ fn read_group(c: &mut Criterion, d: &Data, name: &str, path: &Path) {
     g.bench_function("ndnpy_into", |b| {
         b.iter_custom(|n| {
             time_each(n, || {
-                ndnpy::read_npy_into(path, &mut into.view_mut()).unwrap()
+                ndnpy::npy::read_npy_into(path, &mut into.view_mut()).unwrap()
             })
         })
     });

@@ -169,7 +169,7 @@ fn view_ptr(
     name: &str,
     array: &AnyArray,
 ) -> Result<*const u8, Box<dyn std::error::Error>> {
-    fn ptr<T: ndnpy::LayoutElement + bytemuck::NoUninit>(
+    fn ptr<T: ndnpy::types::LayoutElement + bytemuck::NoUninit>(
         map: &NpzMmap,
         name: &str,
         a: &ndarray::ArrayD<T>,

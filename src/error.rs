@@ -34,7 +34,7 @@ pub enum Error {
     /// [`Error::Io`] when they read).
     ///
     /// ```
-    /// let err = ndnpy::inspect("no/such/file.npy").unwrap_err();
+    /// let err = ndnpy::dtype::inspect("no/such/file.npy").unwrap_err();
     /// assert!(matches!(&err, ndnpy::Error::IoPath { error, .. }
     ///     if error.kind() == std::io::ErrorKind::NotFound));
     /// assert!(err.to_string().starts_with("no/such/file.npy: "));
@@ -430,7 +430,7 @@ pub enum Error {
     },
 
     /// A Python 2 pickle holds a `str` with bytes beyond ASCII, which
-    /// [`crate::PickleEncoding::Ascii`] (the default, as `np.load`'s
+    /// [`crate::pickle::PickleEncoding::Ascii`] (the default, as `np.load`'s
     /// `encoding='ASCII'`) cannot decode: choose `Latin1` or `Bytes` with
     /// [`crate::ReadOptions::pickle_encoding`].
     Py2StrNotAscii {
@@ -535,7 +535,7 @@ pub(crate) fn open_file(path: &Path) -> Result<std::fs::File> {
 ///
 /// ```
 /// fn shape_of(bytes: &[u8]) -> ndnpy::Result<Vec<usize>> {
-///     Ok(ndnpy::Header::read_from(bytes)?.shape)
+///     Ok(ndnpy::dtype::Header::read_from(bytes)?.shape)
 /// }
 /// assert!(shape_of(b"not npy").is_err());
 /// ```

@@ -256,7 +256,7 @@ impl ReadOptions {
     /// one at a time and the caller decides which it keeps together, so a
     /// budget across the archive would refuse archives read member by
     /// member whose values are never held at once. A caller that keeps
-    /// every member sums [`crate::Header::zero_size_count`] over their
+    /// every member sums [`crate::dtype::Header::zero_size_count`] over their
     /// headers ([`crate::NpzReader::header`] reads a header and nothing
     /// more) and holds the total to this limit, as `ndnpy-parquet`'s
     /// conversions of an archive to a frame or a record batch do.
@@ -338,7 +338,7 @@ impl ReadOptions {
     /// before any pickle byte is read.
     ///
     /// ```
-    /// use ndnpy::{AnyArray, Error, PyValue, ReadOptions, WriteNpy};
+    /// use ndnpy::{AnyArray, Error, pickle::PyValue, ReadOptions, WriteNpy};
     ///
     /// // A 0-d object array holding None, as `np.save` writes it.
     /// let bytes = ndarray::arr0(PyValue::None).to_npy_bytes()?;
@@ -361,7 +361,7 @@ impl ReadOptions {
     }
 
     /// How Python 2 `str` values in a pickle are read, as `np.load`'s
-    /// `encoding`: [`crate::PickleEncoding::Ascii`] by default (NumPy's default,
+    /// `encoding`: [`crate::pickle::PickleEncoding::Ascii`] by default (NumPy's default,
     /// an error for non-ASCII bytes), `Latin1` (what NumPy advises for
     /// Python 2 files, and what the `ndnpy` command uses) or `Bytes`.
     /// Only values are affected: dtype codes and other names a pickle
@@ -369,7 +369,7 @@ impl ReadOptions {
     ///
     /// ```
     /// use ndnpy::pickle::{loads_with, PyValue};
-    /// use ndnpy::{PickleEncoding, ReadOptions};
+    /// use ndnpy::{pickle::PickleEncoding, ReadOptions};
     ///
     /// // A Python 2 pickle of the str '\xe9' (SHORT_BINSTRING).
     /// let p = b"\x80\x02U\x01\xe9q\x00.";

@@ -7,7 +7,7 @@
 //! measurements do not mix.
 
 use ndarray::{Array1, ArrayD, ArrayView1};
-use ndnpy::{AnyArray, Error, Header, ReadNpy, ReadOptions, ViewNpy};
+use ndnpy::{dtype::Header, AnyArray, Error, ReadNpy, ReadOptions, ViewNpy};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -342,7 +342,7 @@ fn npz_member_claiming_data_past_the_end_of_the_file() {
 fn reading_into_an_existing_array_allocates_no_copy_of_the_data() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     use ndarray::{Array2, ShapeBuilder};
-    use ndnpy::{from_npy_bytes_into, WriteNpy};
+    use ndnpy::{npy::from_npy_bytes_into, WriteNpy};
     let rows = 1024;
     let cols = 1024; // 8 MiB of f64
     let c = Array2::from_shape_fn((rows, cols), |(i, j)| (i * cols + j) as f64);

@@ -5,8 +5,8 @@
 
 use ndarray::{array, ArcArray2, Array1, Array2, ArrayD, ArrayRef, CowArray, Ix1, Ix2, IxDyn};
 use ndnpy::{
-    from_npy_bytes_into, read_npy_into, read_npy_into_from, NpyFile, NpyWriter, NpzReader,
-    NpzWriter, Order, ReadNpy, WriteNpy,
+    npy::from_npy_bytes_into, npy::read_npy_into, npy::read_npy_into_from, NpyFile, NpyWriter,
+    NpzReader, NpzWriter, Order, ReadNpy, WriteNpy,
 };
 use std::io::Cursor;
 use std::path::Path;

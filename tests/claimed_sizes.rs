@@ -19,7 +19,8 @@
 
 use ndarray::{Array1, ArrayD};
 use ndnpy::{
-    AnyArray, BytesArray, Error, FixedBytes, Header, NpzReader, ReadNpy, ReadOptions, StringArray,
+    dtype::Header, types::BytesArray, types::FixedBytes, types::StringArray, AnyArray, Error,
+    NpzReader, ReadNpy, ReadOptions,
 };
 use std::io::{self, Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -174,7 +175,7 @@ fn zero_size_items_up_to_the_limit_load_as_numpy_loads_them() {
 
     // At the default limit, a read costs what NumPy's would not, but a
     // bounded amount: 2^20 `String`s of 24 bytes.
-    let at_limit = zero_size("'<U0'", ndnpy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS);
+    let at_limit = zero_size("'<U0'", ndnpy::npy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS);
     let (strings, cost) = measure(|| Array1::<String>::from_npy_bytes(&at_limit).unwrap());
     assert_eq!(strings.len(), 1 << 20);
     drop(strings);
@@ -278,13 +279,13 @@ fn pickled_arrays_of_zero_size_items_are_charged_to_the_pickle() {
     assert!(cost.peak < MIB && cost.largest < MIB, "{}", cost.largest);
     let small = with_count(b"M\xe8\x03"); // BININT2 1000
     let value = ndnpy::pickle::loads(&small).unwrap();
-    let ndnpy::PyValue::Array(a) = &value else {
+    let ndnpy::pickle::PyValue::Array(a) = &value else {
         panic!("{value}")
     };
     let AnyArray::Object(items) = &**a else {
         panic!("an object array")
     };
-    let ndnpy::PyValue::Array(inner) = &items[0] else {
+    let ndnpy::pickle::PyValue::Array(inner) = &items[0] else {
         panic!("an ndarray inside")
     };
     assert_eq!(inner.shape(), [1000]);

@@ -3,7 +3,7 @@
 //! `Array<String>` / `Array<Vec<u8>>`, and byte-identical write-back.
 
 use ndarray::{ArrayD, IxDyn};
-use ndnpy::{BytesArray, NpzReader, NpzWriter, ReadNpy, StringArray, WriteNpy};
+use ndnpy::{types::BytesArray, types::StringArray, NpzReader, NpzWriter, ReadNpy, WriteNpy};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 

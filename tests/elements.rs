@@ -5,8 +5,8 @@
 
 use ndarray::{ArrayD, ArrayView1, IxDyn};
 use ndnpy::{
-    unit, AnyArray, Datetime64, Element, Error, FixedBytes, FixedUnicode, ReadNpy, ReadOptions,
-    Timedelta64, ViewNpy, WriteNpy,
+    types::unit, types::Datetime64, types::FixedBytes, types::FixedUnicode, types::Timedelta64,
+    AnyArray, Element, Error, ReadNpy, ReadOptions, ViewNpy, WriteNpy,
 };
 use serde_json::Value;
 use std::fs;
@@ -156,7 +156,7 @@ fn check(any: &AnyArray, exp: &Value, what: &str) {
                 "{what}: dtype"
             );
             let bytes = any.to_npy_bytes().unwrap();
-            let header = ndnpy::Header::read_from(&bytes[..]).unwrap();
+            let header = ndnpy::dtype::Header::read_from(&bytes[..]).unwrap();
             let data = &bytes[header.to_bytes().unwrap().len()..];
             let want = exp["hex"].as_str().unwrap();
             if header.fortran_order {
@@ -210,7 +210,7 @@ fn every_element_fixture_loads_through_any_array() {
         assert_eq!(
             any.dtype().itemsize().filter(|_| !string),
             {
-                let h = ndnpy::Header::read_from_with(&bytes[..], &options).unwrap();
+                let h = ndnpy::dtype::Header::read_from_with(&bytes[..], &options).unwrap();
                 h.dtype.itemsize().filter(|_| !string)
             },
             "{what}"
@@ -242,8 +242,8 @@ fn typed<T: Element + PartialEq + std::fmt::Debug>(path: &Path, meta: &Value) ->
     a
 }
 
-fn record_columns<T: ndnpy::LayoutElement>(a: &ArrayD<T>, meta: &Value, what: &str) {
-    let records = ndnpy::RecordArray::from_array(a);
+fn record_columns<T: ndnpy::types::LayoutElement>(a: &ArrayD<T>, meta: &Value, what: &str) {
+    let records = ndnpy::types::RecordArray::from_array(a);
     for (name, field) in meta["expect"]["fields"].as_object().unwrap() {
         if let Ok(column) = records.field(name) {
             check(&column, field, &format!("{what} (typed).{name}"));
@@ -429,10 +429,10 @@ fn strings_write_like_np_save() {
         String::new(),
     ]);
     let ours = a.to_npy_bytes().unwrap();
-    let h = ndnpy::Header::read_from(&ours[..]).unwrap();
+    let h = ndnpy::dtype::Header::read_from(&ours[..]).unwrap();
     assert_eq!(h.dtype.to_string(), "<U5");
     let empty: ndarray::Array1<String> = ndarray::arr1(&[String::new()]);
-    let h = ndnpy::Header::read_from(&empty.to_npy_bytes().unwrap()[..]).unwrap();
+    let h = ndnpy::dtype::Header::read_from(&empty.to_npy_bytes().unwrap()[..]).unwrap();
     assert_eq!(h.dtype.to_string(), "<U1");
     let bytes = ndarray::arr1(&[b"ab".to_vec(), b"hello".to_vec(), Vec::new()]);
     assert_eq!(

@@ -3,7 +3,7 @@
 //! `NpzReader::member_info` reports what NumPy's archives record.
 
 use ndarray::Array1;
-use ndnpy::{AnyArray, Compression, Error, NpyMmap, NpzMmap, NpzReader, ReadNpy};
+use ndnpy::{npz::Compression, AnyArray, Error, NpyMmap, NpzMmap, NpzReader, ReadNpy};
 use std::io::ErrorKind;
 use std::path::Path;
 
@@ -24,7 +24,7 @@ fn assert_names_path(err: Error) {
 fn io_errors_from_paths_name_the_path() {
     assert_names_path(Array1::<f64>::read_npy(MISSING).unwrap_err());
     assert_names_path(AnyArray::read_npy(MISSING).unwrap_err());
-    assert_names_path(ndnpy::inspect(MISSING).unwrap_err());
+    assert_names_path(ndnpy::dtype::inspect(MISSING).unwrap_err());
     assert_names_path(NpzReader::open(MISSING).unwrap_err());
     // SAFETY: the file does not exist, so nothing is mapped.
     assert_names_path(unsafe { NpyMmap::open(MISSING) }.unwrap_err());
@@ -78,7 +78,7 @@ fn non_io_errors_keep_their_variants() {
 }
 
 fn magic_message(path: &str) -> String {
-    let err = ndnpy::inspect(path).unwrap_err();
+    let err = ndnpy::dtype::inspect(path).unwrap_err();
     assert!(matches!(err, Error::BadMagic { .. }), "{path}: {err:?}");
     err.to_string()
 }

@@ -2,7 +2,7 @@
 //! reads as its JSON sidecar says, or fails with the error variant it names.
 
 use ndarray::{ArrayD, ArrayViewD};
-use ndnpy::{AnyArray, Error, Header, NpyMmap, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
+use ndnpy::{dtype::Header, AnyArray, Error, NpyMmap, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -151,7 +151,7 @@ fn check_values<T: Expected>(path: &Path, got: impl IntoIterator<Item = T>, meta
 /// Reads one valid fixture as `T` in every way the crate offers.
 fn check_valid<T>(path: &Path, meta: &Value)
 where
-    T: ndnpy::LayoutElement + Expected,
+    T: ndnpy::types::LayoutElement + Expected,
 {
     let bytes = fs::read(path).unwrap();
     let shape = shape_of(&meta["shape"]);
@@ -182,7 +182,7 @@ where
     let typed = any.into_array::<T, ndarray::IxDyn>().unwrap();
     check_values(path, typed.iter().copied(), meta);
 
-    let header = ndnpy::inspect(path).unwrap();
+    let header = ndnpy::dtype::inspect(path).unwrap();
     assert_eq!(header.shape, shape, "{}", path.display());
     assert_eq!(header.fortran_order, fortran, "{}", path.display());
     let version = meta["version"].as_array().unwrap();

@@ -9,8 +9,8 @@
 mod common;
 
 use ndarray::{s, Array, ArrayD, Axis, Ix1, Ix2, Ix3, IxDyn, ShapeBuilder};
-use ndnpy::num_complex::Complex;
-use ndnpy::{Element, Error, NpyFile, NpyReader, NpyWriter, Order, ReadNpy, WriteNpy};
+use ndnpy::types::num_complex::Complex;
+use ndnpy::{npy::NpyReader, Element, Error, NpyFile, NpyWriter, Order, ReadNpy, WriteNpy};
 use std::io::{BufRead, Cursor, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -44,9 +44,9 @@ impl Val for Complex<f64> {
     }
 }
 #[cfg(feature = "half")]
-impl Val for ndnpy::half::f16 {
+impl Val for ndnpy::types::half::f16 {
     fn val(i: usize) -> Self {
-        ndnpy::half::f16::from_f32((i % 100) as f32)
+        ndnpy::types::half::f16::from_f32((i % 100) as f32)
     }
 }
 
@@ -197,7 +197,7 @@ roundtrips!(
     roundtrip_c128: Complex<f64>,
 );
 #[cfg(feature = "half")]
-roundtrips!(roundtrip_f16: ndnpy::half::f16);
+roundtrips!(roundtrip_f16: ndnpy::types::half::f16);
 
 #[test]
 fn one_dimensional_and_single_rows() {

@@ -5,8 +5,8 @@
 
 use ndarray::{Array1, Array2, ArrayD, ArrayView1, ArrayViewD, IxDyn};
 use ndnpy::{
-    AnyArray, Error, Header, NpyMmap, NpzReader, ReadNpy, ReadOptions, ViewNpy,
-    DEFAULT_MAX_HEADER_LEN,
+    dtype::Header, npy::DEFAULT_MAX_HEADER_LEN, AnyArray, Error, NpyMmap, NpzReader, ReadNpy,
+    ReadOptions, ViewNpy,
 };
 use std::io::Cursor;
 
@@ -69,7 +69,7 @@ fn header_len_default_limit_is_numpy_like() {
     check(AnyArray::from_npy_bytes(&over).unwrap_err());
     let (_dir, path) = temp_file(&over);
     check(Array1::<f64>::read_npy(&path).unwrap_err());
-    check(ndnpy::inspect(&path).unwrap_err());
+    check(ndnpy::dtype::inspect(&path).unwrap_err());
 }
 
 #[test]

@@ -8,7 +8,10 @@
 //!   `open_memmap` does, beside the reserving `NpyMmap::create`.
 
 use ndarray::{Array1, Array2, Ix1, Ix2};
-use ndnpy::{DType, Error, Field, Header, NpyMmap, Order, ReadNpy, ReadOptions, Version};
+use ndnpy::{
+    dtype::DType, dtype::Field, dtype::Header, dtype::Version, Error, NpyMmap, Order, ReadNpy,
+    ReadOptions,
+};
 
 /// A record of 600 `<f8` fields: its header is about 13 000 bytes.
 fn wide_header(rows: usize) -> Header {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use ndnpy::{AnyArray, Float8E4M3Fn, Float8E5M2, WriteNpy};
+use ndnpy::{types::Float8E4M3Fn, types::Float8E5M2, AnyArray, WriteNpy};
 
 #[test]
 fn writes_carry_ml_dtypes_descriptors() {
@@ -23,7 +23,7 @@ fn writes_carry_ml_dtypes_descriptors() {
 mod bf16 {
     use half::bf16;
     use ndarray::{ArrayD, Ix1};
-    use ndnpy::{AnyArray, Float8E4M3Fn, Float8E5M2, NpzReader, ReadNpy, WriteNpy};
+    use ndnpy::{types::Float8E4M3Fn, types::Float8E5M2, AnyArray, NpzReader, ReadNpy, WriteNpy};
     use std::path::PathBuf;
 
     /// The committed fixtures, or (`NDNPY_ML_FIXTURES`, set by

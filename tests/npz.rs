@@ -643,11 +643,11 @@ fn zip_bomb_reads_only_what_the_header_declares() {
 
     // A header claiming 2^31 f64 values (16 GiB) over 1 KiB of data: the
     // error comes before any allocation of the claimed size.
-    let header = ndnpy::Header {
-        dtype: ndnpy::DType::parse("<f8").unwrap(),
+    let header = ndnpy::dtype::Header {
+        dtype: ndnpy::dtype::DType::parse("<f8").unwrap(),
         shape: vec![1 << 31],
         fortran_order: false,
-        version: ndnpy::Version::V1,
+        version: ndnpy::dtype::Version::V1,
     };
     let mut member = header.to_bytes().unwrap();
     member.resize(member.len() + 1024, 0);
@@ -663,11 +663,11 @@ fn lying_sizes_cost_only_the_bytes_that_decompress() {
     // The header claims 2^27 f64 values (1 GiB), the deflated data holds
     // 1 MiB, and both size fields of the archive claim 1 GiB too.
     let claimed = 1u64 << 27;
-    let header = ndnpy::Header {
-        dtype: ndnpy::DType::parse("<f8").unwrap(),
+    let header = ndnpy::dtype::Header {
+        dtype: ndnpy::dtype::DType::parse("<f8").unwrap(),
         shape: vec![claimed as usize],
         fortran_order: false,
-        version: ndnpy::Version::V1,
+        version: ndnpy::dtype::Version::V1,
     };
     let mut member = header.to_bytes().unwrap();
     member.resize(member.len() + (1 << 20), 1);

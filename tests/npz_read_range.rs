@@ -130,7 +130,10 @@ fn errors_are_those_of_the_file_reader() {
     let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
     w.add("a", &a).unwrap();
     w.add("zero_d", &ndarray::arr0(1.5f64)).unwrap();
-    let objects = Array1::from(vec![ndnpy::PyValue::Int(1), ndnpy::PyValue::None]);
+    let objects = Array1::from(vec![
+        ndnpy::pickle::PyValue::Int(1),
+        ndnpy::pickle::PyValue::None,
+    ]);
     w.add("words", &objects).unwrap();
     let mut npz = NpzReader::new(w.finish_into_inner().unwrap()).unwrap();
     assert!(matches!(
@@ -148,7 +151,7 @@ fn errors_are_those_of_the_file_reader() {
         npz.read_range::<f64, Ix1>("zero_d", 0..1),
         Err(Error::NoGrowthAxis)
     ));
-    let words = npz.read_range::<ndnpy::PyValue, Ix1>("words", 0..1);
+    let words = npz.read_range::<ndnpy::pickle::PyValue, Ix1>("words", 0..1);
     assert!(
         matches!(words, Err(Error::UnsupportedDType { .. })),
         "{words:?}"

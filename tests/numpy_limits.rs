@@ -6,7 +6,7 @@ mod common;
 
 use common::{npy_v1, npy_v2};
 use ndarray::{ArrayD, IxDyn};
-use ndnpy::{AnyArray, Error, Header, ReadNpy, ReadOptions, WriteNpy};
+use ndnpy::{dtype::Header, AnyArray, Error, ReadNpy, ReadOptions, WriteNpy};
 use std::io::{self, Read};
 
 fn shape_text(shape: &[u64]) -> String {
@@ -167,7 +167,7 @@ fn streams_stop_at_the_limit() {
     };
     let err = ArrayD::<u8>::read_npy_from(&mut endless).unwrap_err();
     assert!(
-        matches!(err, Error::StreamLimit { claimed: 1_000_000_000_000_000, max } if max == ndnpy::DEFAULT_MAX_STREAM_LEN),
+        matches!(err, Error::StreamLimit { claimed: 1_000_000_000_000_000, max } if max == ndnpy::npy::DEFAULT_MAX_STREAM_LEN),
         "{err:?}"
     );
     assert_eq!(endless.served, 0);

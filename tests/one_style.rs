@@ -8,8 +8,8 @@
 
 use ndarray::{array, Array1, ArrayD};
 use ndnpy::{
-    AnyArray, BytesArray, NpyFile, NpyWriter, Order, PyValue, ReadNpy, ReadOptions, RecordArray,
-    StringArray, WriteNpy, WriteOptions,
+    pickle::PyValue, types::BytesArray, types::RecordArray, types::StringArray, AnyArray, NpyFile,
+    NpyWriter, Order, ReadNpy, ReadOptions, WriteNpy, WriteOptions,
 };
 use std::io::Cursor;
 use std::path::Path;
@@ -58,7 +58,9 @@ fn run_time_typed_values_have_the_write_entry_points_of_typed_arrays() {
         }
     ];
     let objects = array![PyValue::Str("a".into()), PyValue::None, PyValue::Int(3)];
-    let dates = ndarray::array![ndnpy::Datetime64::<ndnpy::unit::D>::new(19_000)];
+    let dates = ndarray::array![ndnpy::types::Datetime64::<ndnpy::types::unit::D>::new(
+        19_000
+    )];
     let anys = [
         AnyArray::from_npy_bytes(&typed.to_npy_bytes().unwrap()).unwrap(),
         AnyArray::from_npy_bytes(&typed.t().to_npy_bytes().unwrap()).unwrap(),

@@ -1,7 +1,7 @@
 //! Limits apply on every read path, and edge cases of paths and sizes.
 
 use ndarray::{arr0, ArrayD, ArrayViewD};
-use ndnpy::{Error, Header, NpyMmap, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
+use ndnpy::{dtype::Header, Error, NpyMmap, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
 use std::path::Path;
 
 fn wide_fixture() -> std::path::PathBuf {
@@ -15,9 +15,9 @@ fn a_raised_header_limit_reaches_views_maps_and_inspect() {
     let bytes = std::fs::read(&path).unwrap();
     let options = ReadOptions::default().max_header_len(1 << 20);
 
-    let err = ndnpy::inspect(&path).unwrap_err();
+    let err = ndnpy::dtype::inspect(&path).unwrap_err();
     assert!(matches!(err, Error::HeaderTooLarge { .. }), "{err}");
-    let header = ndnpy::inspect_with(&path, &options).unwrap();
+    let header = ndnpy::dtype::inspect_with(&path, &options).unwrap();
     assert_eq!(header.shape, vec![1]);
 
     // SAFETY: nothing else writes or truncates this file while it is mapped.

@@ -3,7 +3,7 @@
 
 use ndarray::{Array1, Array2, Ix1, Ix2};
 use ndnpy::pickle::{self, PyValue};
-use ndnpy::{AnyArray, Error, Header, NpzReader, ReadNpy, ReadOptions, WriteNpy};
+use ndnpy::{dtype::Header, AnyArray, Error, NpzReader, ReadNpy, ReadOptions, WriteNpy};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -316,7 +316,7 @@ fn writer_refuses_what_it_cannot_spell() {
     let err = pickle::dumps(&PyValue::BigInt("12x".into())).unwrap_err();
     assert!(matches!(err, Error::UnsupportedDType { .. }), "{err}");
     // A record dtype as a value.
-    let rec = PyValue::DType(ndnpy::DType::Record(vec![]));
+    let rec = PyValue::DType(ndnpy::dtype::DType::Record(vec![]));
     assert!(pickle::dumps(&rec).is_err());
 }
 

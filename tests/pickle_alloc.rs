@@ -128,7 +128,7 @@ fn wild_fixtures_and_opaque_objects_stay_proportional() {
     let wild = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/wild");
     let opaque = ReadOptions::default()
         .opaque_objects(true)
-        .pickle_encoding(ndnpy::PickleEncoding::Latin1);
+        .pickle_encoding(ndnpy::pickle::PickleEncoding::Latin1);
     for name in [
         "numpy_testdata/py2-objarr.npy",
         "stringdtype/sd_na_pdna.npy",

@@ -470,7 +470,7 @@ fn a_record_with_many_fields_is_read_in_linear_time() {
     p.push(b'J');
     p.extend_from_slice(&(8 * n).to_le_bytes());
     p.extend_from_slice(b"K\x01K\x10tb.");
-    let PyValue::DType(ndnpy::DType::Record(fields)) = loads(&p).unwrap() else {
+    let PyValue::DType(ndnpy::dtype::DType::Record(fields)) = loads(&p).unwrap() else {
         panic!()
     };
     assert_eq!(fields.len(), n as usize);

@@ -137,7 +137,7 @@ fn record_arrays_nested_in_object_arrays_round_trip() {
         #[derive(Clone, Copy)]
         struct P { x: f64, y: i16 }
     }
-    let plain = AnyArray::Record(ndnpy::RecordArray::from_array(&array![
+    let plain = AnyArray::Record(ndnpy::types::RecordArray::from_array(&array![
         P { x: 1.5, y: -2 },
         P { x: 0.0, y: 7 }
     ]));

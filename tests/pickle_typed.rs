@@ -6,8 +6,8 @@
 use ndarray::{array, Array, Array1, Array2, ArrayD, Ix1, Ix2, IxDyn, ShapeBuilder};
 use ndnpy::pickle::{self, PyValue};
 use ndnpy::{
-    AnyArray, Error, Header, NpyFile, NpyWriter, NpzReader, NpzWriter, Order, ReadNpy, ReadOptions,
-    WriteNpy,
+    dtype::Header, AnyArray, Error, NpyFile, NpyWriter, NpzReader, NpzWriter, Order, ReadNpy,
+    ReadOptions, WriteNpy,
 };
 use serde_json::Value;
 use std::fs;

@@ -2,7 +2,9 @@
 //! conversions, and the errors, each against what `read_npy` gives.
 
 use ndarray::{s, Array1, Array2, Array3, ShapeBuilder};
-use ndnpy::{from_npy_bytes_into, read_npy_into, read_npy_into_from, Error, ReadNpy, WriteNpy};
+use ndnpy::{
+    npy::from_npy_bytes_into, npy::read_npy_into, npy::read_npy_into_from, Error, ReadNpy, WriteNpy,
+};
 
 mod common;
 use common::npy_v1;

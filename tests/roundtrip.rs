@@ -12,11 +12,13 @@ use ndarray::{
     s, Array, Array0, Array1, Array2, Array3, ArrayBase, ArrayD, ArrayView, ArrayView1, ArrayView2,
     ArrayViewMut, ArrayViewMut1, Data, Dimension, Ix0, Ix1, Ix2, Ix3, IxDyn, ShapeBuilder,
 };
-use ndnpy::{AnyArray, Element, Error, Header, NpyMmap, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
+use ndnpy::{
+    dtype::Header, AnyArray, Element, Error, NpyMmap, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy,
+};
 use std::fmt::Debug;
 
 /// Element types with deterministic sample values (no NaN, so `==` works).
-trait Gen: ndnpy::LayoutElement + Copy + PartialEq + Debug {
+trait Gen: ndnpy::types::LayoutElement + Copy + PartialEq + Debug {
     fn sample(i: usize) -> Self;
 }
 
@@ -181,7 +183,7 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
         order == Order::F,
         "header fortran_order"
     );
-    assert_eq!(ndnpy::inspect(&path).unwrap(), header);
+    assert_eq!(ndnpy::dtype::inspect(&path).unwrap(), header);
     let data_start = bytes.len() - a.len() * std::mem::size_of::<T>();
     assert_eq!(
         data_start % 64,

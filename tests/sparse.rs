@@ -26,7 +26,7 @@ fn dense<N: ndnpy::Element>(name: &str) -> Array2<N> {
 /// compressed) and reads again.
 fn check<N>(name: &str, format: SparseFormat)
 where
-    N: ndnpy::LayoutElement
+    N: ndnpy::types::LayoutElement
         + num_traits::Zero
         + std::ops::Add<Output = N>
         + PartialEq
@@ -207,7 +207,7 @@ fn writes_for_scipy() {
     std::fs::create_dir_all(&out).unwrap();
     fn write<N>(name: &str, out: &std::path::Path)
     where
-        N: ndnpy::LayoutElement + num_traits::Zero + std::ops::Add<Output = N>,
+        N: ndnpy::types::LayoutElement + num_traits::Zero + std::ops::Add<Output = N>,
     {
         let m = read_sparse_npz::<N, _>(fixture(&format!("{name}.npz"))).unwrap();
         ndnpy::sparse::write_sparse_npz(out.join(format!("{name}.npz")), &m).unwrap();

@@ -209,7 +209,7 @@ fn fortran_order_shards_read_by_range() {
         f.write_npy(&p).unwrap();
         paths.push(p);
     }
-    assert!(ndnpy::inspect(&paths[0]).unwrap().fortran_order);
+    assert!(ndnpy::dtype::inspect(&paths[0]).unwrap().fortran_order);
     let stack = NpyStack::from_files(&paths).unwrap();
     for start in 0..=9 {
         for end in start..=9 {
@@ -315,7 +315,7 @@ fn typed_reads_refuse_the_wrong_type_before_reading() {
 
 #[test]
 fn object_stacks_read_whole_shards() {
-    use ndnpy::PyValue;
+    use ndnpy::pickle::PyValue;
     let dir = tempfile::tempdir().unwrap();
     let a = Array1::from_iter((0..5).map(|i| PyValue::Str(format!("s{i}"))));
     let stack = NpyStack::create(dir.path().join("x"), &a, 2).unwrap();
@@ -404,7 +404,7 @@ fn info_of(chunks: &str, dtype: &str, axis: i64) -> Vec<u8> {
         (PyValue::Str("chunks".into()), chunks),
         (
             PyValue::Str("dtype".into()),
-            PyValue::DType(ndnpy::DType::parse(dtype).unwrap()),
+            PyValue::DType(ndnpy::dtype::DType::parse(dtype).unwrap()),
         ),
         (PyValue::Str("axis".into()), PyValue::Int(axis)),
     ]))
@@ -515,7 +515,7 @@ fn an_info_that_is_not_a_stack_dict_is_refused() {
             ),
             (
                 PyValue::Str("dtype".into()),
-                PyValue::DType(ndnpy::DType::parse("<f8").unwrap()),
+                PyValue::DType(ndnpy::dtype::DType::parse("<f8").unwrap()),
             ),
             (PyValue::Str("axis".into()), PyValue::Int(0)),
         ];
@@ -780,7 +780,7 @@ fn fortran_order_shards_along_their_last_axis_read_only_their_rows() {
         f.write_npy(dir.path().join(format!("{i}.npy"))).unwrap();
     }
     assert!(
-        ndnpy::inspect(dir.path().join("0.npy"))
+        ndnpy::dtype::inspect(dir.path().join("0.npy"))
             .unwrap()
             .fortran_order
     );

@@ -13,7 +13,10 @@
 //!   of the size they claim.
 
 use ndarray::{Array1, Array2, Ix1, Ix2, IxDyn};
-use ndnpy::{AnyArray, Codec, Compression, Error, NpzMmap, NpzReader, NpzWriter, Order, PyValue};
+use ndnpy::{
+    npz::Codec, npz::Compression, pickle::PyValue, AnyArray, Error, NpzMmap, NpzReader, NpzWriter,
+    Order,
+};
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use ndarray::IxDyn;
-use ndnpy::{AnyArray, Header};
+use ndnpy::{AnyArray, dtype::Header};
 
 /// Whether two readers' errors mean the same: the same variant, or a
 /// truncation seen in bytes of known length against the stream limit that

@@ -9,7 +9,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use ndnpy::pickle::{self, PyValue};
-use ndnpy::{AnyArray, Error, PickleEncoding, ReadOptions};
+use ndnpy::{AnyArray, Error, pickle::PickleEncoding, ReadOptions};
 
 /// The reader's settings the target runs under: NumPy's defaults, and
 /// opaque objects with each way of reading Python 2 strings.

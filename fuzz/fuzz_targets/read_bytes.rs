@@ -6,8 +6,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use ndarray::{Array, Dimension, Ix0, Ix1, Ix2, Ix3, Ix4, IxDyn};
-use ndnpy::half::f16;
-use ndnpy::num_complex::Complex;
+use ndnpy::types::half::f16;
+use ndnpy::types::num_complex::Complex;
 use ndnpy::{Element, ReadNpy, WriteNpy};
 use std::io::{self, Read};
 

@@ -8,9 +8,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use ndarray::{Array, ArrayView, ArrayViewMut, Dimension, Ix0, Ix1, Ix2, Ix3, IxDyn};
-use ndnpy::half::f16;
-use ndnpy::num_complex::Complex;
-use ndnpy::{Error, LayoutElement, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
+use ndnpy::types::half::f16;
+use ndnpy::types::num_complex::Complex;
+use ndnpy::{Error, types::LayoutElement, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
 
 fn check<T: LayoutElement, D: Dimension>(bytes: &[u8], copy: &mut [u8]) {
     let owned = Array::<T, D>::from_npy_bytes(bytes);

@@ -5,7 +5,7 @@
 
 use crate::error::{CliError, CliResult};
 use crate::source::{Source, SourceReader};
-use ndnpy::{Compression, Header, NpzReader, ReadOptions};
+use ndnpy::{dtype::Header, npz::Compression, NpzReader, ReadOptions};
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -564,11 +564,11 @@ mod tests {
 
     /// A `.npy` of 1 MiB of f64 at `path`.
     fn write_npy(path: &Path) {
-        let header = ndnpy::Header {
-            dtype: ndnpy::DType::parse("<f8").unwrap(),
+        let header = ndnpy::dtype::Header {
+            dtype: ndnpy::dtype::DType::parse("<f8").unwrap(),
             shape: vec![1 << 17],
             fortran_order: false,
-            version: ndnpy::Version::V1,
+            version: ndnpy::dtype::Version::V1,
         };
         let mut bytes = header.to_bytes().unwrap();
         bytes.resize(bytes.len() + (1 << 20), 0);

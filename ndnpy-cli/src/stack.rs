@@ -15,7 +15,7 @@
 
 use crate::error::{CliError, CliResult, EXIT_USAGE};
 use ndnpy::stack::NpyStack;
-use ndnpy::{Header, ReadOptions, Version};
+use ndnpy::{dtype::Header, dtype::Version, ReadOptions};
 use serde_json::{json, Value};
 use std::fs::File;
 use std::io::{self, Read};

@@ -306,7 +306,7 @@ fn without_missing(
         .filter(|_| !header.dtype.has_object())?;
     let count = valid.iter().filter(|&&v| v).count();
     let shape = header.shape.clone();
-    let header = ndnpy::Header {
+    let header = ndnpy::dtype::Header {
         shape: vec![count],
         ..header
     };

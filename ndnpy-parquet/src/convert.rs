@@ -359,7 +359,7 @@ pub fn read_npz<P: AsRef<Path>>(path: P) -> Result<Frame> {
 
 /// Refuses an archive whose members `names` together declare more than
 /// `max` values that occupy no bytes of the data
-/// ([`ndnpy::Header::zero_size_count`]), for readers that hold every
+/// ([`ndnpy::dtype::Header::zero_size_count`]), for readers that hold every
 /// member at once: ndnpy holds each header to the limit, but a few KiB of
 /// deflated members, each just within it, would otherwise make gigabytes
 /// of empty strings. Reads headers only. A member whose header cannot be

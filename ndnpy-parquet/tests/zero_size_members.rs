@@ -11,7 +11,7 @@
 //! peak of live heap bytes; tests are serialised by a lock so that their
 //! measurements do not mix.
 
-use ndnpy::{DType, Header, NpzWriter, Version};
+use ndnpy::{dtype::DType, dtype::Header, dtype::Version, NpzWriter};
 use ndnpy_parquet::Error;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Cursor;
@@ -116,7 +116,7 @@ fn is_zero_size_limit(e: &Error, claimed: u64) -> bool {
     matches!(
         e,
         Error::Npy(ndnpy::Error::ZeroSizeLimit { claimed: c, max })
-            if *c == claimed && *max == ndnpy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS
+            if *c == claimed && *max == ndnpy::npy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS
     )
 }
 

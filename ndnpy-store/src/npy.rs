@@ -9,7 +9,7 @@ use crate::object::Object;
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use ndarray::{Array, Dimension, ShapeBuilder};
-use ndnpy::{AnyArray, Element, Header, LayoutElement, ReadNpy};
+use ndnpy::{dtype::Header, types::LayoutElement, AnyArray, Element, ReadNpy};
 use object_store::GetRange;
 use std::ops::{Bound, Range, RangeBounds};
 use std::sync::Arc;
@@ -380,7 +380,7 @@ impl RemoteNpy {
             // The body goes straight from the GET's buffer into the output
             // (one copy; a byte swap, a cast or `bool`s made 0 or 1 on the
             // way, element by element, when the file's dtype is not T's).
-            ndnpy::from_data_into(&flat, &bytes, &mut part)?;
+            ndnpy::npy::from_data_into(&flat, &bytes, &mut part)?;
             drop(bytes);
             drop(slot);
         }

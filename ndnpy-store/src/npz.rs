@@ -10,7 +10,7 @@ use crate::npy::{RemoteNpy, PREFIX_LEN};
 use crate::object::Object;
 use crate::reader::{Plan, RangeReader};
 use ndarray::{Array, Dimension};
-use ndnpy::{AnyArray, Compression, Element, Header, MemberInfo, NpzReader};
+use ndnpy::{dtype::Header, npz::Compression, npz::MemberInfo, AnyArray, Element, NpzReader};
 use object_store::GetRange;
 use std::ops::RangeBounds;
 use std::sync::{Arc, Mutex};
@@ -204,7 +204,7 @@ impl RemoteNpz {
     /// # w.finish().await?;
     /// // `x` or `x.npy`: NumPy's lookup rules.
     /// let info = RemoteNpz::open(&at).await?.member_info("x.npy").await?;
-    /// assert_eq!((info.compression, info.size), (ndnpy::Compression::Stored, 1128));
+    /// assert_eq!((info.compression, info.size), (ndnpy::npz::Compression::Stored, 1128));
     /// # Ok::<(), ndnpy_store::StoreError>(())
     /// # }).unwrap();
     /// ```

@@ -683,7 +683,7 @@ impl NpzWriter {
     /// w.archive().add("x", &ndarray::Array1::<f64>::zeros(1000))?;
     /// w.finish().await?;
     /// let info = RemoteNpz::open(&at).await?.member_info("x").await?;
-    /// assert_eq!(info.compression, ndnpy::Compression::Deflated);
+    /// assert_eq!(info.compression, ndnpy::npz::Compression::Deflated);
     /// # Ok::<(), ndnpy_store::StoreError>(())
     /// # }).unwrap();
     /// ```

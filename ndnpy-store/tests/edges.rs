@@ -7,7 +7,10 @@ mod common;
 use common::{Aborts, AbortsStore, Fault, NoETag, Wrapped};
 use futures::FutureExt;
 use ndarray::{Array, Array2, Array3, Dimension, Ix2, ShapeBuilder};
-use ndnpy::{DType, FixedBytes, Header, LayoutElement, Order, Version, WriteNpy};
+use ndnpy::{
+    dtype::DType, dtype::Header, dtype::Version, types::FixedBytes, types::LayoutElement, Order,
+    WriteNpy,
+};
 use ndnpy_store::{blocking, Config, Held, Location, RemoteNpy, StoreError};
 use object_store::memory::InMemory;
 use object_store::{ObjectStore, ObjectStoreExt};

@@ -20,7 +20,7 @@ use std::io::Write;
 /// them.
 ///
 /// ```
-/// use ndnpy::StringArray;
+/// use ndnpy::types::StringArray;
 ///
 /// let words = StringArray::from_strs(&[2, 2], ["a", "bc", "", "δ"])?;
 /// assert_eq!(words.shape(), [2, 2]);
@@ -45,7 +45,7 @@ pub struct StringArray {
 /// shape, trailing NULs stripped as NumPy strips them.
 ///
 /// ```
-/// use ndnpy::BytesArray;
+/// use ndnpy::types::BytesArray;
 ///
 /// let codes = BytesArray::from_bytes(&[3], [&b"ab"[..], b"", b"xyz"])?;
 /// assert_eq!(codes.get(2), Some(&b"xyz"[..]));

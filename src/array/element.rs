@@ -23,8 +23,8 @@ pub(crate) mod sealed {
 /// A Rust type that `.npy` data can be read into and written from.
 ///
 /// Implemented for every [`LayoutElement`] (the numeric scalars, `bool`,
-/// [`crate::FixedBytes`], [`crate::FixedUnicode`], [`crate::Datetime64`],
-/// [`crate::Timedelta64`], arrays `[T; N]` of them and records declared with
+/// [`crate::types::FixedBytes`], [`crate::types::FixedUnicode`], [`crate::types::Datetime64`],
+/// [`crate::types::Timedelta64`], arrays `[T; N]` of them and records declared with
 /// [`crate::record!`]), for the *converted* elements `String` (`<U`, or an
 /// object array of `str`) and `Vec<u8>` (`|S`), which are built value by
 /// value and cannot be viewed, and for the object elements
@@ -32,7 +32,7 @@ pub(crate) mod sealed {
 /// whole through the safe pickle reader and writer.
 ///
 /// ```
-/// use ndnpy::{DType, Element};
+/// use ndnpy::{dtype::DType, Element};
 ///
 /// assert_eq!(<f64 as Element>::dtype(), DType::parse("<f8").unwrap());
 /// assert_eq!(<bool as Element>::dtype().to_string(), "|b1");

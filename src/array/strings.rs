@@ -14,7 +14,7 @@ use std::io::Write;
 /// element, so `|S` data can be viewed and mapped.
 ///
 /// ```
-/// use ndnpy::FixedBytes;
+/// use ndnpy::types::FixedBytes;
 ///
 /// let s = FixedBytes::new(*b"ab\0\0");
 /// assert_eq!(s.as_bytes(), b"ab\0\0");
@@ -74,7 +74,7 @@ unsafe impl<const N: usize> LayoutElement for FixedBytes<N> {
 /// layout element, so `<U` data can be viewed and mapped.
 ///
 /// ```
-/// use ndnpy::FixedUnicode;
+/// use ndnpy::types::FixedUnicode;
 ///
 /// let s = FixedUnicode::new(['h' as u32, 'é' as u32, 0]);
 /// assert_eq!(s.as_code_units(), &[104, 233, 0]);

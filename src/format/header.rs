@@ -68,7 +68,7 @@ impl Version {
 ///
 /// ```
 /// use ndarray::array;
-/// use ndnpy::{Header, WriteNpy};
+/// use ndnpy::{dtype::Header, WriteNpy};
 ///
 /// let bytes = array![[1.0f32, 2.0], [3.0, 4.0]].to_npy_bytes().unwrap();
 /// let header = Header::read_from(&bytes[..]).unwrap();
@@ -150,11 +150,11 @@ impl Header {
     /// Saturates at `u64::MAX`; a zero dimension makes it 0.
     ///
     /// ```
-    /// let h = ndnpy::Header {
-    ///     dtype: ndnpy::DType::parse("<U0")?,
+    /// let h = ndnpy::dtype::Header {
+    ///     dtype: ndnpy::dtype::DType::parse("<U0")?,
     ///     shape: vec![3, 4],
     ///     fortran_order: false,
-    ///     version: ndnpy::Version::V1,
+    ///     version: ndnpy::dtype::Version::V1,
     /// };
     /// assert_eq!(h.zero_size_count(), 12);
     /// # Ok::<(), ndnpy::Error>(())

@@ -309,7 +309,7 @@ impl NpyFile {
 
     /// Reads the rows `range` of the growth axis into `out`, an array the
     /// caller has (of the range's shape, any memory layout), as
-    /// [`crate::read_npy_into`] does: exactly those bytes, converted on the
+    /// [`crate::npy::read_npy_into`] does: exactly those bytes, converted on the
     /// way, with no allocation in proportion to them.
     ///
     /// ```

@@ -14,9 +14,9 @@ use std::path::Path;
 /// use ndnpy::WriteNpy;
 ///
 /// ndarray::Array2::<i16>::zeros((3, 4)).write_npy(&path).unwrap();
-/// let header = ndnpy::inspect(&path).unwrap();
+/// let header = ndnpy::dtype::inspect(&path).unwrap();
 /// assert_eq!(header.shape, vec![3, 4]);
-/// assert_eq!(header.version, ndnpy::Version::V1);
+/// assert_eq!(header.version, ndnpy::dtype::Version::V1);
 /// ```
 pub fn inspect<P: AsRef<Path>>(path: P) -> Result<Header> {
     inspect_with(path, &ReadOptions::default())
@@ -25,7 +25,7 @@ pub fn inspect<P: AsRef<Path>>(path: P) -> Result<Header> {
 /// [`inspect`] with explicit limits.
 ///
 /// ```
-/// use ndnpy::{inspect_with, ReadOptions, WriteNpy};
+/// use ndnpy::{dtype::inspect_with, ReadOptions, WriteNpy};
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("a.npy");
 /// ndarray::array![1u8].write_npy(&path)?;

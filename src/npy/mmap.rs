@@ -384,7 +384,7 @@ impl NpyMmap {
     /// for a map made by [`NpyMmap::open`].
     ///
     /// ```
-    /// use ndnpy::{DType, Header, NpyMmap, Version};
+    /// use ndnpy::{dtype::DType, dtype::Header, NpyMmap, dtype::Version};
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npy");
     /// let header = Header {

@@ -158,7 +158,7 @@ pub(crate) fn read_array_with<T: Element, D: Dimension>(
 ///
 /// ```
 /// use ndarray::{s, Array2, Array3};
-/// use ndnpy::{read_npy_into, WriteNpy};
+/// use ndnpy::{npy::read_npy_into, WriteNpy};
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("a.npy");
 ///
@@ -181,7 +181,7 @@ pub fn read_npy_into<T: LayoutElement, D: Dimension, P: AsRef<Path>>(
 ///
 /// ```
 /// use ndarray::Array2;
-/// use ndnpy::{read_npy_into_with, ReadOptions, WriteNpy};
+/// use ndnpy::{npy::read_npy_into_with, ReadOptions, WriteNpy};
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("a.npy");
 ///
@@ -205,7 +205,7 @@ pub fn read_npy_into_with<T: LayoutElement, D: Dimension, P: AsRef<Path>>(
 ///
 /// ```
 /// use ndarray::{array, Array1};
-/// use ndnpy::{read_npy_into_from, WriteNpy};
+/// use ndnpy::{npy::read_npy_into_from, WriteNpy};
 ///
 /// let bytes = array![1i32, 2, 3].to_npy_bytes()?;
 /// let mut out = Array1::<i32>::zeros(3);
@@ -225,7 +225,7 @@ pub fn read_npy_into_from<T: LayoutElement, D: Dimension, R: Read>(
 ///
 /// ```
 /// use ndarray::Array1;
-/// use ndnpy::{read_npy_into_from_with, ReadOptions, WriteNpy};
+/// use ndnpy::{npy::read_npy_into_from_with, ReadOptions, WriteNpy};
 ///
 /// let bytes = Array1::<u16>::ones(100).to_npy_bytes()?;
 /// let mut out = Array1::<u16>::zeros(100);
@@ -253,7 +253,7 @@ pub fn read_npy_into_from_with<T: LayoutElement, D: Dimension, R: Read>(
 ///
 /// ```
 /// use ndarray::{array, Array2};
-/// use ndnpy::{from_npy_bytes_into, WriteNpy};
+/// use ndnpy::{npy::from_npy_bytes_into, WriteNpy};
 ///
 /// let bytes = array![[1.0f32, 2.0], [3.0, 4.0]].to_npy_bytes()?;
 /// let mut out = Array2::<f32>::zeros((2, 2).f()); // any layout
@@ -273,7 +273,7 @@ pub fn from_npy_bytes_into<T: LayoutElement, D: Dimension>(
 ///
 /// ```
 /// use ndarray::Array1;
-/// use ndnpy::{from_npy_bytes_into_with, ReadOptions, WriteNpy};
+/// use ndnpy::{npy::from_npy_bytes_into_with, ReadOptions, WriteNpy};
 ///
 /// let bytes = Array1::<i8>::from_elem(4, -1).to_npy_bytes()?;
 /// let mut out = Array1::<i8>::zeros(4);
@@ -300,7 +300,7 @@ pub fn from_npy_bytes_into_with<T: LayoutElement, D: Dimension>(
 ///
 /// ```
 /// use ndarray::{array, Array1};
-/// use ndnpy::{from_data_into, DType, Header, Version};
+/// use ndnpy::{npy::from_data_into, dtype::DType, dtype::Header, dtype::Version};
 ///
 /// let header = Header {
 ///     dtype: DType::parse(">i2")?,

@@ -17,7 +17,7 @@ use std::io::Read;
 ///
 /// ```
 /// use ndarray::{array, Array2};
-/// use ndnpy::{NpyReader, WriteNpy};
+/// use ndnpy::{npy::NpyReader, WriteNpy};
 ///
 /// let bytes = array![[1u8, 2], [3, 4], [5, 6]].to_npy_bytes()?;
 /// let mut r = NpyReader::new(&bytes[..])?;
@@ -43,7 +43,7 @@ impl<R: Read> NpyReader<R> {
     /// Reads the header from `reader`, leaving it at the data.
     ///
     /// ```
-    /// use ndnpy::{NpyReader, WriteNpy};
+    /// use ndnpy::{npy::NpyReader, WriteNpy};
     ///
     /// let bytes = ndarray::Array2::<f32>::zeros((5, 2)).to_npy_bytes()?;
     /// let r = NpyReader::new(&bytes[..])?;

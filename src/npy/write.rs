@@ -33,8 +33,8 @@ use std::path::Path;
 /// ```
 ///
 /// Also implemented for [`AnyArray`](crate::AnyArray),
-/// [`RecordArray`](crate::RecordArray), [`StringArray`](crate::StringArray)
-/// and [`BytesArray`](crate::BytesArray), so every value that can be
+/// [`RecordArray`](crate::types::RecordArray), [`StringArray`](crate::types::StringArray)
+/// and [`BytesArray`](crate::types::BytesArray), so every value that can be
 /// written has the same entry points (each also has them as its own
 /// methods, which need no import).
 /// Arrays of [`crate::array::pyvalue::PyValue`] and `Option<String>` are written as

@@ -21,7 +21,7 @@ pub enum Compression {
     /// feature `lzma`.
     Lzma,
     /// Zstandard (zip method 93, Python 3.14's `zipfile.ZIP_ZSTANDARD`):
-    /// read and written ([`crate::Codec`]) with the cargo feature `zstd`.
+    /// read and written ([`crate::npz::Codec`]) with the cargo feature `zstd`.
     Zstd,
     /// Any other zip method (NumPy writes none; reading such members fails
     /// with [`crate::Error::UnsupportedMember`]).
@@ -57,7 +57,7 @@ impl<R: Read + Seek> NpzReader<R> {
     ///
     /// ```
     /// use ndarray::array;
-    /// use ndnpy::{Compression, NpzReader, NpzWriter};
+    /// use ndnpy::{npz::Compression, NpzReader, NpzWriter};
     /// use std::io::Cursor;
     ///
     /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));

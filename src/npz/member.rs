@@ -15,7 +15,7 @@ use std::mem::MaybeUninit;
 /// carrying the crate's typed [`Error::BadCrc`] (which `From<io::Error>`
 /// takes back out). Data that ends before the declared size just ends: the
 /// array readers then report the array's own truncation, and the public
-/// member reader ([`crate::NpzMemberReader`]) an [`Error::CorruptMember`].
+/// member reader ([`crate::npz::NpzMemberReader`]) an [`Error::CorruptMember`].
 pub(crate) struct MemberReader<'a, R: BufRead> {
     body: Box<dyn Decode + 'a>,
     /// A read failed: every later read fails too, rather than giving bytes

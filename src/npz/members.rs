@@ -61,7 +61,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// variants back).
     ///
     /// ```
-    /// use ndnpy::{Error, Header, NpzReader, NpzWriter};
+    /// use ndnpy::{Error, dtype::Header, NpzReader, NpzWriter};
     /// use std::io::{Cursor, Read};
     ///
     /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));

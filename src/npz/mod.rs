@@ -45,6 +45,10 @@ pub use codec::Codec;
 pub use info::{Compression, MemberInfo};
 pub use members::{NpzArrays, NpzMemberReader};
 pub use mmap::NpzMmap;
+/// The parallel inflater of one deflate stream, for the fuzz target and
+/// the benchmark only: not a public API.
+#[doc(hidden)]
+pub use pinflate::__inflate_parallel;
 pub use reader::NpzReader;
 pub use writer::{NpzMemberWriter, NpzWriter};
 

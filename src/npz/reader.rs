@@ -370,7 +370,7 @@ impl<R: Read + Seek> NpzReader<R> {
     }
 
     /// Reads member `name` into `out`, an array the caller has (of the
-    /// member's shape, any memory layout), as [`crate::read_npy_into`] does:
+    /// member's shape, any memory layout), as [`crate::npy::read_npy_into`] does:
     /// inflated and converted on the way, with no allocation in proportion
     /// to the data.
     pub fn read_into<T: LayoutElement, D: Dimension>(
@@ -382,7 +382,7 @@ impl<R: Read + Seek> NpzReader<R> {
         self.read_index(index, |h, s| crate::array::decode::read_into(h, s, out))
     }
 
-    /// Reads `<U` member `name` as a [`crate::StringArray`]: two
+    /// Reads `<U` member `name` as a [`crate::types::StringArray`]: two
     /// allocations, not one per element.
     ///
     /// ```
@@ -398,7 +398,7 @@ impl<R: Read + Seek> NpzReader<R> {
         self.read_index(index, StringArray::decode)
     }
 
-    /// Reads `|S` member `name` as a [`crate::BytesArray`].
+    /// Reads `|S` member `name` as a [`crate::types::BytesArray`].
     pub fn read_byte_strings(&mut self, name: &str) -> Result<BytesArray> {
         let index = self.index(name)?;
         self.read_index(index, BytesArray::decode)

@@ -14,7 +14,7 @@
 //! |---|---|---|
 //! | `numpy._core.multiarray _reconstruct`, `numpy.core.multiarray _reconstruct` | every pickled ndarray (NumPy 2 / 1) starts with it | makes an empty array awaiting its `BUILD` state; only `ndarray` itself as the class |
 //! | `numpy ndarray` | the class argument of `_reconstruct` | nothing on its own (not callable here) |
-//! | `numpy dtype` | dtypes of arrays and scalars | builds a [`crate::DType`] from the state tuple, validated by the crate's dtype parser |
+//! | `numpy dtype` | dtypes of arrays and scalars | builds a [`crate::dtype::DType`] from the state tuple, validated by the crate's dtype parser |
 //! | `numpy._core.multiarray scalar`, `numpy.core.multiarray scalar` | NumPy scalars inside object arrays | keeps dtype and bytes ([`super::NumpyScalar`]) |
 //! | `numpy._core.numeric _frombuffer`, `numpy.core.numeric _frombuffer` | how protocol 5 pickles nested numeric arrays | reads the in-band bytes as an array of that dtype and shape |
 //! | `builtins set`, `frozenset`, `bytearray`, `complex` | containers and numbers with no opcode of their own in older protocols | builds the value |

@@ -43,7 +43,7 @@
 //! error for another element names its index and Python type.
 //! A record with object fields loads as [`crate::AnyArray::Record`], whose
 //! object fields are [`crate::AnyArray::Object`] columns
-//! ([`crate::RecordArray::field`]); [`crate::RecordArray::to_npy_bytes`]
+//! ([`crate::types::RecordArray::field`]); [`crate::types::RecordArray::to_npy_bytes`]
 //! and [`crate::NpzWriter::add_any`] write them back pickled. [`crate::ReadOptions::allow_objects`] refuses object arrays
 //! outright.
 //!
@@ -82,6 +82,7 @@ pub use crate::array::pyvalue::convert::{optional_strings_from_objects, strings_
 pub use crate::array::pyvalue::foreign::{Opaque, TimeZone, Timedelta, Timestamp};
 pub use crate::array::pyvalue::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
 pub use crate::array::stringdtype::StringDTypeArray;
+pub use crate::options::PickleEncoding;
 // Internal limits, public for the crate's own tests and fuzz targets only.
 #[doc(hidden)]
 pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};

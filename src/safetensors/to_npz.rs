@@ -52,7 +52,7 @@ pub fn safetensors_to_npz<S: TensorSource, P: AsRef<Path>>(tensors: S, path: P) 
 ///
 /// ```
 /// use ndnpy::safetensors::{safetensors_to_npz_with, SafetensorsFile, SafetensorsOptions};
-/// use ndnpy::{Compression, NpzReader};
+/// use ndnpy::{npz::Compression, NpzReader};
 ///
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("model.npz");

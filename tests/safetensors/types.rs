@@ -240,7 +240,7 @@ fn what_safetensors_cannot_hold_is_refused_by_name() {
         ),
         (
             "objects",
-            Box::new(|w| w.add("s", &array![ndnpy::PyValue::None]).unwrap()),
+            Box::new(|w| w.add("s", &array![ndnpy::pickle::PyValue::None]).unwrap()),
         ),
     ];
     for (what, add) in cases {
@@ -412,7 +412,9 @@ fn header_claims_are_checked_before_anything_is_written() {
 fn zstd_members_beyond_deflate_ratio_convert() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("z.npz");
-    let mut w = NpzWriter::create(&src).unwrap().codec(ndnpy::Codec::zstd());
+    let mut w = NpzWriter::create(&src)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::zstd());
     w.add("zeros", &Array1::<f64>::zeros(1 << 20)).unwrap();
     w.finish().unwrap();
     let info = NpzReader::open(&src).unwrap().member_info("zeros").unwrap();

@@ -200,7 +200,7 @@ impl DType {
     /// NumPy pickles the data and its length is not the header's.
     ///
     /// ```
-    /// use ndnpy::DType;
+    /// use ndnpy::dtype::DType;
     ///
     /// assert!(DType::parse("|O")?.has_object());
     /// assert!(!DType::parse("<f8")?.has_object());

@@ -19,7 +19,7 @@
 ///   backports.zstd.zipfile`). Choose it when you control both ends.
 ///
 /// ```
-/// use ndnpy::{Codec, Compression, NpzReader, NpzWriter};
+/// use ndnpy::{npz::Codec, npz::Compression, NpzReader, NpzWriter};
 /// use std::io::Cursor;
 ///
 /// let mut npz = NpzWriter::new(Cursor::new(Vec::new())).codec(Codec::Deflate { level: 9 });
@@ -43,7 +43,7 @@ pub enum Codec {
     /// faster; BENCHMARKS.md, "Zstandard, and the other zip methods").
     ///
     /// ```
-    /// use ndnpy::{Codec, Compression, NpzReader, NpzWriter};
+    /// use ndnpy::{npz::Codec, npz::Compression, NpzReader, NpzWriter};
     /// use std::io::Cursor;
     ///
     /// let a = ndarray::Array1::from_shape_fn(100_000, |i| (i % 1000) as f32);
@@ -65,7 +65,7 @@ impl Codec {
     /// Deflate at its default level (7).
     ///
     /// ```
-    /// assert_eq!(ndnpy::Codec::deflate(), ndnpy::Codec::Deflate { level: 7 });
+    /// assert_eq!(ndnpy::npz::Codec::deflate(), ndnpy::npz::Codec::Deflate { level: 7 });
     /// ```
     pub fn deflate() -> Self {
         Codec::Deflate {
@@ -76,7 +76,7 @@ impl Codec {
     /// Zstandard at its default level (3).
     ///
     /// ```
-    /// assert_eq!(ndnpy::Codec::zstd(), ndnpy::Codec::Zstd { level: 3 });
+    /// assert_eq!(ndnpy::npz::Codec::zstd(), ndnpy::npz::Codec::Zstd { level: 3 });
     /// ```
     #[cfg(feature = "zstd")]
     pub fn zstd() -> Self {

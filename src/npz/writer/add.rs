@@ -25,7 +25,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// Takes any array through `&ArrayRef` (ndarray's type for functions
     /// that read an array): `&Array`, `&ArrayView`, `&ArcArray` and
     /// `&CowArray` reach it by deref. Arrays of
-    /// [`PyValue`](crate::PyValue) and `Option<String>` are pickled as
+    /// [`PyValue`](crate::pickle::PyValue) and `Option<String>` are pickled as
     /// `np.savez` pickles object arrays.
     ///
     /// ```
@@ -146,7 +146,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// them with [`NpzWriter::add_any`].
     ///
     /// ```
-    /// use ndnpy::{DType, Header, NpzReader, NpzWriter, Version};
+    /// use ndnpy::{dtype::DType, dtype::Header, NpzReader, NpzWriter, dtype::Version};
     /// use std::io::{Cursor, Write};
     ///
     /// let header = Header {

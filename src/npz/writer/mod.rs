@@ -307,7 +307,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// threads.
     ///
     /// ```
-    /// use ndnpy::{Codec, NpzReader, NpzWriter};
+    /// use ndnpy::{npz::Codec, NpzReader, NpzWriter};
     /// use std::io::Cursor;
     ///
     /// let a = ndarray::Array2::from_shape_fn((1000, 50), |(i, j)| (i * j % 97) as i32);
