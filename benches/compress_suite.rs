@@ -1,4 +1,4 @@
-//! The compression suite's Rust side: `NpzWriter::create_compressed` on
+//! The compression suite's Rust side: `NpzWriter::create(..)?.codec(Codec::deflate())` on
 //! each `.npy` file of a folder (written by `scripts/bench_compress.py`,
 //! which runs this program and `np.savez_compressed` in the same run and
 //! compares them; see BENCHMARKS.md, "Compression suite").
@@ -86,7 +86,10 @@ fn main() {
             let _ = std::fs::remove_file(&out);
             sync();
             let start = Instant::now();
-            let mut w = NpzWriter::create_compressed(&out).unwrap().threads(t);
+            let mut w = NpzWriter::create(&out)
+                .unwrap()
+                .codec(ndnpy::npz::Codec::deflate())
+                .threads(t);
             if let Some(codec) = codec() {
                 w = w.codec(codec);
             }

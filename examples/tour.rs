@@ -302,7 +302,7 @@ fn main() -> Result<()> {
         let path = dir.join(file);
         let (written, t) = timed(|| -> ndnpy::Result<()> {
             let mut npz = if compressed {
-                NpzWriter::create_compressed(&path)?
+                NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate())
             } else {
                 NpzWriter::create(&path)?
             };

@@ -2,8 +2,7 @@
 //! [`PickleEncoding`], how Python 2 strings in pickles are read.
 
 /// Options for writing to a path: [`crate::WriteNpy::write_npy_with`],
-/// [`crate::NpzWriter::create_with`] and
-/// [`crate::NpzWriter::create_compressed_with`].
+/// [`crate::NpzWriter::create_with`] (any codec).
 ///
 /// The default is what [`crate::WriteNpy::write_npy`] does: the new file
 /// replaces the old one atomically for every other process (it sees the

@@ -37,7 +37,11 @@ fn npz_to_a_vec_dropped_is_a_complete_archive() {
     for compressed in [false, true] {
         let mut out = Cursor::new(Vec::new());
         {
-            let mut w = NpzWriter::new(&mut out).compressed(compressed);
+            let mut w = NpzWriter::new(&mut out).codec(if compressed {
+                ndnpy::npz::Codec::deflate()
+            } else {
+                ndnpy::npz::Codec::Stored
+            });
             w.add("a", &array![1.0f64, 2.0, 3.0]).unwrap();
             w.add("b", &Array2::<u8>::ones((4, 5))).unwrap();
         } // dropped: no finish
@@ -97,7 +101,9 @@ fn npz_to_a_path_dropped_leaves_the_path_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.npz");
     {
-        let mut w = NpzWriter::create_compressed(&path).unwrap();
+        let mut w = NpzWriter::create(&path)
+            .unwrap()
+            .codec(ndnpy::npz::Codec::deflate());
         w.add("x", &array![1u8]).unwrap();
     }
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
@@ -123,7 +129,7 @@ fn a_member_dropped_poisons_its_archive() {
     // and the archive read back whole.
     let mut out = Cursor::new(Vec::new());
     {
-        let mut w = NpzWriter::new_compressed(&mut out);
+        let mut w = NpzWriter::new(&mut out).codec(ndnpy::npz::Codec::deflate());
         w.add("before", &array![5u8]).unwrap();
         let mut m = w.add_streaming::<f32>("rows", &[2], Order::C).unwrap();
         m.write(&array![[1.0, 2.0], [3.0, 4.0]]).unwrap();
@@ -207,7 +213,11 @@ fn a_loop_stopped_by_its_source_leaves_output_no_reader_accepts() {
     for compressed in [false, true] {
         let mut out = Cursor::new(Vec::new());
         let copy = |out: &mut Cursor<Vec<u8>>| -> Result<(), Error> {
-            let mut npz = NpzWriter::new(out).compressed(compressed);
+            let mut npz = NpzWriter::new(out).codec(if compressed {
+                ndnpy::npz::Codec::deflate()
+            } else {
+                ndnpy::npz::Codec::Stored
+            });
             npz.add("whole", &array![1u8, 2, 3])?;
             let mut m = npz.add_streaming::<f32>("rows", &[2], Order::C)?;
             for b in failing_source() {
@@ -387,7 +397,11 @@ fn finish_fails_on_a_file_in_append_mode() {
     // streamed member.
     for compressed in [false, true] {
         let path = dir.path().join(format!("a{compressed}.npz"));
-        let mut npz = NpzWriter::new(append_mode(&path)).compressed(compressed);
+        let mut npz = NpzWriter::new(append_mode(&path)).codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         let added = npz.add("x", &array![1i64, 2, 3]);
         let finished = npz.finish();
         assert!(added.is_err() || finished.is_err());

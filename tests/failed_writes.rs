@@ -312,7 +312,11 @@ fn npz_failing_on_a_full_disk_keeps_the_old_file() {
     if let Some(dir) = child_dir() {
         let target = dir.join("a.npz");
         for compressed in [false, true] {
-            let mut npz = NpzWriter::create(&target).unwrap().compressed(compressed);
+            let mut npz = NpzWriter::create(&target).unwrap().codec(if compressed {
+                ndnpy::npz::Codec::deflate()
+            } else {
+                ndnpy::npz::Codec::Stored
+            });
             npz.add("small", &Array1::<u8>::zeros(10)).unwrap();
             // Random-looking data, so that deflate cannot shrink it under
             // the limit either.
@@ -381,7 +385,9 @@ fn npz_dropped_unfinished_keeps_the_old_file() {
     let target = dir.path().join("a.npz");
     std::fs::write(&target, OLD).unwrap();
     {
-        let mut npz = NpzWriter::create_compressed(&target).unwrap();
+        let mut npz = NpzWriter::create(&target)
+            .unwrap()
+            .codec(ndnpy::npz::Codec::deflate());
         npz.add("x", &Array1::<f64>::zeros(5)).unwrap();
         // Dropped without finish (for example by an early `?` return).
     }
@@ -389,7 +395,9 @@ fn npz_dropped_unfinished_keeps_the_old_file() {
     assert_eq!(listing(dir.path()), ["a.npz"]);
 
     // The same archive, finished, replaces the target and reads back.
-    let mut npz = NpzWriter::create_compressed(&target).unwrap();
+    let mut npz = NpzWriter::create(&target)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     npz.add("x", &Array1::<f64>::zeros(5)).unwrap();
     npz.finish().unwrap();
     let mut back = NpzReader::open(&target).unwrap();
@@ -409,7 +417,11 @@ fn npz_over_a_failing_writer() {
                 inner: Cursor::new(Vec::new()),
                 budget,
             };
-            let mut npz = NpzWriter::new(w).compressed(compressed);
+            let mut npz = NpzWriter::new(w).codec(if compressed {
+                ndnpy::npz::Codec::deflate()
+            } else {
+                ndnpy::npz::Codec::Stored
+            });
             let added = npz.add("a", &a).and_then(|()| npz.add("b", &a.t()));
             let finished = npz.finish();
             match added {

@@ -153,7 +153,9 @@ mod bf16 {
         values.write_npy(out.join("f8e4m3fn.npy")).unwrap();
         let values = ndarray::Array1::from_iter((0..=255u8).map(Float8E5M2::from_bits));
         values.write_npy(out.join("f8e5m2.npy")).unwrap();
-        let mut z = ndnpy::NpzWriter::create_compressed(out.join("bf16.npz")).unwrap();
+        let mut z = ndnpy::NpzWriter::create(out.join("bf16.npz"))
+            .unwrap()
+            .codec(ndnpy::npz::Codec::deflate());
         z.add("w", &w).unwrap();
         z.finish().unwrap();
     }

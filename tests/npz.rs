@@ -4,7 +4,7 @@
 //! loads what we write.
 
 use ndarray::{array, s, Array, Array0, Array1, Array2, Array3, ArrayD, Ix1, Ix2, IxDyn};
-use ndnpy::{AnyArray, Error, NpzMmap, NpzReader, NpzWriter, WriteNpy};
+use ndnpy::{npz::Codec, AnyArray, Error, NpzMmap, NpzReader, NpzWriter, WriteNpy};
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -400,9 +400,9 @@ fn round_trip_stored_compressed_aligned_unaligned() {
     let makers: [(&str, Make); 4] = [
         ("stored", NpzWriter::new),
         ("unaligned", |c| NpzWriter::new(c).aligned(false)),
-        ("compressed", NpzWriter::new_compressed),
+        ("compressed", |c| NpzWriter::new(c).codec(Codec::deflate())),
         ("level 1", |c| {
-            NpzWriter::new_compressed(c).compression_level(1)
+            NpzWriter::new(c).codec(Codec::Deflate { level: 1 })
         }),
     ];
     for (what, make) in makers {
@@ -454,7 +454,9 @@ fn path_round_trip_and_views_point_into_the_map() {
     assert_eq!(stride_view, f.slice(s![..;2, 1..;2]));
     // Compressed members point to `read`.
     let cpath = dir.path().join("compressed.npz");
-    let mut w = NpzWriter::create_compressed(&cpath).unwrap();
+    let mut w = NpzWriter::create(&cpath)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     w.add("x", &f).unwrap();
     w.finish().unwrap();
     // SAFETY: nothing else writes or truncates this file while it is mapped.
@@ -576,7 +578,9 @@ fn path_target_is_untouched_unless_finished() {
     assert_eq!(std::fs::read(&path).unwrap(), b"old contents");
 
     // Failed add, then finish.
-    let mut w = NpzWriter::create_compressed(&path).unwrap();
+    let mut w = NpzWriter::create(&path)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     w.add("x", &array![1u8]).unwrap();
     assert!(w.add("x", &array![2u8]).is_err());
     assert!(w.finish().is_err());
@@ -762,10 +766,11 @@ fn large_typed_round_trip_through_a_file() {
     let constant = ArrayD::from_elem(IxDyn(&[5, 1 << 20]), 1.5f32);
     for (compressed, a) in [(false, &varied), (true, &constant)] {
         let path = dir.path().join(format!("big{compressed}.npz"));
-        let mut w = NpzWriter::create(&path)
-            .unwrap()
-            .compressed(compressed)
-            .compression_level(1);
+        let mut w = NpzWriter::create(&path).unwrap().codec(if compressed {
+            Codec::Deflate { level: 1 }
+        } else {
+            Codec::Stored
+        });
         w.add("a", a).unwrap();
         w.finish().unwrap();
         let back: Array<f32, IxDyn> = NpzReader::open(&path).unwrap().read("a").unwrap();
@@ -827,7 +832,8 @@ fn writer_refuses_names_numpy_cannot_give_back() {
 fn piece_tables_are_used_and_checked() {
     use ndnpy::{NpzReader, NpzWriter};
     let a = ndarray::Array1::from_shape_fn(450_000, |i| ((i * 7919) % 1000) as f64);
-    let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).compressed(true);
+    let mut w =
+        NpzWriter::new(std::io::Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     w.add("big", &a).unwrap();
     let bytes = w.finish_into_inner().unwrap().into_inner();
     let read = |bytes: &[u8]| {
@@ -865,7 +871,8 @@ fn piece_tables_are_used_and_checked() {
     assert_eq!(streamed.len(), 128 + 8 * a.len());
     assert_eq!(&streamed[..6], b"\x93NUMPY");
     let mask = ndarray::Array1::from_shape_fn(3_000_000, |i| (i * 7919) % 1000 < 300);
-    let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).compressed(true);
+    let mut w =
+        NpzWriter::new(std::io::Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     w.add("mask", &mask).unwrap();
     let bools = w.finish_into_inner().unwrap().into_inner();
     let mut z = NpzReader::new(std::io::Cursor::new(bools)).unwrap();

@@ -93,7 +93,7 @@ fn stored_and_ndnpy_members_read_only_their_rows() {
     let c = Array3::from_shape_fn((3000, 20, 7), |(i, j, k)| (i * 140 + j * 7 + k) as i32);
     for compressed in [false, true] {
         let mut w = if compressed {
-            NpzWriter::new_compressed(Cursor::new(Vec::new()))
+            NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate())
         } else {
             NpzWriter::new(Cursor::new(Vec::new()))
         };
@@ -127,7 +127,7 @@ fn stored_and_ndnpy_members_read_only_their_rows() {
 #[test]
 fn errors_are_those_of_the_file_reader() {
     let a = table(1000);
-    let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     w.add("a", &a).unwrap();
     w.add("zero_d", &ndarray::arr0(1.5f64)).unwrap();
     let objects = Array1::from(vec![
@@ -301,7 +301,7 @@ fn a_range_of_all_rows_is_checked_as_a_whole_read_in_every_kind_of_member() {
     let n = 400_000;
     let a = noise(n);
     // ndnpy's pieces (3.2 MB: four pieces), stored, and NumPy's deflate.
-    let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     w.add("a", &a).unwrap();
     let ours = w.finish_into_inner().unwrap().into_inner();
     let mut w = NpzWriter::new(Cursor::new(Vec::new()));

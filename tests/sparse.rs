@@ -39,7 +39,11 @@ where
     let info = z.sparse_info().unwrap().expect("a sparse archive");
     assert_eq!(info.shape, [m.shape().0, m.shape().1], "{name}");
     for compressed in [false, true] {
-        let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).compressed(compressed);
+        let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         w.add_sparse(&m).unwrap();
         let mut z = NpzReader::new(w.finish_into_inner().unwrap()).unwrap();
         let names = z.names();

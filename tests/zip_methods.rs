@@ -275,7 +275,7 @@ fn zstd_archives_are_the_same_bytes_for_any_number_of_threads_and_smaller() {
     let (one, _) = zstd_archive(1, 3);
     let (four, _) = zstd_archive(4, 3);
     assert!(one == four, "the bytes depend on the threads");
-    let mut deflated = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    let mut deflated = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     sample(&mut deflated);
     let deflated = deflated.finish_into_inner().unwrap().into_inner();
     assert!(
@@ -331,7 +331,7 @@ fn streamed_zstd_members_and_mixed_archives() {
     empty.write(&Array2::<f32>::zeros((0, 4))).unwrap();
     empty.finish().unwrap();
     // Stored and deflated members beside Zstandard ones.
-    let mut npz = npz.compressed(false);
+    let mut npz = npz.codec(ndnpy::npz::Codec::Stored);
     npz.add("stored", &ndarray::array![1.5f64, 2.5]).unwrap();
     let mut npz = npz.codec(Codec::deflate());
     npz.add("deflated", &Array1::<u16>::from_elem(100_000, 7))

@@ -370,7 +370,7 @@ impl SimpleBackend for NpzBackend {
 ///
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("a.npz");
-/// let mut w = ndnpy::NpzWriter::create_compressed(&path)?;
+/// let mut w = ndnpy::NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate());
 /// w.add("bias", &ndarray::array![1.0f64, 2.0])?;
 /// w.finish()?;
 /// // SAFETY: nothing writes or truncates the archive while it is mapped.

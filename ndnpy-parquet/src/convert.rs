@@ -308,7 +308,7 @@ pub fn write_npz<P: AsRef<Path>>(frame: &Frame, path: P) -> Result<()> {
 pub fn write_npz_with<P: AsRef<Path>>(frame: &Frame, path: P, compressed: bool) -> Result<()> {
     let arrays = to_arrays(frame)?;
     let mut w = if compressed {
-        ndnpy::NpzWriter::create_compressed(path)?
+        ndnpy::NpzWriter::create(path)?.codec(ndnpy::npz::Codec::deflate())
     } else {
         ndnpy::NpzWriter::create(path)?
     };

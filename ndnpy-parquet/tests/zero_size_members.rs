@@ -96,7 +96,7 @@ fn empty_strings(members: usize, n: usize) -> Vec<u8> {
         fortran_order: false,
         version: Version::V1,
     };
-    let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     for k in 0..members {
         w.add_npy_data(&format!("m{k}"), &header, |_| Ok(()))
             .unwrap();

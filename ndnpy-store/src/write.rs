@@ -708,7 +708,7 @@ impl NpzWriter {
         let file = tempfile::tempfile()?;
         let archive = ndnpy::NpzWriter::new(file);
         let archive = if compressed {
-            archive.compressed(true)
+            archive.codec(ndnpy::npz::Codec::deflate())
         } else {
             archive
         };

@@ -162,7 +162,11 @@ fn archive(rng: &mut Rng) -> (Vec<Member>, Vec<u8>) {
             compressed: rng.chance(50),
             big,
         };
-        w = w.compressed(m.compressed);
+        w = w.codec(if m.compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         add_member(&mut w, rng, &m);
         members.push(m);
     }

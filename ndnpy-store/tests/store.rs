@@ -155,7 +155,11 @@ async fn read_any_reads_strings_and_objects_in_one_get() {
 }
 
 fn archive(members: usize, compressed: bool) -> Vec<u8> {
-    let mut w = NpzWriter::new(Cursor::new(Vec::new())).compressed(compressed);
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(if compressed {
+        ndnpy::npz::Codec::deflate()
+    } else {
+        ndnpy::npz::Codec::Stored
+    });
     for i in 0..members {
         w.add(&format!("m{i}"), &Array1::from_elem(4, i as i32))
             .unwrap();

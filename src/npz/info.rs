@@ -60,7 +60,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// use ndnpy::{npz::Compression, NpzReader, NpzWriter};
     /// use std::io::Cursor;
     ///
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("z", &ndarray::Array1::<f64>::zeros(1000))?;
     /// let bytes = w.finish_into_inner()?.into_inner();
     ///

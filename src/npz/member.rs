@@ -224,7 +224,8 @@ mod tests {
         let a = ndarray::Array1::from_iter((0..700_000u64).map(|i| i * i % 1_000_003));
         // 5.6 MB: more than the 4 MiB a member needs to be read ahead.
         let npy = crate::WriteNpy::to_npy_bytes(&a).unwrap();
-        let mut w = crate::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+        let mut w =
+            crate::NpzWriter::new(Cursor::new(Vec::new())).codec(crate::npz::Codec::deflate());
         w.add("a", &a).unwrap();
         let bytes = w.finish_into_inner().unwrap().into_inner();
         let dir = Directory::read(&mut Cursor::new(&bytes), bytes.len() as u64).unwrap();

@@ -64,7 +64,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// use ndnpy::{Error, dtype::Header, NpzReader, NpzWriter};
     /// use std::io::{Cursor, Read};
     ///
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("x", &ndarray::Array1::<f64>::zeros(1000))?;
     /// let mut bytes = w.finish_into_inner()?.into_inner();
     /// let mut npz = NpzReader::new(Cursor::new(bytes.clone()))?;

@@ -132,7 +132,7 @@ impl NpzMmap {
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npz");
-    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
+    /// let mut npz = ndnpy::NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate());
     /// npz.add("z", &ndarray::array![1u8])?;
     /// npz.finish()?;
     /// // SAFETY: nothing else writes or truncates this file while it is mapped.
@@ -195,7 +195,7 @@ impl NpzMmap {
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npz");
-    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
+    /// let mut npz = ndnpy::NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate());
     /// npz.add("z", &ndarray::array![1.5f64, 2.5])?;
     /// npz.finish()?;
     /// // SAFETY: nothing else writes or truncates this file while it is mapped.
@@ -222,7 +222,7 @@ impl NpzMmap {
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npz");
-    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
+    /// let mut npz = ndnpy::NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate());
     /// npz.add("z", &ndarray::array![1u8, 2])?;
     /// npz.finish()?;
     /// // SAFETY: nothing else writes or truncates this file while it is mapped.

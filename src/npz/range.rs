@@ -81,7 +81,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// use std::io::Cursor;
     ///
     /// let a = Array2::from_shape_fn((10_000, 4), |(i, j)| (i * 4 + j) as f32);
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("a", &a)?;
     /// let mut npz = NpzReader::new(w.finish_into_inner()?)?;
     /// let rows = npz.read_range::<f32, Ix2>("a", 5000..5010)?;

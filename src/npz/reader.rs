@@ -277,7 +277,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     /// # use ndarray::Array3;
     /// # use std::io::Cursor;
-    /// let mut w = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("v", &Array3::<f32>::zeros((2, 3, 4)))?;
     /// let bytes = w.finish_into_inner()?.into_inner();
     /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
@@ -303,7 +303,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     /// # use ndarray::Array1;
     /// # use std::io::Cursor;
-    /// let mut w = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("v", &Array1::<f32>::zeros(10))?;
     /// let bytes = w.finish_into_inner()?.into_inner();
     /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;

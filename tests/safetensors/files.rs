@@ -54,7 +54,11 @@ fn a_corrupt_member_fails_and_leaves_the_old_file() {
     let dir = tempfile::tempdir().unwrap();
     for compressed in [false, true] {
         let src = dir.path().join("src.npz");
-        let mut w = NpzWriter::create(&src).unwrap().compressed(compressed);
+        let mut w = NpzWriter::create(&src).unwrap().codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         // Values that do not compress, so that both members are long.
         let noise = |k: u32| {
             Array1::from_shape_fn(1000, |i| ((i as u32).wrapping_mul(2654435761) ^ k) as f32)
@@ -239,7 +243,11 @@ fn readers_give_the_same_files_as_maps() {
     let dir = tempfile::tempdir().unwrap();
     for compressed in [false, true] {
         let src = dir.path().join("src.npz");
-        let mut w = NpzWriter::create(&src).unwrap().compressed(compressed);
+        let mut w = NpzWriter::create(&src).unwrap().codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         add_all_types(&mut w);
         add_raw(
             &mut w,

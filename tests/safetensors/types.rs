@@ -8,7 +8,11 @@ fn every_type_goes_both_ways_stored_and_compressed() {
     let dir = tempfile::tempdir().unwrap();
     for compressed in [false, true] {
         let src = dir.path().join("src.npz");
-        let mut w = NpzWriter::create(&src).unwrap().compressed(compressed);
+        let mut w = NpzWriter::create(&src).unwrap().codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         add_all_types(&mut w);
         w.finish().unwrap();
         let out = dir.path().join("model.safetensors");
@@ -174,7 +178,11 @@ fn big_endian_and_fortran_order_become_little_endian_c_order() {
     assert!(bf16_header.fortran_order);
     for compressed in [false, true] {
         let src = dir.path().join("src.npz");
-        let mut w = NpzWriter::create(&src).unwrap().compressed(compressed);
+        let mut w = NpzWriter::create(&src).unwrap().codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         add_raw(&mut w, "be_f", ">i4", &[2, 3], true, &be_f);
         add_raw(&mut w, "be", ">f8", &[1], false, &1.5f64.to_be_bytes());
         add_raw(

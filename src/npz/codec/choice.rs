@@ -1,8 +1,10 @@
 //! [`Codec`]: how [`crate::NpzWriter`] compresses members.
 
-/// How [`crate::NpzWriter`] compresses the members it compresses
-/// ([`crate::NpzWriter::codec`]); deflate unless chosen otherwise.
+/// How [`crate::NpzWriter`] writes members: the one choice of
+/// compression, with its level ([`crate::NpzWriter::codec`]). Members are
+/// stored unless a codec is chosen.
 ///
+/// - [`Codec::Stored`] is what `np.savez` writes.
 /// - [`Codec::Deflate`] is what `np.savez_compressed` writes: every NumPy
 ///   on every Python loads it.
 /// - `Codec::Zstd` (cargo feature `zstd`) writes Zstandard members (zip
@@ -31,6 +33,9 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Codec {
+    /// No compression (`np.savez`): what [`NpzWriter::create`](crate::NpzWriter::create)
+    /// and [`NpzWriter::new`](crate::NpzWriter::new) write unless told otherwise.
+    Stored,
     /// Deflate at `level`, from 1 (fastest) to 9 (smallest); the default,
     /// 7, gives archives no larger than `np.savez_compressed`'s.
     Deflate {
@@ -85,26 +90,13 @@ impl Codec {
         }
     }
 
-    /// The same codec at `level` (clamped to the codec's range).
-    pub(crate) fn with_level(self, level: u32) -> Self {
-        match self {
-            Codec::Deflate { .. } => Codec::Deflate {
-                level: level.clamp(1, 9),
-            },
-            #[cfg(feature = "zstd")]
-            Codec::Zstd { .. } => Codec::Zstd {
-                level: level.min(i32::MAX as u32) as i32,
-            }
-            .clamped(),
-        }
-    }
-
     /// The codec with its level inside its range.
     pub(crate) fn clamped(self) -> Self {
         match self {
             Codec::Deflate { level } => Codec::Deflate {
                 level: level.clamp(1, 9),
             },
+            Codec::Stored => Codec::Stored,
             #[cfg(feature = "zstd")]
             Codec::Zstd { level } => {
                 let levels = super::zstd::write::LEVELS;
@@ -117,8 +109,8 @@ impl Codec {
 }
 
 impl Default for Codec {
-    /// [`Codec::deflate`].
+    /// [`Codec::Stored`], as `np.savez` writes.
     fn default() -> Self {
-        Codec::deflate()
+        Codec::Stored
     }
 }

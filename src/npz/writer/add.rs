@@ -112,7 +112,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// use ndnpy::{NpzReader, NpzWriter, Order};
     /// use std::io::Cursor;
     ///
-    /// let mut npz = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut npz = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// let mut member = npz.add_streaming::<f32>("embeddings", &[4], Order::C)?;
     /// for batch in 0..3 {
     ///     member.write(&Array2::<f32>::from_elem((10, 4), batch as f32))?;
@@ -155,7 +155,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     ///     fortran_order: false,
     ///     version: Version::V1,
     /// };
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add_npy_data("be", &header, |out| out.write_all(&[0, 1, 1, 0]))?;
     /// let mut npz = NpzReader::new(w.finish_into_inner()?)?;
     /// assert_eq!(npz.read::<u16, ndarray::Ix1>("be")?, ndarray::array![1, 256]);
