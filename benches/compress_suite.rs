@@ -28,7 +28,7 @@ use std::path::Path;
 use std::time::Instant;
 
 fn load(path: &Path) -> AnyArray {
-    let header = ndnpy::dtype::inspect(path).expect("a .npy header");
+    let header = ndnpy::dtype::Header::open(path).expect("a .npy header");
     let unicode = matches!(&header.dtype, ndnpy::dtype::DType::Scalar(s) if s.kind == ndnpy::dtype::Kind::Unicode);
     if !unicode {
         return AnyArray::read_npy(path).expect("a readable .npy file");

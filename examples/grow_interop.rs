@@ -31,7 +31,7 @@ fn main() -> Result<()> {
             "stream" => words[4],
             _ => words[1],
         };
-        let descr = ndnpy::dtype::inspect(dir.join(src))?.dtype.to_string();
+        let descr = ndnpy::dtype::Header::open(dir.join(src))?.dtype.to_string();
         macro_rules! dispatch {
             ($($d:literal => $t:ty),* $(,)?) => {
                 match descr.as_str() {

@@ -35,7 +35,9 @@ fn main() -> Result<()> {
     for line in ops.lines().filter(|l| !l.trim().is_empty()) {
         let words: Vec<&str> = line.split_whitespace().collect();
         let descr = match words[0] {
-            "create" | "stream" => ndnpy::dtype::inspect(dir.join(words[1]))?.dtype.to_string(),
+            "create" | "stream" => ndnpy::dtype::Header::open(dir.join(words[1]))?
+                .dtype
+                .to_string(),
             "files" => String::new(),
             _ => NpyStack::open(dir.join(words[1]))?.dtype().to_string(),
         };

@@ -21,8 +21,8 @@
 //!
 //! - [`ReadNpy`]: `Array::<T, D>::read_npy(path)`, `read_npy_from(reader)`,
 //!   `from_npy_bytes(&bytes)`, for every header version, both byte orders and
-//!   C or Fortran order; `read_npy_into(&mut array, path)` reads into an
-//!   array you already have.
+//!   C or Fortran order ([`npy::ReadNpyInto`] reads into an array you
+//!   already have).
 //! - [`WriteNpy`]: `array.write_npy(path)` for any array of any memory layout,
 //!   byte-identical to `np.save`; writing to a path replaces the file
 //!   atomically.
@@ -42,7 +42,7 @@
 //! Everything else lives in a module named by what it holds:
 //!
 //! - [`dtype`]: the header ([`dtype::Header`], [`dtype::DType`]) and
-//!   [`dtype::inspect`], when the type is known only at run time.
+//!   [`dtype::Header::open`], when the type is known only at run time.
 //! - [`types`]: element and string types beyond Rust's own (fixed-width
 //!   strings, datetimes, long double, 8-bit floats, records at run time),
 //!   and the re-exported `half` and `num_complex`.
@@ -86,7 +86,7 @@
 //!   `for b in src { w.write(&b?)? }` that stops on the *source's* error
 //!   drops the writer with rows missing. `NpyWriter::new` leaves its
 //!   header without the magic string, and a dropped `NpzMemberWriter`
-//!   poisons its archive ([`Error::IncompleteArchive`]), which then gets no
+//!   poisons its archive ([`crate::error::WriteError::IncompleteArchive`]), which then gets no
 //!   central directory.
 //! - **Whole arrays to the caller's writer** (`NpzWriter::new*` with
 //!   `add`, `NpyWriter::new_sized`) are finished best-effort, as the
@@ -138,7 +138,7 @@
 
 mod array;
 pub mod dtype;
-mod error;
+pub mod error;
 mod format;
 mod io;
 pub mod npy;

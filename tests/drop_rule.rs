@@ -92,7 +92,9 @@ fn npz_to_a_writer_is_left_incomplete_after_a_failed_add_or_a_panic() {
     assert!(!bytes.is_empty());
     assert!(matches!(
         NpzReader::new(Cursor::new(bytes)),
-        Err(Error::InvalidArchive { .. })
+        Err(Error::Archive(
+            ndnpy::error::ArchiveError::InvalidArchive { .. }
+        ))
     ));
 }
 
@@ -136,14 +138,16 @@ fn a_member_dropped_poisons_its_archive() {
         drop(m);
         assert!(matches!(
             w.add("after", &array![5u8]),
-            Err(Error::IncompleteArchive { name }) if name == "rows"
+            Err(Error::Write(ndnpy::error::WriteError::IncompleteArchive { name })) if name == "rows"
         ));
     }
     let bytes = out.into_inner();
     assert!(!bytes.is_empty());
     assert!(matches!(
         NpzReader::new(Cursor::new(bytes)),
-        Err(Error::InvalidArchive { .. })
+        Err(Error::Archive(
+            ndnpy::error::ArchiveError::InvalidArchive { .. }
+        ))
     ));
 
     // Archive to a path: the archive is poisoned, the path left alone.
@@ -155,7 +159,7 @@ fn a_member_dropped_poisons_its_archive() {
     drop(m);
     assert!(matches!(
         w.finish(),
-        Err(Error::IncompleteArchive { name }) if name == "rows"
+        Err(Error::Write(ndnpy::error::WriteError::IncompleteArchive { name })) if name == "rows"
     ));
     assert!(entries(dir.path()).is_empty());
 }
@@ -195,7 +199,7 @@ fn a_loop_stopped_by_its_source_leaves_output_no_reader_accepts() {
     assert!(!bytes.is_empty());
     assert!(matches!(
         Array2::<f32>::from_npy_bytes(&bytes),
-        Err(Error::BadMagic { .. })
+        Err(Error::Header(ndnpy::error::HeaderError::BadMagic { .. }))
     ));
 
     // `NpyWriter::new_sized` (3 rows declared): short, refused.
@@ -204,7 +208,7 @@ fn a_loop_stopped_by_its_source_leaves_output_no_reader_accepts() {
     assert!(matches!(copy_npy(failing_source(), w), Err(Error::Io(_))));
     assert!(matches!(
         Array2::<f32>::from_npy_bytes(&out),
-        Err(Error::TruncatedData { .. })
+        Err(Error::Data(ndnpy::error::DataError::TruncatedData { .. }))
     ));
 
     // `NpzMemberWriter` in an archive to the caller's writer, stored and
@@ -230,7 +234,9 @@ fn a_loop_stopped_by_its_source_leaves_output_no_reader_accepts() {
         assert!(matches!(copy(&mut out), Err(Error::Io(_))));
         assert!(matches!(
             NpzReader::new(Cursor::new(out.into_inner())),
-            Err(Error::InvalidArchive { .. })
+            Err(Error::Archive(
+                ndnpy::error::ArchiveError::InvalidArchive { .. }
+            ))
         ));
     }
 }
@@ -251,7 +257,7 @@ fn npy_streamed_writer_to_a_writer_dropped_is_no_npy_file() {
     assert_eq!(bytes[bytes.len() - 24..], whole[whole.len() - 24..]);
     assert!(matches!(
         Array2::<i32>::from_npy_bytes(&bytes),
-        Err(Error::BadMagic { .. })
+        Err(Error::Header(ndnpy::error::HeaderError::BadMagic { .. }))
     ));
 }
 
@@ -296,14 +302,14 @@ fn npy_writer_to_a_writer_is_no_npy_file_after_a_failed_write_or_a_panic() {
         // Poisoned: later calls are refused.
         assert!(matches!(
             w.write(&array![[1.0]]),
-            Err(Error::IncompleteWrite)
+            Err(Error::Write(ndnpy::error::WriteError::IncompleteWrite))
         ));
     }
     let bytes = sink.out.into_inner();
     assert!(!bytes.is_empty());
     assert!(matches!(
         Array2::<f64>::from_npy_bytes(&bytes),
-        Err(Error::BadMagic { .. })
+        Err(Error::Header(ndnpy::error::HeaderError::BadMagic { .. }))
     ));
 
     let mut out = Cursor::new(Vec::new());
@@ -315,7 +321,7 @@ fn npy_writer_to_a_writer_is_no_npy_file_after_a_failed_write_or_a_panic() {
     assert!(result.is_err());
     assert!(matches!(
         Array1::<u8>::from_npy_bytes(out.get_ref()),
-        Err(Error::BadMagic { .. })
+        Err(Error::Header(ndnpy::error::HeaderError::BadMagic { .. }))
     ));
 }
 
@@ -364,10 +370,10 @@ fn sized_npy_writer_dropped_flushes_and_a_short_output_is_refused() {
     }
     assert!(matches!(
         Array2::<i16>::from_npy_bytes(&out),
-        Err(Error::TruncatedData {
+        Err(Error::Data(ndnpy::error::DataError::TruncatedData {
             expected: 12,
             found: 4
-        })
+        }))
     ));
 }
 

@@ -324,16 +324,31 @@ fn record_views_need_the_exact_layout() {
     // or declare the struct packed.
     let packed = fs::read(fixture("struct_simple")).unwrap();
     let err = ArrayView1::<Simple>::view_npy(&packed).unwrap_err();
-    assert!(matches!(err, Error::LayoutMismatch { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::View(ndnpy::error::ViewError::LayoutMismatch { .. })
+        ),
+        "{err}"
+    );
     assert!(err.to_string().contains("packed"), "{err}");
     let be = fs::read(fixture("struct_simple_be")).unwrap();
     let err = ArrayView1::<SimplePacked>::view_npy(&be).unwrap_err();
-    assert!(matches!(err, Error::NonNativeByteOrder { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::View(ndnpy::error::ViewError::NonNativeByteOrder { .. })
+        ),
+        "{err}"
+    );
     // A bool byte of 7 reads as true but cannot be viewed.
     let seven = fs::read(fixture("struct_bool_byte_7")).unwrap();
     let err = ArrayView1::<SimplePacked>::view_npy(&seven).unwrap_err();
     assert!(
-        matches!(err, Error::InvalidBool { index: 1, value: 7 }),
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::InvalidBool { index: 1, value: 7 })
+        ),
         "{err}"
     );
     let read = ndarray::Array1::<SimplePacked>::from_npy_bytes(&seven).unwrap();
@@ -400,7 +415,13 @@ fn invalid_data_gives_its_error() {
             path.display()
         );
         let err = ArrayD::<String>::read_npy(&path).unwrap_err();
-        assert!(matches!(err, Error::InvalidUnicode { .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                Error::Data(ndnpy::error::DataError::InvalidUnicode { .. })
+            ),
+            "{err}"
+        );
     }
     let surrogate = fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -411,10 +432,10 @@ fn invalid_data_gives_its_error() {
     assert!(
         matches!(
             err,
-            Error::InvalidUnicode {
+            Error::Data(ndnpy::error::DataError::InvalidUnicode {
                 index: 1,
                 value: 0xD800
-            }
+            })
         ),
         "{err}"
     );
@@ -489,7 +510,7 @@ fn npz_views_of_unaligned_members_name_the_member_and_the_fallback() {
                 misaligned += 1;
                 assert!(!cow.is_view());
                 assert!(
-                    matches!(&err, Error::MisalignedMember { name: n, .. } if n == name),
+                    matches!(&err, Error::View(ndnpy::error::ViewError::MisalignedMember { name: n, .. }) if n == name),
                     "{err}"
                 );
                 assert!(err.to_string().contains("view_or_copy"), "{err}");
@@ -575,11 +596,20 @@ fn a_stream_claiming_a_huge_string_is_truncated_not_allocated() {
     bytes.extend_from_slice(b"only a few bytes");
     let err = ArrayD::<Vec<u8>>::read_npy_from(&bytes[..]).unwrap_err();
     assert!(
-        matches!(err, Error::TruncatedData { found: 16, .. }),
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { found: 16, .. })
+        ),
         "{err}"
     );
     let err = AnyArray::read_npy_from(&bytes[..]).unwrap_err();
-    assert!(matches!(err, Error::TruncatedData { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+        ),
+        "{err}"
+    );
 }
 
 /// Found by the `record_plan` fuzz target: an empty Fortran-order record

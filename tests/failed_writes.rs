@@ -332,12 +332,12 @@ fn npz_failing_on_a_full_disk_keeps_the_old_file() {
             // finish reports it rather than passing off a partial archive.
             let err = npz.add("after", &Array1::<u8>::zeros(1)).unwrap_err();
             assert!(
-                matches!(&err, Error::IncompleteArchive { name } if name == "big"),
+                matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "big"),
                 "{err:?}"
             );
             let err = npz.finish().unwrap_err();
             assert!(
-                matches!(&err, Error::IncompleteArchive { name } if name == "big"),
+                matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "big"),
                 "{err:?}"
             );
         }
@@ -367,12 +367,12 @@ fn npz_finish_reports_an_earlier_failure_and_keeps_the_old_file() {
     npz.add("x", &Array1::<f64>::zeros(5)).unwrap();
     let err = npz.add("x", &Array1::<f64>::ones(5)).unwrap_err();
     assert!(
-        matches!(&err, Error::DuplicateMember { name } if name == "x"),
+        matches!(&err, Error::Write(ndnpy::error::WriteError::DuplicateMember { name }) if name == "x"),
         "{err:?}"
     );
     let err = npz.finish().unwrap_err();
     assert!(
-        matches!(&err, Error::IncompleteArchive { name } if name == "x"),
+        matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "x"),
         "{err:?}"
     );
     assert_eq!(std::fs::read(&target).unwrap(), OLD);
@@ -428,7 +428,12 @@ fn npz_over_a_failing_writer() {
                 Err(e) => {
                     assert!(is_disk_full(&e), "{compressed} @ {budget}: add: {e:?}");
                     assert!(
-                        matches!(finished, Err(Error::IncompleteArchive { .. })),
+                        matches!(
+                            finished,
+                            Err(Error::Write(
+                                ndnpy::error::WriteError::IncompleteArchive { .. }
+                            ))
+                        ),
                         "{compressed} @ {budget}: finish: {finished:?}"
                     );
                 }

@@ -46,10 +46,26 @@ fn long_headers_made_by_create_open_for_writing_with_options() {
     // alike, as NumPy's max_header_size does.
     // SAFETY: nothing else maps or changes the file during the test.
     let rw = unsafe { NpyMmap::open_rw(&path) };
-    assert!(matches!(rw, Err(Error::HeaderTooLarge { .. })), "{rw:?}");
+    assert!(
+        matches!(
+            rw,
+            Err(Error::Limit(
+                ndnpy::error::LimitError::HeaderTooLarge { .. }
+            ))
+        ),
+        "{rw:?}"
+    );
     // SAFETY: as above.
     let cow = unsafe { NpyMmap::open_cow(&path) };
-    assert!(matches!(cow, Err(Error::HeaderTooLarge { .. })), "{cow:?}");
+    assert!(
+        matches!(
+            cow,
+            Err(Error::Limit(
+                ndnpy::error::LimitError::HeaderTooLarge { .. }
+            ))
+        ),
+        "{cow:?}"
+    );
 
     let options = ReadOptions::default().max_header_len(1 << 16);
     {
@@ -143,7 +159,9 @@ fn archives_with_long_member_headers_open_with_options() {
     let mut npz = NpzReader::open(&path).unwrap();
     assert!(matches!(
         npz.header("wide"),
-        Err(Error::HeaderTooLarge { .. })
+        Err(Error::Limit(
+            ndnpy::error::LimitError::HeaderTooLarge { .. }
+        ))
     ));
     let mut npz = NpzReader::open_with(&path, &options).unwrap();
     assert_eq!(npz.header("wide").unwrap(), header);
@@ -155,7 +173,9 @@ fn archives_with_long_member_headers_open_with_options() {
     let map = unsafe { NpzMmap::open(&path).unwrap() };
     assert!(matches!(
         map.header("wide"),
-        Err(Error::HeaderTooLarge { .. })
+        Err(Error::Limit(
+            ndnpy::error::LimitError::HeaderTooLarge { .. }
+        ))
     ));
     // SAFETY: as above.
     let map = unsafe { NpzMmap::open_with(&path, &options).unwrap() };

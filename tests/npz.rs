@@ -236,7 +236,7 @@ fn valid_fixtures_read_to_recorded_values() {
                     assert_eq!(npz.raw(name).unwrap(), want, "{context}: raw bytes");
                     let err = npz.read_any(name).unwrap_err();
                     assert!(
-                        matches!(&err, Error::NotNpy { name: n, .. } if n == name),
+                        matches!(&err, Error::Archive(ndnpy::error::ArchiveError::NotNpy { name: n, .. }) if n == name),
                         "{context}: {err:?}"
                     );
                     assert!(err.to_string().contains(name), "{context}: {err}");
@@ -303,7 +303,8 @@ fn invalid_fixtures_give_their_errors() {
         if let Some(member) = json["member"].as_str() {
             if !matches!(
                 err,
-                Error::MalformedHeader { .. } | Error::TruncatedData { .. }
+                Error::Header(ndnpy::error::HeaderError::MalformedHeader { .. })
+                    | Error::Data(ndnpy::error::DataError::TruncatedData { .. })
             ) {
                 assert!(err.to_string().contains(member), "{context}: {err}");
             }
@@ -462,7 +463,9 @@ fn path_round_trip_and_views_point_into_the_map() {
     // SAFETY: nothing else writes or truncates this file while it is mapped.
     let cmap = unsafe { NpzMmap::open(&cpath) }.unwrap();
     let err = cmap.view::<f64, Ix2>("x").unwrap_err();
-    assert!(matches!(&err, Error::CompressedMember { name } if name == "x"));
+    assert!(
+        matches!(&err, Error::View(ndnpy::error::ViewError::CompressedMember { name }) if name == "x")
+    );
     assert!(err.to_string().contains("read"), "{err}");
     assert_eq!(cmap.reader().unwrap().read::<f64, Ix2>("x").unwrap(), f);
 
@@ -558,11 +561,21 @@ fn duplicate_names_and_failed_adds_poison_finish() {
     let mut w = NpzWriter::new(Cursor::new(Vec::new()));
     w.add("x", &array![1.0]).unwrap();
     let err = w.add("x", &array![2.0]).unwrap_err();
-    assert!(matches!(&err, Error::DuplicateMember { name } if name == "x"));
+    assert!(
+        matches!(&err, Error::Write(ndnpy::error::WriteError::DuplicateMember { name }) if name == "x")
+    );
     let err = w.add("y", &array![3.0]).unwrap_err();
-    assert!(matches!(&err, Error::IncompleteArchive { name } if name == "x"));
+    assert!(
+        matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "x")
+    );
     let err = w.finish().unwrap_err();
-    assert!(matches!(err, Error::IncompleteArchive { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Write(ndnpy::error::WriteError::IncompleteArchive { .. })
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -657,9 +670,21 @@ fn zip_bomb_reads_only_what_the_header_declares() {
     member.resize(member.len() + 1024, 0);
     let mut npz = reader_of(archive_with_member("big.npy", &member, true));
     let err = npz.read::<f64, Ix1>("big").unwrap_err();
-    assert!(matches!(err, Error::TruncatedData { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+        ),
+        "{err:?}"
+    );
     let err = npz.read_any("big").unwrap_err();
-    assert!(matches!(err, Error::TruncatedData { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -688,7 +713,11 @@ fn lying_sizes_cost_only_the_bytes_that_decompress() {
     let (result, largest) = largest_allocation(|| npz.read::<f64, Ix1>("x"));
     let err = result.unwrap_err();
     assert!(
-        matches!(err, Error::BadCrc { .. } | Error::TruncatedData { .. }),
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+                | Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+        ),
         "{err:?}"
     );
     assert!(
@@ -698,7 +727,7 @@ fn lying_sizes_cost_only_the_bytes_that_decompress() {
     let (result, largest) = largest_allocation(|| npz.raw("x"));
     let err = result.unwrap_err();
     assert!(
-        matches!(&err, Error::CorruptMember { name, .. } if name == "x"),
+        matches!(&err, Error::Archive(ndnpy::error::ArchiveError::CorruptMember { name, .. }) if name == "x"),
         "{err:?}"
     );
     assert!(
@@ -748,7 +777,7 @@ fn crc_is_checked_on_read_and_raw() {
         npz.read_any("x").unwrap_err(),
     ] {
         assert!(
-            matches!(&err, Error::BadCrc { name } if name == "x"),
+            matches!(&err, Error::Archive(ndnpy::error::ArchiveError::BadCrc { name }) if name == "x"),
             "{err:?}"
         );
     }
@@ -810,15 +839,33 @@ fn writer_refuses_names_numpy_cannot_give_back() {
     let mut w = NpzWriter::new(Cursor::new(Vec::new()));
     for bad in ["a\0b", "\0"] {
         let err = w.add(bad, &ndarray::array![1u8]).unwrap_err();
-        assert!(matches!(err, Error::InvalidName { .. }), "{err:?}");
+        assert!(
+            matches!(
+                err,
+                Error::Write(ndnpy::error::WriteError::InvalidName { .. })
+            ),
+            "{err:?}"
+        );
     }
     // A refused name writes nothing, so the writer stays usable.
     w.add("x", &ndarray::array![1u8]).unwrap();
     let err = w.add("x.npy", &ndarray::array![2u8]).unwrap_err();
-    assert!(matches!(err, Error::InvalidName { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Write(ndnpy::error::WriteError::InvalidName { .. })
+        ),
+        "{err:?}"
+    );
     let long = "n".repeat(70_000);
     let err = w.add(&long, &ndarray::array![2u8]).unwrap_err();
-    assert!(matches!(err, Error::InvalidName { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Write(ndnpy::error::WriteError::InvalidName { .. })
+        ),
+        "{err:?}"
+    );
     assert!(err.to_string().len() < 1_000, "{}", err.to_string().len());
     let bytes = w.finish_into_inner().unwrap().into_inner();
     assert_eq!(reader_of(bytes).names(), ["x"]);

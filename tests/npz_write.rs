@@ -192,7 +192,13 @@ fn blocks_of_the_wrong_shape_are_refused_and_change_nothing() {
         ArrayD::<f32>::zeros(vec![1, 1, 2, 3]),
     ] {
         let err = m.write(&bad).unwrap_err();
-        assert!(matches!(&err, Error::AppendMismatch { .. }), "{err:?}");
+        assert!(
+            matches!(
+                &err,
+                Error::Rows(ndnpy::error::RowsError::AppendMismatch { .. })
+            ),
+            "{err:?}"
+        );
     }
     m.write(&Array2::<f32>::zeros((2, 3))).unwrap(); // one row
     m.finish().unwrap();
@@ -215,11 +221,13 @@ fn unfinished_member_poisons_the_archive() {
     drop(m);
     let err = w.add("next", &array![1u8]).unwrap_err();
     assert!(
-        matches!(&err, Error::IncompleteArchive { name } if name == "partial"),
+        matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "partial"),
         "{err:?}"
     );
     let err = w.finish().unwrap_err();
-    assert!(matches!(&err, Error::IncompleteArchive { name } if name == "partial"));
+    assert!(
+        matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "partial")
+    );
     assert_eq!(std::fs::read(&path).unwrap(), b"old");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 
@@ -227,7 +235,9 @@ fn unfinished_member_poisons_the_archive() {
     let mut w = NpzWriter::new(Cursor::new(Vec::new()));
     w.add("x", &array![1u8]).unwrap();
     let err = w.add_streaming::<u8>("x", &[], Order::C).unwrap_err();
-    assert!(matches!(&err, Error::DuplicateMember { name } if name == "x"));
+    assert!(
+        matches!(&err, Error::Write(ndnpy::error::WriteError::DuplicateMember { name }) if name == "x")
+    );
     assert!(w.finish().is_err());
 }
 
@@ -277,7 +287,9 @@ fn a_full_disk_mid_member_is_reported_and_poisons() {
             let err = w.add("big", &data).unwrap_err();
             assert!(is_full(&err), "{budget}: {err:?}");
             let err = w.finish().unwrap_err();
-            assert!(matches!(&err, Error::IncompleteArchive { name } if name == "big"));
+            assert!(
+                matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "big")
+            );
 
             let sink = SeekFailAfter {
                 inner: Cursor::new(Vec::new()),
@@ -297,7 +309,7 @@ fn a_full_disk_mid_member_is_reported_and_poisons() {
             assert!(is_full(&result.unwrap_err()), "{budget}");
             assert!(matches!(
                 w.finish().unwrap_err(),
-                Error::IncompleteArchive { .. }
+                Error::Write(ndnpy::error::WriteError::IncompleteArchive { .. })
             ));
         }
     }
@@ -397,7 +409,7 @@ fn a_full_disk_while_writing_queued_members_names_the_member() {
         assert!(is_full(&err), "{err:?}");
         let err = w.finish().unwrap_err();
         assert!(
-            matches!(&err, Error::IncompleteArchive { name } if name == failing),
+            matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == failing),
             "{budget}: {err:?}"
         );
     }

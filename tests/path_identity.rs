@@ -631,7 +631,7 @@ fn a_new_file_gets_the_mode_open_gives() {
 
 /// Writers of one path never take each other for an appender: each holds
 /// its new file's lock for an instant after its rename, and a write that
-/// meets it then waits for it rather than report `Error::Locked`.
+/// meets it then waits for it rather than report `ndnpy::error::RowsError::Locked`.
 #[test]
 fn concurrent_path_writes_never_report_an_appender() {
     let dir = tempfile::tempdir().unwrap();

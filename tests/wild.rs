@@ -107,7 +107,10 @@ fn numpy_python2_and_python3_test_data() {
         } else {
             let err = ascii.unwrap_err();
             assert!(
-                matches!(err, Error::Py2StrNotAscii { byte: 0xe4 }),
+                matches!(
+                    err,
+                    Error::Pickle(ndnpy::error::PickleError::Py2StrNotAscii { byte: 0xe4 })
+                ),
                 "{key}: {err}"
             );
             assert!(err.to_string().contains("pickle_encoding"), "{err}");
@@ -187,7 +190,10 @@ fn other_classes_are_refused_or_opaque() {
         // Refused by default, naming the class.
         let err = read("opaque", &key, &ReadOptions::default()).unwrap_err();
         assert!(
-            matches!(err, Error::UnsupportedPickle { .. }),
+            matches!(
+                err,
+                Error::Pickle(ndnpy::error::PickleError::UnsupportedPickle { .. })
+            ),
             "{key}: {err}"
         );
         assert!(err.to_string().contains("opaque_objects"), "{key}: {err}");
@@ -290,7 +296,13 @@ fn long_double_padding_is_zeroed_and_other_sizes_refused() {
         &[0; 12],
     );
     let err = AnyArray::from_npy_bytes(&file).unwrap_err();
-    assert!(matches!(err, Error::BadDescr { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Header(ndnpy::error::HeaderError::BadDescr { .. })
+        ),
+        "{err}"
+    );
 }
 
 #[test]

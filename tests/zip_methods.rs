@@ -176,7 +176,8 @@ fn hostile_members_give_their_errors_in_bounded_memory() {
         // (a `.npy` header or data error, as for `.npy` files).
         if !matches!(
             err,
-            Error::TruncatedData { .. } | Error::MalformedHeader { .. }
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+                | Error::Header(ndnpy::error::HeaderError::MalformedHeader { .. })
         ) {
             assert!(err.to_string().contains(member), "{context}: {err}");
         }
@@ -191,13 +192,13 @@ fn hostile_members_give_their_errors_in_bounded_memory() {
 
 fn variant(err: &Error) -> &'static str {
     match err {
-        Error::CorruptMember { .. } => "CorruptMember",
-        Error::BadCrc { .. } => "BadCrc",
-        Error::TruncatedData { .. } => "TruncatedData",
-        Error::UnsupportedMember { .. } => "UnsupportedMember",
-        Error::InvalidArchive { .. } => "InvalidArchive",
-        Error::MalformedHeader { .. } => "MalformedHeader",
-        Error::NotNpy { .. } => "NotNpy",
+        Error::Archive(ndnpy::error::ArchiveError::CorruptMember { .. }) => "CorruptMember",
+        Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. }) => "BadCrc",
+        Error::Data(ndnpy::error::DataError::TruncatedData { .. }) => "TruncatedData",
+        Error::Archive(ndnpy::error::ArchiveError::UnsupportedMember { .. }) => "UnsupportedMember",
+        Error::Archive(ndnpy::error::ArchiveError::InvalidArchive { .. }) => "InvalidArchive",
+        Error::Header(ndnpy::error::HeaderError::MalformedHeader { .. }) => "MalformedHeader",
+        Error::Archive(ndnpy::error::ArchiveError::NotNpy { .. }) => "NotNpy",
         _ => "other",
     }
 }
@@ -307,7 +308,11 @@ fn a_damaged_segment_is_an_error_not_wrong_values() {
     let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
     let err = npz.read::<f64, Ix2>("big").unwrap_err();
     assert!(
-        matches!(err, Error::CorruptMember { .. } | Error::BadCrc { .. }),
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::CorruptMember { .. })
+                | Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+        ),
         "{err:?}"
     );
     assert!(err.to_string().contains("big"), "{err}");
@@ -397,7 +402,11 @@ fn a_lying_segment_table_is_an_error_not_a_panic() {
         let mut npz = NpzReader::new(Cursor::new(lie)).unwrap();
         let err = npz.read::<f64, Ix2>("big").unwrap_err();
         assert!(
-            matches!(err, Error::CorruptMember { .. } | Error::BadCrc { .. }),
+            matches!(
+                err,
+                Error::Archive(ndnpy::error::ArchiveError::CorruptMember { .. })
+                    | Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+            ),
             "{name}: {err:?}"
         );
         // The header streams the frame, which is intact: the table is not
@@ -590,9 +599,21 @@ fn a_segment_table_over_dependent_segments_gives_the_standard_bytes_or_an_error(
     );
     let mut npz = NpzReader::new(Cursor::new(archive)).unwrap();
     let err = npz.read::<u8, Ix1>("a").unwrap_err();
-    assert!(matches!(err, Error::BadCrc { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+        ),
+        "{err:?}"
+    );
     let err = npz.read_range::<u8, Ix1>("a", ..).unwrap_err();
-    assert!(matches!(err, Error::BadCrc { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+        ),
+        "{err:?}"
+    );
     // Some rows: the standard decoder's (it cannot check them).
     assert_eq!(
         npz.read_range::<u8, Ix1>("a", n - 50_000..n - 10).unwrap(),

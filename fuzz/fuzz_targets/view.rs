@@ -27,10 +27,10 @@ fn check<T: LayoutElement, D: Dimension>(bytes: &[u8], copy: &mut [u8]) {
             assert_eq!(view.to_npy_bytes().unwrap(), owned.to_npy_bytes().unwrap());
         }
         Err(
-            Error::Misaligned { .. }
-            | Error::NonNativeByteOrder { .. }
-            | Error::InvalidBool { .. }
-            | Error::LayoutMismatch { .. },
+            Error::View(ndnpy::error::ViewError::Misaligned { .. })
+            | Error::View(ndnpy::error::ViewError::NonNativeByteOrder { .. })
+            | Error::Data(ndnpy::error::DataError::InvalidBool { .. })
+            | Error::View(ndnpy::error::ViewError::LayoutMismatch { .. }),
         ) => {}
         Err(e) => {
             // Any other refusal is one the owned read shares.

@@ -85,7 +85,9 @@ pub fn load_all(path: &Path) -> CliResult<Vec<(String, AnyArray)>> {
                     claimed = claimed.saturating_add(h.zero_size_count());
                 }
                 if claimed > max {
-                    return Err(lib(ndnpy::Error::ZeroSizeLimit { claimed, max }));
+                    return Err(lib(ndnpy::Error::Limit(
+                        ndnpy::error::LimitError::ZeroSizeLimit { claimed, max },
+                    )));
                 }
             }
             let mut out = Vec::new();

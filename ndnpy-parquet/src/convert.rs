@@ -325,7 +325,7 @@ pub fn write_npz_with<P: AsRef<Path>>(frame: &Frame, path: P, compressed: bool) 
 /// occupy no bytes of the data (`<U0`, `|S0` ...) are limited across the
 /// archive, not only per member: more than
 /// [`ndnpy::ReadOptions::max_zero_size_elements`]' default (2²⁰) in all
-/// is [`ndnpy::Error::ZeroSizeLimit`], found from the members' headers
+/// is [`ndnpy::error::LimitError::ZeroSizeLimit`], found from the members' headers
 /// before any member is read.
 ///
 /// ```
@@ -376,7 +376,9 @@ pub(crate) fn check_zero_size_total<R: std::io::Read + std::io::Seek>(
         }
     }
     if claimed > max {
-        return Err(ndnpy::Error::ZeroSizeLimit { claimed, max }.into());
+        return Err(
+            ndnpy::Error::Limit(ndnpy::error::LimitError::ZeroSizeLimit { claimed, max }).into(),
+        );
     }
     Ok(())
 }

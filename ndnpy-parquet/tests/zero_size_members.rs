@@ -115,7 +115,7 @@ fn saved(bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
 fn is_zero_size_limit(e: &Error, claimed: u64) -> bool {
     matches!(
         e,
-        Error::Npy(ndnpy::Error::ZeroSizeLimit { claimed: c, max })
+        Error::Npy(ndnpy::Error::Limit(ndnpy::error::LimitError::ZeroSizeLimit { claimed: c, max }))
             if *c == claimed && *max == ndnpy::npy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS
     )
 }

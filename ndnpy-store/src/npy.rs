@@ -128,9 +128,10 @@ impl RemoteNpy {
         let options = object.config.read_options;
         let (header, offset, bytes) = match parse(&first, &options) {
             Ok((header, offset)) => (header, offset, first),
-            Err(ndnpy::Error::TruncatedHeader { expected, .. })
-                if expected > first.len() as u64 && extent >= expected =>
-            {
+            Err(ndnpy::Error::Header(ndnpy::error::HeaderError::TruncatedHeader {
+                expected,
+                ..
+            })) if expected > first.len() as u64 && extent >= expected => {
                 let rest = object
                     .get(base + first.len() as u64..base + expected)
                     .await?;
@@ -152,10 +153,10 @@ impl RemoteNpy {
             let data_len = header.data_len()? as u64;
             let present = extent.saturating_sub(offset as u64);
             if present < data_len {
-                return Err(ndnpy::Error::TruncatedData {
+                return Err(ndnpy::Error::Data(ndnpy::error::DataError::TruncatedData {
                     expected: data_len,
                     found: present,
-                }
+                })
                 .into());
             }
             if let Some(axis) = axis {
@@ -411,7 +412,7 @@ impl RemoteNpy {
         range: impl RangeBounds<usize>,
     ) -> Result<Array<T, D>> {
         if self.axis.is_none() {
-            return Err(ndnpy::Error::NoGrowthAxis.into());
+            return Err(ndnpy::Error::Rows(ndnpy::error::RowsError::NoGrowthAxis).into());
         }
         self.check_fixed_rows("read them whole with read_any")?;
         let rows = self.rows(range)?;
@@ -505,7 +506,10 @@ impl RemoteNpy {
             Bound::Unbounded => len,
         };
         if start > end || end > len {
-            return Err(ndnpy::Error::RangeOutOfBounds { start, end, len }.into());
+            return Err(
+                ndnpy::Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds { start, end, len })
+                    .into(),
+            );
         }
         Ok(start..end)
     }
@@ -559,8 +563,11 @@ fn zeroed<T: LayoutElement, D: Dimension>(
         }
         Vec::from_raw_parts(ptr, n, n)
     };
-    Array::from_shape_vec(shape, vec)
-        .map_err(|e| StoreError::Npy(ndnpy::Error::BadShape(format!("{e}"))))
+    Array::from_shape_vec(shape, vec).map_err(|e| {
+        StoreError::Npy(ndnpy::Error::Header(ndnpy::error::HeaderError::BadShape(
+            format!("{e}"),
+        )))
+    })
 }
 
 /// A chunk's memory slot, held from before its GET until its bytes have

@@ -354,7 +354,12 @@ async fn a_416_in_an_error_message_is_not_an_empty_object() {
     let empty = put(&store, "runs/416/empty.npy", Vec::new()).await;
     let err = RemoteNpy::open(&empty).await.unwrap_err();
     assert!(
-        matches!(err, StoreError::Npy(ndnpy::Error::BadMagic { .. })),
+        matches!(
+            err,
+            StoreError::Npy(ndnpy::Error::Header(
+                ndnpy::error::HeaderError::BadMagic { .. }
+            ))
+        ),
         "{err:?}"
     );
     assert_eq!(store.whole.load(Ordering::SeqCst), 0);

@@ -391,7 +391,12 @@ async fn the_first_answer_is_checked_too() {
     store.with_fault(Fault::None);
     let err = RemoteNpy::open(&at).await.unwrap_err();
     assert!(
-        matches!(err, StoreError::Npy(ndnpy::Error::BadMagic { .. })),
+        matches!(
+            err,
+            StoreError::Npy(ndnpy::Error::Header(
+                ndnpy::error::HeaderError::BadMagic { .. }
+            ))
+        ),
         "{err:?}"
     );
 }

@@ -347,19 +347,19 @@ pub(crate) fn cast_slice_mut<'a, T: LayoutElement>(
 fn check_castable<T: LayoutElement>(bytes: &[u8], plan: &Plan) -> Result<()> {
     let size = std::mem::size_of::<T>();
     if !bytes.len().is_multiple_of(size) {
-        return Err(Error::TruncatedData {
+        return Err(Error::Data(crate::error::DataError::TruncatedData {
             expected: bytes.len().div_ceil(size) as u64 * size as u64,
             found: bytes.len() as u64,
-        });
+        }));
     }
     let align = std::mem::align_of::<T>();
     let address = bytes.as_ptr() as usize;
     if !address.is_multiple_of(align) {
-        return Err(Error::Misaligned {
+        return Err(Error::View(crate::error::ViewError::Misaligned {
             type_name: type_name::<T>(),
             align,
             address,
-        });
+        }));
     }
     plan.validate_bools(bytes)
 }

@@ -11,7 +11,7 @@
 //! precision that NumPy calls `longdouble` on 64-bit ARM Linux (also
 //! `<f16`): files from such machines read as nonsense here, as they do in
 //! NumPy on x86-64. Other sizes (`<f12`, 32-bit x86) are not valid dtypes
-//! here ([`crate::Error::BadDescr`], as NumPy on x86-64 refuses them).
+//! here ([`crate::error::HeaderError::BadDescr`], as NumPy on x86-64 refuses them).
 
 use std::fmt;
 

@@ -97,13 +97,18 @@ impl<const N: usize> FixedUnicode<N> {
     }
 
     /// The string without trailing NULs, as NumPy reads it; a code unit
-    /// that is not a Unicode scalar value is [`Error::InvalidUnicode`].
+    /// that is not a Unicode scalar value is [`crate::error::DataError::InvalidUnicode`].
     #[allow(clippy::inherent_to_string_shadow_display)]
     pub fn to_string(&self) -> Result<String> {
         let end = self.0.iter().rposition(|&u| u != 0).map_or(0, |i| i + 1);
         self.0[..end]
             .iter()
-            .map(|&u| char::from_u32(u).ok_or(Error::InvalidUnicode { index: 0, value: u }))
+            .map(|&u| {
+                char::from_u32(u).ok_or(Error::Data(crate::error::DataError::InvalidUnicode {
+                    index: 0,
+                    value: u,
+                }))
+            })
             .collect()
     }
 }
@@ -336,7 +341,9 @@ fn decode<const SWAP: bool>(item: &[u8], index: usize) -> Result<String> {
     let mut s = String::with_capacity(end);
     for c in units.chunks_exact(4) {
         let value = code_unit::<SWAP>(c);
-        s.push(char::from_u32(value).ok_or(Error::InvalidUnicode { index, value })?);
+        s.push(char::from_u32(value).ok_or(Error::Data(
+            crate::error::DataError::InvalidUnicode { index, value },
+        ))?);
     }
     Ok(s)
 }

@@ -1,7 +1,8 @@
 //! `.npy` items a user reaches for beyond the root's: the streaming
 //! reader [`NpyReader`] (a block of rows at a time from any `io::Read`),
-//! the functions that read into an array the caller already has
-//! ([`read_npy_into`] and its siblings), and the default limits of
+//! [`ReadNpyInto`], the methods that read into an array the caller
+//! already has (and [`from_data_into`], for data whose header was parsed
+//! apart), and the default limits of
 //! [`ReadOptions`](crate::ReadOptions). [`NpyFile`](crate::NpyFile),
 //! [`NpyWriter`](crate::NpyWriter) and [`NpyMmap`](crate::NpyMmap) are
 //! at the root.
@@ -30,6 +31,7 @@ pub(crate) mod growth;
 pub(crate) mod inspect;
 pub(crate) mod mmap;
 pub(crate) mod read;
+pub(crate) mod read_into;
 pub(crate) mod reader;
 pub(crate) mod stream;
 pub(crate) mod view;
@@ -39,8 +41,6 @@ pub(crate) mod write_any;
 pub use crate::options::{
     DEFAULT_MAX_HEADER_LEN, DEFAULT_MAX_STREAM_LEN, DEFAULT_MAX_ZERO_SIZE_ELEMENTS,
 };
-pub use read::{
-    from_data_into, from_npy_bytes_into, from_npy_bytes_into_with, read_npy_into,
-    read_npy_into_from, read_npy_into_from_with, read_npy_into_with,
-};
+pub use read::from_data_into;
+pub use read_into::ReadNpyInto;
 pub use reader::NpyReader;

@@ -85,10 +85,12 @@ impl<R: Read> NpyReader<R> {
     /// all rows have been read. Each block has the file's shape with the
     /// growth axis cut to the rows it holds, in the file's order.
     ///
-    /// An error (a stream that ends early gives [`Error::TruncatedData`])
+    /// An error (a stream that ends early gives [`crate::error::DataError::TruncatedData`])
     /// leaves the reader at an unknown row: it should be dropped.
     pub fn read_rows<T: Element, D: Dimension>(&mut self, n: usize) -> Result<Option<Array<T, D>>> {
-        let axis = self.axis.ok_or(Error::NoGrowthAxis)?;
+        let axis = self
+            .axis
+            .ok_or(Error::Rows(crate::error::RowsError::NoGrowthAxis))?;
         crate::array::decode::check_header::<T, D>(&self.header)?;
         if self.left == 0 {
             return Ok(None);

@@ -24,7 +24,7 @@ pub enum Compression {
     /// read and written ([`crate::npz::Codec`]) with the cargo feature `zstd`.
     Zstd,
     /// Any other zip method (NumPy writes none; reading such members fails
-    /// with [`crate::Error::UnsupportedMember`]).
+    /// with [`crate::error::ArchiveError::UnsupportedMember`]).
     Other,
 }
 

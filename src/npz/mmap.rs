@@ -23,7 +23,7 @@ use std::path::Path;
 /// native byte order and aligned for the element type. Archives written by
 /// [`crate::NpzWriter::create`] align every stored member to 64 bytes; the
 /// members of NumPy's own archives lie at arbitrary offsets, so views of
-/// them may fail with [`Error::Misaligned`] (read them instead).
+/// them may fail with [`crate::error::ViewError::Misaligned`] (read them instead).
 ///
 /// Views do not check the members' CRC-32 (that would read all the data);
 /// [`NpzMmap::reader`] reads members with the check. As with every memory
@@ -140,7 +140,7 @@ impl NpzMmap {
     /// assert!(!map.is_stored("z")?);
     /// assert!(matches!(
     ///     map.view::<u8, ndarray::Ix1>("z"),
-    ///     Err(ndnpy::Error::CompressedMember { .. })
+    ///     Err(ndnpy::Error::View(ndnpy::error::ViewError::CompressedMember { .. }))
     /// ));
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
@@ -161,9 +161,9 @@ impl NpzMmap {
     /// A view of stored member `name` as an array of `T` with dimension `D`,
     /// pointing into the mapped file.
     ///
-    /// Errors: [`Error::CompressedMember`] for a deflated member (use
+    /// Errors: [`crate::error::ViewError::CompressedMember`] for a deflated member (use
     /// [`NpzMmap::reader`] or [`NpzReader`] to read it),
-    /// [`Error::Misaligned`], [`Error::NonNativeByteOrder`], and the
+    /// [`crate::error::ViewError::Misaligned`], [`crate::error::ViewError::NonNativeByteOrder`], and the
     /// dtype, shape and truncation errors of a `.npy` view.
     pub fn view<T: LayoutElement, D: Dimension>(&self, name: &str) -> Result<ArrayView<'_, T, D>> {
         let (member, bytes) = self.stored_bytes(name)?;
@@ -171,16 +171,16 @@ impl NpzMmap {
         let (header, offset) =
             header::parse_slice(bytes, &self.options).map_err(|e| in_member(key, e))?;
         view_data(&header, &bytes[offset..]).map_err(|e| match e {
-            Error::Misaligned {
+            Error::View(crate::error::ViewError::Misaligned {
                 type_name,
                 align,
                 address,
-            } => Error::MisalignedMember {
+            }) => Error::View(crate::error::ViewError::MisalignedMember {
                 name: key.to_owned(),
                 type_name,
                 align,
                 address,
-            },
+            }),
             e => in_member(key, e),
         })
     }
@@ -259,17 +259,17 @@ impl NpzMmap {
             .map_err(|e| in_member(key, e))?;
         member.check_supported()?;
         if member.method != STORED {
-            return Err(Error::CompressedMember {
+            return Err(Error::View(crate::error::ViewError::CompressedMember {
                 name: key.to_owned(),
-            });
+            }));
         }
         if member.compressed_size != member.size {
-            return Err(Error::InvalidArchive {
+            return Err(Error::Archive(crate::error::ArchiveError::InvalidArchive {
                 reason: format!(
                     "member '{}' is stored but its sizes differ",
                     crate::error::capped(key)
                 ),
-            });
+            }));
         }
         // `data_start` checked that the data lies inside the file.
         let start = start as usize;

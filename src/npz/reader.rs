@@ -40,7 +40,7 @@ const INPUT_BUFFER: usize = 32 << 10;
 /// data descriptors or an archive comment. Arrays are named as NumPy names
 /// them: the member `x.npy` is the array `x`, and both `"x"` and `"x.npy"`
 /// find it. A member that is not a `.npy` file (NumPy checks the first
-/// bytes, not the name) gives [`Error::NotNpy`] when read as an array;
+/// bytes, not the name) gives [`crate::error::ArchiveError::NotNpy`] when read as an array;
 /// [`NpzReader::raw`] returns its bytes.
 ///
 /// The archive is read as Python's `zipfile` reads it, so its arrays are
@@ -52,7 +52,7 @@ const INPUT_BUFFER: usize = 32 << 10;
 /// occurs twice, the last entry is the one read. A member whose local
 /// header names another file, or whose data overlaps the next member or the
 /// central directory (how overlapping-entry zip bombs work), is refused
-/// with [`Error::InvalidArchive`] when it is read; the other members stay
+/// with [`crate::error::ArchiveError::InvalidArchive`] when it is read; the other members stay
 /// readable. Members are found by name in O(1) through an index built at
 /// open.
 ///
@@ -322,11 +322,11 @@ impl<R: Read + Seek> NpzReader<R> {
 
     /// Reads member `name` into an array of `T` with dimension `D`.
     ///
-    /// Errors: [`Error::MemberNotFound`], [`Error::NotNpy`] for a member that
+    /// Errors: [`Error::MemberNotFound`], [`crate::error::ArchiveError::NotNpy`] for a member that
     /// is not a `.npy` file, [`Error::DTypeMismatch`] /
     /// [`Error::NdimMismatch`] when the member holds another type, and
-    /// [`Error::BadCrc`], [`Error::CorruptMember`], [`Error::Encrypted`],
-    /// [`Error::TruncatedData`] for damaged members.
+    /// [`crate::error::ArchiveError::BadCrc`], [`crate::error::ArchiveError::CorruptMember`], [`crate::error::ArchiveError::Encrypted`],
+    /// [`crate::error::DataError::TruncatedData`] for damaged members.
     ///
     /// ```
     /// # use ndarray::{array, Array2, Ix2};
@@ -370,7 +370,7 @@ impl<R: Read + Seek> NpzReader<R> {
     }
 
     /// Reads member `name` into `out`, an array the caller has (of the
-    /// member's shape, any memory layout), as [`crate::npy::read_npy_into`] does:
+    /// member's shape, any memory layout), as [`crate::npy::ReadNpyInto`] does:
     /// inflated and converted on the way, with no allocation in proportion
     /// to the data.
     pub fn read_into<T: LayoutElement, D: Dimension>(

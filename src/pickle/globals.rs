@@ -6,7 +6,7 @@
 //! the table below: a match yields a [`Global`] tag whose behaviour is
 //! implemented by the reader itself (building plain data). Anything else
 //! is a name and stays one: data when it is never called, and
-//! [`Error::UnsupportedPickle`] naming it when it is (or, under
+//! [`crate::error::PickleError::UnsupportedPickle`] naming it when it is (or, under
 //! `ReadOptions::opaque_objects`, an inert record of the call). Nothing is
 //! ever imported, called or emulated beyond this table.
 //!
@@ -163,13 +163,13 @@ pub(crate) fn lookup(module: &str, name: &str) -> Option<Global> {
 
 /// The error for calling a global outside the closed list.
 pub(crate) fn refused(module: &str, name: &str) -> Error {
-    Error::UnsupportedPickle {
+    Error::Pickle(crate::error::PickleError::UnsupportedPickle {
         what: format!(
             "global '{} {}' (not called: read it as inert data with ReadOptions::opaque_objects)",
             clip(module),
             clip(name)
         ),
-    }
+    })
 }
 
 /// Names in messages are cut short: they come from untrusted input.

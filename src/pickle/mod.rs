@@ -15,7 +15,7 @@
 //! `Timedelta`, `NaT` and `NA` and the time zones they carry); each is
 //! implemented by the reader as a constructor of plain data ([`PyValue`]).
 //! Any other global is a name and nothing more: stored as a value it is
-//! [`PyValue::Global`]; called, it is [`Error::UnsupportedPickle`] naming
+//! [`PyValue::Global`]; called, it is [`crate::error::PickleError::UnsupportedPickle`] naming
 //! it, or under [`ReadOptions::opaque_objects`] an inert
 //! [`PyValue::Opaque`] recording the call. It is never imported, called or
 //! emulated.
@@ -31,9 +31,9 @@
 //!   entry per opcode, so they are bounded by the input size;
 //! - the values built may take at most 64 bytes per input byte plus 1 MiB
 //!   (memo sharing is the only way past that; it gives
-//!   [`Error::PickleLimit`]);
+//!   [`crate::error::LimitError::PickleLimit`]);
 //! - values nest at most 256 deep; a structure that contains itself is
-//!   [`Error::MalformedPickle`].
+//!   [`crate::error::PickleError::MalformedPickle`].
 //!
 //! Reading goes through the ordinary entry points: [`crate::AnyArray`]
 //! returns [`crate::AnyArray::Object`] for `|O` files (in `.npy` files and
@@ -64,7 +64,7 @@
 //!
 //! // A pickle that would call os.system is refused, not run.
 //! let evil = b"\x80\x02cos\nsystem\nX\x02\x00\x00\x00ls\x85R.";
-//! assert!(matches!(pickle::loads(evil), Err(Error::UnsupportedPickle { .. })));
+//! assert!(matches!(pickle::loads(evil), Err(Error::Pickle(ndnpy::error::PickleError::UnsupportedPickle { .. }))));
 //! # Ok::<(), ndnpy::Error>(())
 //! ```
 
@@ -148,43 +148,43 @@ pub(crate) fn read_object_data(
     options: &ReadOptions,
 ) -> Result<AnyArray> {
     if !options.get_allow_objects() {
-        return Err(Error::ObjectsRefused);
+        return Err(Error::Limit(crate::error::LimitError::ObjectsRefused));
     }
     let bytes = source.read_rest()?;
     let value = loads_with(&bytes, options)?;
     let array = match value {
         PyValue::Array(a) => std::sync::Arc::unwrap_or_clone(a),
         other => {
-            return Err(Error::MalformedPickle {
+            return Err(Error::Pickle(crate::error::PickleError::MalformedPickle {
                 pos: 0,
                 reason: format!(
                     "the pickle holds a {}, not an ndarray",
                     crate::array::pyvalue::convert::value_type_name(&other)
                 ),
-            })
+            }))
         }
     };
     if array.shape() != header.shape.as_slice() {
-        return Err(Error::MalformedPickle {
+        return Err(Error::Pickle(crate::error::PickleError::MalformedPickle {
             pos: 0,
             reason: format!(
                 "the pickled array has shape {:?}, the header says {:?}",
                 array.shape(),
                 header.shape
             ),
-        });
+        }));
     }
     if crate::array::record::to_native(&array.dtype())
         != crate::array::record::to_native(&header.dtype)
     {
-        return Err(Error::MalformedPickle {
+        return Err(Error::Pickle(crate::error::PickleError::MalformedPickle {
             pos: 0,
             reason: format!(
                 "the pickled array has dtype {}, the header says {}",
                 array.dtype(),
                 header.dtype
             ),
-        });
+        }));
     }
     Ok(array)
 }

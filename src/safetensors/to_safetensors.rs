@@ -157,7 +157,9 @@ fn convert<R: Read + Seek>(
     for name in names {
         if !seen.insert(name.clone()) {
             // Two members with one key (`x` and `x.npy`): np.load sees one.
-            return Err(Error::DuplicateMember { name });
+            return Err(Error::Write(crate::error::WriteError::DuplicateMember {
+                name,
+            }));
         }
         if name == METADATA_MEMBER {
             metadata.extend(read_metadata(&mut context.reader.borrow_mut())?);

@@ -27,11 +27,11 @@
 //!
 //! Hostile stacks give errors, never panics, and memory in proportion to
 //! what is present: an `info` that is no such dict or whose axis is out of
-//! range is [`Error::MalformedPickle`]; a shard whose shape disagrees with
-//! `info` or with the other shards is [`Error::BadShape`] naming it; a
+//! range is [`crate::error::PickleError::MalformedPickle`]; a shard whose shape disagrees with
+//! `info` or with the other shards is [`crate::error::HeaderError::BadShape`] naming it; a
 //! dtype that differs is [`Error::DTypeMismatch`]; a missing shard or a
 //! link loop is [`Error::IoPath`]; a shard shorter than its header says is
-//! [`Error::TruncatedData`].
+//! [`crate::error::DataError::TruncatedData`].
 //!
 //! Writing ([`NpyStack::create`], [`NpyStack::create_along`], and
 //! [`StackWriter`] for rows streamed a block at a time) makes a dask
@@ -195,10 +195,10 @@ pub(crate) fn open_shard(path: &Path) -> Result<OpenShard> {
         .len();
     let available = file_len.saturating_sub(offset as u64);
     if !header.dtype.has_object() && available < data_len {
-        return Err(Error::TruncatedData {
+        return Err(Error::Data(crate::error::DataError::TruncatedData {
             expected: data_len,
             found: available,
-        });
+        }));
     }
     Ok(OpenShard {
         file,
@@ -260,18 +260,20 @@ impl NpyStack {
                 ));
             }
             if shard.header.shape != expected {
-                return Err(Error::BadShape(format!(
+                return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                     "{}: the shard has shape {:?}, the stack's info says {:?} (chunk {i} along axis {})",
                     path.display(),
                     &shard.header.shape,
                     &expected,
                     info.axis
-                )));
+                ))));
             }
             let len = expected[info.axis];
             shards.push(Shard { path, start, len });
             start = start.checked_add(len).ok_or_else(|| {
-                Error::BadShape("the stack's info: its chunks sum beyond usize".into())
+                Error::Header(crate::error::HeaderError::BadShape(
+                    "the stack's info: its chunks sum beyond usize".into(),
+                ))
             })?;
         }
         let mut shape = info.shard_shape(0);
@@ -314,10 +316,10 @@ impl NpyStack {
             let path = path.as_ref().to_path_buf();
             let header = open_shard(&path)?.header;
             if header.shape.is_empty() {
-                return Err(Error::BadShape(format!(
+                return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                     "{}: a 0-dimensional array has no axis to stack along",
                     path.display()
-                )));
+                ))));
             }
             if let Some((h, first_path)) = &first {
                 let from = format!("the dtype of {}", first_path.display());
@@ -325,13 +327,13 @@ impl NpyStack {
                     return Err(dtype_differs(&path, &h.dtype, &from, &header.dtype));
                 }
                 if header.shape[1..] != h.shape[1..] {
-                    return Err(Error::BadShape(format!(
+                    return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                         "{}: the shard has shape {:?}, which does not continue {:?} of {} along axis 0",
                         path.display(),
                         &header.shape,
                         &h.shape,
                         first_path.display()
-                    )));
+                    ))));
                 }
             }
             let len = header.shape[0];
@@ -340,9 +342,11 @@ impl NpyStack {
                 start,
                 len,
             });
-            start = start
-                .checked_add(len)
-                .ok_or_else(|| Error::BadShape("the shards' lengths sum beyond usize".into()))?;
+            start = start.checked_add(len).ok_or_else(|| {
+                Error::Header(crate::error::HeaderError::BadShape(
+                    "the shards' lengths sum beyond usize".into(),
+                ))
+            })?;
             if first.is_none() {
                 first = Some((header, path));
             }
@@ -477,12 +481,12 @@ impl NpyStack {
         }
         let expected = self.shard_shape(i);
         if shard.header.shape != expected {
-            return Err(Error::BadShape(format!(
+            return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                 "{}: the shard now has shape {:?}, {:?} when the stack was opened",
                 path.display(),
                 &shard.header.shape,
                 &expected
-            )));
+            ))));
         }
         Ok(shard)
     }

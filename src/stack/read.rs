@@ -50,7 +50,7 @@ impl NpyStack {
     /// needs when they are one run of bytes (the stacking axis is the
     /// shard's first in C order or its last in Fortran order); otherwise
     /// the shard's data whole. A range past [`NpyStack::len`] is
-    /// [`Error::RangeOutOfBounds`]. The bytes of the range are gathered
+    /// [`crate::error::RowsError::RangeOutOfBounds`]. The bytes of the range are gathered
     /// and then decoded, so memory peaks at about twice the result's.
     ///
     /// ```
@@ -123,7 +123,7 @@ impl NpyStack {
     /// Maps shard `i` read-only, after checking that it is still the shard
     /// the stack was opened with: a zero-copy view of its part of the stack
     /// ([`NpyMmap::view`]). `i` past the last shard is
-    /// [`Error::RangeOutOfBounds`].
+    /// [`crate::error::RowsError::RangeOutOfBounds`].
     ///
     /// # Safety
     ///
@@ -142,24 +142,24 @@ impl NpyStack {
     /// ```
     pub unsafe fn shard_mmap(&self, i: usize) -> Result<NpyMmap> {
         let Some(shard) = self.shards.get(i) else {
-            return Err(Error::RangeOutOfBounds {
+            return Err(Error::Rows(crate::error::RowsError::RangeOutOfBounds {
                 start: i,
                 end: i + 1,
                 len: self.shards.len(),
-            });
+            }));
         };
         // SAFETY: the caller upholds `NpyMmap::open`'s contract for this file.
         let map = unsafe { NpyMmap::open(&shard.path)? };
         let expected = self.shard_shape(i);
         if map.header().dtype != self.dtype || map.header().shape != expected {
-            return Err(Error::BadShape(format!(
+            return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                 "{}: the shard is now `{}` of shape {:?}, `{}` of shape {:?} when the stack was opened",
                 shard.path.display(),
                 map.header().dtype,
                 &map.header().shape,
                 self.dtype,
                 &expected
-            )));
+            ))));
         }
         Ok(map)
     }
@@ -167,11 +167,11 @@ impl NpyStack {
     /// The header of rows `rows` as one C-order array.
     fn range_header(&self, rows: &Range<usize>) -> Result<Header> {
         if rows.start > rows.end || rows.end > self.len() {
-            return Err(Error::RangeOutOfBounds {
+            return Err(Error::Rows(crate::error::RowsError::RangeOutOfBounds {
                 start: rows.start,
                 end: rows.end,
                 len: self.len(),
-            });
+            }));
         }
         let mut shape = self.shape.clone();
         shape[self.axis] = rows.len();
@@ -207,9 +207,11 @@ impl NpyStack {
 
     /// The data bytes of rows `rows` in C order, as `header` describes them.
     fn gather(&self, header: &Header, rows: Range<usize>) -> Result<Vec<u8>> {
-        let item = self.dtype.itemsize().ok_or_else(|| Error::LengthOverflow {
-            shape: self.shape.iter().map(|&n| n as u64).collect(),
-            itemsize: 0,
+        let item = self.dtype.itemsize().ok_or_else(|| {
+            Error::Limit(crate::error::LimitError::LengthOverflow {
+                shape: self.shape.iter().map(|&n| n as u64).collect(),
+                itemsize: 0,
+            })
         })?;
         // Every shard's data was found present when the stack was opened,
         // so this length is bounded by bytes that exist.
@@ -217,9 +219,11 @@ impl NpyStack {
         let mut out = vec![0u8; len];
         let mut shape = header.shape.clone();
         shape.push(item);
-        let overflow = || Error::LengthOverflow {
-            shape: header.shape.iter().map(|&n| n as u64).collect(),
-            itemsize: item,
+        let overflow = || {
+            Error::Limit(crate::error::LimitError::LengthOverflow {
+                shape: header.shape.iter().map(|&n| n as u64).collect(),
+                itemsize: item,
+            })
         };
         // Bytes per row of the stacking axis in the output (C order).
         let out_row = header.shape[self.axis + 1..].iter().product::<usize>() * item;
@@ -360,9 +364,11 @@ fn read_part(shard: OpenShard, axis: usize, item: usize, rows: Range<usize>) -> 
         shape.push(item);
         ArrayD::from_shape_vec(IxDyn(&shape), bytes)
     }
-    .map_err(|_| Error::LengthOverflow {
-        shape: h.shape.iter().map(|&n| n as u64).collect(),
-        itemsize: item,
+    .map_err(|_| {
+        Error::Limit(crate::error::LimitError::LengthOverflow {
+            shape: h.shape.iter().map(|&n| n as u64).collect(),
+            itemsize: item,
+        })
     })?;
     Ok(match cut {
         Some(rows) => part.slice_axis(Axis(axis), Slice::from(rows)).to_owned(),

@@ -15,12 +15,12 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// any memory layout (non-contiguous arrays are written in bounded
     /// chunks, without first copying the whole array).
     ///
-    /// Fails with [`Error::DuplicateMember`] if `name` was added before, and
-    /// with [`Error::InvalidName`] (without poisoning the writer) for a name
+    /// Fails with [`crate::error::WriteError::DuplicateMember`] if `name` was added before, and
+    /// with [`crate::error::WriteError::InvalidName`] (without poisoning the writer) for a name
     /// NumPy could not give back: one with a NUL byte, one too long for a
     /// zip entry, or `n.npy` beside `n`. After any other failure the writer
     /// is poisoned: further calls and [`NpzWriter::finish`] return
-    /// [`Error::IncompleteArchive`].
+    /// [`crate::error::WriteError::IncompleteArchive`].
     ///
     /// Takes any array through `&ArrayRef` (ndarray's type for functions
     /// that read an array): `&Array`, `&ArrayView`, `&ArcArray` and
@@ -37,7 +37,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// npz.add("every_other_row", &a.slice(s![..;2, ..]))?;
     /// assert!(matches!(
     ///     npz.add("every_other_row", &a),
-    ///     Err(ndnpy::Error::DuplicateMember { .. })
+    ///     Err(ndnpy::Error::Write(ndnpy::error::WriteError::DuplicateMember { .. }))
     /// ));
     /// assert!(npz.finish().is_err());
     /// # Ok::<(), ndnpy::Error>(())
@@ -204,18 +204,18 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// anything is written, so a refused name does not poison the writer.
     pub(super) fn check_open(&self, name: &str) -> Result<()> {
         if let Some(failed) = &self.failed {
-            return Err(Error::IncompleteArchive {
+            return Err(Error::Write(crate::error::WriteError::IncompleteArchive {
                 name: failed.clone(),
-            });
+            }));
         }
         crate::npz::names::check_array_name(name, |n| self.names.contains(n))
     }
 
     pub(super) fn claim(&mut self, name: &str) -> Result<()> {
         if self.names.contains(name) {
-            return Err(Error::DuplicateMember {
+            return Err(Error::Write(crate::error::WriteError::DuplicateMember {
                 name: name.to_owned(),
-            });
+            }));
         }
         self.names.insert(name.to_owned());
         Ok(())

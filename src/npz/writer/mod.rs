@@ -54,7 +54,7 @@ const MEMBER_ALIGN: u16 = 64;
 ///   reader takes it for complete. Call `finish` to learn of errors. (This
 ///   is the crate's one drop rule: see the crate docs, "Writers".)
 /// - A failed `add` (a duplicate name, an I/O error) poisons the writer:
-///   later `add`s and `finish` fail with [`Error::IncompleteArchive`], so
+///   later `add`s and `finish` fail with [`crate::error::WriteError::IncompleteArchive`], so
 ///   an archive missing a member is never passed off as complete.
 /// - Stored members are aligned by default so that their data starts at a
 ///   multiple of 64 bytes in the file: [`crate::NpzMmap`] can then view
@@ -174,7 +174,7 @@ fn check_seekable(file: &File, path: &Path) -> Result<()> {
 impl<W: Write + Seek> NpzWriter<W> {
     /// Writes an archive of stored members to `writer`, from its current
     /// position (a writer whose position cannot be read makes every
-    /// [`NpzWriter::add`] fail with [`Error::IncompleteArchive`]).
+    /// [`NpzWriter::add`] fail with [`crate::error::WriteError::IncompleteArchive`]).
     ///
     /// ```
     /// use std::io::Cursor;
@@ -284,7 +284,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// Whether stored members are padded so that their data starts at a
     /// multiple of 64 bytes in the file (on by default). Without it, members
     /// lie where they fall, as in NumPy's own archives, and
-    /// [`crate::NpzMmap::view`] may fail with [`Error::Misaligned`].
+    /// [`crate::NpzMmap::view`] may fail with [`crate::error::ViewError::Misaligned`].
     ///
     /// ```
     /// # use std::io::Cursor;
@@ -430,7 +430,9 @@ impl<W: Write + Seek> NpzWriter<W> {
     pub fn finish_into_inner(mut self) -> Result<W> {
         self.ended = true;
         if let Some(name) = self.failed.take() {
-            return Err(Error::IncompleteArchive { name });
+            return Err(Error::Write(crate::error::WriteError::IncompleteArchive {
+                name,
+            }));
         }
         self.write_queued()?;
         self.out.finish()?;
