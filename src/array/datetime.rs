@@ -79,7 +79,7 @@ macro_rules! time_type {
         /// load through [`crate::AnyArray`], which carries the unit.
         ///
         /// ```
-        #[doc = concat!("use ndnpy::{types::unit, ", stringify!($name), "};")]
+        #[doc = concat!("use ndnpy::types::{unit, ", stringify!($name), "};")]
         ///
         #[doc = concat!("let t = ", stringify!($name), "::<unit::ns>::new(1_500);")]
         /// assert_eq!(t.get(), 1_500);
