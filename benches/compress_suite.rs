@@ -1,4 +1,4 @@
-//! The compression suite's Rust side: `NpzWriter::create_compressed` on
+//! The compression suite's Rust side: `NpzWriter::create(..)?.codec(Codec::deflate())` on
 //! each `.npy` file of a folder (written by `scripts/bench_compress.py`,
 //! which runs this program and `np.savez_compressed` in the same run and
 //! compares them; see BENCHMARKS.md, "Compression suite").
@@ -28,9 +28,8 @@ use std::path::Path;
 use std::time::Instant;
 
 fn load(path: &Path) -> AnyArray {
-    let header = ndnpy::inspect(path).expect("a .npy header");
-    let unicode =
-        matches!(&header.dtype, ndnpy::DType::Scalar(s) if s.kind == ndnpy::Kind::Unicode);
+    let header = ndnpy::dtype::Header::open(path).expect("a .npy header");
+    let unicode = matches!(&header.dtype, ndnpy::dtype::DType::Scalar(s) if s.kind == ndnpy::dtype::Kind::Unicode);
     if !unicode {
         return AnyArray::read_npy(path).expect("a readable .npy file");
     }
@@ -53,11 +52,11 @@ fn load(path: &Path) -> AnyArray {
 
 /// The codec NDNPY_CODEC names (`zstd:LEVEL`, with the feature
 /// `zip-methods`), else deflate at its default level.
-fn codec() -> Option<ndnpy::Codec> {
+fn codec() -> Option<ndnpy::npz::Codec> {
     let spec = std::env::var("NDNPY_CODEC").ok()?;
     let level = spec.strip_prefix("zstd:").expect("NDNPY_CODEC=zstd:LEVEL");
     #[cfg(feature = "zip-methods")]
-    return Some(ndnpy::Codec::Zstd {
+    return Some(ndnpy::npz::Codec::Zstd {
         level: level.parse().expect("a level"),
     });
     #[cfg(not(feature = "zip-methods"))]
@@ -87,7 +86,10 @@ fn main() {
             let _ = std::fs::remove_file(&out);
             sync();
             let start = Instant::now();
-            let mut w = NpzWriter::create_compressed(&out).unwrap().threads(t);
+            let mut w = NpzWriter::create(&out)
+                .unwrap()
+                .codec(ndnpy::npz::Codec::deflate())
+                .threads(t);
             if let Some(codec) = codec() {
                 w = w.codec(codec);
             }

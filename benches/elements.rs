@@ -85,7 +85,7 @@ fn benches(c: &mut Criterion) {
         b.iter(|| black_box(Array1::<String>::read_npy(&str_path).unwrap()))
     });
     g.bench_function("ndnpy_string_array", |b| {
-        b.iter(|| black_box(ndnpy::StringArray::read_npy(&str_path).unwrap()))
+        b.iter(|| black_box(ndnpy::types::StringArray::read_npy(&str_path).unwrap()))
     });
     g.bench_function("npyz", |b| {
         b.iter(|| {

@@ -22,6 +22,7 @@ mod common;
 use common::{Target, *};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ndarray::{s, Array2, ArrayView2, Ix2, ShapeBuilder};
+use ndnpy::npy::ReadNpyInto;
 use ndnpy::{NpyMmap, ReadNpy, WriteNpy};
 use std::fs::File;
 use std::hint::black_box;
@@ -222,11 +223,7 @@ fn read_group(c: &mut Criterion, d: &Data, name: &str, path: &Path) {
         })
     });
     g.bench_function("ndnpy_into", |b| {
-        b.iter_custom(|n| {
-            time_each(n, || {
-                ndnpy::read_npy_into(path, &mut into.view_mut()).unwrap()
-            })
-        })
+        b.iter_custom(|n| time_each(n, || into.view_mut().fill_from_npy(path).unwrap()))
     });
     g.bench_function("ndarray_npy", |b| {
         b.iter_custom(|n| time_each(n, || ndarray_npy::read_npy::<_, Array2<f64>>(path).unwrap()))

@@ -41,7 +41,7 @@ fn arrays() -> Vec<(String, Array1<f64>)> {
 
 fn write_ndnpy(path: &Path, arrays: &[(String, Array1<f64>)], compressed: bool) {
     let mut w = if compressed {
-        ndnpy::NpzWriter::create_compressed(path)
+        ndnpy::NpzWriter::create(path).map(|w| w.codec(ndnpy::npz::Codec::deflate()))
     } else {
         ndnpy::NpzWriter::create(path)
     }

@@ -56,13 +56,15 @@ fn main() {
     let chunk: usize = std::env::var("PINFLATE_CHUNK").map_or(0, |c| c.parse().expect("bytes"));
     for _ in 0..repeats {
         time("ndnpy's decoder alone (1 thread, one chunk)", || {
-            let (out, c) = ndnpy::__inflate_parallel(&raw, size, 1, raw.len()).expect("inflates");
+            let (out, c) =
+                ndnpy::npz::__inflate_parallel(&raw, size, 1, raw.len()).expect("inflates");
             assert_eq!(c, crc);
             out
         });
         for &t in &threads {
             time(&format!("ndnpy pinflate, {t} threads"), || {
-                let (out, c) = ndnpy::__inflate_parallel(&raw, size, t, chunk).expect("inflates");
+                let (out, c) =
+                    ndnpy::npz::__inflate_parallel(&raw, size, t, chunk).expect("inflates");
                 assert_eq!(c, crc);
                 out
             });

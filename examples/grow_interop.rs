@@ -17,7 +17,7 @@
 //! Element types are dispatched on the file's descriptor.
 
 use ndarray::{ArrayD, IxDyn};
-use ndnpy::{Element, NpyFile, NpyReader, NpyWriter, Order, ReadNpy, WriteNpy};
+use ndnpy::{npy::NpyReader, Element, NpyFile, NpyWriter, Order, ReadNpy, WriteNpy};
 use std::path::{Path, PathBuf};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -31,7 +31,7 @@ fn main() -> Result<()> {
             "stream" => words[4],
             _ => words[1],
         };
-        let descr = ndnpy::inspect(dir.join(src))?.dtype.to_string();
+        let descr = ndnpy::dtype::Header::open(dir.join(src))?.dtype.to_string();
         macro_rules! dispatch {
             ($($d:literal => $t:ty),* $(,)?) => {
                 match descr.as_str() {
@@ -43,8 +43,8 @@ fn main() -> Result<()> {
         let result = dispatch!(
             "|b1" => bool, "|i1" => i8, "<i2" => i16, "<i4" => i32, "<i8" => i64,
             "|u1" => u8, "<u2" => u16, "<u4" => u32, "<u8" => u64,
-            "<f2" => ndnpy::half::f16, "<f4" => f32, "<f8" => f64,
-            "<c8" => ndnpy::num_complex::Complex<f32>, "<c16" => ndnpy::num_complex::Complex<f64>,
+            "<f2" => ndnpy::types::half::f16, "<f4" => f32, "<f8" => f64,
+            "<c8" => ndnpy::types::num_complex::Complex<f32>, "<c16" => ndnpy::types::num_complex::Complex<f64>,
         );
         result.map_err(|e| format!("{line}: {e}"))?;
     }

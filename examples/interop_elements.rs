@@ -11,7 +11,10 @@
 //! ```
 
 use ndarray::{arr1, Array1, Array2, ShapeBuilder};
-use ndnpy::{unit, Datetime64, FixedBytes, FixedUnicode, Timedelta64, WriteNpy};
+use ndnpy::{
+    types::unit, types::Datetime64, types::FixedBytes, types::FixedUnicode, types::Timedelta64,
+    WriteNpy,
+};
 use serde_json::json;
 use std::path::Path;
 

@@ -23,7 +23,7 @@
 
 use ndarray::{arr0, Array, ArrayD, IxDyn, ShapeBuilder};
 use ndnpy::pickle::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
-use ndnpy::{AnyArray, DType, NpzWriter, ReadNpy, WriteNpy};
+use ndnpy::{dtype::DType, AnyArray, NpzWriter, ReadNpy, WriteNpy};
 use serde_json::{json, Map, Value};
 use std::fs;
 use std::path::Path;
@@ -224,14 +224,17 @@ fn nested_arrays() -> Vec<PyValue> {
         PyValue::Array(Arc::new(AnyArray::C128(
             ArrayD::from_shape_vec(
                 IxDyn(&[1]),
-                vec![ndnpy::num_complex::Complex::new(1.0, -1.0)],
+                vec![ndnpy::types::num_complex::Complex::new(1.0, -1.0)],
             )
             .unwrap(),
         ))),
         // Records: plain (aligned layout), and with an object field.
-        PyValue::Array(Arc::new(AnyArray::Record(ndnpy::RecordArray::from_array(
-            &ndarray::array![Point { x: 1.5, y: -2 }, Point { x: 0.0, y: 7 }],
-        )))),
+        PyValue::Array(Arc::new(AnyArray::Record(
+            ndnpy::types::RecordArray::from_array(&ndarray::array![
+                Point { x: 1.5, y: -2 },
+                Point { x: 0.0, y: 7 }
+            ]),
+        ))),
         PyValue::Array(Arc::new(
             AnyArray::from_npy_bytes(include_bytes!(
                 "../fixtures/pickle/record_with_object_p3.npy"

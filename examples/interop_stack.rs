@@ -35,7 +35,9 @@ fn main() -> Result<()> {
     for line in ops.lines().filter(|l| !l.trim().is_empty()) {
         let words: Vec<&str> = line.split_whitespace().collect();
         let descr = match words[0] {
-            "create" | "stream" => ndnpy::inspect(dir.join(words[1]))?.dtype.to_string(),
+            "create" | "stream" => ndnpy::dtype::Header::open(dir.join(words[1]))?
+                .dtype
+                .to_string(),
             "files" => String::new(),
             _ => NpyStack::open(dir.join(words[1]))?.dtype().to_string(),
         };
@@ -51,7 +53,7 @@ fn main() -> Result<()> {
             "|b1" => bool, "|i1" => i8, "<i2" => i16, "<i4" => i32, "<i8" => i64,
             "|u1" => u8, "<u2" => u16, "<u4" => u32, "<u8" => u64,
             "<f4" => f32, "<f8" => f64, ">f8" => f64, ">i4" => i32,
-            "<c8" => ndnpy::num_complex::Complex<f32>, "<c16" => ndnpy::num_complex::Complex<f64>,
+            "<c8" => ndnpy::types::num_complex::Complex<f32>, "<c16" => ndnpy::types::num_complex::Complex<f64>,
             "<U1" => String, "<U3" => String,
         );
         result.map_err(|e| format!("{line}: {e}"))?;

@@ -18,7 +18,7 @@ use ndarray::{
     s, Array, Array0, Array1, Array2, Array3, Array4, ArrayBase, ArrayD, Data, Dimension, Ix2,
     IxDyn, ShapeBuilder,
 };
-use ndnpy::{LayoutElement, NpyMmap, WriteNpy};
+use ndnpy::{types::LayoutElement, NpyMmap, WriteNpy};
 use serde_json::{json, Value};
 use std::fs::File;
 use std::io::BufWriter;

@@ -73,7 +73,7 @@ fn demo() -> Result<(), Box<dyn std::error::Error>> {
 
     // Compressed archives are read, not viewed.
     let cpath = dir.join("model_compressed.npz");
-    let mut npz = NpzWriter::create_compressed(&cpath)?;
+    let mut npz = NpzWriter::create(&cpath)?.codec(ndnpy::npz::Codec::deflate());
     npz.add("weights", &weights)?;
     npz.finish()?;
     println!(
@@ -101,13 +101,15 @@ fn rewrite(input: &Path, out: &Path) -> Result<(), Box<dyn std::error::Error>> {
     type Create = fn(&Path) -> ndnpy::Result<NpzWriter<std::io::BufWriter<std::fs::File>>>;
     let targets: [(&str, Create); 4] = [
         ("stored.npz", |p| NpzWriter::create(p)),
-        ("compressed.npz", |p| NpzWriter::create_compressed(p)),
+        ("compressed.npz", |p| {
+            NpzWriter::create(p).map(|w| w.codec(ndnpy::npz::Codec::deflate()))
+        }),
         (
             "unaligned.npz",
             |p| Ok(NpzWriter::create(p)?.aligned(false)),
         ),
         ("level1.npz", |p| {
-            Ok(NpzWriter::create_compressed(p)?.compression_level(1))
+            Ok(NpzWriter::create(p)?.codec(ndnpy::npz::Codec::Deflate { level: 1 }))
         }),
     ];
     for (file, create) in targets {
@@ -169,7 +171,7 @@ fn view_ptr(
     name: &str,
     array: &AnyArray,
 ) -> Result<*const u8, Box<dyn std::error::Error>> {
-    fn ptr<T: ndnpy::LayoutElement + bytemuck::NoUninit>(
+    fn ptr<T: ndnpy::types::LayoutElement + bytemuck::NoUninit>(
         map: &NpzMmap,
         name: &str,
         a: &ndarray::ArrayD<T>,
@@ -200,7 +202,8 @@ fn stream(out: &Path) -> Result<(), Box<dyn std::error::Error>> {
     });
     let cube = Array3::from_shape_fn((64, 64, 64), |(i, j, k)| (i * j + k) as i32);
     for threads in [1, 2, 4] {
-        let mut w = NpzWriter::create_compressed(out.join(format!("threads{threads}.npz")))?
+        let mut w = NpzWriter::create(out.join(format!("threads{threads}.npz")))?
+            .codec(ndnpy::npz::Codec::deflate())
             .threads(threads);
         w.add("big", &big)?;
         w.add("noise", &noise)?;
@@ -210,7 +213,11 @@ fn stream(out: &Path) -> Result<(), Box<dyn std::error::Error>> {
         w.finish()?;
     }
     for (file, compressed) in [("streamed.npz", true), ("streamed_stored.npz", false)] {
-        let mut w = NpzWriter::create(out.join(file))?.compressed(compressed);
+        let mut w = NpzWriter::create(out.join(file))?.codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         // rows[r, c] = r * 384 + c, 5000 rows in blocks of every layout.
         let mut m = w.add_streaming::<f32>("rows", &[384], Order::C)?;
         let mut r = 0;

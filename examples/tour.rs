@@ -261,7 +261,7 @@ fn main() -> Result<()> {
         "flags.npy",
         "big.npy",
     ] {
-        let (h, t) = timed(|| ndnpy::inspect(dir.join(name)));
+        let (h, t) = timed(|| ndnpy::dtype::Header::open(dir.join(name)));
         let h = h?;
         println!(
             "  {name:<12} dtype {:<4} shape {:<16} fortran_order {:<5} version {}.{}  ({:.0} µs)",
@@ -302,7 +302,7 @@ fn main() -> Result<()> {
         let path = dir.join(file);
         let (written, t) = timed(|| -> ndnpy::Result<()> {
             let mut npz = if compressed {
-                NpzWriter::create_compressed(&path)?
+                NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate())
             } else {
                 NpzWriter::create(&path)?
             };

@@ -1,29 +1,54 @@
-//! The one error type of the crate.
+//! The one error type of the crate, [`Error`], and the groups of its
+//! variants ([`HeaderError`], [`ArchiveError`], [`LimitError`], ...).
+//!
+//! Most callers need only [`Error`] and [`ErrorKind`] (both at the root):
+//! match on [`Error::kind`] to decide what to do, print the error for a
+//! user. This module is for callers that match on a precise cause, such as
+//! a CRC mismatch in an archive.
+//!
+//! ```
+//! use ndnpy::error::HeaderError;
+//! use ndnpy::{Error, ErrorKind, ReadNpy};
+//!
+//! let err = ndarray::Array1::<f64>::from_npy_bytes(b"not a numpy file").unwrap_err();
+//! assert_eq!(err.kind(), ErrorKind::Malformed);
+//! assert!(matches!(err, Error::Header(HeaderError::BadMagic { .. })));
+//! ```
 
 use std::io;
 use std::path::{Path, PathBuf};
 
+mod areas;
 mod display;
 mod kind;
 mod text;
 
+pub use areas::{
+    ArchiveError, DataError, HeaderError, LimitError, PickleError, RowsError, ViewError, WriteError,
+};
 pub use kind::ErrorKind;
 pub(crate) use text::capped;
 
 /// Everything that can go wrong while reading, writing or viewing `.npy` and
 /// `.npz` data.
 ///
-/// Each variant names one distinct failure, so callers can match on the cause
-/// and the `Display` text tells a user what to fix.
+/// Variants are grouped by what the caller does next: a damaged header
+/// ([`Error::Header`]), a limit to raise ([`Error::Limit`]), damaged data
+/// ([`Error::Data`]), a view to replace by a copy ([`Error::View`]), a
+/// damaged or foreign archive ([`Error::Archive`]), a pickle the safe
+/// reader refuses ([`Error::Pickle`]), a writer misused ([`Error::Write`]),
+/// rows out of reach ([`Error::Rows`]), and the common mismatches and
+/// I/O failures on their own. The details are the fields of the nested
+/// enums in [`crate::error`]. [`Error::kind`] is the stable thing to match
+/// on; the `Display` text tells a user what to fix.
 ///
 /// ```
 /// use ndnpy::{Error, ReadNpy};
 /// use ndarray::Array1;
 ///
 /// let err = Array1::<f64>::from_npy_bytes(b"not a numpy file").unwrap_err();
-/// assert!(matches!(err, Error::BadMagic { .. }));
+/// assert!(matches!(err, Error::Header(ndnpy::error::HeaderError::BadMagic { .. })));
 /// ```
-#[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// An I/O error from the underlying reader, writer or file system.
@@ -34,7 +59,7 @@ pub enum Error {
     /// [`Error::Io`] when they read).
     ///
     /// ```
-    /// let err = ndnpy::inspect("no/such/file.npy").unwrap_err();
+    /// let err = ndnpy::dtype::Header::open("no/such/file.npy").unwrap_err();
     /// assert!(matches!(&err, ndnpy::Error::IoPath { error, .. }
     ///     if error.kind() == std::io::ErrorKind::NotFound));
     /// assert!(err.to_string().starts_with("no/such/file.npy: "));
@@ -46,91 +71,29 @@ pub enum Error {
         error: io::Error,
     },
 
-    /// The data does not start with `\x93NUMPY`.
-    BadMagic {
-        /// The first bytes that were found instead (at most six).
-        found: Vec<u8>,
-    },
+    /// A `.npy` header (or the preamble before it) that is not valid: the input is not NumPy data, or it is damaged. Read another file, or repair this one.
+    Header(HeaderError),
 
-    /// The format version is not 1.0, 2.0 or 3.0.
-    UnsupportedVersion {
-        /// Major version byte.
-        major: u8,
-        /// Minor version byte.
-        minor: u8,
-    },
+    /// A limit of [`ReadOptions`](crate::ReadOptions) was reached, or a refusal it sets applied. Raise the limit if the input is trusted.
+    Limit(LimitError),
 
-    /// The header length field exceeds the configured limit.
-    HeaderTooLarge {
-        /// Length claimed by the file.
-        len: u64,
-        /// The limit in force.
-        max: usize,
-    },
+    /// The data after a valid header is damaged: cut short, changed while read, or holding values its type cannot (bool bytes other than 0 and 1, code units that are not Unicode).
+    Data(DataError),
 
-    /// The data ends before the header does.
-    TruncatedHeader {
-        /// Bytes the preamble and header need.
-        expected: u64,
-        /// Bytes that were present.
-        found: u64,
-    },
+    /// A zero-copy view is impossible; reading by copy (or `view_or_copy`) works.
+    View(ViewError),
 
-    /// The header text is not valid in its version's encoding (UTF-8 for 3.0).
-    HeaderEncoding {
-        /// Major version of the file.
-        major: u8,
-        /// The encoding that was expected.
-        encoding: &'static str,
-    },
+    /// An `.npz` archive or one of its members is damaged, encrypted or compressed with a method this build does not read.
+    Archive(ArchiveError),
 
-    /// The header text is not the Python dictionary literal it should be.
-    MalformedHeader {
-        /// Character offset into the header text.
-        pos: usize,
-        /// What the parser expected there.
-        expected: String,
-        /// What it found instead.
-        found: String,
-    },
+    /// An object array's pickle is damaged or uses what the safe reader does not accept (nothing was executed).
+    Pickle(PickleError),
 
-    /// The header declares more values that occupy no bytes of the data
-    /// (elements, fields or sub-array items of item size 0, such as `|S0`)
-    /// than [`crate::ReadOptions::max_zero_size_elements`] allows: each
-    /// would cost memory or time although the file holds nothing for it.
-    ZeroSizeLimit {
-        /// The values the header declares.
-        claimed: u64,
-        /// The limit in force.
-        max: u64,
-    },
+    /// A writer was used in a way it refuses: a name added twice or not valid, or a call after an earlier failure left the output incomplete.
+    Write(WriteError),
 
-    /// The header literal nests deeper than the parser allows.
-    NestingTooDeep {
-        /// The depth limit.
-        max: usize,
-    },
-
-    /// A required key (`descr`, `fortran_order` or `shape`) is absent.
-    MissingKey(&'static str),
-
-    /// The header has a key other than `descr`, `fortran_order`, `shape`, or
-    /// has one of them twice.
-    UnexpectedKey(String),
-
-    /// `shape` is not a tuple of non-negative integers.
-    BadShape(String),
-
-    /// `fortran_order` is not `True` or `False`.
-    BadFortranOrder(String),
-
-    /// `descr` is not a type descriptor NumPy would accept.
-    BadDescr {
-        /// The offending descriptor text.
-        descr: String,
-        /// Why it was refused.
-        reason: String,
-    },
+    /// A request about rows that the file cannot serve as asked: a range out of bounds, a row count other than declared, no axis to grow, an append that does not fit, or a file another appender holds.
+    Rows(RowsError),
 
     /// The descriptor is valid but its data cannot be turned into Rust values.
     UnsupportedDType {
@@ -158,70 +121,6 @@ pub enum Error {
         shape: Vec<usize>,
     },
 
-    /// The element count or byte size of the shape does not fit in memory
-    /// arithmetic.
-    LengthOverflow {
-        /// The shape (or the prefix of it that could be read).
-        shape: Vec<u64>,
-        /// Size of one element in bytes.
-        itemsize: usize,
-    },
-
-    /// Fewer data bytes are present than the header declares.
-    TruncatedData {
-        /// Bytes the shape and dtype require.
-        expected: u64,
-        /// Bytes actually present.
-        found: u64,
-    },
-
-    /// A file became shorter while it was being read (another process
-    /// truncated it): its data now ends at byte `len`, before byte `needed`
-    /// that its header promised. Reported by readers that come back to a
-    /// file they opened earlier (the `ndnpy` command's positioned reads);
-    /// nothing read before is returned.
-    FileShrank {
-        /// The end of the bytes being read, as an offset in the file.
-        needed: u64,
-        /// The file's length when the read came up short.
-        len: u64,
-    },
-
-    /// A view was requested over data that is not aligned for its element type.
-    Misaligned {
-        /// Name of the element type.
-        type_name: &'static str,
-        /// Alignment the type needs.
-        align: usize,
-        /// Address where the data starts.
-        address: usize,
-    },
-
-    /// A view was requested over data that is not in the machine's byte order.
-    NonNativeByteOrder {
-        /// The descriptor in the file.
-        dtype: String,
-    },
-
-    /// A `bool` view was requested over bytes other than 0 and 1.
-    InvalidBool {
-        /// Index of the first offending element (in memory order).
-        index: usize,
-        /// Its byte value.
-        value: u8,
-    },
-
-    /// A mutable view was requested from a read-only mapping.
-    ReadOnly,
-
-    /// The data is not a readable zip archive: no end-of-central-directory
-    /// record, a central directory that is cut short or points outside the
-    /// file, or a local header that does not match it.
-    InvalidArchive {
-        /// What the zip reader found wrong.
-        reason: String,
-    },
-
     /// A `scipy.sparse` archive whose members disagree (an index out of
     /// range, `indptr` not monotone, lengths that do not match).
     InvalidSparse {
@@ -243,144 +142,6 @@ pub enum Error {
         name: String,
     },
 
-    /// A member was read as an array but is not a `.npy` file (it does not
-    /// start with `\x93NUMPY`). NumPy hands such members back as raw bytes.
-    NotNpy {
-        /// The member's name as given by [`crate::NpzReader::names`].
-        name: String,
-        /// Its first bytes (at most six).
-        found: Vec<u8>,
-    },
-
-    /// A member's data does not match the CRC-32 checksum the archive
-    /// records for it.
-    BadCrc {
-        /// The member's name.
-        name: String,
-    },
-
-    /// A member's compressed data cannot be decompressed, or decompresses to
-    /// more bytes than the archive declares.
-    CorruptMember {
-        /// The member's name.
-        name: String,
-        /// What the decompressor reported.
-        reason: String,
-    },
-
-    /// A member is encrypted; NumPy never writes encrypted archives and this
-    /// crate does not decrypt them.
-    Encrypted {
-        /// The member's name.
-        name: String,
-    },
-
-    /// A member uses a compression method other than stored or deflate (the
-    /// only two NumPy writes).
-    UnsupportedMember {
-        /// The member's name.
-        name: String,
-        /// Which feature it needs.
-        reason: String,
-    },
-
-    /// A zero-copy view was requested of a compressed member.
-    CompressedMember {
-        /// The member's name.
-        name: String,
-    },
-
-    /// [`crate::NpzWriter::add`] was given a name that is already in the
-    /// archive.
-    DuplicateMember {
-        /// The repeated name.
-        name: String,
-    },
-
-    /// A stream of unknown length declares more data than
-    /// [`crate::ReadOptions::max_stream_len`] allows.
-    StreamLimit {
-        /// Data bytes the header declares.
-        claimed: u64,
-        /// The limit.
-        max: u64,
-    },
-
-    /// [`crate::NpzWriter::add`] was given a name that NumPy could not give
-    /// back from the archive (a NUL byte, too long for a zip entry, or `n.npy`
-    /// beside `n`).
-    InvalidName {
-        /// The name.
-        name: String,
-        /// Why NumPy could not read it back.
-        reason: String,
-    },
-
-    /// An earlier [`crate::NpzWriter::add`] failed, so the archive would be
-    /// incomplete; the writer refuses further members and `finish`.
-    IncompleteArchive {
-        /// The name of the member whose `add` failed.
-        name: String,
-    },
-    /// An earlier [`crate::NpyWriter::write`] failed part way (an I/O
-    /// error), so the array written is incomplete; the writer refuses
-    /// further blocks and `finish`.
-    IncompleteWrite,
-
-    /// A [`crate::NpyWriter::new_sized`] writer was given another number of
-    /// rows than its shape declares: more in a block (refused, nothing of
-    /// it written), or fewer at `finish`.
-    RowCountMismatch {
-        /// Rows along the growth axis that the shape declares.
-        declared: usize,
-        /// Rows written (with the refused block, when one was refused).
-        written: usize,
-    },
-
-    /// A row range reaches past the growth axis of the array.
-    RangeOutOfBounds {
-        /// First row asked for.
-        start: usize,
-        /// One past the last row asked for.
-        end: usize,
-        /// Length of the growth axis.
-        len: usize,
-    },
-
-    /// The array is 0-dimensional, so it has no growth axis to read in
-    /// parts, append to or stream along.
-    NoGrowthAxis,
-
-    /// A block cannot be appended or streamed into the file: its dtype,
-    /// dimensions or shape differ from the file's.
-    AppendMismatch {
-        /// What differs (`"dtype"`, `"number of dimensions"`, `"shape"`).
-        what: &'static str,
-        /// What the file needs.
-        expected: String,
-        /// What the block has.
-        found: String,
-    },
-
-    /// The header has no room to record a longer growth axis in place (the
-    /// file was written by a tool that does not pad headers as NumPy does).
-    NoHeaderRoom {
-        /// Header bytes a growable header needs.
-        needed: usize,
-        /// Header bytes the file has.
-        available: usize,
-    },
-
-    /// Another handle (in this or another process) holds the append lock on
-    /// the file: a second appender, or a path write (`write_npy`,
-    /// `NpzWriter::create`, ...) over a file an appender holds, which
-    /// would strand the appender's rows. Also given to an appender opened
-    /// while a path write over its file is under way.
-    Locked {
-        /// The file.
-        path: std::path::PathBuf,
-    },
-
     /// The array to read into has another shape than the file's.
     ShapeMismatch {
         /// The shape of the array given.
@@ -388,79 +149,6 @@ pub enum Error {
         /// The shape the header declares.
         found: Vec<usize>,
     },
-
-    /// A view was requested of records (or sub-arrays) whose layout in the
-    /// file is not the Rust type's own; reading by copy converts them.
-    LayoutMismatch {
-        /// Name of the element type.
-        type_name: &'static str,
-        /// The descriptor in the file.
-        dtype: String,
-        /// How the layouts differ and what to do instead.
-        reason: String,
-    },
-
-    /// `<U` data holds a code unit that is not a Unicode scalar value (a
-    /// surrogate, or a value above 0x10FFFF).
-    InvalidUnicode {
-        /// Index of the offending string (in file order).
-        index: usize,
-        /// The code unit.
-        value: u32,
-    },
-
-    /// A view of an `.npz` member was requested, but the member's data is
-    /// not aligned for the element type (`np.savez` does not align members).
-    MisalignedMember {
-        /// The member's name.
-        name: String,
-        /// Name of the element type.
-        type_name: &'static str,
-        /// Alignment the type needs.
-        align: usize,
-        /// Address where the data starts.
-        address: usize,
-    },
-    /// An object array's pickle uses a global, opcode or feature outside
-    /// the closed set the pickle reader accepts (see [`crate::pickle`]).
-    /// Nothing named here was imported, called or emulated.
-    UnsupportedPickle {
-        /// What was refused, e.g. `global 'os system'`.
-        what: String,
-    },
-
-    /// A Python 2 pickle holds a `str` with bytes beyond ASCII, which
-    /// [`crate::PickleEncoding::Ascii`] (the default, as `np.load`'s
-    /// `encoding='ASCII'`) cannot decode: choose `Latin1` or `Bytes` with
-    /// [`crate::ReadOptions::pickle_encoding`].
-    Py2StrNotAscii {
-        /// The first byte beyond ASCII.
-        byte: u8,
-    },
-
-    /// An object array's pickle is damaged or inconsistent: cut short, a
-    /// stack or memo reference that does not exist, an argument of the wrong
-    /// type, a recursive structure, data that disagrees with its shape.
-    MalformedPickle {
-        /// Byte offset of the opcode at fault, from the start of the pickle.
-        pos: usize,
-        /// What is wrong.
-        reason: String,
-    },
-
-    /// An object array's pickle would exceed a resource limit of the reader
-    /// (nesting depth, or memory in proportion to its size; see
-    /// [`crate::pickle`]).
-    PickleLimit {
-        /// Which limit.
-        what: &'static str,
-        /// The limit in force.
-        limit: u64,
-    },
-
-    /// The file holds an object array and the reader was told to refuse them
-    /// ([`crate::ReadOptions::allow_objects`]).
-    ObjectsRefused,
 }
 
 impl std::error::Error for Error {
@@ -535,7 +223,7 @@ pub(crate) fn open_file(path: &Path) -> Result<std::fs::File> {
 ///
 /// ```
 /// fn shape_of(bytes: &[u8]) -> ndnpy::Result<Vec<usize>> {
-///     Ok(ndnpy::Header::read_from(bytes)?.shape)
+///     Ok(ndnpy::dtype::Header::read_from(bytes)?.shape)
 /// }
 /// assert!(shape_of(b"not npy").is_err());
 /// ```

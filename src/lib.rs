@@ -1,37 +1,65 @@
 //! Read and write NumPy's `.npy` and `.npz` files as [`ndarray`] arrays.
 //!
+//! ```
+//! use ndarray::{array, Array2, ArrayView2};
+//! use ndnpy::{ReadNpy, ViewNpy, WriteNpy};
+//!
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let path = dir.path().join("a.npy");
+//! let a = array![[1.0, 2.0], [3.0, 4.0]];
+//! a.write_npy(&path)?;                        // what np.save writes
+//! let b = Array2::<f64>::read_npy(&path)?;    // what np.load reads
+//! assert_eq!(a, b);
+//!
+//! let bytes = std::fs::read(&path)?;
+//! let v = ArrayView2::<f64>::view_npy(&bytes)?; // no copy
+//! assert_eq!(v, a);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! At the root, what most programs need:
+//!
 //! - [`ReadNpy`]: `Array::<T, D>::read_npy(path)`, `read_npy_from(reader)`,
 //!   `from_npy_bytes(&bytes)`, for every header version, both byte orders and
-//!   C or Fortran order.
+//!   C or Fortran order ([`npy::ReadNpyInto`] reads into an array you
+//!   already have).
 //! - [`WriteNpy`]: `array.write_npy(path)` for any array of any memory layout,
 //!   byte-identical to `np.save`; writing to a path replaces the file
 //!   atomically.
 //! - [`ViewNpy`] / [`ViewMutNpy`]: zero-copy views of `.npy` bytes, and
 //!   [`NpyMmap`] to map files of any size in constant time.
-//! - [`Header`], [`inspect`] and [`AnyArray`] for files whose type is known
-//!   only at run time.
-//! - Every NumPy dtype: numeric scalars (x86-64's long double as
-//!   [`LongDouble`] / [`ComplexLongDouble`]), strings (`String`,
-//!   `Vec<u8>`, [`FixedUnicode`], [`FixedBytes`]), [`Datetime64`] /
-//!   [`Timedelta64`] with [`unit`](mod@unit) markers, sub-arrays `[T; N]`, and records
-//!   declared with [`record!`] ([`RecordArray`] at run time). See
-//!   [`Element`] and [`LayoutElement`].
-//! - [`NpzReader`] / [`NpzWriter`] for `.npz` archives (stored or deflated,
-//!   zip64, written atomically), and [`NpzMmap`] for zero-copy views of
-//!   stored members.
+//! - [`NpzReader`] / [`NpzWriter`] for `.npz` archives (stored or
+//!   compressed, zip64, written atomically), and [`NpzMmap`] for zero-copy
+//!   views of stored members.
 //! - [`NpyFile`] to read row ranges and append rows in place, [`NpyWriter`]
-//!   to write arrays of unknown length block by block, and [`NpyReader`] to
-//!   read any stream a block of rows at a time.
+//!   to write arrays of unknown length block by block.
+//! - [`AnyArray`] for files whose type is known only at run time, and
+//!   [`Element`], the types an array can hold (records declared with
+//!   [`record!`]).
+//! - [`ReadOptions`] / [`WriteOptions`] (with [`Order`]) for every `*_with`
+//!   entry point; [`Error`], whose [`ErrorKind`] is what to match on.
 //!
+//! Everything else lives in a module named by what it holds:
+//!
+//! - [`dtype`]: the header ([`dtype::Header`], [`dtype::DType`]) and
+//!   [`dtype::Header::open`], when the type is known only at run time.
+//! - [`types`]: element and string types beyond Rust's own (fixed-width
+//!   strings, datetimes, long double, 8-bit floats, records at run time),
+//!   and the re-exported `half` and `num_complex`.
+//! - [`npy`]: the streaming [`npy::NpyReader`], reading into existing
+//!   arrays, the default limits.
+//! - [`npz`]: the archive types that come back from methods (member readers
+//!   and writers, [`npz::MemberInfo`]) and the zip methods ([`npz::Codec`]).
 //! - [`stack`]: a folder of `.npy` shards (dask's `to_npy_stack`, or
 //!   numbered shards) read as one array, by row ranges across shards, and
 //!   written so that `da.from_npy_stack` loads it.
-//!
 //! - [`pickle`]: object arrays (`|O`) read by a pickle reader that cannot run
 //!   code, and written so that NumPy loads them with `allow_pickle=True`:
 //!   Python 2 pickles ([`ReadOptions::pickle_encoding`]), NumPy 2's
 //!   `StringDType`, pandas' timestamps, and (opt-in,
 //!   [`ReadOptions::opaque_objects`]) any other class as inert data.
+//! - [`sparse`]: `scipy.sparse` archives; `safetensors` (feature
+//!   `safetensors`): Hugging Face checkpoints to and from `.npz`.
 //!
 //! Hostile input gives an [`Error`], never a panic or an allocation of the
 //! size a header merely claims.
@@ -39,18 +67,9 @@
 //! Coming from `ndarray-npy`, `npyz` or NumPy? [`migrating`] maps their
 //! functions and keywords to ndnpy's, with the differences.
 //!
-//! # Files on disk
-//!
-//! A write to a path leaves exactly its target: no temporary file after it
-//! ends or fails, no hidden copy of an earlier version (the spare that
-//! makes overwrites cheaper is opt-in, [`WriteOptions::spare`]), and it
-//! never replaces a file an appender holds. [`files_on_disk`] goes through
-//! every file ndnpy creates or replaces: its mode and owner, what a kill at
-//! each step leaves, and what a link in its place does.
-//!
 //! # Writers
 //!
-//! [`NpzWriter`], [`NpyWriter`] and [`NpzMemberWriter`] write only part of
+//! [`NpzWriter`], [`NpyWriter`] and [`NpzMemberWriter`](npz::NpzMemberWriter) write only part of
 //! their output before `finish`, and they are `#[must_use]`. One rule says
 //! what a writer dropped without `finish` leaves behind:
 //!
@@ -62,12 +81,12 @@
 //!   a new one. (Devices, FIFOs and hard-linked files are written in place,
 //!   as [`WriteNpy::write_npy`] explains, and are left partly written.)
 //! - **Rows streamed to the caller's writer** (`NpyWriter::new`,
-//!   [`NpzMemberWriter`]) never make a readable array: only the caller
+//!   [`NpzMemberWriter`](npz::NpzMemberWriter)) never make a readable array: only the caller
 //!   knows how many rows there should be, and a loop such as
 //!   `for b in src { w.write(&b?)? }` that stops on the *source's* error
 //!   drops the writer with rows missing. `NpyWriter::new` leaves its
 //!   header without the magic string, and a dropped `NpzMemberWriter`
-//!   poisons its archive ([`Error::IncompleteArchive`]), which then gets no
+//!   poisons its archive ([`crate::error::WriteError::IncompleteArchive`]), which then gets no
 //!   central directory.
 //! - **Whole arrays to the caller's writer** (`NpzWriter::new*` with
 //!   `add`, `NpyWriter::new_sized`) are finished best-effort, as the
@@ -100,40 +119,39 @@
 //! ndnpy::NpzWriter::new(std::io::Cursor::new(Vec::new()));
 //! ```
 //!
-//! ```
-//! use ndarray::{array, Array2};
-//! use ndnpy::{ReadNpy, WriteNpy};
+//! # Files written
 //!
-//! # let dir = tempfile::tempdir().unwrap();
-//! # let path = dir.path().join("a.npy");
-//! let a = array![[1.0, 2.0], [3.0, 4.0]];
-//! a.write_npy(&path)?;
-//! let b = Array2::<f64>::read_npy(&path)?;
-//! assert_eq!(a, b);
-//! # Ok::<(), ndnpy::Error>(())
-//! ```
+//! A write to a path leaves exactly its target: no temporary file after it
+//! ends or fails, no hidden copy of an earlier version (the spare that
+//! makes overwrites cheaper is opt-in, [`WriteOptions::spare`]), and it
+//! never replaces a file an appender holds. The section
+//! [Files on disk](#files-on-disk) below goes through every file ndnpy
+//! creates or replaces: its mode and owner, what a kill at each step
+//! leaves, and what a link in its place does.
+//!
+// Every file ndnpy creates or replaces (targets, temporary files, the
+// spare, appends, the seek-index sidecar): mode, owner, what a kill at each
+// step leaves, what a link in its place does. Its heading is `# Files on
+// disk`, at the end of the crate docs.
+#![doc = include_str!("files_on_disk.md")]
 #![deny(missing_docs)]
 
 mod array;
-mod error;
+pub mod dtype;
+pub mod error;
 mod exec;
 mod format;
 mod io;
-mod npy;
-mod npz;
+pub mod npy;
+pub mod npz;
 mod options;
 pub mod pickle;
+pub mod types;
 
 /// The migration guide (`MIGRATING.md`): `ndarray-npy` 0.10, `npyz` 0.9
 /// and NumPy mapped to ndnpy. Documentation only; its examples are tested.
 pub mod migrating {
     #![doc = include_str!("../MIGRATING.md")]
-}
-/// Every file ndnpy creates or replaces (targets, temporary files, the
-/// spare, appends, the seek-index sidecar): mode, owner, what a kill at
-/// each step leaves, what a link in its place does. Documentation only.
-pub mod files_on_disk {
-    #![doc = include_str!("files_on_disk.md")]
 }
 mod plan;
 #[cfg(feature = "safetensors")]
@@ -142,50 +160,24 @@ pub mod sparse;
 pub mod stack;
 
 pub use array::any::AnyArray;
-pub use array::compact::{BytesArray, StringArray};
-pub use array::datetime::{unit, Datetime64, Timedelta64};
-pub use array::element::{Element, LayoutElement};
-pub use array::longdouble::{ComplexLongDouble, LongDouble};
-pub use array::ml::{Float8E4M3Fn, Float8E5M2, MlFloat};
-#[doc(hidden)]
-pub use array::record::__record_dtype;
-pub use array::record::RecordArray;
-pub use array::strings::{FixedBytes, FixedUnicode};
+pub use array::element::Element;
 pub use error::{Error, ErrorKind, Result};
-pub use format::dtype::{ByteOrder, DType, Field, Kind, Scalar};
-pub use format::header::{Header, Version, NUMPY_MAX_DIMS};
 pub use npy::file::NpyFile;
-pub use npy::inspect::{inspect, inspect_with};
 pub use npy::mmap::NpyMmap;
-/// The old name of [`NpyMmap`].
-#[deprecated(note = "renamed NpyMmap, as the other types are named (NpzMmap, NpyFile, NpyWriter)")]
-pub type MmapNpy = NpyMmap;
-pub use npy::read::{
-    from_data_into, from_npy_bytes_into, from_npy_bytes_into_with, read_npy_into,
-    read_npy_into_from, read_npy_into_from_with, read_npy_into_with, ReadNpy,
-};
-pub use npy::reader::NpyReader;
+pub use npy::read::ReadNpy;
 pub use npy::stream::NpyWriter;
 pub use npy::view::{ViewMutNpy, ViewNpy};
 pub use npy::write::WriteNpy;
-/// The parallel inflater of one deflate stream, for the fuzz target and
-/// the benchmark only: not a public API.
-#[doc(hidden)]
-pub use npz::pinflate::__inflate_parallel;
-pub use npz::{
-    Codec, Compression, MemberInfo, NpzArrays, NpzMemberReader, NpzMemberWriter, NpzMmap,
-    NpzReader, NpzWriter,
-};
-pub use options::{
-    Order, PickleEncoding, ReadOptions, WriteOptions, DEFAULT_MAX_HEADER_LEN,
-    DEFAULT_MAX_STREAM_LEN, DEFAULT_MAX_ZERO_SIZE_ELEMENTS,
-};
-pub use pickle::PyValue;
+pub use npz::{NpzMmap, NpzReader, NpzWriter};
+pub use options::{Order, ReadOptions, WriteOptions};
 
-#[cfg(feature = "half")]
-pub use half;
-#[cfg(feature = "complex")]
-pub use num_complex;
+/// What `record!` expands to names, public for the macro only.
+#[doc(hidden)]
+pub mod __macro {
+    pub use crate::array::element::LayoutElement;
+    pub use crate::array::record::__record_dtype;
+    pub use crate::format::dtype::DType;
+}
 
 /// The README's examples, compiled as doctests so they stay correct.
 #[doc = include_str!("../README.md")]

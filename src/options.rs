@@ -2,8 +2,7 @@
 //! [`PickleEncoding`], how Python 2 strings in pickles are read.
 
 /// Options for writing to a path: [`crate::WriteNpy::write_npy_with`],
-/// [`crate::NpzWriter::create_with`] and
-/// [`crate::NpzWriter::create_compressed_with`].
+/// [`crate::NpzWriter::create_with`] (any codec).
 ///
 /// The default is what [`crate::WriteNpy::write_npy`] does: the new file
 /// replaces the old one atomically for every other process (it sees the
@@ -16,7 +15,7 @@
 /// first). It leaves exactly the target behind, whether it succeeds or
 /// fails: no temporary file, no hidden copy of an earlier version (so that
 /// deleting the file frees its space and deletes its data); it fails with
-/// [`crate::Error::Locked`], leaving the file as it was, when an appender
+/// [`crate::error::RowsError::Locked`], leaving the file as it was, when an appender
 /// ([`crate::NpyFile::open_append`]) holds the file.
 ///
 /// [`WriteOptions::durable`] adds that promise: the call returns only once
@@ -205,7 +204,7 @@ impl ReadOptions {
 
     /// Sets the most data bytes read from a stream of unknown length (a
     /// pipe, a socket, any `Read` given to `read_npy_from`): a header that
-    /// declares more gives [`Error::StreamLimit`](crate::Error::StreamLimit) before anything is read,
+    /// declares more gives [`crate::error::LimitError::StreamLimit`](crate::Error::Limit(ndnpy::error::LimitError::StreamLimit)) before anything is read,
     /// so a FIFO fed endless data ends with an error instead of growing
     /// memory until allocation fails. Files, byte slices and archive
     /// members have a known length and are not affected. Default
@@ -219,7 +218,7 @@ impl ReadOptions {
     /// let bytes = Array1::<f64>::zeros(1000).to_npy_bytes()?;
     /// let small = ReadOptions::default().max_stream_len(4096);
     /// let err = Array1::<f64>::read_npy_from_with(&bytes[..], &small).unwrap_err();
-    /// assert!(matches!(err, Error::StreamLimit { claimed: 8000, max: 4096 }));
+    /// assert!(matches!(err, Error::Limit(ndnpy::error::LimitError::StreamLimit { claimed: 8000, max: 4096 })));
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn max_stream_len(mut self, len: u64) -> Self {
@@ -237,7 +236,7 @@ impl ReadOptions {
     /// records without fields, sub-arrays such as `('<f8', (0,))`), and
     /// each zero-size field or sub-array item inside an element (a record
     /// with a `|S0` field, `('|S0', (1000,))`). A header that declares
-    /// more gives [`Error::ZeroSizeLimit`](crate::Error::ZeroSizeLimit) as
+    /// more gives [`crate::error::LimitError::ZeroSizeLimit`](crate::Error::Limit(ndnpy::error::LimitError::ZeroSizeLimit)) as
     /// it is parsed, whatever reads it: arrays, views, streams, archive
     /// members.
     ///
@@ -256,7 +255,7 @@ impl ReadOptions {
     /// one at a time and the caller decides which it keeps together, so a
     /// budget across the archive would refuse archives read member by
     /// member whose values are never held at once. A caller that keeps
-    /// every member sums [`crate::Header::zero_size_count`] over their
+    /// every member sums [`crate::dtype::Header::zero_size_count`] over their
     /// headers ([`crate::NpzReader::header`] reads a header and nothing
     /// more) and holds the total to this limit, as `ndnpy-parquet`'s
     /// conversions of an archive to a frame or a record batch do.
@@ -275,7 +274,7 @@ impl ReadOptions {
     ///     npy
     /// };
     /// let err = Array1::<Vec<u8>>::from_npy_bytes(&npy((1 << 61) - 1)).unwrap_err();
-    /// assert!(matches!(err, Error::ZeroSizeLimit { claimed: 2305843009213693951, .. }));
+    /// assert!(matches!(err, Error::Limit(ndnpy::error::LimitError::ZeroSizeLimit { claimed: 2305843009213693951, .. })));
     ///
     /// let small = ReadOptions::default().max_zero_size_elements(1000);
     /// let empty = Array1::<Vec<u8>>::from_npy_bytes_with(&npy(1000), &small)?;
@@ -310,7 +309,7 @@ impl ReadOptions {
     /// npy.extend_from_slice(text.as_bytes());
     /// npy.push(b'\n');
     ///
-    /// assert!(matches!(AnyArray::from_npy_bytes(&npy), Err(Error::LengthOverflow { .. })));
+    /// assert!(matches!(AnyArray::from_npy_bytes(&npy), Err(Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. }))));
     /// let relaxed = ReadOptions::default().allow_beyond_numpy_limits(true);
     /// let empty = AnyArray::from_npy_bytes_with(&npy, &relaxed)?;
     /// assert_eq!(empty.shape(), &[0, 1 << 62]);
@@ -334,11 +333,11 @@ impl ReadOptions {
     /// anything, and its memory and depth are bounded by the input's size.
     /// Refusing objects is for services that want no pickle parsing at all
     /// (a smaller attack surface, or a policy that object data is never
-    /// accepted): such files then fail with [`crate::Error::ObjectsRefused`]
+    /// accepted): such files then fail with [`crate::error::LimitError::ObjectsRefused`]
     /// before any pickle byte is read.
     ///
     /// ```
-    /// use ndnpy::{AnyArray, Error, PyValue, ReadOptions, WriteNpy};
+    /// use ndnpy::{AnyArray, Error, pickle::PyValue, ReadOptions, WriteNpy};
     ///
     /// // A 0-d object array holding None, as `np.save` writes it.
     /// let bytes = ndarray::arr0(PyValue::None).to_npy_bytes()?;
@@ -346,7 +345,7 @@ impl ReadOptions {
     /// let strict = ReadOptions::default().allow_objects(false);
     /// assert!(matches!(
     ///     AnyArray::from_npy_bytes_with(&bytes, &strict),
-    ///     Err(Error::ObjectsRefused)
+    ///     Err(Error::Limit(ndnpy::error::LimitError::ObjectsRefused))
     /// ));
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
@@ -361,7 +360,7 @@ impl ReadOptions {
     }
 
     /// How Python 2 `str` values in a pickle are read, as `np.load`'s
-    /// `encoding`: [`crate::PickleEncoding::Ascii`] by default (NumPy's default,
+    /// `encoding`: [`crate::pickle::PickleEncoding::Ascii`] by default (NumPy's default,
     /// an error for non-ASCII bytes), `Latin1` (what NumPy advises for
     /// Python 2 files, and what the `ndnpy` command uses) or `Bytes`.
     /// Only values are affected: dtype codes and other names a pickle
@@ -369,7 +368,7 @@ impl ReadOptions {
     ///
     /// ```
     /// use ndnpy::pickle::{loads_with, PyValue};
-    /// use ndnpy::{PickleEncoding, ReadOptions};
+    /// use ndnpy::{pickle::PickleEncoding, ReadOptions};
     ///
     /// // A Python 2 pickle of the str '\xe9' (SHORT_BINSTRING).
     /// let p = b"\x80\x02U\x01\xe9q\x00.";

@@ -7,7 +7,7 @@
 //! measurements do not mix.
 
 use ndarray::{Array1, ArrayD, ArrayView1};
-use ndnpy::{AnyArray, Error, Header, ReadNpy, ReadOptions, ViewNpy};
+use ndnpy::{dtype::Header, AnyArray, Error, ReadNpy, ReadOptions, ViewNpy};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -101,10 +101,10 @@ fn tiny_file_claiming_32_gb() -> Vec<u8> {
 fn is_truncated(e: &Error) -> bool {
     matches!(
         e,
-        Error::TruncatedData {
+        Error::Data(ndnpy::error::DataError::TruncatedData {
             expected: 32_000_000_000,
             ..
-        }
+        })
     )
 }
 
@@ -175,7 +175,7 @@ fn stream_that_ends_early() {
     let mut s = stream_claiming_32_gb(4 * KIB, false);
     let (r, peak, largest) = measure(|| Array1::<f64>::read_npy_from(&mut s));
     match r.unwrap_err() {
-        Error::TruncatedData { expected, found } => {
+        Error::Data(ndnpy::error::DataError::TruncatedData { expected, found }) => {
             assert_eq!(expected, 32_000_000_000);
             assert_eq!(found, 4096);
         }
@@ -220,12 +220,18 @@ fn header_length_claim_is_not_allocated() {
     file.extend_from_slice(b"{'descr': '<f8', ");
     let unlimited = ReadOptions::default().max_header_len(usize::MAX);
     let (r, peak, largest) = measure(|| Header::read_from_with(&file[..], &unlimited));
-    assert!(matches!(r.unwrap_err(), Error::TruncatedHeader { .. }));
+    assert!(matches!(
+        r.unwrap_err(),
+        Error::Header(ndnpy::error::HeaderError::TruncatedHeader { .. })
+    ));
     println!("4 GiB header claim: peak {peak} B, largest request {largest} B");
     assert!(peak < MIB && largest < MIB, "{peak} / {largest}");
 
     let (r, peak, _) = measure(|| Array1::<f64>::read_npy_from_with(&file[..], &unlimited));
-    assert!(matches!(r.unwrap_err(), Error::TruncatedHeader { .. }));
+    assert!(matches!(
+        r.unwrap_err(),
+        Error::Header(ndnpy::error::HeaderError::TruncatedHeader { .. })
+    ));
     assert!(peak < MIB, "{peak}");
 }
 
@@ -261,7 +267,11 @@ fn npz_member_that_lies_about_its_size() {
     let (r, peak, largest) = measure(|| npz.read::<f64, ndarray::Ix1>("x"));
     let err = r.unwrap_err();
     assert!(
-        matches!(err, Error::TruncatedData { .. } | Error::BadCrc { .. }),
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+                | Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+        ),
         "{err:?}"
     );
     println!("npz member claiming 4 GB: peak {peak} B, largest request {largest} B");
@@ -316,10 +326,24 @@ fn npz_member_claiming_data_past_the_end_of_the_file() {
     let mut npz = ndnpy::NpzReader::new(io::Cursor::new(&archive[..])).unwrap();
     let (r, peak, largest) = measure(|| npz.read_any("a"));
     let err = r.unwrap_err();
-    assert!(matches!(err, Error::InvalidArchive { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::InvalidArchive { .. })
+        ),
+        "{err:?}"
+    );
     assert!(peak < MIB && largest < MIB, "{peak} / {largest}");
     let (r, peak, _) = measure(|| npz.raw("a"));
-    assert!(matches!(r, Err(Error::InvalidArchive { .. })), "{r:?}");
+    assert!(
+        matches!(
+            r,
+            Err(Error::Archive(
+                ndnpy::error::ArchiveError::InvalidArchive { .. }
+            ))
+        ),
+        "{r:?}"
+    );
     assert!(peak < MIB, "{peak}");
 
     let dir = tempfile::tempdir().unwrap();
@@ -329,9 +353,21 @@ fn npz_member_claiming_data_past_the_end_of_the_file() {
     // it is mapped.
     let map = unsafe { ndnpy::NpzMmap::open(&path) }.unwrap();
     let err = map.header("a").unwrap_err();
-    assert!(matches!(err, Error::InvalidArchive { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::InvalidArchive { .. })
+        ),
+        "{err:?}"
+    );
     let err = map.view::<f64, ndarray::Ix1>("a").unwrap_err();
-    assert!(matches!(err, Error::InvalidArchive { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::InvalidArchive { .. })
+        ),
+        "{err:?}"
+    );
 }
 
 /// Reading into an array the caller has allocates nothing in proportion to
@@ -342,7 +378,7 @@ fn npz_member_claiming_data_past_the_end_of_the_file() {
 fn reading_into_an_existing_array_allocates_no_copy_of_the_data() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     use ndarray::{Array2, ShapeBuilder};
-    use ndnpy::{from_npy_bytes_into, WriteNpy};
+    use ndnpy::{npy::ReadNpyInto, WriteNpy};
     let rows = 1024;
     let cols = 1024; // 8 MiB of f64
     let c = Array2::from_shape_fn((rows, cols), |(i, j)| (i * cols + j) as f64);
@@ -351,12 +387,12 @@ fn reading_into_an_existing_array_allocates_no_copy_of_the_data() {
     f.assign(&c);
     let f_bytes = f.to_npy_bytes().unwrap();
     let mut out = Array2::<f64>::zeros((rows, cols));
-    let (result, peak, _) = measure(|| from_npy_bytes_into(&c_bytes, &mut out.view_mut()));
+    let (result, peak, _) = measure(|| out.view_mut().fill_from_npy_bytes(&c_bytes));
     result.unwrap();
     assert_eq!(out, c);
     assert!(peak < 4096, "{peak} bytes at the peak for the fast path");
     out.fill(0.0);
-    let (result, peak, _) = measure(|| from_npy_bytes_into(&f_bytes, &mut out.view_mut()));
+    let (result, peak, _) = measure(|| out.view_mut().fill_from_npy_bytes(&f_bytes));
     result.unwrap();
     assert_eq!(out, c);
     // The blocked transposition's scratch (up to 2 MiB: 64 lanes of 8 KiB

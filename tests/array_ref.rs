@@ -4,10 +4,7 @@
 //! accepts them, and every `ArrayBase` still reaches it by deref.
 
 use ndarray::{array, ArcArray2, Array1, Array2, ArrayD, ArrayRef, CowArray, Ix1, Ix2, IxDyn};
-use ndnpy::{
-    from_npy_bytes_into, read_npy_into, read_npy_into_from, NpyFile, NpyWriter, NpzReader,
-    NpzWriter, Order, ReadNpy, WriteNpy,
-};
+use ndnpy::{npy::ReadNpyInto, NpyFile, NpyWriter, NpzReader, NpzWriter, Order, ReadNpy, WriteNpy};
 use std::io::Cursor;
 use std::path::Path;
 
@@ -116,15 +113,15 @@ fn reads_into_take_any_mutable_array() {
     let bytes = a.to_npy_bytes().unwrap();
 
     let mut owned = Array1::<i16>::zeros(3);
-    read_npy_into(&path, &mut owned).unwrap();
+    owned.fill_from_npy(&path).unwrap();
     assert_eq!(owned, a);
 
     let mut batch = Array2::<i16>::zeros((2, 3));
-    read_npy_into_from(&bytes[..], &mut batch.row_mut(1)).unwrap();
+    batch.row_mut(1).fill_from_npy_reader(&bytes[..]).unwrap();
     assert_eq!(batch.row(1), a);
 
     let mut dynamic = ArrayD::<i16>::zeros(vec![3]);
-    from_npy_bytes_into(&bytes, &mut dynamic).unwrap();
+    dynamic.fill_from_npy_bytes(&bytes).unwrap();
     assert_eq!(dynamic, a.clone().into_dyn());
 
     let file = NpyFile::open(&path).unwrap();

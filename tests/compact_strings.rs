@@ -3,7 +3,7 @@
 //! `Array<String>` / `Array<Vec<u8>>`, and byte-identical write-back.
 
 use ndarray::{ArrayD, IxDyn};
-use ndnpy::{BytesArray, NpzReader, NpzWriter, ReadNpy, StringArray, WriteNpy};
+use ndnpy::{types::BytesArray, types::StringArray, NpzReader, NpzWriter, ReadNpy, WriteNpy};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
@@ -100,7 +100,7 @@ fn built_arrays_write_as_np_save_would() {
 
 #[test]
 fn archive_members_read_compact() {
-    let mut w = NpzWriter::new(Cursor::new(Vec::new())).compressed(true);
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     let words = ndarray::Array1::from_shape_fn(1000, |i| format!("word {i}"));
     w.add("words", &words).unwrap();
     w.add("codes", &ndarray::array![b"ab".to_vec(), b"c".to_vec()])

@@ -37,7 +37,11 @@ fn npz_to_a_vec_dropped_is_a_complete_archive() {
     for compressed in [false, true] {
         let mut out = Cursor::new(Vec::new());
         {
-            let mut w = NpzWriter::new(&mut out).compressed(compressed);
+            let mut w = NpzWriter::new(&mut out).codec(if compressed {
+                ndnpy::npz::Codec::deflate()
+            } else {
+                ndnpy::npz::Codec::Stored
+            });
             w.add("a", &array![1.0f64, 2.0, 3.0]).unwrap();
             w.add("b", &Array2::<u8>::ones((4, 5))).unwrap();
         } // dropped: no finish
@@ -88,7 +92,9 @@ fn npz_to_a_writer_is_left_incomplete_after_a_failed_add_or_a_panic() {
     assert!(!bytes.is_empty());
     assert!(matches!(
         NpzReader::new(Cursor::new(bytes)),
-        Err(Error::InvalidArchive { .. })
+        Err(Error::Archive(
+            ndnpy::error::ArchiveError::InvalidArchive { .. }
+        ))
     ));
 }
 
@@ -97,7 +103,9 @@ fn npz_to_a_path_dropped_leaves_the_path_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.npz");
     {
-        let mut w = NpzWriter::create_compressed(&path).unwrap();
+        let mut w = NpzWriter::create(&path)
+            .unwrap()
+            .codec(ndnpy::npz::Codec::deflate());
         w.add("x", &array![1u8]).unwrap();
     }
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
@@ -123,21 +131,23 @@ fn a_member_dropped_poisons_its_archive() {
     // and the archive read back whole.
     let mut out = Cursor::new(Vec::new());
     {
-        let mut w = NpzWriter::new_compressed(&mut out);
+        let mut w = NpzWriter::new(&mut out).codec(ndnpy::npz::Codec::deflate());
         w.add("before", &array![5u8]).unwrap();
         let mut m = w.add_streaming::<f32>("rows", &[2], Order::C).unwrap();
         m.write(&array![[1.0, 2.0], [3.0, 4.0]]).unwrap();
         drop(m);
         assert!(matches!(
             w.add("after", &array![5u8]),
-            Err(Error::IncompleteArchive { name }) if name == "rows"
+            Err(Error::Write(ndnpy::error::WriteError::IncompleteArchive { name })) if name == "rows"
         ));
     }
     let bytes = out.into_inner();
     assert!(!bytes.is_empty());
     assert!(matches!(
         NpzReader::new(Cursor::new(bytes)),
-        Err(Error::InvalidArchive { .. })
+        Err(Error::Archive(
+            ndnpy::error::ArchiveError::InvalidArchive { .. }
+        ))
     ));
 
     // Archive to a path: the archive is poisoned, the path left alone.
@@ -149,7 +159,7 @@ fn a_member_dropped_poisons_its_archive() {
     drop(m);
     assert!(matches!(
         w.finish(),
-        Err(Error::IncompleteArchive { name }) if name == "rows"
+        Err(Error::Write(ndnpy::error::WriteError::IncompleteArchive { name })) if name == "rows"
     ));
     assert!(entries(dir.path()).is_empty());
 }
@@ -189,7 +199,7 @@ fn a_loop_stopped_by_its_source_leaves_output_no_reader_accepts() {
     assert!(!bytes.is_empty());
     assert!(matches!(
         Array2::<f32>::from_npy_bytes(&bytes),
-        Err(Error::BadMagic { .. })
+        Err(Error::Header(ndnpy::error::HeaderError::BadMagic { .. }))
     ));
 
     // `NpyWriter::new_sized` (3 rows declared): short, refused.
@@ -198,7 +208,7 @@ fn a_loop_stopped_by_its_source_leaves_output_no_reader_accepts() {
     assert!(matches!(copy_npy(failing_source(), w), Err(Error::Io(_))));
     assert!(matches!(
         Array2::<f32>::from_npy_bytes(&out),
-        Err(Error::TruncatedData { .. })
+        Err(Error::Data(ndnpy::error::DataError::TruncatedData { .. }))
     ));
 
     // `NpzMemberWriter` in an archive to the caller's writer, stored and
@@ -207,7 +217,11 @@ fn a_loop_stopped_by_its_source_leaves_output_no_reader_accepts() {
     for compressed in [false, true] {
         let mut out = Cursor::new(Vec::new());
         let copy = |out: &mut Cursor<Vec<u8>>| -> Result<(), Error> {
-            let mut npz = NpzWriter::new(out).compressed(compressed);
+            let mut npz = NpzWriter::new(out).codec(if compressed {
+                ndnpy::npz::Codec::deflate()
+            } else {
+                ndnpy::npz::Codec::Stored
+            });
             npz.add("whole", &array![1u8, 2, 3])?;
             let mut m = npz.add_streaming::<f32>("rows", &[2], Order::C)?;
             for b in failing_source() {
@@ -220,7 +234,9 @@ fn a_loop_stopped_by_its_source_leaves_output_no_reader_accepts() {
         assert!(matches!(copy(&mut out), Err(Error::Io(_))));
         assert!(matches!(
             NpzReader::new(Cursor::new(out.into_inner())),
-            Err(Error::InvalidArchive { .. })
+            Err(Error::Archive(
+                ndnpy::error::ArchiveError::InvalidArchive { .. }
+            ))
         ));
     }
 }
@@ -241,7 +257,7 @@ fn npy_streamed_writer_to_a_writer_dropped_is_no_npy_file() {
     assert_eq!(bytes[bytes.len() - 24..], whole[whole.len() - 24..]);
     assert!(matches!(
         Array2::<i32>::from_npy_bytes(&bytes),
-        Err(Error::BadMagic { .. })
+        Err(Error::Header(ndnpy::error::HeaderError::BadMagic { .. }))
     ));
 }
 
@@ -286,14 +302,14 @@ fn npy_writer_to_a_writer_is_no_npy_file_after_a_failed_write_or_a_panic() {
         // Poisoned: later calls are refused.
         assert!(matches!(
             w.write(&array![[1.0]]),
-            Err(Error::IncompleteWrite)
+            Err(Error::Write(ndnpy::error::WriteError::IncompleteWrite))
         ));
     }
     let bytes = sink.out.into_inner();
     assert!(!bytes.is_empty());
     assert!(matches!(
         Array2::<f64>::from_npy_bytes(&bytes),
-        Err(Error::BadMagic { .. })
+        Err(Error::Header(ndnpy::error::HeaderError::BadMagic { .. }))
     ));
 
     let mut out = Cursor::new(Vec::new());
@@ -305,7 +321,7 @@ fn npy_writer_to_a_writer_is_no_npy_file_after_a_failed_write_or_a_panic() {
     assert!(result.is_err());
     assert!(matches!(
         Array1::<u8>::from_npy_bytes(out.get_ref()),
-        Err(Error::BadMagic { .. })
+        Err(Error::Header(ndnpy::error::HeaderError::BadMagic { .. }))
     ));
 }
 
@@ -354,10 +370,10 @@ fn sized_npy_writer_dropped_flushes_and_a_short_output_is_refused() {
     }
     assert!(matches!(
         Array2::<i16>::from_npy_bytes(&out),
-        Err(Error::TruncatedData {
+        Err(Error::Data(ndnpy::error::DataError::TruncatedData {
             expected: 12,
             found: 4
-        })
+        }))
     ));
 }
 
@@ -387,7 +403,11 @@ fn finish_fails_on_a_file_in_append_mode() {
     // streamed member.
     for compressed in [false, true] {
         let path = dir.path().join(format!("a{compressed}.npz"));
-        let mut npz = NpzWriter::new(append_mode(&path)).compressed(compressed);
+        let mut npz = NpzWriter::new(append_mode(&path)).codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         let added = npz.add("x", &array![1i64, 2, 3]);
         let finished = npz.finish();
         assert!(added.is_err() || finished.is_err());

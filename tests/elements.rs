@@ -5,8 +5,8 @@
 
 use ndarray::{ArrayD, ArrayView1, IxDyn};
 use ndnpy::{
-    unit, AnyArray, Datetime64, Element, Error, FixedBytes, FixedUnicode, ReadNpy, ReadOptions,
-    Timedelta64, ViewNpy, WriteNpy,
+    types::unit, types::Datetime64, types::FixedBytes, types::FixedUnicode, types::Timedelta64,
+    AnyArray, Element, Error, ReadNpy, ReadOptions, ViewNpy, WriteNpy,
 };
 use serde_json::Value;
 use std::fs;
@@ -156,7 +156,7 @@ fn check(any: &AnyArray, exp: &Value, what: &str) {
                 "{what}: dtype"
             );
             let bytes = any.to_npy_bytes().unwrap();
-            let header = ndnpy::Header::read_from(&bytes[..]).unwrap();
+            let header = ndnpy::dtype::Header::read_from(&bytes[..]).unwrap();
             let data = &bytes[header.to_bytes().unwrap().len()..];
             let want = exp["hex"].as_str().unwrap();
             if header.fortran_order {
@@ -210,7 +210,7 @@ fn every_element_fixture_loads_through_any_array() {
         assert_eq!(
             any.dtype().itemsize().filter(|_| !string),
             {
-                let h = ndnpy::Header::read_from_with(&bytes[..], &options).unwrap();
+                let h = ndnpy::dtype::Header::read_from_with(&bytes[..], &options).unwrap();
                 h.dtype.itemsize().filter(|_| !string)
             },
             "{what}"
@@ -242,8 +242,8 @@ fn typed<T: Element + PartialEq + std::fmt::Debug>(path: &Path, meta: &Value) ->
     a
 }
 
-fn record_columns<T: ndnpy::LayoutElement>(a: &ArrayD<T>, meta: &Value, what: &str) {
-    let records = ndnpy::RecordArray::from_array(a);
+fn record_columns<T: ndnpy::types::LayoutElement>(a: &ArrayD<T>, meta: &Value, what: &str) {
+    let records = ndnpy::types::RecordArray::from_array(a);
     for (name, field) in meta["expect"]["fields"].as_object().unwrap() {
         if let Ok(column) = records.field(name) {
             check(&column, field, &format!("{what} (typed).{name}"));
@@ -324,16 +324,31 @@ fn record_views_need_the_exact_layout() {
     // or declare the struct packed.
     let packed = fs::read(fixture("struct_simple")).unwrap();
     let err = ArrayView1::<Simple>::view_npy(&packed).unwrap_err();
-    assert!(matches!(err, Error::LayoutMismatch { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::View(ndnpy::error::ViewError::LayoutMismatch { .. })
+        ),
+        "{err}"
+    );
     assert!(err.to_string().contains("packed"), "{err}");
     let be = fs::read(fixture("struct_simple_be")).unwrap();
     let err = ArrayView1::<SimplePacked>::view_npy(&be).unwrap_err();
-    assert!(matches!(err, Error::NonNativeByteOrder { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::View(ndnpy::error::ViewError::NonNativeByteOrder { .. })
+        ),
+        "{err}"
+    );
     // A bool byte of 7 reads as true but cannot be viewed.
     let seven = fs::read(fixture("struct_bool_byte_7")).unwrap();
     let err = ArrayView1::<SimplePacked>::view_npy(&seven).unwrap_err();
     assert!(
-        matches!(err, Error::InvalidBool { index: 1, value: 7 }),
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::InvalidBool { index: 1, value: 7 })
+        ),
         "{err}"
     );
     let read = ndarray::Array1::<SimplePacked>::from_npy_bytes(&seven).unwrap();
@@ -400,7 +415,13 @@ fn invalid_data_gives_its_error() {
             path.display()
         );
         let err = ArrayD::<String>::read_npy(&path).unwrap_err();
-        assert!(matches!(err, Error::InvalidUnicode { .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                Error::Data(ndnpy::error::DataError::InvalidUnicode { .. })
+            ),
+            "{err}"
+        );
     }
     let surrogate = fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -411,10 +432,10 @@ fn invalid_data_gives_its_error() {
     assert!(
         matches!(
             err,
-            Error::InvalidUnicode {
+            Error::Data(ndnpy::error::DataError::InvalidUnicode {
                 index: 1,
                 value: 0xD800
-            }
+            })
         ),
         "{err}"
     );
@@ -429,10 +450,10 @@ fn strings_write_like_np_save() {
         String::new(),
     ]);
     let ours = a.to_npy_bytes().unwrap();
-    let h = ndnpy::Header::read_from(&ours[..]).unwrap();
+    let h = ndnpy::dtype::Header::read_from(&ours[..]).unwrap();
     assert_eq!(h.dtype.to_string(), "<U5");
     let empty: ndarray::Array1<String> = ndarray::arr1(&[String::new()]);
-    let h = ndnpy::Header::read_from(&empty.to_npy_bytes().unwrap()[..]).unwrap();
+    let h = ndnpy::dtype::Header::read_from(&empty.to_npy_bytes().unwrap()[..]).unwrap();
     assert_eq!(h.dtype.to_string(), "<U1");
     let bytes = ndarray::arr1(&[b"ab".to_vec(), b"hello".to_vec(), Vec::new()]);
     assert_eq!(
@@ -489,7 +510,7 @@ fn npz_views_of_unaligned_members_name_the_member_and_the_fallback() {
                 misaligned += 1;
                 assert!(!cow.is_view());
                 assert!(
-                    matches!(&err, Error::MisalignedMember { name: n, .. } if n == name),
+                    matches!(&err, Error::View(ndnpy::error::ViewError::MisalignedMember { name: n, .. }) if n == name),
                     "{err}"
                 );
                 assert!(err.to_string().contains("view_or_copy"), "{err}");
@@ -547,7 +568,8 @@ fn archives_hold_every_new_variant() {
     }
     for compressed in [false, true] {
         let mut npz = if compressed {
-            ndnpy::NpzWriter::new_compressed(std::io::Cursor::new(Vec::new()))
+            ndnpy::NpzWriter::new(std::io::Cursor::new(Vec::new()))
+                .codec(ndnpy::npz::Codec::deflate())
         } else {
             ndnpy::NpzWriter::new(std::io::Cursor::new(Vec::new()))
         };
@@ -574,11 +596,20 @@ fn a_stream_claiming_a_huge_string_is_truncated_not_allocated() {
     bytes.extend_from_slice(b"only a few bytes");
     let err = ArrayD::<Vec<u8>>::read_npy_from(&bytes[..]).unwrap_err();
     assert!(
-        matches!(err, Error::TruncatedData { found: 16, .. }),
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { found: 16, .. })
+        ),
         "{err}"
     );
     let err = AnyArray::read_npy_from(&bytes[..]).unwrap_err();
-    assert!(matches!(err, Error::TruncatedData { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+        ),
+        "{err}"
+    );
 }
 
 /// Found by the `record_plan` fuzz target: an empty Fortran-order record

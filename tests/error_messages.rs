@@ -3,7 +3,7 @@
 //! `NpzReader::member_info` reports what NumPy's archives record.
 
 use ndarray::Array1;
-use ndnpy::{AnyArray, Compression, Error, NpyMmap, NpzMmap, NpzReader, ReadNpy};
+use ndnpy::{npz::Compression, AnyArray, Error, NpyMmap, NpzMmap, NpzReader, ReadNpy};
 use std::io::ErrorKind;
 use std::path::Path;
 
@@ -24,7 +24,7 @@ fn assert_names_path(err: Error) {
 fn io_errors_from_paths_name_the_path() {
     assert_names_path(Array1::<f64>::read_npy(MISSING).unwrap_err());
     assert_names_path(AnyArray::read_npy(MISSING).unwrap_err());
-    assert_names_path(ndnpy::inspect(MISSING).unwrap_err());
+    assert_names_path(ndnpy::dtype::Header::open(MISSING).unwrap_err());
     assert_names_path(NpzReader::open(MISSING).unwrap_err());
     // SAFETY: the file does not exist, so nothing is mapped.
     assert_names_path(unsafe { NpyMmap::open(MISSING) }.unwrap_err());
@@ -50,7 +50,11 @@ fn io_errors_from_writing_and_growing_name_the_path() {
     };
     names(ndarray::array![1.0f64].write_npy(MISSING).unwrap_err());
     names(NpzWriter::create(MISSING).unwrap_err());
-    names(NpzWriter::create_compressed(MISSING).unwrap_err());
+    names(
+        NpzWriter::create(MISSING)
+            .map(|w| w.codec(ndnpy::npz::Codec::deflate()))
+            .unwrap_err(),
+    );
     names(
         NpyWriter::<f32>::create(MISSING, &[2], Order::C)
             .err()
@@ -72,14 +76,32 @@ fn reading_a_folder_names_it() {
 #[test]
 fn non_io_errors_keep_their_variants() {
     let err = Array1::<f64>::read_npy("fixtures/npy/invalid/truncated_data.npy").unwrap_err();
-    assert!(matches!(err, Error::TruncatedData { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+        ),
+        "{err:?}"
+    );
     let err = Array1::<f64>::read_npy("fixtures/npy/invalid/bad_magic_zip.npy").unwrap_err();
-    assert!(matches!(err, Error::BadMagic { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Header(ndnpy::error::HeaderError::BadMagic { .. })
+        ),
+        "{err:?}"
+    );
 }
 
 fn magic_message(path: &str) -> String {
-    let err = ndnpy::inspect(path).unwrap_err();
-    assert!(matches!(err, Error::BadMagic { .. }), "{path}: {err:?}");
+    let err = ndnpy::dtype::Header::open(path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Header(ndnpy::error::HeaderError::BadMagic { .. })
+        ),
+        "{path}: {err:?}"
+    );
     err.to_string()
 }
 

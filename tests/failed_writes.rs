@@ -312,7 +312,11 @@ fn npz_failing_on_a_full_disk_keeps_the_old_file() {
     if let Some(dir) = child_dir() {
         let target = dir.join("a.npz");
         for compressed in [false, true] {
-            let mut npz = NpzWriter::create(&target).unwrap().compressed(compressed);
+            let mut npz = NpzWriter::create(&target).unwrap().codec(if compressed {
+                ndnpy::npz::Codec::deflate()
+            } else {
+                ndnpy::npz::Codec::Stored
+            });
             npz.add("small", &Array1::<u8>::zeros(10)).unwrap();
             // Random-looking data, so that deflate cannot shrink it under
             // the limit either.
@@ -328,12 +332,12 @@ fn npz_failing_on_a_full_disk_keeps_the_old_file() {
             // finish reports it rather than passing off a partial archive.
             let err = npz.add("after", &Array1::<u8>::zeros(1)).unwrap_err();
             assert!(
-                matches!(&err, Error::IncompleteArchive { name } if name == "big"),
+                matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "big"),
                 "{err:?}"
             );
             let err = npz.finish().unwrap_err();
             assert!(
-                matches!(&err, Error::IncompleteArchive { name } if name == "big"),
+                matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "big"),
                 "{err:?}"
             );
         }
@@ -363,12 +367,12 @@ fn npz_finish_reports_an_earlier_failure_and_keeps_the_old_file() {
     npz.add("x", &Array1::<f64>::zeros(5)).unwrap();
     let err = npz.add("x", &Array1::<f64>::ones(5)).unwrap_err();
     assert!(
-        matches!(&err, Error::DuplicateMember { name } if name == "x"),
+        matches!(&err, Error::Write(ndnpy::error::WriteError::DuplicateMember { name }) if name == "x"),
         "{err:?}"
     );
     let err = npz.finish().unwrap_err();
     assert!(
-        matches!(&err, Error::IncompleteArchive { name } if name == "x"),
+        matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "x"),
         "{err:?}"
     );
     assert_eq!(std::fs::read(&target).unwrap(), OLD);
@@ -381,7 +385,9 @@ fn npz_dropped_unfinished_keeps_the_old_file() {
     let target = dir.path().join("a.npz");
     std::fs::write(&target, OLD).unwrap();
     {
-        let mut npz = NpzWriter::create_compressed(&target).unwrap();
+        let mut npz = NpzWriter::create(&target)
+            .unwrap()
+            .codec(ndnpy::npz::Codec::deflate());
         npz.add("x", &Array1::<f64>::zeros(5)).unwrap();
         // Dropped without finish (for example by an early `?` return).
     }
@@ -389,7 +395,9 @@ fn npz_dropped_unfinished_keeps_the_old_file() {
     assert_eq!(listing(dir.path()), ["a.npz"]);
 
     // The same archive, finished, replaces the target and reads back.
-    let mut npz = NpzWriter::create_compressed(&target).unwrap();
+    let mut npz = NpzWriter::create(&target)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     npz.add("x", &Array1::<f64>::zeros(5)).unwrap();
     npz.finish().unwrap();
     let mut back = NpzReader::open(&target).unwrap();
@@ -409,14 +417,23 @@ fn npz_over_a_failing_writer() {
                 inner: Cursor::new(Vec::new()),
                 budget,
             };
-            let mut npz = NpzWriter::new(w).compressed(compressed);
+            let mut npz = NpzWriter::new(w).codec(if compressed {
+                ndnpy::npz::Codec::deflate()
+            } else {
+                ndnpy::npz::Codec::Stored
+            });
             let added = npz.add("a", &a).and_then(|()| npz.add("b", &a.t()));
             let finished = npz.finish();
             match added {
                 Err(e) => {
                     assert!(is_disk_full(&e), "{compressed} @ {budget}: add: {e:?}");
                     assert!(
-                        matches!(finished, Err(Error::IncompleteArchive { .. })),
+                        matches!(
+                            finished,
+                            Err(Error::Write(
+                                ndnpy::error::WriteError::IncompleteArchive { .. }
+                            ))
+                        ),
                         "{compressed} @ {budget}: finish: {finished:?}"
                     );
                 }

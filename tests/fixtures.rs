@@ -2,7 +2,7 @@
 //! reads as its JSON sidecar says, or fails with the error variant it names.
 
 use ndarray::{ArrayD, ArrayViewD};
-use ndnpy::{AnyArray, Error, Header, NpyMmap, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
+use ndnpy::{dtype::Header, AnyArray, Error, NpyMmap, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -151,7 +151,7 @@ fn check_values<T: Expected>(path: &Path, got: impl IntoIterator<Item = T>, meta
 /// Reads one valid fixture as `T` in every way the crate offers.
 fn check_valid<T>(path: &Path, meta: &Value)
 where
-    T: ndnpy::LayoutElement + Expected,
+    T: ndnpy::types::LayoutElement + Expected,
 {
     let bytes = fs::read(path).unwrap();
     let shape = shape_of(&meta["shape"]);
@@ -182,7 +182,7 @@ where
     let typed = any.into_array::<T, ndarray::IxDyn>().unwrap();
     check_values(path, typed.iter().copied(), meta);
 
-    let header = ndnpy::inspect(path).unwrap();
+    let header = ndnpy::dtype::Header::open(path).unwrap();
     assert_eq!(header.shape, shape, "{}", path.display());
     assert_eq!(header.fortran_order, fortran, "{}", path.display());
     let version = meta["version"].as_array().unwrap();
@@ -213,29 +213,31 @@ where
             assert_eq!(view.shape(), &shape[..]);
             check_values(path, view.iter().copied(), meta);
         }
-        Err(Error::NonNativeByteOrder { .. }) => {
+        Err(Error::View(ndnpy::error::ViewError::NonNativeByteOrder { .. })) => {
             assert!(
                 header.dtype.to_string().starts_with('>'),
                 "{}: only big-endian data may refuse a view",
                 path.display()
             );
         }
-        Err(Error::InvalidBool { .. }) => {
+        Err(Error::Data(ndnpy::error::DataError::InvalidBool { .. })) => {
             assert!(bytes[bytes.len() - from_path.len()..]
                 .iter()
                 .any(|&b| b > 1));
         }
         // Hand-made headers without padding leave the data unaligned.
-        Err(Error::Misaligned { align, address, .. }) => assert_ne!(address % align, 0),
+        Err(Error::View(ndnpy::error::ViewError::Misaligned { align, address, .. })) => {
+            assert_ne!(address % align, 0)
+        }
         Err(e) => panic!("{}: view failed: {e}", path.display()),
     }
     // SAFETY: nothing else writes or truncates this file while it is mapped.
     match unsafe { NpyMmap::open(path) } {
         Ok(map) => match map.view::<T, ndarray::IxDyn>() {
             Ok(view) => check_values(path, view.iter().copied(), meta),
-            Err(Error::NonNativeByteOrder { .. })
-            | Err(Error::InvalidBool { .. })
-            | Err(Error::Misaligned { .. }) => {}
+            Err(Error::View(ndnpy::error::ViewError::NonNativeByteOrder { .. }))
+            | Err(Error::Data(ndnpy::error::DataError::InvalidBool { .. }))
+            | Err(Error::View(ndnpy::error::ViewError::Misaligned { .. })) => {}
             Err(e) => panic!("{}: mapped view failed: {e}", path.display()),
         },
         Err(e) => panic!("{}: map failed: {e}", path.display()),
@@ -311,7 +313,13 @@ fn unsupported_dtypes_are_parsed_and_named() {
         let options = match meta["max_header_len"].as_u64() {
             Some(n) => {
                 let err = Header::read_from(&bytes[..]).unwrap_err();
-                assert!(matches!(err, Error::HeaderTooLarge { .. }), "{err}");
+                assert!(
+                    matches!(
+                        err,
+                        Error::Limit(ndnpy::error::LimitError::HeaderTooLarge { .. })
+                    ),
+                    "{err}"
+                );
                 ReadOptions::default().max_header_len(n as usize)
             }
             None => ReadOptions::default(),

@@ -9,8 +9,8 @@
 mod common;
 
 use ndarray::{s, Array, ArrayD, Axis, Ix1, Ix2, Ix3, IxDyn, ShapeBuilder};
-use ndnpy::num_complex::Complex;
-use ndnpy::{Element, Error, NpyFile, NpyReader, NpyWriter, Order, ReadNpy, WriteNpy};
+use ndnpy::types::num_complex::Complex;
+use ndnpy::{npy::NpyReader, Element, Error, NpyFile, NpyWriter, Order, ReadNpy, WriteNpy};
 use std::io::{BufRead, Cursor, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -44,9 +44,9 @@ impl Val for Complex<f64> {
     }
 }
 #[cfg(feature = "half")]
-impl Val for ndnpy::half::f16 {
+impl Val for ndnpy::types::half::f16 {
     fn val(i: usize) -> Self {
-        ndnpy::half::f16::from_f32((i % 100) as f32)
+        ndnpy::types::half::f16::from_f32((i % 100) as f32)
     }
 }
 
@@ -197,7 +197,7 @@ roundtrips!(
     roundtrip_c128: Complex<f64>,
 );
 #[cfg(feature = "half")]
-roundtrips!(roundtrip_f16: ndnpy::half::f16);
+roundtrips!(roundtrip_f16: ndnpy::types::half::f16);
 
 #[test]
 fn one_dimensional_and_single_rows() {
@@ -288,14 +288,20 @@ fn mismatched_blocks_are_refused() {
         .append(&ndarray::Array2::<f64>::zeros((1, 3)))
         .unwrap_err();
     assert!(
-        matches!(err, Error::AppendMismatch { what: "dtype", .. }),
+        matches!(
+            err,
+            Error::Rows(ndnpy::error::RowsError::AppendMismatch { what: "dtype", .. })
+        ),
         "{err}"
     );
     let err = f
         .append(&ndarray::Array2::<f32>::zeros((1, 4)))
         .unwrap_err();
     assert!(
-        matches!(err, Error::AppendMismatch { what: "shape", .. }),
+        matches!(
+            err,
+            Error::Rows(ndnpy::error::RowsError::AppendMismatch { what: "shape", .. })
+        ),
         "{err}"
     );
     assert!(err.to_string().contains("(_, 3)"), "{err}");
@@ -305,10 +311,10 @@ fn mismatched_blocks_are_refused() {
     assert!(
         matches!(
             err,
-            Error::AppendMismatch {
+            Error::Rows(ndnpy::error::RowsError::AppendMismatch {
                 what: "number of dimensions",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -324,7 +330,10 @@ fn mismatched_blocks_are_refused() {
     let mut w = NpyWriter::<f32>::create(dir.path().join("b.npy"), &[3], Order::C).unwrap();
     let err = w.write(&ndarray::Array2::<f32>::zeros((2, 2))).unwrap_err();
     assert!(
-        matches!(err, Error::AppendMismatch { what: "shape", .. }),
+        matches!(
+            err,
+            Error::Rows(ndnpy::error::RowsError::AppendMismatch { what: "shape", .. })
+        ),
         "{err}"
     );
 }
@@ -340,12 +349,18 @@ fn ranges_out_of_bounds_are_errors() {
     for (a, b) in [(0, 5), (5, 5), (3, 2), (usize::MAX, usize::MAX)] {
         let err = f.read_range::<i32, Ix2>(a..b).unwrap_err();
         assert!(
-            matches!(err, Error::RangeOutOfBounds { start, end, len: 4 } if start == a && end == b),
+            matches!(err, Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds { start, end, len: 4 }) if start == a && end == b),
             "{err}"
         );
     }
     let err = f.read_range::<i32, Ix2>(..=usize::MAX).unwrap_err();
-    assert!(matches!(err, Error::RangeOutOfBounds { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds { .. })
+        ),
+        "{err}"
+    );
     assert_eq!(f.read_range::<i32, Ix2>(2..).unwrap().shape(), &[2, 3]);
     assert_eq!(f.read_range::<i32, Ix2>(..).unwrap().shape(), &[4, 3]);
     let err = f.read_range::<i32, Ix1>(0..1).unwrap_err();
@@ -364,11 +379,11 @@ fn zero_dimensional_arrays_have_no_growth_axis() {
     assert_eq!(f.read::<i32, ndarray::Ix0>().unwrap(), ndarray::arr0(5));
     assert!(matches!(
         f.read_range::<i32, IxDyn>(0..1),
-        Err(Error::NoGrowthAxis)
+        Err(Error::Rows(ndnpy::error::RowsError::NoGrowthAxis))
     ));
     assert!(matches!(
         NpyFile::open_append(&path),
-        Err(Error::NoGrowthAxis)
+        Err(Error::Rows(ndnpy::error::RowsError::NoGrowthAxis))
     ));
     assert!(matches!(
         NpyWriter::<i32, _>::new(Cursor::new(Vec::new()), &[], Order::Fortran)
@@ -393,29 +408,31 @@ fn truncated_files() {
     assert!(
         matches!(
             err,
-            Error::TruncatedData {
+            Error::Data(ndnpy::error::DataError::TruncatedData {
                 expected: 16,
                 found: 12
-            }
+            })
         ),
         "{err}"
     );
     assert!(matches!(
         f.read::<u32, Ix2>(),
-        Err(Error::TruncatedData { .. })
+        Err(Error::Data(ndnpy::error::DataError::TruncatedData { .. }))
     ));
     assert!(matches!(
         NpyFile::open_append(&path),
-        Err(Error::TruncatedData {
+        Err(Error::Data(ndnpy::error::DataError::TruncatedData {
             expected: 160,
             found: 140
-        })
+        }))
     ));
     // A cut header.
     std::fs::write(&path, &bytes[..40]).unwrap();
     assert!(matches!(
         NpyFile::open(&path),
-        Err(Error::TruncatedHeader { .. })
+        Err(Error::Header(
+            ndnpy::error::HeaderError::TruncatedHeader { .. }
+        ))
     ));
     let mut r = NpyReader::new(&bytes[..bytes.len() - 20]).unwrap();
     assert_eq!(
@@ -424,7 +441,7 @@ fn truncated_files() {
     );
     assert!(matches!(
         r.read_rows::<u32, Ix2>(8),
-        Err(Error::TruncatedData { .. })
+        Err(Error::Data(ndnpy::error::DataError::TruncatedData { .. }))
     ));
 }
 
@@ -444,7 +461,7 @@ fn headers_without_room_need_make_appendable() {
     tight_file(&path);
     let err = NpyFile::open_append(&path).unwrap_err();
     assert!(
-        matches!(err, Error::NoHeaderRoom { available: 62, needed } if needed > 62),
+        matches!(err, Error::Rows(ndnpy::error::RowsError::NoHeaderRoom { available: 62, needed }) if needed > 62),
         "{err}"
     );
     assert!(err.to_string().contains("make_appendable"));
@@ -475,10 +492,10 @@ fn headers_without_room_need_make_appendable() {
     std::fs::write(&path, &bytes).unwrap();
     assert!(matches!(
         NpyFile::make_appendable(&path),
-        Err(Error::TruncatedData {
+        Err(Error::Data(ndnpy::error::DataError::TruncatedData {
             expected: 18,
             found: 4
-        })
+        }))
     ));
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
 }
@@ -517,12 +534,12 @@ fn a_second_appender_is_refused_and_readers_are_not() {
     let mut first = NpyFile::open_append(&path).unwrap();
     let err = NpyFile::open_append(&path).unwrap_err();
     assert!(
-        matches!(&err, Error::Locked { path: p } if p == &path),
+        matches!(&err, Error::Rows(ndnpy::error::RowsError::Locked { path: p }) if p == &path),
         "{err}"
     );
     assert!(matches!(
         NpyFile::make_appendable(&path),
-        Err(Error::Locked { .. })
+        Err(Error::Rows(ndnpy::error::RowsError::Locked { .. }))
     ));
     first.append(&ndarray::array![2.0f64]).unwrap();
     let reader = NpyFile::open(&path).unwrap();
@@ -649,7 +666,7 @@ fn killed_mid_append() {
         // The child holds the append lock while it runs.
         assert!(matches!(
             NpyFile::open_append(&path),
-            Err(Error::Locked { .. })
+            Err(Error::Rows(ndnpy::error::RowsError::Locked { .. }))
         ));
         // Land the kill at varying points of an append.
         std::thread::sleep(std::time::Duration::from_micros(700 * (round % 5) as u64));
@@ -745,7 +762,7 @@ mod model {
     fn reopen_append(path: &std::path::Path) -> NpyFile {
         for _ in 0..500 {
             match NpyFile::open_append(path) {
-                Err(Error::Locked { .. }) => {
+                Err(Error::Rows(ndnpy::error::RowsError::Locked { .. })) => {
                     std::thread::sleep(std::time::Duration::from_millis(10))
                 }
                 other => return other.unwrap(),
@@ -806,7 +823,7 @@ mod model {
                             let got = got.unwrap();
                             prop_assert_eq!(got.into_dyn(), block(a, b - a, 0));
                         } else {
-                            let is_range_error = matches!(got, Err(Error::RangeOutOfBounds { .. }));
+                            let is_range_error = matches!(got, Err(Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds { .. })));
                             prop_assert!(is_range_error);
                         }
                     }
@@ -836,7 +853,7 @@ fn writer_append_grows_only_at_finish() {
     assert_eq!(w.rows(), 2);
     assert!(matches!(
         NpyFile::open_append(&path),
-        Err(Error::Locked { .. })
+        Err(Error::Rows(ndnpy::error::RowsError::Locked { .. }))
     ));
     let more = counting::<f32>(&[2, 3, 3], 12, Order::C);
     w.write(&more).unwrap();
@@ -865,7 +882,10 @@ fn writer_append_grows_only_at_finish() {
 
     let err = NpyWriter::<f64>::append(&path).err().unwrap();
     assert!(
-        matches!(err, Error::AppendMismatch { what: "dtype", .. }),
+        matches!(
+            err,
+            Error::Rows(ndnpy::error::RowsError::AppendMismatch { what: "dtype", .. })
+        ),
         "{err}"
     );
 }
@@ -900,10 +920,10 @@ fn read_options_apply_to_every_read() {
     assert!(
         matches!(
             err,
-            Error::StreamLimit {
+            Error::Limit(ndnpy::error::LimitError::StreamLimit {
                 claimed: 1600,
                 max: 1000
-            }
+            })
         ),
         "{err:?}"
     );
@@ -920,7 +940,10 @@ fn read_options_apply_to_every_read() {
         .unwrap()
         .read::<String, IxDyn>()
         .unwrap_err();
-    assert!(matches!(err, Error::ObjectsRefused), "{err:?}");
+    assert!(
+        matches!(err, Error::Limit(ndnpy::error::LimitError::ObjectsRefused)),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -944,7 +967,7 @@ fn a_path_write_over_an_appenders_file_fails_and_the_appender_goes_on() {
     let mut appender = NpyFile::open_append(&path).unwrap();
     let err = ndarray::array![9.0f64].write_npy(&path).unwrap_err();
     assert!(
-        matches!(&err, Error::Locked { path: p } if p == &path),
+        matches!(&err, Error::Rows(ndnpy::error::RowsError::Locked { path: p }) if p == &path),
         "{err:?}"
     );
     let text = err.to_string();
@@ -956,13 +979,22 @@ fn a_path_write_over_an_appenders_file_fails_and_the_appender_goes_on() {
         npz.add("x", &ndarray::array![9.0f64])?;
         npz.finish()
     });
-    assert!(matches!(npz, Err(Error::Locked { .. })), "{npz:?}");
+    assert!(
+        matches!(
+            npz,
+            Err(Error::Rows(ndnpy::error::RowsError::Locked { .. }))
+        ),
+        "{npz:?}"
+    );
     let streamed = NpyWriter::<f64>::create(&path, &[], Order::C).and_then(|mut w| {
         w.write(&ndarray::array![9.0f64])?;
         w.finish().map(drop)
     });
     assert!(
-        matches!(streamed, Err(Error::Locked { .. })),
+        matches!(
+            streamed,
+            Err(Error::Rows(ndnpy::error::RowsError::Locked { .. }))
+        ),
         "{streamed:?}"
     );
     assert_eq!(std::fs::read(&path).unwrap(), before, "the file as it was");
@@ -1025,7 +1057,7 @@ fn an_appender_cannot_start_during_a_path_write() {
     writer.write(&ndarray::array![5.0f64, 6.0]).unwrap();
     assert!(matches!(
         NpyFile::open_append(&path),
-        Err(Error::Locked { .. })
+        Err(Error::Rows(ndnpy::error::RowsError::Locked { .. }))
     ));
     writer.finish().unwrap();
     let mut appender = NpyFile::open_append(&path).unwrap();
@@ -1054,12 +1086,18 @@ fn appends_through_links_and_writes_over_them() {
     appender.append(&ndarray::array![2.0f64]).unwrap();
     for p in [&path, &link] {
         let err = ndarray::array![9.0f64].write_npy(p).unwrap_err();
-        assert!(matches!(err, Error::Locked { .. }), "{err:?}");
+        assert!(
+            matches!(err, Error::Rows(ndnpy::error::RowsError::Locked { .. })),
+            "{err:?}"
+        );
     }
     let hard = dir.path().join("h.npy");
     std::fs::hard_link(&path, &hard).unwrap();
     let err = ndarray::array![9.0f64].write_npy(&hard).unwrap_err();
-    assert!(matches!(err, Error::Locked { .. }), "{err:?}");
+    assert!(
+        matches!(err, Error::Rows(ndnpy::error::RowsError::Locked { .. })),
+        "{err:?}"
+    );
     appender.append(&ndarray::array![3.0f64]).unwrap();
     drop(appender);
     for p in [&path, &link, &hard] {

@@ -5,8 +5,8 @@
 
 use ndarray::{Array1, Array2, ArrayD, ArrayView1, ArrayViewD, IxDyn};
 use ndnpy::{
-    AnyArray, Error, Header, NpyMmap, NpzReader, ReadNpy, ReadOptions, ViewNpy,
-    DEFAULT_MAX_HEADER_LEN,
+    dtype::Header, npy::DEFAULT_MAX_HEADER_LEN, AnyArray, Error, NpyMmap, NpzReader, ReadNpy,
+    ReadOptions, ViewNpy,
 };
 use std::io::Cursor;
 
@@ -54,10 +54,10 @@ fn header_len_default_limit_is_numpy_like() {
         assert!(
             matches!(
                 e,
-                Error::HeaderTooLarge {
+                Error::Limit(ndnpy::error::LimitError::HeaderTooLarge {
                     len: 10_001,
                     max: 10_000
-                }
+                })
             ),
             "{e:?}"
         )
@@ -69,7 +69,7 @@ fn header_len_default_limit_is_numpy_like() {
     check(AnyArray::from_npy_bytes(&over).unwrap_err());
     let (_dir, path) = temp_file(&over);
     check(Array1::<f64>::read_npy(&path).unwrap_err());
-    check(ndnpy::inspect(&path).unwrap_err());
+    check(ndnpy::dtype::Header::open(&path).unwrap_err());
 }
 
 #[test]
@@ -80,7 +80,10 @@ fn header_len_configured_limit() {
     let small = ReadOptions::default().max_header_len(100);
     let check = |e: Error| {
         assert!(
-            matches!(e, Error::HeaderTooLarge { len: 118, max: 100 }),
+            matches!(
+                e,
+                Error::Limit(ndnpy::error::LimitError::HeaderTooLarge { len: 118, max: 100 })
+            ),
             "{e:?}"
         )
     };
@@ -99,10 +102,10 @@ fn header_len_configured_limit() {
     let big = npy_v2(&big_text, &[0u8; 12]);
     assert!(matches!(
         Array1::<i32>::from_npy_bytes(&big).unwrap_err(),
-        Error::HeaderTooLarge {
+        Error::Limit(ndnpy::error::LimitError::HeaderTooLarge {
             len: 50_000,
             max: 10_000
-        }
+        })
     ));
     let raised = ReadOptions::default().max_header_len(1 << 20);
     assert_eq!(
@@ -121,10 +124,10 @@ fn header_len_field_beyond_the_data() {
     file.extend_from_slice(b"{'descr'");
     assert!(matches!(
         Header::read_from(&file[..]).unwrap_err(),
-        Error::HeaderTooLarge {
+        Error::Limit(ndnpy::error::LimitError::HeaderTooLarge {
             len: 4_294_967_295,
             max: 10_000
-        }
+        })
     ));
     // With the limit lifted, the short file is reported, not allocated for
     // (tests/alloc_bound.rs measures the allocation).
@@ -133,10 +136,10 @@ fn header_len_field_beyond_the_data() {
     assert!(
         matches!(
             err,
-            Error::TruncatedHeader {
+            Error::Header(ndnpy::error::HeaderError::TruncatedHeader {
                 expected: 4_294_967_307,
                 found: 20
-            }
+            })
         ),
         "{err:?}"
     );
@@ -153,12 +156,18 @@ fn nesting_depth_is_bounded() {
         let file = npy_v2(&text, &[]);
         let err = Header::read_from_with(&file[..], &options).unwrap_err();
         assert!(
-            matches!(err, Error::NestingTooDeep { .. }),
+            matches!(
+                err,
+                Error::Limit(ndnpy::error::LimitError::NestingTooDeep { .. })
+            ),
             "{open}: {err:?}"
         );
         let err = ArrayD::<f64>::from_npy_bytes_with(&file, &options).unwrap_err();
         assert!(
-            matches!(err, Error::NestingTooDeep { .. }),
+            matches!(
+                err,
+                Error::Limit(ndnpy::error::LimitError::NestingTooDeep { .. })
+            ),
             "{open}: {err:?}"
         );
     }
@@ -166,7 +175,13 @@ fn nesting_depth_is_bounded() {
     let deep = format!("{}1{}", "(".repeat(1000), ")".repeat(1000));
     let file = npy_v2(&dict("'<f8'", &deep), &[]);
     let err = Header::read_from_with(&file[..], &options).unwrap_err();
-    assert!(matches!(err, Error::NestingTooDeep { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::NestingTooDeep { .. })
+        ),
+        "{err:?}"
+    );
 
     // Nested records up to a realistic depth still parse.
     let mut descr = "'<f8'".to_owned();
@@ -183,7 +198,9 @@ fn nesting_depth_limit_value() {
     let options = ReadOptions::default().max_header_len(1 << 20);
     let file = npy_v2(&format!("{{'descr': {}", "[".repeat(10_000)), &[]);
     match Header::read_from_with(&file[..], &options).unwrap_err() {
-        Error::NestingTooDeep { max } => assert!((8..=1000).contains(&max), "{max}"),
+        Error::Limit(ndnpy::error::LimitError::NestingTooDeep { max }) => {
+            assert!((8..=1000).contains(&max), "{max}")
+        }
         e => panic!("{e:?}"),
     }
 }
@@ -216,7 +233,7 @@ fn element_count_overflow() {
     // 2^32 · 2^32 = 2^64 elements: the product does not fit in usize.
     let err = overflow("'|u1'", "(4294967296, 4294967296)");
     match err {
-        Error::LengthOverflow { shape, itemsize } => {
+        Error::Limit(ndnpy::error::LimitError::LengthOverflow { shape, itemsize }) => {
             assert_eq!(shape, vec![1 << 32, 1 << 32]);
             assert_eq!(itemsize, 1);
         }
@@ -226,7 +243,7 @@ fn element_count_overflow() {
     let shape = format!("({})", ["65536"; 5].join(", "));
     assert!(matches!(
         overflow("'|u1'", &shape),
-        Error::LengthOverflow { .. }
+        Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
     ));
 }
 
@@ -234,7 +251,7 @@ fn element_count_overflow() {
 fn byte_count_overflow() {
     // 2^62 elements fit, 2^62 · 8 bytes do not.
     match overflow("'<f8'", "(4611686018427387904,)") {
-        Error::LengthOverflow { shape, itemsize } => {
+        Error::Limit(ndnpy::error::LimitError::LengthOverflow { shape, itemsize }) => {
             assert_eq!(shape, vec![1 << 62]);
             assert_eq!(itemsize, 8);
         }
@@ -243,19 +260,21 @@ fn byte_count_overflow() {
     // 2^61 · 4 = 2^63 bytes: fits u64 but exceeds isize::MAX.
     assert!(matches!(
         overflow("'<f4'", "(2305843009213693952,)"),
-        Error::LengthOverflow { .. }
+        Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
     ));
     // Sub-array itemsize overflow: (2^31-1)^3 blocks of f8.
     assert!(matches!(
         overflow("('<f8', (2147483647, 2147483647, 2147483647))", "(1,)"),
-        Error::LengthOverflow { .. }
+        Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
     ));
 }
 
 #[test]
 fn dimension_beyond_u64() {
     match overflow("'<f8'", "(3, 36893488147419103232)") {
-        Error::LengthOverflow { shape, .. } => assert_eq!(shape[0], 3),
+        Error::Limit(ndnpy::error::LimitError::LengthOverflow { shape, .. }) => {
+            assert_eq!(shape[0], 3)
+        }
         e => panic!("{e:?}"),
     }
 }
@@ -266,9 +285,21 @@ fn zero_length_with_huge_other_axes() {
     // cannot represent it, so the readers refuse it instead of panicking.
     let file = npy_v1(&dict("'<f8'", "(0, 4294967296, 4294967296)"), &[]);
     let err = ArrayD::<f64>::from_npy_bytes(&file).unwrap_err();
-    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
+        ),
+        "{err:?}"
+    );
     let err = ArrayViewD::<f64>::view_npy(&file).unwrap_err();
-    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
+        ),
+        "{err:?}"
+    );
     // A plain empty array still reads.
     let file = npy_v1(&dict("'<f8'", "(0, 1000000000)"), &[]);
     let a = Array2::<f64>::from_npy_bytes(&file).unwrap();
@@ -285,10 +316,10 @@ fn enormous_shape_in_tiny_file() {
         assert!(
             matches!(
                 e,
-                Error::TruncatedData {
+                Error::Data(ndnpy::error::DataError::TruncatedData {
                     expected: 32_000_000_000,
                     found: 72
-                }
+                })
             ),
             "{e:?}"
         )
@@ -311,13 +342,25 @@ fn memory_map_limits() {
     let err = unsafe { NpyMmap::create::<f64, _>(&path, &[1 << 62], ndnpy::Order::C) }
         .map(drop)
         .unwrap_err();
-    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
+        ),
+        "{err:?}"
+    );
     let err =
         // SAFETY: nothing else writes or truncates this file while it is mapped.
         unsafe { NpyMmap::create::<u8, _>(&path, &[1 << 32, 1 << 32], ndnpy::Order::Fortran) }
             .map(drop)
             .unwrap_err();
-    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
+        ),
+        "{err:?}"
+    );
     assert!(!path.exists());
     // Mapping a tiny file that claims 32 GB: truncated, nothing allocated.
     let (_dir, path) = temp_file(&npy_v1(&dict("'<f8'", "(4000000000,)"), &[0u8; 72]));
@@ -326,10 +369,10 @@ fn memory_map_limits() {
     assert!(
         matches!(
             err,
-            Error::TruncatedData {
+            Error::Data(ndnpy::error::DataError::TruncatedData {
                 expected: 32_000_000_000,
                 found: 72
-            }
+            })
         ),
         "{err:?}"
     );
@@ -446,10 +489,10 @@ fn zip_bomb_member_larger_than_declared() {
     assert!(
         matches!(
             err,
-            Error::TruncatedData {
+            Error::Data(ndnpy::error::DataError::TruncatedData {
                 expected: 4_000_000,
                 ..
-            }
+            })
         ),
         "{err:?}"
     );
@@ -458,7 +501,11 @@ fn zip_bomb_member_larger_than_declared() {
     match npz.raw("x") {
         Ok(bytes) => assert!(bytes.len() <= 300, "{}", bytes.len()),
         Err(e) => assert!(
-            matches!(e, Error::CorruptMember { .. } | Error::BadCrc { .. }),
+            matches!(
+                e,
+                Error::Archive(ndnpy::error::ArchiveError::CorruptMember { .. })
+                    | Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+            ),
             "{e:?}"
         ),
     }
@@ -475,7 +522,7 @@ fn npz_member_reader_names_a_member_that_ends_early() {
     let err = std::io::Read::read_to_end(&mut reader, &mut Vec::new()).unwrap_err();
     let err = Error::from(err);
     assert!(
-        matches!(&err, Error::CorruptMember { reason, .. } if reason.contains(&format!("ends after {} of the 1048576 bytes", member.len()))),
+        matches!(&err, Error::Archive(ndnpy::error::ArchiveError::CorruptMember { reason, .. }) if reason.contains(&format!("ends after {} of the 1048576 bytes", member.len()))),
         "{err:?}"
     );
 }
@@ -489,12 +536,20 @@ fn npz_member_claiming_more_than_it_holds() {
     let mut npz = NpzReader::new(Cursor::new(&archive[..])).unwrap();
     let err = npz.read::<f64, ndarray::Ix1>("x").unwrap_err();
     assert!(
-        matches!(err, Error::TruncatedData { .. } | Error::BadCrc { .. }),
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+                | Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+        ),
         "{err:?}"
     );
     let err = npz.read_any("x").unwrap_err();
     assert!(
-        matches!(err, Error::TruncatedData { .. } | Error::BadCrc { .. }),
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+                | Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+        ),
         "{err:?}"
     );
     // Stored, with the archive's declared size smaller than the header's claim.
@@ -505,10 +560,10 @@ fn npz_member_claiming_more_than_it_holds() {
     assert!(
         matches!(
             err,
-            Error::TruncatedData {
+            Error::Data(ndnpy::error::DataError::TruncatedData {
                 expected: 32_000_000_000,
                 found: 64
-            }
+            })
         ),
         "{err:?}"
     );

@@ -1,16 +1,17 @@
 //! Memory maps with options and sparse files:
 //!
-//! - a file `MmapNpy::create_with_header` made with a header over the
+//! - a file `NpyMmap::create_with_header` made with a header over the
 //!   default 10 000-byte limit opens read-write and copy-on-write with
 //!   `open_rw_with` / `open_cow_with` (the bug: `open_rw` and `open_cow`
 //!   took no options, so such a file could only be opened read-only);
-//! - `MmapNpy::create_sparse` makes a sparse file, as NumPy's
-//!   `open_memmap` does, beside the reserving `MmapNpy::create`.
-
-#![allow(deprecated)] // `MmapNpy`, the old name of `NpyMmap`, is tested too.
+//! - `NpyMmap::create_sparse` makes a sparse file, as NumPy's
+//!   `open_memmap` does, beside the reserving `NpyMmap::create`.
 
 use ndarray::{Array1, Array2, Ix1, Ix2};
-use ndnpy::{DType, Error, Field, Header, MmapNpy, NpyMmap, Order, ReadNpy, ReadOptions, Version};
+use ndnpy::{
+    dtype::DType, dtype::Field, dtype::Header, dtype::Version, Error, NpyMmap, Order, ReadNpy,
+    ReadOptions,
+};
 
 /// A record of 600 `<f8` fields: its header is about 13 000 bytes.
 fn wide_header(rows: usize) -> Header {
@@ -45,10 +46,26 @@ fn long_headers_made_by_create_open_for_writing_with_options() {
     // alike, as NumPy's max_header_size does.
     // SAFETY: nothing else maps or changes the file during the test.
     let rw = unsafe { NpyMmap::open_rw(&path) };
-    assert!(matches!(rw, Err(Error::HeaderTooLarge { .. })), "{rw:?}");
+    assert!(
+        matches!(
+            rw,
+            Err(Error::Limit(
+                ndnpy::error::LimitError::HeaderTooLarge { .. }
+            ))
+        ),
+        "{rw:?}"
+    );
     // SAFETY: as above.
     let cow = unsafe { NpyMmap::open_cow(&path) };
-    assert!(matches!(cow, Err(Error::HeaderTooLarge { .. })), "{cow:?}");
+    assert!(
+        matches!(
+            cow,
+            Err(Error::Limit(
+                ndnpy::error::LimitError::HeaderTooLarge { .. }
+            ))
+        ),
+        "{cow:?}"
+    );
 
     let options = ReadOptions::default().max_header_len(1 << 16);
     {
@@ -100,7 +117,7 @@ fn create_sparse_reserves_nothing_and_reads_as_zeros() {
     let reserved = dir.path().join("reserved.npy");
     {
         // SAFETY: a new file in a private folder.
-        let map = unsafe { MmapNpy::create::<f32, _>(&reserved, &[rows, 2048], Order::C).unwrap() };
+        let map = unsafe { NpyMmap::create::<f32, _>(&reserved, &[rows, 2048], Order::C).unwrap() };
         map.flush().unwrap();
     }
     assert_eq!(
@@ -116,7 +133,7 @@ fn the_old_map_name_still_compiles() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.npy");
     // SAFETY: a new file in a private folder.
-    let mut map = unsafe { MmapNpy::create::<u8, _>(&path, &[3], Order::C).unwrap() };
+    let mut map = unsafe { NpyMmap::create::<u8, _>(&path, &[3], Order::C).unwrap() };
     map.view_mut::<u8, Ix1>().unwrap().fill(4);
     map.flush().unwrap();
     drop(map);
@@ -142,7 +159,9 @@ fn archives_with_long_member_headers_open_with_options() {
     let mut npz = NpzReader::open(&path).unwrap();
     assert!(matches!(
         npz.header("wide"),
-        Err(Error::HeaderTooLarge { .. })
+        Err(Error::Limit(
+            ndnpy::error::LimitError::HeaderTooLarge { .. }
+        ))
     ));
     let mut npz = NpzReader::open_with(&path, &options).unwrap();
     assert_eq!(npz.header("wide").unwrap(), header);
@@ -154,7 +173,9 @@ fn archives_with_long_member_headers_open_with_options() {
     let map = unsafe { NpzMmap::open(&path).unwrap() };
     assert!(matches!(
         map.header("wide"),
-        Err(Error::HeaderTooLarge { .. })
+        Err(Error::Limit(
+            ndnpy::error::LimitError::HeaderTooLarge { .. }
+        ))
     ));
     // SAFETY: as above.
     let map = unsafe { NpzMmap::open_with(&path, &options).unwrap() };

@@ -4,7 +4,7 @@
 mod common;
 
 use ndarray::{Array1, ArrayD};
-use ndnpy::{AnyArray, Header, NpzReader, NpzWriter, ReadNpy, WriteNpy};
+use ndnpy::{dtype::Header, AnyArray, NpzReader, NpzWriter, ReadNpy, WriteNpy};
 use std::io::{self, Cursor, Read, Seek, SeekFrom, Write};
 
 /// 2 MiB of zeros as a `.npy` stream.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use ndnpy::{AnyArray, Float8E4M3Fn, Float8E5M2, WriteNpy};
+use ndnpy::{types::Float8E4M3Fn, types::Float8E5M2, AnyArray, WriteNpy};
 
 #[test]
 fn writes_carry_ml_dtypes_descriptors() {
@@ -23,7 +23,7 @@ fn writes_carry_ml_dtypes_descriptors() {
 mod bf16 {
     use half::bf16;
     use ndarray::{ArrayD, Ix1};
-    use ndnpy::{AnyArray, Float8E4M3Fn, Float8E5M2, NpzReader, ReadNpy, WriteNpy};
+    use ndnpy::{types::Float8E4M3Fn, types::Float8E5M2, AnyArray, NpzReader, ReadNpy, WriteNpy};
     use std::path::PathBuf;
 
     /// The committed fixtures, or (`NDNPY_ML_FIXTURES`, set by
@@ -153,7 +153,9 @@ mod bf16 {
         values.write_npy(out.join("f8e4m3fn.npy")).unwrap();
         let values = ndarray::Array1::from_iter((0..=255u8).map(Float8E5M2::from_bits));
         values.write_npy(out.join("f8e5m2.npy")).unwrap();
-        let mut z = ndnpy::NpzWriter::create_compressed(out.join("bf16.npz")).unwrap();
+        let mut z = ndnpy::NpzWriter::create(out.join("bf16.npz"))
+            .unwrap()
+            .codec(ndnpy::npz::Codec::deflate());
         z.add("w", &w).unwrap();
         z.finish().unwrap();
     }

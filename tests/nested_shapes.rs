@@ -7,7 +7,7 @@
 //! in either memory order, with or without
 //! `ReadOptions::allow_beyond_numpy_limits`.
 
-use ndnpy::{AnyArray, Error, PyValue, ReadNpy, ReadOptions};
+use ndnpy::{pickle::PyValue, AnyArray, Error, ReadNpy, ReadOptions};
 
 mod common;
 use common::npy_v1;
@@ -101,7 +101,10 @@ const HUGE: [u64; 3] = [1 << 62, 2, 0];
 fn is_refused(r: &ndnpy::Result<impl std::fmt::Debug>) -> bool {
     matches!(
         r,
-        Err(Error::MalformedPickle { .. } | Error::LengthOverflow { .. })
+        Err(
+            Error::Pickle(ndnpy::error::PickleError::MalformedPickle { .. })
+                | Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
+        )
     )
 }
 
@@ -132,10 +135,26 @@ fn the_reviewed_file_is_an_error() {
     let file = unhex(&NEST_BIG);
     assert_eq!(file.len(), 317);
     let r = AnyArray::from_npy_bytes(&file);
-    assert!(matches!(r, Err(Error::MalformedPickle { .. })), "{r:?}");
+    assert!(
+        matches!(
+            r,
+            Err(Error::Pickle(
+                ndnpy::error::PickleError::MalformedPickle { .. }
+            ))
+        ),
+        "{r:?}"
+    );
     let beyond = ReadOptions::default().allow_beyond_numpy_limits(true);
     let r = AnyArray::from_npy_bytes_with(&file, &beyond);
-    assert!(matches!(r, Err(Error::MalformedPickle { .. })), "{r:?}");
+    assert!(
+        matches!(
+            r,
+            Err(Error::Pickle(
+                ndnpy::error::PickleError::MalformedPickle { .. }
+            ))
+        ),
+        "{r:?}"
+    );
 }
 
 #[test]
@@ -226,13 +245,13 @@ fn raw_arrays_of_zero_size_items_and_an_overflowing_empty_shape_are_an_error() {
                 }
                 assert!(r.is_err(), "{descr}: {r:?}");
                 if descr == "'<U0'" {
-                    let r = ndnpy::StringArray::from_npy_bytes_with(&file, &options);
+                    let r = ndnpy::types::StringArray::from_npy_bytes_with(&file, &options);
                     assert!(r.is_err(), "{descr}: {:?}", r.map(|a| a.len()));
                     let r = ndarray::ArrayD::<String>::from_npy_bytes_with(&file, &options);
                     assert!(r.is_err(), "{descr}: {r:?}");
                 }
                 if descr == "'|S0'" {
-                    let r = ndnpy::BytesArray::from_npy_bytes_with(&file, &options);
+                    let r = ndnpy::types::BytesArray::from_npy_bytes_with(&file, &options);
                     assert!(r.is_err(), "{descr}: {:?}", r.map(|a| a.len()));
                     let r = ndarray::ArrayD::<Vec<u8>>::from_npy_bytes_with(&file, &options);
                     assert!(r.is_err(), "{descr}: {r:?}");
@@ -246,19 +265,25 @@ fn raw_arrays_of_zero_size_items_and_an_overflowing_empty_shape_are_an_error() {
 fn compact_strings_refuse_shapes_ndarray_cannot_hold() {
     // Their views and owned arrays are ndarray arrays of the shape.
     let shape = [1 << 62, 2, 0];
-    let r = ndnpy::StringArray::from_strs(&shape, []);
+    let r = ndnpy::types::StringArray::from_strs(&shape, []);
     assert!(
-        matches!(r, Err(Error::BadShape(_))),
+        matches!(
+            r,
+            Err(Error::Header(ndnpy::error::HeaderError::BadShape(_)))
+        ),
         "{:?}",
         r.map(|a| a.len())
     );
-    let r = ndnpy::BytesArray::from_bytes(&shape, []);
+    let r = ndnpy::types::BytesArray::from_bytes(&shape, []);
     assert!(
-        matches!(r, Err(Error::BadShape(_))),
+        matches!(
+            r,
+            Err(Error::Header(ndnpy::error::HeaderError::BadShape(_)))
+        ),
         "{:?}",
         r.map(|a| a.len())
     );
     // The same count of elements in a shape it can hold is fine.
-    let ok = ndnpy::StringArray::from_strs(&[1 << 62, 0], []).unwrap();
+    let ok = ndnpy::types::StringArray::from_strs(&[1 << 62, 0], []).unwrap();
     assert_eq!(ok.view().shape(), [1 << 62, 0]);
 }

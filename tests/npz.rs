@@ -4,7 +4,7 @@
 //! loads what we write.
 
 use ndarray::{array, s, Array, Array0, Array1, Array2, Array3, ArrayD, Ix1, Ix2, IxDyn};
-use ndnpy::{AnyArray, Error, NpzMmap, NpzReader, NpzWriter, WriteNpy};
+use ndnpy::{npz::Codec, AnyArray, Error, NpzMmap, NpzReader, NpzWriter, WriteNpy};
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -236,7 +236,7 @@ fn valid_fixtures_read_to_recorded_values() {
                     assert_eq!(npz.raw(name).unwrap(), want, "{context}: raw bytes");
                     let err = npz.read_any(name).unwrap_err();
                     assert!(
-                        matches!(&err, Error::NotNpy { name: n, .. } if n == name),
+                        matches!(&err, Error::Archive(ndnpy::error::ArchiveError::NotNpy { name: n, .. }) if n == name),
                         "{context}: {err:?}"
                     );
                     assert!(err.to_string().contains(name), "{context}: {err}");
@@ -303,7 +303,8 @@ fn invalid_fixtures_give_their_errors() {
         if let Some(member) = json["member"].as_str() {
             if !matches!(
                 err,
-                Error::MalformedHeader { .. } | Error::TruncatedData { .. }
+                Error::Header(ndnpy::error::HeaderError::MalformedHeader { .. })
+                    | Error::Data(ndnpy::error::DataError::TruncatedData { .. })
             ) {
                 assert!(err.to_string().contains(member), "{context}: {err}");
             }
@@ -400,9 +401,9 @@ fn round_trip_stored_compressed_aligned_unaligned() {
     let makers: [(&str, Make); 4] = [
         ("stored", NpzWriter::new),
         ("unaligned", |c| NpzWriter::new(c).aligned(false)),
-        ("compressed", NpzWriter::new_compressed),
+        ("compressed", |c| NpzWriter::new(c).codec(Codec::deflate())),
         ("level 1", |c| {
-            NpzWriter::new_compressed(c).compression_level(1)
+            NpzWriter::new(c).codec(Codec::Deflate { level: 1 })
         }),
     ];
     for (what, make) in makers {
@@ -454,13 +455,17 @@ fn path_round_trip_and_views_point_into_the_map() {
     assert_eq!(stride_view, f.slice(s![..;2, 1..;2]));
     // Compressed members point to `read`.
     let cpath = dir.path().join("compressed.npz");
-    let mut w = NpzWriter::create_compressed(&cpath).unwrap();
+    let mut w = NpzWriter::create(&cpath)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     w.add("x", &f).unwrap();
     w.finish().unwrap();
     // SAFETY: nothing else writes or truncates this file while it is mapped.
     let cmap = unsafe { NpzMmap::open(&cpath) }.unwrap();
     let err = cmap.view::<f64, Ix2>("x").unwrap_err();
-    assert!(matches!(&err, Error::CompressedMember { name } if name == "x"));
+    assert!(
+        matches!(&err, Error::View(ndnpy::error::ViewError::CompressedMember { name }) if name == "x")
+    );
     assert!(err.to_string().contains("read"), "{err}");
     assert_eq!(cmap.reader().unwrap().read::<f64, Ix2>("x").unwrap(), f);
 
@@ -556,11 +561,21 @@ fn duplicate_names_and_failed_adds_poison_finish() {
     let mut w = NpzWriter::new(Cursor::new(Vec::new()));
     w.add("x", &array![1.0]).unwrap();
     let err = w.add("x", &array![2.0]).unwrap_err();
-    assert!(matches!(&err, Error::DuplicateMember { name } if name == "x"));
+    assert!(
+        matches!(&err, Error::Write(ndnpy::error::WriteError::DuplicateMember { name }) if name == "x")
+    );
     let err = w.add("y", &array![3.0]).unwrap_err();
-    assert!(matches!(&err, Error::IncompleteArchive { name } if name == "x"));
+    assert!(
+        matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "x")
+    );
     let err = w.finish().unwrap_err();
-    assert!(matches!(err, Error::IncompleteArchive { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Write(ndnpy::error::WriteError::IncompleteArchive { .. })
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -576,7 +591,9 @@ fn path_target_is_untouched_unless_finished() {
     assert_eq!(std::fs::read(&path).unwrap(), b"old contents");
 
     // Failed add, then finish.
-    let mut w = NpzWriter::create_compressed(&path).unwrap();
+    let mut w = NpzWriter::create(&path)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     w.add("x", &array![1u8]).unwrap();
     assert!(w.add("x", &array![2u8]).is_err());
     assert!(w.finish().is_err());
@@ -643,19 +660,31 @@ fn zip_bomb_reads_only_what_the_header_declares() {
 
     // A header claiming 2^31 f64 values (16 GiB) over 1 KiB of data: the
     // error comes before any allocation of the claimed size.
-    let header = ndnpy::Header {
-        dtype: ndnpy::DType::parse("<f8").unwrap(),
+    let header = ndnpy::dtype::Header {
+        dtype: ndnpy::dtype::DType::parse("<f8").unwrap(),
         shape: vec![1 << 31],
         fortran_order: false,
-        version: ndnpy::Version::V1,
+        version: ndnpy::dtype::Version::V1,
     };
     let mut member = header.to_bytes().unwrap();
     member.resize(member.len() + 1024, 0);
     let mut npz = reader_of(archive_with_member("big.npy", &member, true));
     let err = npz.read::<f64, Ix1>("big").unwrap_err();
-    assert!(matches!(err, Error::TruncatedData { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+        ),
+        "{err:?}"
+    );
     let err = npz.read_any("big").unwrap_err();
-    assert!(matches!(err, Error::TruncatedData { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -663,11 +692,11 @@ fn lying_sizes_cost_only_the_bytes_that_decompress() {
     // The header claims 2^27 f64 values (1 GiB), the deflated data holds
     // 1 MiB, and both size fields of the archive claim 1 GiB too.
     let claimed = 1u64 << 27;
-    let header = ndnpy::Header {
-        dtype: ndnpy::DType::parse("<f8").unwrap(),
+    let header = ndnpy::dtype::Header {
+        dtype: ndnpy::dtype::DType::parse("<f8").unwrap(),
         shape: vec![claimed as usize],
         fortran_order: false,
-        version: ndnpy::Version::V1,
+        version: ndnpy::dtype::Version::V1,
     };
     let mut member = header.to_bytes().unwrap();
     member.resize(member.len() + (1 << 20), 1);
@@ -684,7 +713,11 @@ fn lying_sizes_cost_only_the_bytes_that_decompress() {
     let (result, largest) = largest_allocation(|| npz.read::<f64, Ix1>("x"));
     let err = result.unwrap_err();
     assert!(
-        matches!(err, Error::BadCrc { .. } | Error::TruncatedData { .. }),
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+                | Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+        ),
         "{err:?}"
     );
     assert!(
@@ -694,7 +727,7 @@ fn lying_sizes_cost_only_the_bytes_that_decompress() {
     let (result, largest) = largest_allocation(|| npz.raw("x"));
     let err = result.unwrap_err();
     assert!(
-        matches!(&err, Error::CorruptMember { name, .. } if name == "x"),
+        matches!(&err, Error::Archive(ndnpy::error::ArchiveError::CorruptMember { name, .. }) if name == "x"),
         "{err:?}"
     );
     assert!(
@@ -744,7 +777,7 @@ fn crc_is_checked_on_read_and_raw() {
         npz.read_any("x").unwrap_err(),
     ] {
         assert!(
-            matches!(&err, Error::BadCrc { name } if name == "x"),
+            matches!(&err, Error::Archive(ndnpy::error::ArchiveError::BadCrc { name }) if name == "x"),
             "{err:?}"
         );
     }
@@ -762,10 +795,11 @@ fn large_typed_round_trip_through_a_file() {
     let constant = ArrayD::from_elem(IxDyn(&[5, 1 << 20]), 1.5f32);
     for (compressed, a) in [(false, &varied), (true, &constant)] {
         let path = dir.path().join(format!("big{compressed}.npz"));
-        let mut w = NpzWriter::create(&path)
-            .unwrap()
-            .compressed(compressed)
-            .compression_level(1);
+        let mut w = NpzWriter::create(&path).unwrap().codec(if compressed {
+            Codec::Deflate { level: 1 }
+        } else {
+            Codec::Stored
+        });
         w.add("a", a).unwrap();
         w.finish().unwrap();
         let back: Array<f32, IxDyn> = NpzReader::open(&path).unwrap().read("a").unwrap();
@@ -805,15 +839,33 @@ fn writer_refuses_names_numpy_cannot_give_back() {
     let mut w = NpzWriter::new(Cursor::new(Vec::new()));
     for bad in ["a\0b", "\0"] {
         let err = w.add(bad, &ndarray::array![1u8]).unwrap_err();
-        assert!(matches!(err, Error::InvalidName { .. }), "{err:?}");
+        assert!(
+            matches!(
+                err,
+                Error::Write(ndnpy::error::WriteError::InvalidName { .. })
+            ),
+            "{err:?}"
+        );
     }
     // A refused name writes nothing, so the writer stays usable.
     w.add("x", &ndarray::array![1u8]).unwrap();
     let err = w.add("x.npy", &ndarray::array![2u8]).unwrap_err();
-    assert!(matches!(err, Error::InvalidName { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Write(ndnpy::error::WriteError::InvalidName { .. })
+        ),
+        "{err:?}"
+    );
     let long = "n".repeat(70_000);
     let err = w.add(&long, &ndarray::array![2u8]).unwrap_err();
-    assert!(matches!(err, Error::InvalidName { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Write(ndnpy::error::WriteError::InvalidName { .. })
+        ),
+        "{err:?}"
+    );
     assert!(err.to_string().len() < 1_000, "{}", err.to_string().len());
     let bytes = w.finish_into_inner().unwrap().into_inner();
     assert_eq!(reader_of(bytes).names(), ["x"]);
@@ -827,7 +879,8 @@ fn writer_refuses_names_numpy_cannot_give_back() {
 fn piece_tables_are_used_and_checked() {
     use ndnpy::{NpzReader, NpzWriter};
     let a = ndarray::Array1::from_shape_fn(450_000, |i| ((i * 7919) % 1000) as f64);
-    let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).compressed(true);
+    let mut w =
+        NpzWriter::new(std::io::Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     w.add("big", &a).unwrap();
     let bytes = w.finish_into_inner().unwrap().into_inner();
     let read = |bytes: &[u8]| {
@@ -865,7 +918,8 @@ fn piece_tables_are_used_and_checked() {
     assert_eq!(streamed.len(), 128 + 8 * a.len());
     assert_eq!(&streamed[..6], b"\x93NUMPY");
     let mask = ndarray::Array1::from_shape_fn(3_000_000, |i| (i * 7919) % 1000 < 300);
-    let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).compressed(true);
+    let mut w =
+        NpzWriter::new(std::io::Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     w.add("mask", &mask).unwrap();
     let bools = w.finish_into_inner().unwrap().into_inner();
     let mut z = NpzReader::new(std::io::Cursor::new(bools)).unwrap();

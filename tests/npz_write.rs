@@ -17,7 +17,11 @@ fn noise(n: usize) -> Array1<u64> {
 fn archive(threads: usize, compressed: bool) -> Vec<u8> {
     let cube = Array3::from_shape_fn((80, 90, 100), |(i, j, k)| (i * j + k) as f64);
     let mut w = NpzWriter::new(Cursor::new(Vec::new()))
-        .compressed(compressed)
+        .codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        })
         .threads(threads);
     w.add(
         "repetitive",
@@ -77,7 +81,11 @@ fn member_bytes(archive: &[u8], name: &str) -> Vec<u8> {
 fn streamed_members_are_what_np_save_writes() {
     let full = Array2::from_shape_fn((3000, 130), |(i, j)| (i * 130 + j) as i32 % 977);
     for compressed in [true, false] {
-        let mut w = NpzWriter::new(Cursor::new(Vec::new())).compressed(compressed);
+        let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         // C order: blocks of rows in various layouts.
         let mut m = w.add_streaming::<i32>("c", &[130], Order::C).unwrap();
         let mut r = 0;
@@ -155,7 +163,7 @@ fn streamed_stored_members_are_aligned_and_viewable() {
 
 #[test]
 fn streamed_member_small_enough_needs_no_zip64() {
-    let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     let mut m = w.add_streaming::<u8>("x", &[2], Order::C).unwrap();
     m.write(&array![[1u8, 2]]).unwrap();
     m.finish().unwrap();
@@ -175,7 +183,7 @@ fn streamed_member_small_enough_needs_no_zip64() {
 
 #[test]
 fn blocks_of_the_wrong_shape_are_refused_and_change_nothing() {
-    let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     let mut m = w.add_streaming::<f32>("x", &[2, 3], Order::C).unwrap();
     m.write(&Array3::<f32>::ones((4, 2, 3))).unwrap();
     for bad in [
@@ -184,7 +192,13 @@ fn blocks_of_the_wrong_shape_are_refused_and_change_nothing() {
         ArrayD::<f32>::zeros(vec![1, 1, 2, 3]),
     ] {
         let err = m.write(&bad).unwrap_err();
-        assert!(matches!(&err, Error::AppendMismatch { .. }), "{err:?}");
+        assert!(
+            matches!(
+                &err,
+                Error::Rows(ndnpy::error::RowsError::AppendMismatch { .. })
+            ),
+            "{err:?}"
+        );
     }
     m.write(&Array2::<f32>::zeros((2, 3))).unwrap(); // one row
     m.finish().unwrap();
@@ -199,17 +213,21 @@ fn unfinished_member_poisons_the_archive() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.npz");
     std::fs::write(&path, b"old").unwrap();
-    let mut w = NpzWriter::create_compressed(&path).unwrap();
+    let mut w = NpzWriter::create(&path)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     let mut m = w.add_streaming::<u8>("partial", &[], Order::C).unwrap();
     m.write(&array![1u8, 2]).unwrap();
     drop(m);
     let err = w.add("next", &array![1u8]).unwrap_err();
     assert!(
-        matches!(&err, Error::IncompleteArchive { name } if name == "partial"),
+        matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "partial"),
         "{err:?}"
     );
     let err = w.finish().unwrap_err();
-    assert!(matches!(&err, Error::IncompleteArchive { name } if name == "partial"));
+    assert!(
+        matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "partial")
+    );
     assert_eq!(std::fs::read(&path).unwrap(), b"old");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 
@@ -217,7 +235,9 @@ fn unfinished_member_poisons_the_archive() {
     let mut w = NpzWriter::new(Cursor::new(Vec::new()));
     w.add("x", &array![1u8]).unwrap();
     let err = w.add_streaming::<u8>("x", &[], Order::C).unwrap_err();
-    assert!(matches!(&err, Error::DuplicateMember { name } if name == "x"));
+    assert!(
+        matches!(&err, Error::Write(ndnpy::error::WriteError::DuplicateMember { name }) if name == "x")
+    );
     assert!(w.finish().is_err());
 }
 
@@ -261,17 +281,23 @@ fn a_full_disk_mid_member_is_reported_and_poisons() {
                 inner: Cursor::new(Vec::new()),
                 budget,
             };
-            let mut w = NpzWriter::new_compressed(sink).threads(threads);
+            let mut w = NpzWriter::new(sink)
+                .codec(ndnpy::npz::Codec::deflate())
+                .threads(threads);
             let err = w.add("big", &data).unwrap_err();
             assert!(is_full(&err), "{budget}: {err:?}");
             let err = w.finish().unwrap_err();
-            assert!(matches!(&err, Error::IncompleteArchive { name } if name == "big"));
+            assert!(
+                matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == "big")
+            );
 
             let sink = SeekFailAfter {
                 inner: Cursor::new(Vec::new()),
                 budget,
             };
-            let mut w = NpzWriter::new_compressed(sink).threads(threads);
+            let mut w = NpzWriter::new(sink)
+                .codec(ndnpy::npz::Codec::deflate())
+                .threads(threads);
             let result = w
                 .add_streaming::<u64>("s", &[1024], Order::C)
                 .and_then(|mut m| {
@@ -283,7 +309,7 @@ fn a_full_disk_mid_member_is_reported_and_poisons() {
             assert!(is_full(&result.unwrap_err()), "{budget}");
             assert!(matches!(
                 w.finish().unwrap_err(),
-                Error::IncompleteArchive { .. }
+                Error::Write(ndnpy::error::WriteError::IncompleteArchive { .. })
             ));
         }
     }
@@ -313,7 +339,9 @@ fn streamed_member_over_4_gib() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("huge.npz");
     let block = Array2::<u8>::from_shape_fn((1024, 1 << 20), |(i, j)| (i ^ j) as u8);
-    let mut w = NpzWriter::create_compressed(&path).unwrap();
+    let mut w = NpzWriter::create(&path)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     let mut m = w.add_streaming::<u8>("big", &[1 << 20], Order::C).unwrap();
     for _ in 0..5 {
         m.write(&block).unwrap();
@@ -329,7 +357,9 @@ fn streamed_member_over_4_gib() {
 #[test]
 fn many_small_members_compress_together_and_identically() {
     let write = |threads: usize| {
-        let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new())).threads(threads);
+        let mut w = NpzWriter::new(Cursor::new(Vec::new()))
+            .codec(ndnpy::npz::Codec::deflate())
+            .threads(threads);
         for i in 0..50usize {
             w.add(
                 &format!("s{i}"),
@@ -371,13 +401,15 @@ fn a_full_disk_while_writing_queued_members_names_the_member() {
             inner: Cursor::new(Vec::new()),
             budget,
         };
-        let mut w = NpzWriter::new_compressed(sink).threads(2);
+        let mut w = NpzWriter::new(sink)
+            .codec(ndnpy::npz::Codec::deflate())
+            .threads(2);
         w.add("a", &array![1.0f64]).unwrap(); // queued: nothing written yet
         let err = w.add("b", &noise(200_000)).unwrap_err();
         assert!(is_full(&err), "{err:?}");
         let err = w.finish().unwrap_err();
         assert!(
-            matches!(&err, Error::IncompleteArchive { name } if name == failing),
+            matches!(&err, Error::Write(ndnpy::error::WriteError::IncompleteArchive { name }) if name == failing),
             "{budget}: {err:?}"
         );
     }
@@ -386,7 +418,7 @@ fn a_full_disk_while_writing_queued_members_names_the_member() {
         inner: Cursor::new(Vec::new()),
         budget: 10,
     };
-    let mut w = NpzWriter::new_compressed(sink);
+    let mut w = NpzWriter::new(sink).codec(ndnpy::npz::Codec::deflate());
     w.add("a", &array![1.0f64]).unwrap();
     assert!(is_full(&w.finish().unwrap_err()));
 }

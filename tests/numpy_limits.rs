@@ -6,7 +6,7 @@ mod common;
 
 use common::{npy_v1, npy_v2};
 use ndarray::{ArrayD, IxDyn};
-use ndnpy::{AnyArray, Error, Header, ReadNpy, ReadOptions, WriteNpy};
+use ndnpy::{dtype::Header, AnyArray, Error, ReadNpy, ReadOptions, WriteNpy};
 use std::io::{self, Read};
 
 fn shape_text(shape: &[u64]) -> String {
@@ -32,14 +32,20 @@ fn more_than_64_dimensions_are_refused_unless_asked() {
     assert_eq!(AnyArray::from_npy_bytes(&ok).unwrap().shape().len(), 64);
     let over = npy_v1(&header_text("'|u1'", &[1; 65]), &[7]);
     let err = AnyArray::from_npy_bytes(&over).unwrap_err();
-    assert!(matches!(err, Error::BadShape(_)), "{err:?}");
+    assert!(
+        matches!(err, Error::Header(ndnpy::error::HeaderError::BadShape(_))),
+        "{err:?}"
+    );
     assert!(err.to_string().contains("at most 64"), "{err}");
     let a = AnyArray::from_npy_bytes_with(&over, &relaxed).unwrap();
     assert_eq!(a.shape().len(), 65);
 
     // Writing: NumPy could not load it, so it is refused.
     let a = ArrayD::<u8>::zeros(IxDyn(&[1; 65]));
-    assert!(matches!(a.to_npy_bytes(), Err(Error::BadShape(_))));
+    assert!(matches!(
+        a.to_npy_bytes(),
+        Err(Error::Header(ndnpy::error::HeaderError::BadShape(_)))
+    ));
     let a = ArrayD::<u8>::zeros(IxDyn(&[1; 64]));
     assert!(a.to_npy_bytes().is_ok());
 }
@@ -63,7 +69,15 @@ fn sizes_numpy_cannot_create_are_refused_unless_asked() {
         let got = AnyArray::from_npy_bytes(&bytes);
         assert_eq!(got.is_ok(), numpy_ok, "{descr} {shape:?}: {got:?}");
         if !numpy_ok {
-            assert!(matches!(got, Err(Error::LengthOverflow { .. })), "{got:?}");
+            assert!(
+                matches!(
+                    got,
+                    Err(Error::Limit(
+                        ndnpy::error::LimitError::LengthOverflow { .. }
+                    ))
+                ),
+                "{got:?}"
+            );
             match AnyArray::from_npy_bytes_with(&bytes, &relaxed) {
                 Ok(a) => {
                     assert_eq!(
@@ -73,7 +87,7 @@ fn sizes_numpy_cannot_create_are_refused_unless_asked() {
                 }
                 // ndarray cannot hold a shape whose non-zero dimensions
                 // multiply past isize::MAX elements, even when empty.
-                Err(Error::LengthOverflow { .. }) => {
+                Err(Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })) => {
                     assert!(
                         shape
                             .iter()
@@ -90,7 +104,13 @@ fn sizes_numpy_cannot_create_are_refused_unless_asked() {
     // The writer refuses what NumPy would refuse to load.
     let a = ArrayD::<f64>::zeros(IxDyn(&[0, 1 << 62]));
     let err = a.to_npy_bytes().unwrap_err();
-    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
+        ),
+        "{err:?}"
+    );
     let a = ArrayD::<f64>::zeros(IxDyn(&[0, 1 << 59]));
     assert!(a.to_npy_bytes().is_ok());
 }
@@ -109,7 +129,13 @@ fn records_nest_as_deep_as_numpy_loads() {
     assert_eq!(header.dtype.itemsize(), Some(4));
     let deep = npy_v1(&header_text(&nested_descr(100), &[2]), &[0; 8]);
     let err = Header::read_from_with(&deep[..], &options).unwrap_err();
-    assert!(matches!(err, Error::NestingTooDeep { max: 200 }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::NestingTooDeep { max: 200 })
+        ),
+        "{err:?}"
+    );
     // The 40-deep case of the issue.
     let forty = npy_v1(&header_text(&nested_descr(40), &[2]), &[0; 8]);
     Header::read_from_with(&forty[..], &options).unwrap();
@@ -167,7 +193,7 @@ fn streams_stop_at_the_limit() {
     };
     let err = ArrayD::<u8>::read_npy_from(&mut endless).unwrap_err();
     assert!(
-        matches!(err, Error::StreamLimit { claimed: 1_000_000_000_000_000, max } if max == ndnpy::DEFAULT_MAX_STREAM_LEN),
+        matches!(err, Error::Limit(ndnpy::error::LimitError::StreamLimit { claimed: 1_000_000_000_000_000, max }) if max == ndnpy::npy::DEFAULT_MAX_STREAM_LEN),
         "{err:?}"
     );
     assert_eq!(endless.served, 0);
@@ -177,13 +203,25 @@ fn streams_stop_at_the_limit() {
         served: 0,
     })
     .unwrap_err();
-    assert!(matches!(err, Error::StreamLimit { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::StreamLimit { .. })
+        ),
+        "{err:?}"
+    );
 
     // Under a smaller limit, a claim above it fails and one below reads.
     let options = ReadOptions::default().max_stream_len(1 << 20);
     let two_mib = npy_v1(&header_text("'|u1'", &[2 << 20]), &vec![5; 2 << 20]);
     let err = ArrayD::<u8>::read_npy_from_with(&two_mib[..], &options).unwrap_err();
-    assert!(matches!(err, Error::StreamLimit { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::StreamLimit { .. })
+        ),
+        "{err:?}"
+    );
     let one_mib = npy_v1(&header_text("'|u1'", &[1 << 20]), &vec![5; 1 << 20]);
     let a = ArrayD::<u8>::read_npy_from_with(&one_mib[..], &options).unwrap();
     assert_eq!(a.len(), 1 << 20);
@@ -220,7 +258,13 @@ fn a_fifo_fed_endless_data_ends_with_an_error() {
         }
     });
     let err = ArrayD::<u8>::read_npy(&fifo).unwrap_err();
-    assert!(matches!(err, Error::StreamLimit { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::StreamLimit { .. })
+        ),
+        "{err:?}"
+    );
     writer.join().unwrap();
 }
 
@@ -244,10 +288,22 @@ fn streaming_writers_keep_to_numpy_limits() {
     let rows = ndarray::Array2::<f64>::zeros((1 << 62, 0));
     let mut w = NpyWriter::<f64>::create(dir.path().join("a.npy"), &[0], Order::C).unwrap();
     let err = w.write(&rows).unwrap_err();
-    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
+        ),
+        "{err:?}"
+    );
 
     let mut npz = NpzWriter::new(std::io::Cursor::new(Vec::new()));
     let mut m = npz.add_streaming::<f64>("a", &[0], Order::C).unwrap();
     let err = m.write(&rows).unwrap_err();
-    assert!(matches!(err, Error::LengthOverflow { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
+        ),
+        "{err:?}"
+    );
 }

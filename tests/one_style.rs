@@ -4,15 +4,12 @@
 //!   `StringArray`, `BytesArray`, typed arrays) has `write_npy`,
 //!   `write_npy_with`, `write_npy_to` and `to_npy_bytes`, as its own
 //!   methods and through `WriteNpy`, and they agree byte for byte;
-//! - readers take options as `*_with(…, &ReadOptions)`;
-//! - the folded duplicates (`add_object`, `pickle::read_str_npy`,
-//!   `write_object_npy`, `with_options`, ...) still compile as deprecated
-//!   aliases and do what their replacements do.
+//! - readers take options as `*_with(…, &ReadOptions)`.
 
-use ndarray::{array, Array1, ArrayD, Ix1};
+use ndarray::{array, Array1, ArrayD};
 use ndnpy::{
-    AnyArray, BytesArray, NpyFile, NpyWriter, NpzReader, NpzWriter, Order, PyValue, ReadNpy,
-    ReadOptions, RecordArray, StringArray, WriteNpy, WriteOptions,
+    pickle::PyValue, types::BytesArray, types::RecordArray, types::StringArray, AnyArray, NpyFile,
+    NpyWriter, Order, ReadNpy, ReadOptions, WriteNpy, WriteOptions,
 };
 use std::io::Cursor;
 use std::path::Path;
@@ -61,7 +58,9 @@ fn run_time_typed_values_have_the_write_entry_points_of_typed_arrays() {
         }
     ];
     let objects = array![PyValue::Str("a".into()), PyValue::None, PyValue::Int(3)];
-    let dates = ndarray::array![ndnpy::Datetime64::<ndnpy::unit::D>::new(19_000)];
+    let dates = ndarray::array![ndnpy::types::Datetime64::<ndnpy::types::unit::D>::new(
+        19_000
+    )];
     let anys = [
         AnyArray::from_npy_bytes(&typed.to_npy_bytes().unwrap()).unwrap(),
         AnyArray::from_npy_bytes(&typed.t().to_npy_bytes().unwrap()).unwrap(),
@@ -139,63 +138,6 @@ fn growth_entry_points_take_options() {
     let mut f = NpyFile::open_append_with(&path, &options).unwrap();
     f.append(&array![4u32]).unwrap();
     assert_eq!(Array1::<u32>::read_npy(&path).unwrap(), array![1, 2, 3, 4]);
-}
-
-#[test]
-#[allow(deprecated)]
-fn deprecated_aliases_do_what_their_replacements_do() {
-    let dir = tempfile::tempdir().unwrap();
-    let names = array![PyValue::Str("ab".into()), PyValue::Str("c".into())];
-    let strings = array!["ab".to_owned(), "c".to_owned()];
-
-    // pickle::to_object_npy_bytes / write_object_npy(_to) = WriteNpy.
-    let bytes = names.to_npy_bytes().unwrap();
-    assert_eq!(ndnpy::pickle::to_object_npy_bytes(&names).unwrap(), bytes);
-    let mut to = Vec::new();
-    ndnpy::pickle::write_object_npy_to(&names, &mut to).unwrap();
-    assert_eq!(to, bytes);
-    let path = dir.path().join("o.npy");
-    ndnpy::pickle::write_object_npy(&names, &path).unwrap();
-    assert_eq!(std::fs::read(&path).unwrap(), bytes);
-
-    // pickle::read_str_npy / read_optional_str_npy = ReadNpy.
-    let a = ndnpy::pickle::read_str_npy::<Ix1, _>(&path).unwrap();
-    assert_eq!(a, Array1::<String>::read_npy(&path).unwrap());
-    assert_eq!(a, strings);
-    let o = ndnpy::pickle::read_optional_str_npy::<Ix1, _>(&path).unwrap();
-    assert_eq!(o, Array1::<Option<String>>::read_npy(&path).unwrap());
-
-    // add_object = add.
-    let mut w1 = NpzWriter::new(Cursor::new(Vec::new()));
-    w1.add_object("n", &names).unwrap();
-    let mut w2 = NpzWriter::new(Cursor::new(Vec::new()));
-    w2.add("n", &names).unwrap();
-    let archive = w1.finish_into_inner().unwrap().into_inner();
-    assert_eq!(archive, w2.finish_into_inner().unwrap().into_inner());
-
-    // with_options = new_with / open_with.
-    let tiny = ReadOptions::default().max_header_len(8);
-    let mut old = NpzReader::new(Cursor::new(archive.clone()))
-        .unwrap()
-        .with_options(tiny);
-    let mut new = NpzReader::new_with(Cursor::new(archive.clone()), &tiny).unwrap();
-    assert_eq!(
-        old.header("n").unwrap_err().to_string(),
-        new.header("n").unwrap_err().to_string()
-    );
-    let npz = dir.path().join("a.npz");
-    std::fs::write(&npz, &archive).unwrap();
-    // SAFETY: nothing else changes the archive during the test.
-    let map = unsafe { ndnpy::NpzMmap::open(&npz).unwrap() }.with_options(tiny);
-    assert!(map.header("n").is_err());
-    // SAFETY: as above.
-    let map = unsafe { ndnpy::NpzMmap::open_with(&npz, &tiny).unwrap() };
-    assert!(map.header("n").is_err());
-
-    // MmapNpy = NpyMmap.
-    // SAFETY: as above.
-    let m = unsafe { ndnpy::MmapNpy::open(&path).unwrap() };
-    assert_eq!(m.header().shape, [2]);
 }
 
 #[test]

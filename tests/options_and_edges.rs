@@ -1,7 +1,7 @@
 //! Limits apply on every read path, and edge cases of paths and sizes.
 
 use ndarray::{arr0, ArrayD, ArrayViewD};
-use ndnpy::{Error, Header, NpyMmap, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
+use ndnpy::{dtype::Header, Error, NpyMmap, ReadNpy, ReadOptions, ViewNpy, WriteNpy};
 use std::path::Path;
 
 fn wide_fixture() -> std::path::PathBuf {
@@ -15,21 +15,39 @@ fn a_raised_header_limit_reaches_views_maps_and_inspect() {
     let bytes = std::fs::read(&path).unwrap();
     let options = ReadOptions::default().max_header_len(1 << 20);
 
-    let err = ndnpy::inspect(&path).unwrap_err();
-    assert!(matches!(err, Error::HeaderTooLarge { .. }), "{err}");
-    let header = ndnpy::inspect_with(&path, &options).unwrap();
+    let err = ndnpy::dtype::Header::open(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::HeaderTooLarge { .. })
+        ),
+        "{err}"
+    );
+    let header = ndnpy::dtype::Header::open_with(&path, &options).unwrap();
     assert_eq!(header.shape, vec![1]);
 
     // SAFETY: nothing else writes or truncates this file while it is mapped.
     let err = unsafe { NpyMmap::open(&path) }.unwrap_err();
-    assert!(matches!(err, Error::HeaderTooLarge { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::HeaderTooLarge { .. })
+        ),
+        "{err}"
+    );
     // SAFETY: nothing else writes or truncates this file while it is mapped.
     let map = unsafe { NpyMmap::open_with(&path, &options) }.unwrap();
     assert_eq!(map.header(), &header);
     assert_eq!(map.data().len(), 5000 * 4);
 
     let err = ArrayViewD::<u8>::view_npy(&bytes).unwrap_err();
-    assert!(matches!(err, Error::HeaderTooLarge { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::HeaderTooLarge { .. })
+        ),
+        "{err}"
+    );
     // Past the limit, the record dtype itself is what cannot be viewed as u8.
     let err = ArrayViewD::<u8>::view_npy_with(&bytes, &options).unwrap_err();
     assert!(matches!(err, Error::DTypeMismatch { .. }), "{err}");
@@ -65,11 +83,23 @@ fn an_array_too_large_for_any_reader_is_refused_on_write() {
         view.to_npy_bytes().unwrap_err(),
         view.write_npy_to(std::io::sink()).unwrap_err(),
     ] {
-        assert!(matches!(err, Error::LengthOverflow { .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
+            ),
+            "{err}"
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     let err = view.write_npy(dir.path().join("x.npy")).unwrap_err();
-    assert!(matches!(err, Error::LengthOverflow { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Limit(ndnpy::error::LimitError::LengthOverflow { .. })
+        ),
+        "{err}"
+    );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 

@@ -143,7 +143,9 @@ fn hard_linked_npz_is_updated_in_place() {
     let b = dir.path().join("b.npz");
     fs::write(&a, b"old").unwrap();
     fs::hard_link(&a, &b).unwrap();
-    let mut npz = NpzWriter::create_compressed(&a).unwrap();
+    let mut npz = NpzWriter::create(&a)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     npz.add("x", &new()).unwrap();
     npz.finish().unwrap();
     let mut back = NpzReader::open(&b).unwrap();
@@ -277,7 +279,9 @@ fn character_device_is_written_not_replaced() {
     };
     let before = fs::symlink_metadata(&dev).unwrap();
     new().write_npy(&dev).unwrap();
-    let mut npz = NpzWriter::create_compressed(&dev).unwrap();
+    let mut npz = NpzWriter::create(&dev)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     npz.add("x", &new()).unwrap();
     npz.finish().unwrap();
     // And through a link to it, as /dev/stdout is.
@@ -455,7 +459,9 @@ fn durable_writes_give_the_same_files() {
     for compressed in [false, true] {
         let z = dir.path().join(format!("z{compressed}.npz"));
         let mut npz = if compressed {
-            NpzWriter::create_compressed_with(&z, &durable).unwrap()
+            NpzWriter::create_with(&z, &durable)
+                .unwrap()
+                .codec(ndnpy::npz::Codec::deflate())
         } else {
             NpzWriter::create_with(&z, &durable).unwrap()
         };
@@ -625,7 +631,7 @@ fn a_new_file_gets_the_mode_open_gives() {
 
 /// Writers of one path never take each other for an appender: each holds
 /// its new file's lock for an instant after its rename, and a write that
-/// meets it then waits for it rather than report `Error::Locked`.
+/// meets it then waits for it rather than report `ndnpy::error::RowsError::Locked`.
 #[test]
 fn concurrent_path_writes_never_report_an_appender() {
     let dir = tempfile::tempdir().unwrap();

@@ -28,10 +28,14 @@ fn every_bad_record_pickle_fails_with_its_error() {
         ] {
             let err = result.unwrap_err();
             let got = match &err {
-                Error::MalformedPickle { .. } => "MalformedPickle",
+                Error::Pickle(ndnpy::error::PickleError::MalformedPickle { .. }) => {
+                    "MalformedPickle"
+                }
                 Error::UnsupportedDType { .. } => "UnsupportedDType",
-                Error::PickleLimit { .. } => "PickleLimit",
-                Error::UnsupportedPickle { .. } => "UnsupportedPickle",
+                Error::Limit(ndnpy::error::LimitError::PickleLimit { .. }) => "PickleLimit",
+                Error::Pickle(ndnpy::error::PickleError::UnsupportedPickle { .. }) => {
+                    "UnsupportedPickle"
+                }
                 _ => "other",
             };
             assert_eq!(got, want.as_str().unwrap(), "{name}: {err}");
@@ -111,7 +115,7 @@ fn record_with_object_api() {
     let strict = ReadOptions::default().allow_objects(false);
     assert!(matches!(
         AnyArray::read_npy_with(&path, &strict),
-        Err(Error::ObjectsRefused)
+        Err(Error::Limit(ndnpy::error::LimitError::ObjectsRefused))
     ));
     // Typed reads of the whole file are dtype errors, not panics.
     assert!(matches!(
@@ -137,7 +141,7 @@ fn record_arrays_nested_in_object_arrays_round_trip() {
         #[derive(Clone, Copy)]
         struct P { x: f64, y: i16 }
     }
-    let plain = AnyArray::Record(ndnpy::RecordArray::from_array(&array![
+    let plain = AnyArray::Record(ndnpy::types::RecordArray::from_array(&array![
         P { x: 1.5, y: -2 },
         P { x: 0.0, y: 7 }
     ]));

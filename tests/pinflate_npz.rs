@@ -116,7 +116,13 @@ fn a_wrong_crc_is_an_error() {
     assert!(patch_headers(&mut bytes, crc, wrong) >= 2);
     let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
     let err = npz.read::<f64, Ix1>("a").unwrap_err();
-    assert!(matches!(err, Error::BadCrc { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -146,7 +152,10 @@ fn corrupt_data_is_an_error() {
         let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
         match npz.read::<f64, Ix1>("a") {
             Ok(b) => panic!("corrupt data read as an array (equal: {})", b == a),
-            Err(Error::BadCrc { .. } | Error::CorruptMember { .. }) => {}
+            Err(
+                Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+                | Error::Archive(ndnpy::error::ArchiveError::CorruptMember { .. }),
+            ) => {}
             Err(e) => panic!("unexpected error: {e}"),
         }
         assert!(npz.read_any("a").is_err());

@@ -3,7 +3,10 @@
 //! same values by copy, and the runtime-typed path agrees.
 
 use ndarray::Array1;
-use ndnpy::{AnyArray, ByteOrder, DType, Field, Header, Kind, ReadNpy, Scalar, Version};
+use ndnpy::{
+    dtype::ByteOrder, dtype::DType, dtype::Field, dtype::Header, dtype::Kind, dtype::Scalar,
+    dtype::Version, AnyArray, ReadNpy,
+};
 use proptest::prelude::*;
 
 ndnpy::record! {

@@ -18,8 +18,10 @@ use ndarray::{
     Array, ArrayD, ArrayView, ArrayViewD, ArrayViewMut, Dimension, Ix0, Ix1, Ix2, Ix3, Ix4, IxDyn,
     ShapeBuilder, Slice,
 };
-use ndnpy::num_complex::Complex;
-use ndnpy::{AnyArray, Element, Header, LayoutElement, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
+use ndnpy::types::num_complex::Complex;
+use ndnpy::{
+    dtype::Header, types::LayoutElement, AnyArray, Element, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy,
+};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
@@ -89,9 +91,9 @@ impl FromBits for Complex<f64> {
     }
 }
 #[cfg(feature = "half")]
-impl FromBits for ndnpy::half::f16 {
+impl FromBits for ndnpy::types::half::f16 {
     fn from_bits(bits: u64) -> Self {
-        ndnpy::half::f16::from_bits(bits as u16)
+        ndnpy::types::half::f16::from_bits(bits as u16)
     }
     fn bytes(&self) -> Vec<u8> {
         self.to_ne_bytes().to_vec()
@@ -368,7 +370,7 @@ roundtrip_properties! {
 
 #[cfg(feature = "half")]
 roundtrip_properties! {
-    roundtrip_f16: ndnpy::half::f16,
+    roundtrip_f16: ndnpy::types::half::f16,
 }
 
 proptest! {

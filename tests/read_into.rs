@@ -2,7 +2,7 @@
 //! conversions, and the errors, each against what `read_npy` gives.
 
 use ndarray::{s, Array1, Array2, Array3, ShapeBuilder};
-use ndnpy::{from_npy_bytes_into, read_npy_into, read_npy_into_from, Error, ReadNpy, WriteNpy};
+use ndnpy::{npy::ReadNpyInto, Error, ReadNpy, WriteNpy};
 
 mod common;
 use common::npy_v1;
@@ -19,18 +19,20 @@ fn every_layout_pairing_reads_the_same_values() {
     for file in [c.to_npy_bytes().unwrap(), f.to_npy_bytes().unwrap()] {
         // Into a C-order array, a Fortran-order array and a strided view.
         let mut into_c = Array2::<f64>::zeros((37, 53));
-        from_npy_bytes_into(&file, &mut into_c.view_mut()).unwrap();
+        into_c.view_mut().fill_from_npy_bytes(&file).unwrap();
         assert_eq!(into_c, c);
         let mut into_f = Array2::<f64>::zeros((37, 53).f());
-        from_npy_bytes_into(&file, &mut into_f.view_mut()).unwrap();
+        into_f.view_mut().fill_from_npy_bytes(&file).unwrap();
         assert_eq!(into_f, c);
         let mut wide = Array2::<f64>::from_elem((37, 106), -1.0);
-        from_npy_bytes_into(&file, &mut wide.slice_mut(s![.., ..;2])).unwrap();
+        wide.slice_mut(s![.., ..;2])
+            .fill_from_npy_bytes(&file)
+            .unwrap();
         assert_eq!(wide.slice(s![.., ..;2]), c);
         assert!(wide.slice(s![.., 1..;2]).iter().all(|&v| v == -1.0));
         // From a stream as from bytes.
         let mut streamed = Array2::<f64>::zeros((37, 53));
-        read_npy_into_from(&file[..], &mut streamed.view_mut()).unwrap();
+        streamed.view_mut().fill_from_npy_reader(&file[..]).unwrap();
         assert_eq!(streamed, c);
     }
 }
@@ -42,7 +44,7 @@ fn a_file_fills_one_slot_of_a_batch() {
     let c = c_array();
     c.write_npy(&path).unwrap();
     let mut batch = Array3::<f64>::zeros((3, 37, 53));
-    read_npy_into(&path, &mut batch.slice_mut(s![2, .., ..])).unwrap();
+    batch.slice_mut(s![2, .., ..]).fill_from_npy(&path).unwrap();
     assert_eq!(batch.slice(s![2, .., ..]), c);
     assert!(batch.slice(s![..2, .., ..]).iter().all(|&v| v == 0.0));
 }
@@ -56,7 +58,7 @@ fn byte_order_and_bools_are_converted() {
         &data,
     );
     let mut out = Array1::<u32>::zeros(1000);
-    from_npy_bytes_into(&file, &mut out.view_mut()).unwrap();
+    out.view_mut().fill_from_npy_bytes(&file).unwrap();
     assert_eq!(out, Array1::from_iter(0u32..1000));
     // Bytes other than 0 and 1 are `true`, as NumPy reads them.
     let file = npy_v1(
@@ -64,7 +66,7 @@ fn byte_order_and_bools_are_converted() {
         &[0, 1, 2, 255],
     );
     let mut out = Array1::<bool>::from_elem(4, false);
-    from_npy_bytes_into(&file, &mut out.view_mut()).unwrap();
+    out.view_mut().fill_from_npy_bytes(&file).unwrap();
     assert_eq!(out, Array1::<bool>::from_file_default(&file));
 }
 
@@ -84,19 +86,25 @@ fn errors_say_what_is_wrong_and_leave_valid_elements() {
     let c = c_array();
     let file = c.to_npy_bytes().unwrap();
     let mut wrong_shape = Array2::<f64>::zeros((53, 37));
-    let e = from_npy_bytes_into(&file, &mut wrong_shape.view_mut()).unwrap_err();
+    let e = wrong_shape
+        .view_mut()
+        .fill_from_npy_bytes(&file)
+        .unwrap_err();
     assert!(matches!(e, Error::ShapeMismatch { .. }), "{e}");
     assert_eq!(
         e.to_string(),
         "shape mismatch: the array to read into has shape [53, 37], the file's is [37, 53]"
     );
     let mut wrong_type = Array2::<f32>::zeros((37, 53));
-    let e = from_npy_bytes_into(&file, &mut wrong_type.view_mut()).unwrap_err();
+    let e = wrong_type
+        .view_mut()
+        .fill_from_npy_bytes(&file)
+        .unwrap_err();
     assert!(matches!(e, Error::DTypeMismatch { .. }), "{e}");
     // A truncated file: the error `read_npy` gives, and `out` still valid.
     let cut = &file[..file.len() - 100];
     let mut out = Array2::<f64>::from_elem((37, 53), 7.0);
-    let e = from_npy_bytes_into(cut, &mut out.view_mut()).unwrap_err();
+    let e = out.view_mut().fill_from_npy_bytes(cut).unwrap_err();
     let reference = Array2::<f64>::from_npy_bytes(cut).unwrap_err();
     assert_eq!(e.to_string(), reference.to_string());
     let mut bools = Array1::<bool>::from_elem(4, true);
@@ -105,14 +113,17 @@ fn errors_say_what_is_wrong_and_leave_valid_elements() {
         &[1, 2],
     );
     // Data of known length is checked before anything is written.
-    assert!(from_npy_bytes_into(&file, &mut bools.view_mut()).is_err());
+    assert!(bools.view_mut().fill_from_npy_bytes(&file).is_err());
     assert_eq!(bools, Array1::from_elem(4, true));
     // From a stream the shortfall shows only while reading: the piece being
     // read is then zeroed, not left half written (a byte 2 in a `bool`).
-    assert!(read_npy_into_from(&file[..], &mut bools.view_mut()).is_err());
+    assert!(bools.view_mut().fill_from_npy_reader(&file[..]).is_err());
     assert_eq!(bools, Array1::from_elem(4, false));
     // A missing file names its path.
-    let e = read_npy_into("/nonexistent/x.npy", &mut out.view_mut()).unwrap_err();
+    let e = out
+        .view_mut()
+        .fill_from_npy("/nonexistent/x.npy")
+        .unwrap_err();
     assert!(e.to_string().starts_with("/nonexistent/x.npy: "), "{e}");
 }
 
@@ -136,7 +147,7 @@ fn record_fields_are_matched_by_name() {
         &data,
     );
     let mut out = Array1::<Point>::default(5);
-    from_npy_bytes_into(&file, &mut out.view_mut()).unwrap();
+    out.view_mut().fill_from_npy_bytes(&file).unwrap();
     assert_eq!(out, Array1::<Point>::from_npy_bytes(&file).unwrap());
     assert_eq!(out[3], Point { x: 1.5, y: 3 });
 }
@@ -162,12 +173,19 @@ fn row_ranges_and_archive_members_read_into_arrays_the_caller_has() {
         .read_range_into(95..105, &mut out.view_mut())
         .unwrap_err();
     assert!(
-        matches!(err, ndnpy::Error::RangeOutOfBounds { .. }),
+        matches!(
+            err,
+            ndnpy::Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds { .. })
+        ),
         "{err:?}"
     );
 
     for compressed in [false, true] {
-        let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).compressed(compressed);
+        let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         w.add("a", &a).unwrap();
         let mut npz = NpzReader::new(w.finish_into_inner().unwrap()).unwrap();
         let mut out = ndarray::Array3::<i32>::zeros((2, 100, 3));
@@ -195,15 +213,15 @@ fn long_and_short_lanes_in_the_other_order() {
         f.assign(&c);
         for bytes in [f.to_npy_bytes().unwrap(), c.to_npy_bytes().unwrap()] {
             let mut into_c = Array2::<f64>::zeros((rows, cols));
-            from_npy_bytes_into(&bytes, &mut into_c.view_mut()).unwrap();
+            into_c.view_mut().fill_from_npy_bytes(&bytes).unwrap();
             assert_eq!(into_c, c);
             let mut into_f = Array2::<f64>::zeros((rows, cols).f());
-            from_npy_bytes_into(&bytes, &mut into_f.view_mut()).unwrap();
+            into_f.view_mut().fill_from_npy_bytes(&bytes).unwrap();
             assert_eq!(into_f, c);
             // A strided, reversed view.
             let mut big = Array2::<f64>::zeros((rows, 2 * cols));
             let mut view = big.slice_mut(s![.., ..;-2]);
-            from_npy_bytes_into(&bytes, &mut view).unwrap();
+            view.fill_from_npy_bytes(&bytes).unwrap();
             assert_eq!(view, c);
         }
     }

@@ -12,11 +12,13 @@ use ndarray::{
     s, Array, Array0, Array1, Array2, Array3, ArrayBase, ArrayD, ArrayView, ArrayView1, ArrayView2,
     ArrayViewMut, ArrayViewMut1, Data, Dimension, Ix0, Ix1, Ix2, Ix3, IxDyn, ShapeBuilder,
 };
-use ndnpy::{AnyArray, Element, Error, Header, NpyMmap, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
+use ndnpy::{
+    dtype::Header, AnyArray, Element, Error, NpyMmap, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy,
+};
 use std::fmt::Debug;
 
 /// Element types with deterministic sample values (no NaN, so `==` works).
-trait Gen: ndnpy::LayoutElement + Copy + PartialEq + Debug {
+trait Gen: ndnpy::types::LayoutElement + Copy + PartialEq + Debug {
     fn sample(i: usize) -> Self;
 }
 
@@ -181,7 +183,7 @@ fn check<T: Gen, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>, order: Or
         order == Order::F,
         "header fortran_order"
     );
-    assert_eq!(ndnpy::inspect(&path).unwrap(), header);
+    assert_eq!(ndnpy::dtype::Header::open(&path).unwrap(), header);
     let data_start = bytes.len() - a.len() * std::mem::size_of::<T>();
     assert_eq!(
         data_start % 64,
@@ -605,7 +607,13 @@ fn big_endian_data_reads_swapped_but_does_not_view() {
             );
             let buf = Aligned::new(&bytes);
             let e = ArrayView2::<$t>::view_npy(buf.bytes()).unwrap_err();
-            assert!(matches!(e, Error::NonNativeByteOrder { .. }), "{e:?}");
+            assert!(
+                matches!(
+                    e,
+                    Error::View(ndnpy::error::ViewError::NonNativeByteOrder { .. })
+                ),
+                "{e:?}"
+            );
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("be.npy");
             std::fs::write(&path, &bytes).unwrap();
@@ -613,7 +621,13 @@ fn big_endian_data_reads_swapped_but_does_not_view() {
             // SAFETY: nothing else writes or truncates this file while it is mapped.
             let map = unsafe { NpyMmap::open(&path) }.unwrap();
             let e = map.view::<$t, Ix2>().unwrap_err();
-            assert!(matches!(e, Error::NonNativeByteOrder { .. }), "{e:?}");
+            assert!(
+                matches!(
+                    e,
+                    Error::View(ndnpy::error::ViewError::NonNativeByteOrder { .. })
+                ),
+                "{e:?}"
+            );
         }};
     }
     swapped!(i16, "'<i2'", "'>i2'");
@@ -641,9 +655,9 @@ fn misaligned_view_is_an_error() {
             let bytes = a.to_npy_bytes().unwrap();
             let mut buf = Aligned::with_offset(&bytes, 1);
             let e = ArrayView2::<$t>::view_npy(buf.bytes()).unwrap_err();
-            assert!(matches!(e, Error::Misaligned { .. }), "{}: {e:?}", stringify!($t));
+            assert!(matches!(e, Error::View(ndnpy::error::ViewError::Misaligned { .. })), "{}: {e:?}", stringify!($t));
             let e = ArrayViewMut::<$t, Ix2>::view_npy_mut(buf.bytes_mut()).unwrap_err();
-            assert!(matches!(e, Error::Misaligned { .. }), "{}: {e:?}", stringify!($t));
+            assert!(matches!(e, Error::View(ndnpy::error::ViewError::Misaligned { .. })), "{}: {e:?}", stringify!($t));
             // Reading by copy does not care about alignment.
             assert_eq!(Array2::<$t>::from_npy_bytes(buf.bytes()).unwrap(), a);
         )*};
@@ -664,19 +678,28 @@ fn short_data_is_truncated_data() {
     let dir = tempfile::tempdir().unwrap();
     for cut in [1, 8, 95] {
         let short = &bytes[..bytes.len() - cut];
-        let is_truncated = |e: &Error| matches!(e, Error::TruncatedData { expected: 96, found } if *found == 96 - cut as u64);
+        let is_truncated = |e: &Error| matches!(e, Error::Data(ndnpy::error::DataError::TruncatedData { expected: 96, found }) if *found == 96 - cut as u64);
         let e = Array2::<f64>::from_npy_bytes(short).unwrap_err();
         assert!(is_truncated(&e), "from_npy_bytes: {e:?}");
         let e = Array2::<f64>::read_npy_from(short).unwrap_err();
         assert!(
-            matches!(e, Error::TruncatedData { .. }),
+            matches!(
+                e,
+                Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+            ),
             "read_npy_from: {e:?}"
         );
         let buf = Aligned::new(short);
         let e = ArrayView2::<f64>::view_npy(buf.bytes()).unwrap_err();
         assert!(is_truncated(&e), "view_npy: {e:?}");
         let e = AnyArray::from_npy_bytes(short).unwrap_err();
-        assert!(matches!(e, Error::TruncatedData { .. }), "AnyArray: {e:?}");
+        assert!(
+            matches!(
+                e,
+                Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+            ),
+            "AnyArray: {e:?}"
+        );
         let path = dir.path().join("short.npy");
         std::fs::write(&path, short).unwrap();
         let e = Array2::<f64>::read_npy(&path).unwrap_err();
@@ -684,7 +707,10 @@ fn short_data_is_truncated_data() {
         // SAFETY: nothing else writes or truncates this file while it is mapped.
         let e = unsafe { NpyMmap::open(&path) }.err().unwrap();
         assert!(
-            matches!(e, Error::TruncatedData { .. }),
+            matches!(
+                e,
+                Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+            ),
             "NpyMmap::open: {e:?}"
         );
     }
@@ -709,13 +735,19 @@ fn bool_bytes_other_than_0_1() {
     // A view cannot fix the bytes: an error naming the first bad one.
     let e = ArrayView1::<bool>::view_npy(&bytes).unwrap_err();
     assert!(
-        matches!(e, Error::InvalidBool { index: 1, value: 2 }),
+        matches!(
+            e,
+            Error::Data(ndnpy::error::DataError::InvalidBool { index: 1, value: 2 })
+        ),
         "{e:?}"
     );
     let mut copy = bytes.clone();
     let e = ArrayViewMut1::<bool>::view_npy_mut(&mut copy).unwrap_err();
     assert!(
-        matches!(e, Error::InvalidBool { index: 1, value: 2 }),
+        matches!(
+            e,
+            Error::Data(ndnpy::error::DataError::InvalidBool { index: 1, value: 2 })
+        ),
         "{e:?}"
     );
     let dir = tempfile::tempdir().unwrap();
@@ -725,7 +757,10 @@ fn bool_bytes_other_than_0_1() {
     // SAFETY: nothing else writes or truncates this file while it is mapped.
     let map = unsafe { NpyMmap::open(&path) }.unwrap();
     let e = map.view::<bool, Ix1>().unwrap_err();
-    assert!(matches!(e, Error::InvalidBool { .. }), "{e:?}");
+    assert!(
+        matches!(e, Error::Data(ndnpy::error::DataError::InvalidBool { .. })),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -736,7 +771,10 @@ fn read_only_map_refuses_view_mut() {
     // SAFETY: nothing else writes or truncates this file while it is mapped.
     let mut map = unsafe { NpyMmap::open(&path) }.unwrap();
     let e = map.view_mut::<f32, Ix2>().unwrap_err();
-    assert!(matches!(e, Error::ReadOnly), "{e:?}");
+    assert!(
+        matches!(e, Error::View(ndnpy::error::ViewError::ReadOnly)),
+        "{e:?}"
+    );
     assert!(map.view::<f32, Ix2>().is_ok());
     // A wrong type or ndim on a writable map is still the type error.
     // SAFETY: nothing else writes or truncates this file while it is mapped.

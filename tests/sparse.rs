@@ -26,7 +26,7 @@ fn dense<N: ndnpy::Element>(name: &str) -> Array2<N> {
 /// compressed) and reads again.
 fn check<N>(name: &str, format: SparseFormat)
 where
-    N: ndnpy::LayoutElement
+    N: ndnpy::types::LayoutElement
         + num_traits::Zero
         + std::ops::Add<Output = N>
         + PartialEq
@@ -39,7 +39,11 @@ where
     let info = z.sparse_info().unwrap().expect("a sparse archive");
     assert_eq!(info.shape, [m.shape().0, m.shape().1], "{name}");
     for compressed in [false, true] {
-        let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).compressed(compressed);
+        let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).codec(if compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         w.add_sparse(&m).unwrap();
         let mut z = NpzReader::new(w.finish_into_inner().unwrap()).unwrap();
         let names = z.names();
@@ -207,7 +211,7 @@ fn writes_for_scipy() {
     std::fs::create_dir_all(&out).unwrap();
     fn write<N>(name: &str, out: &std::path::Path)
     where
-        N: ndnpy::LayoutElement + num_traits::Zero + std::ops::Add<Output = N>,
+        N: ndnpy::types::LayoutElement + num_traits::Zero + std::ops::Add<Output = N>,
     {
         let m = read_sparse_npz::<N, _>(fixture(&format!("{name}.npz"))).unwrap();
         ndnpy::sparse::write_sparse_npz(out.join(format!("{name}.npz")), &m).unwrap();

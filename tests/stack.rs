@@ -209,7 +209,7 @@ fn fortran_order_shards_read_by_range() {
         f.write_npy(&p).unwrap();
         paths.push(p);
     }
-    assert!(ndnpy::inspect(&paths[0]).unwrap().fortran_order);
+    assert!(ndnpy::dtype::Header::open(&paths[0]).unwrap().fortran_order);
     let stack = NpyStack::from_files(&paths).unwrap();
     for start in 0..=9 {
         for end in start..=9 {
@@ -287,7 +287,9 @@ fn shards_can_be_mapped() {
     // SAFETY: as above.
     assert!(matches!(
         unsafe { stack.shard_mmap(2) },
-        Err(Error::RangeOutOfBounds { .. })
+        Err(Error::Rows(
+            ndnpy::error::RowsError::RangeOutOfBounds { .. }
+        ))
     ));
 }
 
@@ -305,17 +307,17 @@ fn typed_reads_refuse_the_wrong_type_before_reading() {
     ));
     assert!(matches!(
         stack.read_range::<f64, Ix2>(5..7),
-        Err(Error::RangeOutOfBounds {
+        Err(Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds {
             start: 5,
             end: 7,
             len: 6
-        })
+        }))
     ));
 }
 
 #[test]
 fn object_stacks_read_whole_shards() {
-    use ndnpy::PyValue;
+    use ndnpy::pickle::PyValue;
     let dir = tempfile::tempdir().unwrap();
     let a = Array1::from_iter((0..5).map(|i| PyValue::Str(format!("s{i}"))));
     let stack = NpyStack::create(dir.path().join("x"), &a, 2).unwrap();
@@ -404,7 +406,7 @@ fn info_of(chunks: &str, dtype: &str, axis: i64) -> Vec<u8> {
         (PyValue::Str("chunks".into()), chunks),
         (
             PyValue::Str("dtype".into()),
-            PyValue::DType(ndnpy::DType::parse(dtype).unwrap()),
+            PyValue::DType(ndnpy::dtype::DType::parse(dtype).unwrap()),
         ),
         (PyValue::Str("axis".into()), PyValue::Int(axis)),
     ]))
@@ -426,11 +428,14 @@ fn an_info_that_lies_is_refused() {
     std::fs::write(&info, info_of("3,2,1;4", "<f8", 0)).unwrap();
     let err = open_err(dir.path());
     assert!(
-        matches!(&err, Error::BadShape(t) if t.contains("0.npy") && t.contains("[2, 4]") && t.contains("[3, 4]")),
+        matches!(&err, Error::Header(ndnpy::error::HeaderError::BadShape(t)) if t.contains("0.npy") && t.contains("[2, 4]") && t.contains("[3, 4]")),
         "{err}"
     );
     std::fs::write(&info, info_of("2,3,1;5", "<f8", 0)).unwrap();
-    assert!(matches!(open_err(dir.path()), Error::BadShape(_)));
+    assert!(matches!(
+        open_err(dir.path()),
+        Error::Header(ndnpy::error::HeaderError::BadShape(_))
+    ));
     // A dtype that differs (even by byte order only).
     for d in ["<f4", ">f8", "<i8"] {
         std::fs::write(&info, info_of("2,3,1;4", d, 0)).unwrap();
@@ -445,23 +450,26 @@ fn an_info_that_lies_is_refused() {
         std::fs::write(&info, info_of("2,3,1;4", "<f8", axis)).unwrap();
         let err = open_err(dir.path());
         assert!(
-            matches!(&err, Error::MalformedPickle { reason, .. } if reason.contains("out of range")),
+            matches!(&err, Error::Pickle(ndnpy::error::PickleError::MalformedPickle { reason, .. }) if reason.contains("out of range")),
             "{err}"
         );
     }
     std::fs::write(&info, info_of("4;2,3,1", "<f8", -1)).unwrap();
-    assert!(matches!(open_err(dir.path()), Error::BadShape(_)));
+    assert!(matches!(
+        open_err(dir.path()),
+        Error::Header(ndnpy::error::HeaderError::BadShape(_))
+    ));
     // Several chunks on an axis that is not the stacking one (dask could
     // not load it either), or none on the stacking axis.
     std::fs::write(&info, info_of("2,3,1;2,2", "<f8", 0)).unwrap();
     assert!(matches!(
         open_err(dir.path()),
-        Error::MalformedPickle { .. }
+        Error::Pickle(ndnpy::error::PickleError::MalformedPickle { .. })
     ));
     std::fs::write(&info, info_of(";4", "<f8", 0)).unwrap();
     assert!(matches!(
         open_err(dir.path()),
-        Error::MalformedPickle { .. }
+        Error::Pickle(ndnpy::error::PickleError::MalformedPickle { .. })
     ));
     // More chunks than shards: the first missing one is named.
     std::fs::write(&info, info_of("2,3,1,1;4", "<f8", 0)).unwrap();
@@ -473,7 +481,10 @@ fn an_info_that_lies_is_refused() {
     // Chunk lengths that overflow when summed.
     let big = format!("2,{},1;4", i64::MAX);
     std::fs::write(&info, info_of(&big, "<f8", 0)).unwrap();
-    assert!(matches!(open_err(dir.path()), Error::BadShape(_)));
+    assert!(matches!(
+        open_err(dir.path()),
+        Error::Header(ndnpy::error::HeaderError::BadShape(_))
+    ));
 }
 
 #[test]
@@ -497,7 +508,8 @@ fn an_info_that_is_not_a_stack_dict_is_refused() {
         assert!(
             matches!(
                 err,
-                Error::MalformedPickle { .. } | Error::UnsupportedPickle { .. }
+                Error::Pickle(ndnpy::error::PickleError::MalformedPickle { .. })
+                    | Error::Pickle(ndnpy::error::PickleError::UnsupportedPickle { .. })
             ),
             "{err}"
         );
@@ -515,7 +527,7 @@ fn an_info_that_is_not_a_stack_dict_is_refused() {
             ),
             (
                 PyValue::Str("dtype".into()),
-                PyValue::DType(ndnpy::DType::parse("<f8").unwrap()),
+                PyValue::DType(ndnpy::dtype::DType::parse("<f8").unwrap()),
             ),
             (PyValue::Str("axis".into()), PyValue::Int(0)),
         ];
@@ -539,7 +551,7 @@ fn an_info_that_is_not_a_stack_dict_is_refused() {
         std::fs::write(&info, dict(k, v)).unwrap();
         let err = open_err(dir.path());
         assert!(
-            matches!(&err, Error::MalformedPickle { reason, .. } if reason.contains(k) || reason.contains("chunk")),
+            matches!(&err, Error::Pickle(ndnpy::error::PickleError::MalformedPickle { reason, .. }) if reason.contains(k) || reason.contains("chunk")),
             "{err}"
         );
     }
@@ -557,7 +569,7 @@ fn shards_that_disagree_are_refused() {
         .unwrap();
     let err = open_err(dir.path());
     assert!(
-        matches!(&err, Error::BadShape(t) if t.contains("1.npy")),
+        matches!(&err, Error::Header(ndnpy::error::HeaderError::BadShape(t)) if t.contains("1.npy")),
         "{err}"
     );
     Array2::<f32>::zeros((2, 3))
@@ -575,13 +587,17 @@ fn shards_that_disagree_are_refused() {
     ndarray::arr0(1.0f64)
         .write_npy(dir.path().join("2.npy"))
         .unwrap();
-    assert!(matches!(open_err(dir.path()), Error::BadShape(t) if t.contains("0-dimensional")));
+    assert!(
+        matches!(open_err(dir.path()), Error::Header(ndnpy::error::HeaderError::BadShape(t)) if t.contains("0-dimensional"))
+    );
     // Dask stack: a shard of the wrong shape or dtype.
     let dir = good_stack();
     Array2::<f64>::zeros((3, 4))
         .write_npy(dir.path().join("2.npy"))
         .unwrap();
-    assert!(matches!(open_err(dir.path()), Error::BadShape(t) if t.contains("2.npy")));
+    assert!(
+        matches!(open_err(dir.path()), Error::Header(ndnpy::error::HeaderError::BadShape(t)) if t.contains("2.npy"))
+    );
     Array2::<f32>::zeros((1, 4))
         .write_npy(dir.path().join("2.npy"))
         .unwrap();
@@ -591,11 +607,17 @@ fn shards_that_disagree_are_refused() {
     assert!(matches!(open_err(dir.path()), Error::IoPath { path, .. } if path.ends_with("1.npy")));
     // Not a .npy file, and one shorter than its header says.
     std::fs::write(dir.path().join("1.npy"), b"garbage").unwrap();
-    assert!(matches!(open_err(dir.path()), Error::BadMagic { .. }));
+    assert!(matches!(
+        open_err(dir.path()),
+        Error::Header(ndnpy::error::HeaderError::BadMagic { .. })
+    ));
     let mut bytes = Array2::<f64>::zeros((3, 4)).to_npy_bytes().unwrap();
     bytes.truncate(bytes.len() - 1);
     std::fs::write(dir.path().join("1.npy"), bytes).unwrap();
-    assert!(matches!(open_err(dir.path()), Error::TruncatedData { .. }));
+    assert!(matches!(
+        open_err(dir.path()),
+        Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+    ));
 }
 
 #[test]
@@ -605,7 +627,10 @@ fn a_shard_changed_after_open_is_an_error_not_other_values() {
     Array2::<f64>::zeros((2, 4))
         .write_npy(dir.path().join("x/1.npy"))
         .unwrap();
-    assert!(matches!(stack.read::<f64, Ix2>(), Err(Error::BadShape(_))));
+    assert!(matches!(
+        stack.read::<f64, Ix2>(),
+        Err(Error::Header(ndnpy::error::HeaderError::BadShape(_)))
+    ));
     Array2::<f32>::zeros((3, 4))
         .write_npy(dir.path().join("x/1.npy"))
         .unwrap();
@@ -613,7 +638,7 @@ fn a_shard_changed_after_open_is_an_error_not_other_values() {
     // SAFETY: nothing writes the shard while it is mapped.
     assert!(matches!(
         unsafe { stack.shard_mmap(1) },
-        Err(Error::BadShape(_))
+        Err(Error::Header(ndnpy::error::HeaderError::BadShape(_)))
     ));
     // Rows of the untouched shard still read.
     assert_eq!(
@@ -698,7 +723,9 @@ fn many_tiny_shards() {
         .collect::<Vec<_>>()
         .join(",");
     std::fs::write(dir.path().join("info"), info_of(&claim, "|u1", 0)).unwrap();
-    assert!(matches!(open_err(dir.path()), Error::BadShape(t) if t.contains("0.npy")));
+    assert!(
+        matches!(open_err(dir.path()), Error::Header(ndnpy::error::HeaderError::BadShape(t)) if t.contains("0.npy"))
+    );
 }
 
 // ---- StackWriter ----
@@ -757,7 +784,13 @@ fn stack_writer_refuses_and_leaves_nothing_when_dropped() {
     let mut w = StackWriter::<f64>::create(&target, &[2], 2).unwrap();
     w.write(&Array2::<f64>::zeros((5, 2))).unwrap();
     let err = w.write(&Array2::<f64>::zeros((1, 3))).unwrap_err();
-    assert!(matches!(err, Error::AppendMismatch { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Rows(ndnpy::error::RowsError::AppendMismatch { .. })
+        ),
+        "{err}"
+    );
     assert_eq!(w.rows(), 5, "a refused block writes nothing");
     drop(w);
     assert!(!target.exists());
@@ -780,7 +813,7 @@ fn fortran_order_shards_along_their_last_axis_read_only_their_rows() {
         f.write_npy(dir.path().join(format!("{i}.npy"))).unwrap();
     }
     assert!(
-        ndnpy::inspect(dir.path().join("0.npy"))
+        ndnpy::dtype::Header::open(dir.path().join("0.npy"))
             .unwrap()
             .fortran_order
     );

@@ -5,7 +5,7 @@
 //! from scripts/gen_wild_fixtures.py), then written back and read again.
 
 use ndnpy::pickle::{PyValue, StringDTypeArray};
-use ndnpy::{AnyArray, Error, NpzReader, PickleEncoding, ReadNpy, ReadOptions};
+use ndnpy::{pickle::PickleEncoding, AnyArray, Error, NpzReader, ReadNpy, ReadOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -71,7 +71,8 @@ fn round_trips(key: &str, any: &AnyArray, options: &ReadOptions) {
     let bytes = any.to_npy_bytes().unwrap();
     let back = AnyArray::from_npy_bytes_with(&bytes, options).unwrap();
     assert_eq!(format!("{back:?}"), format!("{any:?}"), "{key}");
-    let mut w = ndnpy::NpzWriter::new_compressed(std::io::Cursor::new(Vec::new()));
+    let mut w =
+        ndnpy::NpzWriter::new(std::io::Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     w.add_any("m", any).unwrap();
     let mut z = NpzReader::new_with(w.finish_into_inner().unwrap(), options).unwrap();
     let back = z.read_any("m").unwrap();
@@ -106,7 +107,10 @@ fn numpy_python2_and_python3_test_data() {
         } else {
             let err = ascii.unwrap_err();
             assert!(
-                matches!(err, Error::Py2StrNotAscii { byte: 0xe4 }),
+                matches!(
+                    err,
+                    Error::Pickle(ndnpy::error::PickleError::Py2StrNotAscii { byte: 0xe4 })
+                ),
                 "{key}: {err}"
             );
             assert!(err.to_string().contains("pickle_encoding"), "{err}");
@@ -186,7 +190,10 @@ fn other_classes_are_refused_or_opaque() {
         // Refused by default, naming the class.
         let err = read("opaque", &key, &ReadOptions::default()).unwrap_err();
         assert!(
-            matches!(err, Error::UnsupportedPickle { .. }),
+            matches!(
+                err,
+                Error::Pickle(ndnpy::error::PickleError::UnsupportedPickle { .. })
+            ),
             "{key}: {err}"
         );
         assert!(err.to_string().contains("opaque_objects"), "{key}: {err}");
@@ -223,7 +230,7 @@ fn x86_long_doubles() {
         let path = dir("longdouble").join(&key);
         let any = AnyArray::read_npy(&path).unwrap();
         let elements = want["elements"].as_array().unwrap();
-        let check = |x: &ndnpy::LongDouble, w: &Value| {
+        let check = |x: &ndnpy::types::LongDouble, w: &Value| {
             assert_eq!(hex(x.to_bits()), w["hex"], "{key}");
             assert_eq!(PyValue::Float(x.to_f64()).to_string(), w["float"], "{key}");
         };
@@ -266,20 +273,21 @@ fn x86_long_doubles() {
 #[test]
 fn long_double_padding_is_zeroed_and_other_sizes_refused() {
     // NumPy writes the six padding bytes as whatever memory held.
-    let header = ndnpy::Header {
-        dtype: ndnpy::DType::parse("<f16").unwrap(),
+    let header = ndnpy::dtype::Header {
+        dtype: ndnpy::dtype::DType::parse("<f16").unwrap(),
         shape: vec![1],
         fortran_order: false,
-        version: ndnpy::Version::V1,
+        version: ndnpy::dtype::Version::V1,
     };
     let mut file = header.to_bytes().unwrap();
-    let mut value = ndnpy::LongDouble::from_f64(2.5).to_bits().to_vec();
+    let mut value = ndnpy::types::LongDouble::from_f64(2.5).to_bits().to_vec();
     value.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef, 0x12, 0x34]);
     file.extend_from_slice(&value);
     let any = AnyArray::from_npy_bytes(&file).unwrap();
     let again = any.to_npy_bytes().unwrap();
     assert_eq!(&again[again.len() - 6..], &[0; 6]);
-    let typed: ndarray::Array1<ndnpy::LongDouble> = ndnpy::ReadNpy::from_npy_bytes(&file).unwrap();
+    let typed: ndarray::Array1<ndnpy::types::LongDouble> =
+        ndnpy::ReadNpy::from_npy_bytes(&file).unwrap();
     assert_eq!(typed[0].to_f64(), 2.5);
     // 32-bit x86 writes 12-byte long doubles: refused with the reason (as
     // NumPy on x86-64 refuses the descr).
@@ -288,7 +296,13 @@ fn long_double_padding_is_zeroed_and_other_sizes_refused() {
         &[0; 12],
     );
     let err = AnyArray::from_npy_bytes(&file).unwrap_err();
-    assert!(matches!(err, Error::BadDescr { .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Header(ndnpy::error::HeaderError::BadDescr { .. })
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -322,7 +336,7 @@ fn every_truncation_of_a_wild_pickle_is_an_error() {
                 continue;
             }
             let bytes = std::fs::read(&path).unwrap();
-            let header = ndnpy::Header::read_from(&bytes[..]).unwrap();
+            let header = ndnpy::dtype::Header::read_from(&bytes[..]).unwrap();
             if !header.dtype.has_object() {
                 continue;
             }

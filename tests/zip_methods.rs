@@ -13,7 +13,10 @@
 //!   of the size they claim.
 
 use ndarray::{Array1, Array2, Ix1, Ix2, IxDyn};
-use ndnpy::{AnyArray, Codec, Compression, Error, NpzMmap, NpzReader, NpzWriter, Order, PyValue};
+use ndnpy::{
+    npz::Codec, npz::Compression, pickle::PyValue, AnyArray, Error, NpzMmap, NpzReader, NpzWriter,
+    Order,
+};
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -173,7 +176,8 @@ fn hostile_members_give_their_errors_in_bounded_memory() {
         // (a `.npy` header or data error, as for `.npy` files).
         if !matches!(
             err,
-            Error::TruncatedData { .. } | Error::MalformedHeader { .. }
+            Error::Data(ndnpy::error::DataError::TruncatedData { .. })
+                | Error::Header(ndnpy::error::HeaderError::MalformedHeader { .. })
         ) {
             assert!(err.to_string().contains(member), "{context}: {err}");
         }
@@ -188,13 +192,13 @@ fn hostile_members_give_their_errors_in_bounded_memory() {
 
 fn variant(err: &Error) -> &'static str {
     match err {
-        Error::CorruptMember { .. } => "CorruptMember",
-        Error::BadCrc { .. } => "BadCrc",
-        Error::TruncatedData { .. } => "TruncatedData",
-        Error::UnsupportedMember { .. } => "UnsupportedMember",
-        Error::InvalidArchive { .. } => "InvalidArchive",
-        Error::MalformedHeader { .. } => "MalformedHeader",
-        Error::NotNpy { .. } => "NotNpy",
+        Error::Archive(ndnpy::error::ArchiveError::CorruptMember { .. }) => "CorruptMember",
+        Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. }) => "BadCrc",
+        Error::Data(ndnpy::error::DataError::TruncatedData { .. }) => "TruncatedData",
+        Error::Archive(ndnpy::error::ArchiveError::UnsupportedMember { .. }) => "UnsupportedMember",
+        Error::Archive(ndnpy::error::ArchiveError::InvalidArchive { .. }) => "InvalidArchive",
+        Error::Header(ndnpy::error::HeaderError::MalformedHeader { .. }) => "MalformedHeader",
+        Error::Archive(ndnpy::error::ArchiveError::NotNpy { .. }) => "NotNpy",
         _ => "other",
     }
 }
@@ -272,7 +276,7 @@ fn zstd_archives_are_the_same_bytes_for_any_number_of_threads_and_smaller() {
     let (one, _) = zstd_archive(1, 3);
     let (four, _) = zstd_archive(4, 3);
     assert!(one == four, "the bytes depend on the threads");
-    let mut deflated = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    let mut deflated = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     sample(&mut deflated);
     let deflated = deflated.finish_into_inner().unwrap().into_inner();
     assert!(
@@ -304,7 +308,11 @@ fn a_damaged_segment_is_an_error_not_wrong_values() {
     let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
     let err = npz.read::<f64, Ix2>("big").unwrap_err();
     assert!(
-        matches!(err, Error::CorruptMember { .. } | Error::BadCrc { .. }),
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::CorruptMember { .. })
+                | Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+        ),
         "{err:?}"
     );
     assert!(err.to_string().contains("big"), "{err}");
@@ -328,7 +336,7 @@ fn streamed_zstd_members_and_mixed_archives() {
     empty.write(&Array2::<f32>::zeros((0, 4))).unwrap();
     empty.finish().unwrap();
     // Stored and deflated members beside Zstandard ones.
-    let mut npz = npz.compressed(false);
+    let mut npz = npz.codec(ndnpy::npz::Codec::Stored);
     npz.add("stored", &ndarray::array![1.5f64, 2.5]).unwrap();
     let mut npz = npz.codec(Codec::deflate());
     npz.add("deflated", &Array1::<u16>::from_elem(100_000, 7))
@@ -394,7 +402,11 @@ fn a_lying_segment_table_is_an_error_not_a_panic() {
         let mut npz = NpzReader::new(Cursor::new(lie)).unwrap();
         let err = npz.read::<f64, Ix2>("big").unwrap_err();
         assert!(
-            matches!(err, Error::CorruptMember { .. } | Error::BadCrc { .. }),
+            matches!(
+                err,
+                Error::Archive(ndnpy::error::ArchiveError::CorruptMember { .. })
+                    | Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+            ),
             "{name}: {err:?}"
         );
         // The header streams the frame, which is intact: the table is not
@@ -587,9 +599,21 @@ fn a_segment_table_over_dependent_segments_gives_the_standard_bytes_or_an_error(
     );
     let mut npz = NpzReader::new(Cursor::new(archive)).unwrap();
     let err = npz.read::<u8, Ix1>("a").unwrap_err();
-    assert!(matches!(err, Error::BadCrc { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+        ),
+        "{err:?}"
+    );
     let err = npz.read_range::<u8, Ix1>("a", ..).unwrap_err();
-    assert!(matches!(err, Error::BadCrc { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })
+        ),
+        "{err:?}"
+    );
     // Some rows: the standard decoder's (it cannot check them).
     assert_eq!(
         npz.read_range::<u8, Ix1>("a", n - 50_000..n - 10).unwrap(),

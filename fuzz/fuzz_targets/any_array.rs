@@ -4,15 +4,16 @@
 
 use libfuzzer_sys::fuzz_target;
 use ndarray::IxDyn;
-use ndnpy::{AnyArray, Header};
+use ndnpy::{AnyArray, dtype::Header};
 
 /// Whether two readers' errors mean the same: the same variant, or a
 /// truncation seen in bytes of known length against the stream limit that
 /// a reader of unknown length meets first for the same oversized header.
 fn same_error(known_len: &ndnpy::Error, stream: &ndnpy::Error) -> bool {
-    use ndnpy::Error::{StreamLimit, TruncatedData};
+    use ndnpy::error::{DataError::TruncatedData, LimitError::StreamLimit};
+    use ndnpy::Error::{Data, Limit};
     std::mem::discriminant(known_len) == std::mem::discriminant(stream)
-        || matches!((known_len, stream), (TruncatedData { expected, .. }, StreamLimit { claimed, .. }) if expected == claimed)
+        || matches!((known_len, stream), (Data(TruncatedData { expected, .. }), Limit(StreamLimit { claimed, .. })) if expected == claimed)
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ndnpy::{Header, ReadOptions};
+use ndnpy::{dtype::Header, ReadOptions};
 
 fuzz_target!(|data: &[u8]| {
     // A tight limit takes the refuse-before-allocating path on most inputs.

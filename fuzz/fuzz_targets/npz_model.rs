@@ -173,7 +173,7 @@ fuzz_target!(|recipe: &[u8]| {
             (Some(values), Ok(AnyArray::U8(a))) => {
                 assert_eq!(a.iter().copied().collect::<Vec<u8>>(), *values, "{k:?}")
             }
-            (None, Err(Error::InvalidArchive { .. })) => {}
+            (None, Err(Error::Archive(ndnpy::error::ArchiveError::InvalidArchive { .. }))) => {}
             (expect, got) => panic!("{k:?}: expected {expect:?}, got {got:?}"),
         }
     }

@@ -9,7 +9,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use ndnpy::pickle::{self, PyValue};
-use ndnpy::{AnyArray, Error, PickleEncoding, ReadOptions};
+use ndnpy::{AnyArray, Error, pickle::PickleEncoding, ReadOptions};
 
 /// The reader's settings the target runs under: NumPy's defaults, and
 /// opaque objects with each way of reading Python 2 strings.
@@ -31,7 +31,7 @@ fn check_value(v: &PyValue, options: &ReadOptions) {
         }
         // Dtypes the writer cannot spell (records), nesting at the limit,
         // or a global whose name cannot be written.
-        Err(Error::UnsupportedDType { .. } | Error::PickleLimit { .. }) => {}
+        Err(Error::UnsupportedDType { .. } | Error::Limit(ndnpy::error::LimitError::PickleLimit { .. })) => {}
         Err(e) => panic!("dumps failed: {e}"),
     }
 }
@@ -48,9 +48,10 @@ fn check_pickle(data: &[u8]) {
 /// truncation seen in bytes of known length against the stream limit that
 /// a reader of unknown length meets first for the same oversized header.
 fn same_error(known_len: &ndnpy::Error, stream: &ndnpy::Error) -> bool {
-    use ndnpy::Error::{StreamLimit, TruncatedData};
+    use ndnpy::error::{DataError::TruncatedData, LimitError::StreamLimit};
+    use ndnpy::Error::{Data, Limit};
     std::mem::discriminant(known_len) == std::mem::discriminant(stream)
-        || matches!((known_len, stream), (TruncatedData { expected, .. }, StreamLimit { claimed, .. }) if expected == claimed)
+        || matches!((known_len, stream), (Data(TruncatedData { expected, .. }), Limit(StreamLimit { claimed, .. })) if expected == claimed)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -69,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
                                 .expect("records we write read back");
                             assert_eq!(format!("{a:?}"), format!("{c:?}"));
                         }
-                        Err(Error::UnsupportedDType { .. } | Error::PickleLimit { .. }) => {}
+                        Err(Error::UnsupportedDType { .. } | Error::Limit(ndnpy::error::LimitError::PickleLimit { .. })) => {}
                         Err(e) => panic!("writing records failed: {e}"),
                     }
                 }

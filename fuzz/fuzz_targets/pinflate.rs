@@ -22,7 +22,7 @@ fn warm_up() {
     flate2::read::DeflateEncoder::new(&data[..], flate2::Compression::new(6))
         .read_to_end(&mut stream)
         .expect("deflates");
-    let (out, _) = ndnpy::__inflate_parallel(&stream, data.len(), 2, 64).expect("inflates");
+    let (out, _) = ndnpy::npz::__inflate_parallel(&stream, data.len(), 2, 64).expect("inflates");
     assert!(out == data);
 }
 
@@ -38,7 +38,7 @@ fuzz_target!(init: warm_up(), |input: &[u8]| {
         flate2::read::DeflateEncoder::new(rest, level)
             .read_to_end(&mut stream)
             .expect("deflates");
-        let (out, crc) = ndnpy::__inflate_parallel(&stream, rest.len(), threads, chunk)
+        let (out, crc) = ndnpy::npz::__inflate_parallel(&stream, rest.len(), threads, chunk)
             .expect("a stream flate2 made inflates");
         assert!(out == rest, "wrong bytes");
         assert_eq!(crc, crc32fast::hash(rest));
@@ -54,7 +54,7 @@ fuzz_target!(init: warm_up(), |input: &[u8]| {
         *a as usize * 64 + *b as usize
     };
     let want = (reference && want.len() == size).then_some(want);
-    match (ndnpy::__inflate_parallel(rest, size, threads, chunk), want) {
+    match (ndnpy::npz::__inflate_parallel(rest, size, threads, chunk), want) {
         (Ok((out, crc)), Some(want)) => {
             assert!(out == want, "bytes other than flate2's");
             assert_eq!(crc, crc32fast::hash(&out));

@@ -6,8 +6,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use ndarray::{Array, Dimension, Ix0, Ix1, Ix2, Ix3, Ix4, IxDyn};
-use ndnpy::half::f16;
-use ndnpy::num_complex::Complex;
+use ndnpy::types::half::f16;
+use ndnpy::types::num_complex::Complex;
 use ndnpy::{Element, ReadNpy, WriteNpy};
 use std::io::{self, Read};
 
@@ -36,9 +36,10 @@ impl Read for Trickle<'_> {
 /// truncation seen in bytes of known length against the stream limit that
 /// a reader of unknown length meets first for the same oversized header.
 fn same_error(known_len: &ndnpy::Error, stream: &ndnpy::Error) -> bool {
-    use ndnpy::Error::{StreamLimit, TruncatedData};
+    use ndnpy::error::{DataError::TruncatedData, LimitError::StreamLimit};
+    use ndnpy::Error::{Data, Limit};
     std::mem::discriminant(known_len) == std::mem::discriminant(stream)
-        || matches!((known_len, stream), (TruncatedData { expected, .. }, StreamLimit { claimed, .. }) if expected == claimed)
+        || matches!((known_len, stream), (Data(TruncatedData { expected, .. }), Limit(StreamLimit { claimed, .. })) if expected == claimed)
 }
 
 fn check<T: Element, D: Dimension>(data: &[u8]) {

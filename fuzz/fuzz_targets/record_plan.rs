@@ -23,10 +23,10 @@ ndnpy::record! {
 }
 ndnpy::record! {
     #[derive(Debug, Clone, Copy, PartialEq)]
-    struct Deep { id: u16, pos: Pos, m: [[f64; 3]; 2], s: ndnpy::FixedUnicode<2>, t: ndnpy::Datetime64<ndnpy::unit::ns> }
+    struct Deep { id: u16, pos: Pos, m: [[f64; 3]; 2], s: ndnpy::types::FixedUnicode<2>, t: ndnpy::types::Datetime64<ndnpy::types::unit::ns> }
 }
 
-fn check<T: ndnpy::LayoutElement + PartialEq + std::fmt::Debug>(data: &[u8]) {
+fn check<T: ndnpy::types::LayoutElement + PartialEq + std::fmt::Debug>(data: &[u8]) {
     let copy = ArrayD::<T>::from_npy_bytes(data);
     if let Ok(view) = ArrayViewD::<T>::view_npy(data) {
         let copy = copy.expect("a file that views also reads");

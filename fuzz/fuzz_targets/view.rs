@@ -8,9 +8,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use ndarray::{Array, ArrayView, ArrayViewMut, Dimension, Ix0, Ix1, Ix2, Ix3, IxDyn};
-use ndnpy::half::f16;
-use ndnpy::num_complex::Complex;
-use ndnpy::{Error, LayoutElement, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
+use ndnpy::types::half::f16;
+use ndnpy::types::num_complex::Complex;
+use ndnpy::{Error, types::LayoutElement, ReadNpy, ViewMutNpy, ViewNpy, WriteNpy};
 
 fn check<T: LayoutElement, D: Dimension>(bytes: &[u8], copy: &mut [u8]) {
     let owned = Array::<T, D>::from_npy_bytes(bytes);
@@ -27,10 +27,10 @@ fn check<T: LayoutElement, D: Dimension>(bytes: &[u8], copy: &mut [u8]) {
             assert_eq!(view.to_npy_bytes().unwrap(), owned.to_npy_bytes().unwrap());
         }
         Err(
-            Error::Misaligned { .. }
-            | Error::NonNativeByteOrder { .. }
-            | Error::InvalidBool { .. }
-            | Error::LayoutMismatch { .. },
+            Error::View(ndnpy::error::ViewError::Misaligned { .. })
+            | Error::View(ndnpy::error::ViewError::NonNativeByteOrder { .. })
+            | Error::Data(ndnpy::error::DataError::InvalidBool { .. })
+            | Error::View(ndnpy::error::ViewError::LayoutMismatch { .. }),
         ) => {}
         Err(e) => {
             // Any other refusal is one the owned read shares.

@@ -9,7 +9,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use ndarray::{Array1, Ix1, IxDyn};
-use ndnpy::{Codec, NpzReader, NpzWriter};
+use ndnpy::{npz::Codec, NpzReader, NpzWriter};
 use std::io::{Cursor, Read};
 
 fuzz_target!(|data: &[u8]| {

@@ -6,8 +6,8 @@ use candle_core::{DType, Device, Error, Result, Shape, Tensor, WithDType};
 use candle_nn::var_builder::SimpleBackend;
 use candle_nn::VarBuilder;
 use float8::F8E4M3;
-use ndnpy::half::{bf16, f16};
-use ndnpy::{ByteOrder, Compression, DType as NpyDType, Header, Kind, NpzMmap, NpzReader};
+use ndnpy::types::half::{bf16, f16};
+use ndnpy::{dtype::ByteOrder, npz::Compression, dtype::DType as NpyDType, dtype::Header, dtype::Kind, NpzMmap, NpzReader};
 use std::io::Cursor;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -90,7 +90,7 @@ impl NpzBackend {
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npz");
     /// // A JAX checkpoint: bfloat16 saved as raw '<V2' items, '/' in names.
-    /// let kernel = ndarray::Array2::from_elem((2, 3), ndnpy::half::bf16::from_f32(0.5));
+    /// let kernel = ndarray::Array2::from_elem((2, 3), ndnpy::types::half::bf16::from_f32(0.5));
     /// let mut w = ndnpy::NpzWriter::create(&path)?;
     /// w.add("params/dense/kernel", &kernel)?;
     /// w.finish()?;
@@ -370,7 +370,7 @@ impl SimpleBackend for NpzBackend {
 ///
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("a.npz");
-/// let mut w = ndnpy::NpzWriter::create_compressed(&path)?;
+/// let mut w = ndnpy::NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate());
 /// w.add("bias", &ndarray::array![1.0f64, 2.0])?;
 /// w.finish()?;
 /// // SAFETY: nothing writes or truncates the archive while it is mapped.
@@ -399,7 +399,7 @@ pub unsafe fn npz_var_builder<P: AsRef<Path>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndnpy::Version;
+    use ndnpy::dtype::Version;
 
     fn header(descr: &str, shape: &[usize], fortran_order: bool) -> Header {
         Header {

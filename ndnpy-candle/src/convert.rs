@@ -4,8 +4,8 @@ use crate::{wrap, CandleOptions, MlDtype};
 use candle_core::{DType, Device, Error, Result, Tensor, WithDType};
 use float8::F8E4M3;
 use ndarray::{Array, ArrayD, ArrayRef, Dimension, IxDyn};
-use ndnpy::half::{bf16, f16};
-use ndnpy::{AnyArray, Float8E4M3Fn, Float8E5M2, RecordArray};
+use ndnpy::types::half::{bf16, f16};
+use ndnpy::{AnyArray, types::Float8E4M3Fn, types::Float8E5M2, types::RecordArray};
 
 /// A tensor on `device` holding `array`'s elements with its shape, in C
 /// order whatever the array's memory layout (one copy).
@@ -83,8 +83,8 @@ pub fn any_to_tensor(array: &AnyArray, device: &Device) -> Result<Tensor> {
 ///
 /// ```
 /// use candle_core::{DType, Device};
-/// use ndnpy::half::bf16;
-/// use ndnpy::{AnyArray, RecordArray};
+/// use ndnpy::types::half::bf16;
+/// use ndnpy::{AnyArray, types::RecordArray};
 /// use ndnpy_candle::{CandleOptions, MlDtype};
 ///
 /// // What reading np.save's file of an ml_dtypes.bfloat16 array gives.
@@ -131,7 +131,7 @@ fn raw_to_tensor(array: &AnyArray, device: &Device, options: &CandleOptions) -> 
     // the format of raw ('<V1', '<V2') items only.
     let f1 = matches!(
         array.dtype(),
-        ndnpy::DType::Scalar(s) if s.kind == ndnpy::Kind::Float && s.size == 1
+        ndnpy::dtype::DType::Scalar(s) if s.kind == ndnpy::dtype::Kind::Float && s.size == 1
     );
     let format = if f1 {
         Some(MlDtype::Float8E5M2)
@@ -191,7 +191,7 @@ fn owned<T: WithDType>(array: ArrayD<T>, device: &Device) -> Result<Tensor> {
 ///
 /// ```
 /// use candle_core::{DType, Device, Tensor};
-/// use ndnpy::half::bf16;
+/// use ndnpy::types::half::bf16;
 /// use ndnpy::AnyArray;
 ///
 /// let t = Tensor::new(&[1.0f32, 2.5], &Device::Cpu)?;

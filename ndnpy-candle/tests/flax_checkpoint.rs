@@ -117,8 +117,8 @@ fn float8_members_load_as_said() {
     let path = dir.path().join("f8.npz");
     let mut w = ndnpy::NpzWriter::create(&path).unwrap();
     let e4 = ndarray::array![
-        ndnpy::Float8E4M3Fn::from_bits(0x38),
-        ndnpy::Float8E4M3Fn::from_bits(0xFE)
+        ndnpy::types::Float8E4M3Fn::from_bits(0x38),
+        ndnpy::types::Float8E4M3Fn::from_bits(0xFE)
     ];
     w.add("e4", &e4).unwrap();
     w.finish().unwrap();

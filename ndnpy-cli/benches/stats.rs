@@ -18,11 +18,11 @@ const ELEMENTS: usize = 1 << 27; // 1 GiB of f64
 const RUNS: usize = 5;
 
 fn write_file(path: &Path) {
-    let header = ndnpy::Header {
-        dtype: ndnpy::DType::parse("<f8").unwrap(),
+    let header = ndnpy::dtype::Header {
+        dtype: ndnpy::dtype::DType::parse("<f8").unwrap(),
         shape: vec![ELEMENTS],
         fortran_order: false,
-        version: ndnpy::Version::V1,
+        version: ndnpy::dtype::Version::V1,
     };
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path).unwrap());
     w.write_all(&header.to_bytes().unwrap()).unwrap();

@@ -100,10 +100,10 @@ fn in_cli_words(text: &str) -> String {
 mod tests {
     #[test]
     fn hints_name_flags() {
-        let e = ndnpy::Error::HeaderTooLarge {
+        let e = ndnpy::Error::Limit(ndnpy::error::LimitError::HeaderTooLarge {
             len: 20_000,
             max: 10_000,
-        };
+        });
         let said = super::CliError::lib(std::path::Path::new("a.npy"), None, e).message;
         assert!(said.contains("--max-header-size"), "{said}");
         assert!(!said.contains("ReadOptions"), "{said}");

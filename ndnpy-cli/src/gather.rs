@@ -76,7 +76,7 @@ impl<'o, 'a> Gather<'o, 'a> {
 mod tests {
     use super::*;
     use crate::input::DataSource;
-    use ndnpy::{DType, Header};
+    use ndnpy::{dtype::DType, dtype::Header};
     use std::cell::Cell;
     use std::rc::Rc;
 
@@ -108,7 +108,7 @@ mod tests {
                 dtype: DType::parse("<u8").unwrap(),
                 shape: vec![rows, cols],
                 fortran_order: true,
-                version: ndnpy::Version::V1,
+                version: ndnpy::dtype::Version::V1,
             },
             data_offset: 0,
             available: total,

@@ -5,7 +5,7 @@
 
 use crate::error::{CliError, CliResult};
 use crate::source::{Source, SourceReader};
-use ndnpy::{Compression, Header, NpzReader, ReadOptions};
+use ndnpy::{dtype::Header, npz::Compression, NpzReader, ReadOptions};
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -212,10 +212,10 @@ impl Opened<'_> {
         }
         let expected = self.header.data_len()? as u64;
         if self.available < expected {
-            return Err(ndnpy::Error::TruncatedData {
+            return Err(ndnpy::Error::Data(ndnpy::error::DataError::TruncatedData {
                 expected,
                 found: self.available,
-            });
+            }));
         }
         Ok(())
     }
@@ -331,9 +331,11 @@ impl Npz {
         let err = |e| CliError::lib(&path, Some(name), e);
         let info = self.reader.member_info(name).map_err(err)?;
         if info.encrypted {
-            return Err(err(ndnpy::Error::Encrypted {
-                name: name.to_owned(),
-            }));
+            return Err(err(ndnpy::Error::Archive(
+                ndnpy::error::ArchiveError::Encrypted {
+                    name: name.to_owned(),
+                },
+            )));
         }
         if info.compression == Compression::Stored {
             let (header, offset, swapped_raw) = read_header_marked(At {
@@ -414,10 +416,12 @@ impl Npz {
 /// A member that does not start with the magic string is not an array.
 fn in_member(name: &str, e: ndnpy::Error) -> ndnpy::Error {
     match e {
-        ndnpy::Error::BadMagic { found } => ndnpy::Error::NotNpy {
-            name: name.to_owned(),
-            found,
-        },
+        ndnpy::Error::Header(ndnpy::error::HeaderError::BadMagic { found }) => {
+            ndnpy::Error::Archive(ndnpy::error::ArchiveError::NotNpy {
+                name: name.to_owned(),
+                found,
+            })
+        }
         other => other,
     }
 }
@@ -564,11 +568,11 @@ mod tests {
 
     /// A `.npy` of 1 MiB of f64 at `path`.
     fn write_npy(path: &Path) {
-        let header = ndnpy::Header {
-            dtype: ndnpy::DType::parse("<f8").unwrap(),
+        let header = ndnpy::dtype::Header {
+            dtype: ndnpy::dtype::DType::parse("<f8").unwrap(),
             shape: vec![1 << 17],
             fortran_order: false,
-            version: ndnpy::Version::V1,
+            version: ndnpy::dtype::Version::V1,
         };
         let mut bytes = header.to_bytes().unwrap();
         bytes.resize(bytes.len() + (1 << 20), 0);
@@ -598,7 +602,10 @@ mod tests {
                 for_each_chunk(&mut opened, |_| {}, |_| {}).unwrap_err()
             };
             assert!(
-                matches!(err, ndnpy::Error::FileShrank { len: 4096, .. }),
+                matches!(
+                    err,
+                    ndnpy::Error::Data(ndnpy::error::DataError::FileShrank { len: 4096, .. })
+                ),
                 "{err}"
             );
             assert!(

@@ -69,9 +69,9 @@ fn main() {
     options = options
         .opaque_objects(cli.opaque)
         .pickle_encoding(match cli.pickle_encoding {
-            EncodingArg::Ascii => ndnpy::PickleEncoding::Ascii,
-            EncodingArg::Latin1 => ndnpy::PickleEncoding::Latin1,
-            EncodingArg::Bytes => ndnpy::PickleEncoding::Bytes,
+            EncodingArg::Ascii => ndnpy::pickle::PickleEncoding::Ascii,
+            EncodingArg::Latin1 => ndnpy::pickle::PickleEncoding::Latin1,
+            EncodingArg::Bytes => ndnpy::pickle::PickleEncoding::Bytes,
         });
     input::set_read_options(options);
     stack::set_forced(cli.stack);

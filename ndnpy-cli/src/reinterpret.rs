@@ -5,7 +5,7 @@
 //! by every reading command (`show`, `stats`, `diff`, `convert`).
 
 use crate::input::{DataSource, Opened};
-use ndnpy::{DType, Float8E4M3Fn, Float8E5M2, Kind, MlFloat};
+use ndnpy::{dtype::DType, dtype::Kind, types::Float8E4M3Fn, types::Float8E5M2, types::MlFloat};
 use std::io;
 
 /// The formats `--as` names.
@@ -30,7 +30,9 @@ impl AsType {
     /// Decodes one raw item.
     fn decode(self, item: &[u8]) -> f32 {
         match self {
-            AsType::Bfloat16 => ndnpy::half::bf16::from_le_bytes([item[0], item[1]]).to_f32(),
+            AsType::Bfloat16 => {
+                ndnpy::types::half::bf16::from_le_bytes([item[0], item[1]]).to_f32()
+            }
             AsType::Float8E4m3fn => MlFloat::to_f32(Float8E4M3Fn::from_bits(item[0])),
             AsType::Float8E5m2 => MlFloat::to_f32(Float8E5M2::from_bits(item[0])),
         }

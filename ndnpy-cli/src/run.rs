@@ -196,7 +196,7 @@ pub(crate) fn run(cli: Cli, o: &mut Outcome) -> CliResult<()> {
             }
             let codec = match &compress {
                 Some(spec) => settings::parse_codec(spec).map_err(CliError::usage)?,
-                None => ndnpy::Codec::default(),
+                None => ndnpy::npz::Codec::deflate(),
             };
             let (out, inputs) = paths.split_last().expect("clap requires two paths");
             let mut inputs = expand(inputs)?;

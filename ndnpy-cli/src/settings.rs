@@ -27,7 +27,7 @@ pub struct Options {
     pub to: Option<Format>,
     pub compress: bool,
     /// How compressed `.npz` members are compressed (`--compress=METHOD`).
-    pub codec: ndnpy::Codec,
+    pub codec: ndnpy::npz::Codec,
     pub split: bool,
     pub order: Option<OrderArg>,
     pub byteorder: Option<ByteOrderArg>,
@@ -41,7 +41,7 @@ pub const METHODS: &str = "deflate[:1-9], zstd[:1-22]";
 /// `np.savez_compressed` writes) or `zstd` (Zstandard, which NumPy reads
 /// only through a `zipfile` that has it: Python 3.14's, or
 /// `backports.zstd`'s), each with an optional level.
-pub fn parse_codec(spec: &str) -> Result<ndnpy::Codec, String> {
+pub fn parse_codec(spec: &str) -> Result<ndnpy::npz::Codec, String> {
     let (method, level) = match spec.split_once(':') {
         Some((m, l)) => {
             let level = l
@@ -52,11 +52,11 @@ pub fn parse_codec(spec: &str) -> Result<ndnpy::Codec, String> {
         None => (spec, None),
     };
     let codec = match method {
-        "deflate" => ndnpy::Codec::Deflate {
+        "deflate" => ndnpy::npz::Codec::Deflate {
             level: level.unwrap_or(7),
         },
         #[cfg(feature = "zip-methods")]
-        "zstd" => ndnpy::Codec::Zstd {
+        "zstd" => ndnpy::npz::Codec::Zstd {
             level: level.map_or(3, |l| l.min(22) as i32),
         },
         #[cfg(not(feature = "zip-methods"))]

@@ -160,7 +160,7 @@ impl Source {
 
     /// Fills `buf` from `at`. When a local file has become shorter than
     /// the bytes asked for since it was opened, the error carries
-    /// [`ndnpy::Error::FileShrank`] (never "failed to fill whole buffer").
+    /// [`ndnpy::error::DataError::FileShrank`] (never "failed to fill whole buffer").
     pub fn read_exact_at(&self, buf: &mut [u8], at: u64) -> io::Result<()> {
         match self {
             Source::File(file) => read_exact_at(file, buf, at),
@@ -282,7 +282,7 @@ pub fn cleanup() {
 
 /// `read_exact_at`, saying what happened when the file has become shorter
 /// than its header said since it was opened: an `io::Error` carrying
-/// [`ndnpy::Error::FileShrank`] (never "failed to fill whole buffer").
+/// [`ndnpy::error::DataError::FileShrank`] (never "failed to fill whole buffer").
 pub fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
     file.read_exact_at(buf, at).map_err(|e| {
         if e.kind() != io::ErrorKind::UnexpectedEof {
@@ -291,10 +291,10 @@ pub fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         io::Error::new(
             io::ErrorKind::UnexpectedEof,
-            ndnpy::Error::FileShrank {
+            ndnpy::Error::Data(ndnpy::error::DataError::FileShrank {
                 needed: at + buf.len() as u64,
                 len,
-            },
+            }),
         )
     })
 }

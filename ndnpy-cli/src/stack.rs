@@ -22,7 +22,7 @@
 use crate::error::{CliError, CliResult, EXIT_USAGE};
 use crate::source::Source;
 use ndnpy::stack::NpyStack;
-use ndnpy::{DType, Header, ReadOptions, Version};
+use ndnpy::{dtype::DType, dtype::Header, dtype::Version, ReadOptions};
 use serde_json::{json, Value};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};

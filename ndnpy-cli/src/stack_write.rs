@@ -10,7 +10,7 @@
 use crate::error::{CliError, CliResult};
 use crate::input::{container_of, open_npy, read_options, Container, Npz, Opened};
 use ndnpy::stack::StackWriter;
-use ndnpy::{AnyArray, Header};
+use ndnpy::{dtype::Header, AnyArray};
 use std::io;
 use std::path::{Path, PathBuf};
 

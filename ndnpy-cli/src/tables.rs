@@ -85,7 +85,9 @@ pub fn load_all(path: &Path) -> CliResult<Vec<(String, AnyArray)>> {
                     claimed = claimed.saturating_add(h.zero_size_count());
                 }
                 if claimed > max {
-                    return Err(lib(ndnpy::Error::ZeroSizeLimit { claimed, max }));
+                    return Err(lib(ndnpy::Error::Limit(
+                        ndnpy::error::LimitError::ZeroSizeLimit { claimed, max },
+                    )));
                 }
             }
             let mut out = Vec::new();
@@ -306,7 +308,7 @@ fn without_missing(
         .filter(|_| !header.dtype.has_object())?;
     let count = valid.iter().filter(|&&v| v).count();
     let shape = header.shape.clone();
-    let header = ndnpy::Header {
+    let header = ndnpy::dtype::Header {
         shape: vec![count],
         ..header
     };

@@ -1,7 +1,7 @@
 //! Element bytes into values, one match arm per element family, so a new
 //! family (as the library's element model grows) is one more arm here.
 
-use ndnpy::{ByteOrder, DType, Kind, Scalar};
+use ndnpy::{dtype::ByteOrder, dtype::DType, dtype::Kind, dtype::Scalar};
 
 /// Width of a float type: its shortest round-trip digits depend on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +91,9 @@ pub fn scalar_f64(s: &Scalar, b: &[u8]) -> Option<f64> {
     Some(match (s.kind, s.size) {
         // Only ml_dtypes writes `<f1`, for float8_e5m2 (NumPy cannot even
         // load it): its values, not NaN.
-        (Kind::Float, 1) => ndnpy::MlFloat::to_f32(ndnpy::Float8E5M2::from_bits(b[0])) as f64,
+        (Kind::Float, 1) => {
+            ndnpy::types::MlFloat::to_f32(ndnpy::types::Float8E5M2::from_bits(b[0])) as f64
+        }
         (Kind::Float, 2) => f16_to_f64(u16::from_le_bytes(take(b, o))),
         (Kind::Float, 4) => f32::from_le_bytes(take(b, o)) as f64,
         (Kind::Float, 8) => f64::from_le_bytes(take(b, o)),

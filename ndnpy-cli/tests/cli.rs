@@ -530,11 +530,11 @@ fn show_reads_only_what_it_prints() {
     use std::os::unix::fs::FileExt;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("huge.npy");
-    let header = ndnpy::Header {
-        dtype: ndnpy::DType::parse("<f8").unwrap(),
+    let header = ndnpy::dtype::Header {
+        dtype: ndnpy::dtype::DType::parse("<f8").unwrap(),
         shape: vec![6_000_000_000],
         fortran_order: false,
-        version: ndnpy::Version::V1,
+        version: ndnpy::dtype::Version::V1,
     };
     let bytes = header.to_bytes().unwrap();
     let file = std::fs::File::create(&path).unwrap();
@@ -588,11 +588,11 @@ fn check_reads_pickles_without_running_them() {
     // A pickle that would call os.system under np.load(allow_pickle=True).
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("evil.npy");
-    let header = ndnpy::Header {
-        dtype: ndnpy::DType::parse("|O").unwrap(),
+    let header = ndnpy::dtype::Header {
+        dtype: ndnpy::dtype::DType::parse("|O").unwrap(),
         shape: vec![1],
         fortran_order: false,
-        version: ndnpy::Version::V1,
+        version: ndnpy::dtype::Version::V1,
     };
     let mut bytes = header.to_bytes().unwrap();
     bytes.extend_from_slice(b"cos\nsystem\n(S'touch /tmp/ndnpy-pwned'\ntR.");

@@ -43,7 +43,7 @@ fn object_arrays_are_compared_by_value() {
 /// their order, `1 == 1.0 == True`; differences print as Python writes them.
 #[test]
 fn object_values_compare_as_python_does() {
-    use ndnpy::PyValue as P;
+    use ndnpy::pickle::PyValue as P;
     let dir = tempfile::tempdir().unwrap();
     let (pa, pb) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
     let dict = |pairs: &[(&str, i64)]| {

@@ -14,7 +14,9 @@ const MEMBERS: usize = 65_536;
 /// The archive: member `a{i}` is `[i, i + 0.5, i + 1, i + 1.5]`.
 fn archive(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("many.npz");
-    let mut w = ndnpy::NpzWriter::create_compressed(&path).unwrap();
+    let mut w = ndnpy::NpzWriter::create(&path)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     for i in 0..MEMBERS {
         let a = ndarray::Array1::from_iter((0..4).map(|k| i as f64 + k as f64 / 2.0));
         w.add(&format!("a{i}"), &a).unwrap();

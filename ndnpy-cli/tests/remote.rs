@@ -242,7 +242,7 @@ fn large_arrays_and_archives_on_a_file_url_match_the_path() {
         let path = dir.path().join(name);
         let file = std::fs::File::create(&path).unwrap();
         let mut w = if compress {
-            ndnpy::NpzWriter::new_compressed(file)
+            ndnpy::NpzWriter::new(file).codec(ndnpy::npz::Codec::deflate())
         } else {
             ndnpy::NpzWriter::new(file)
         };
@@ -331,7 +331,9 @@ fn commands_fetch_what_they_read() {
     // A member ndnpy compressed in pieces: its header is read from its
     // first bytes, never its first pieces or the read-ahead's.
     let packed = dir.path().join("packed.npz");
-    let mut w = ndnpy::NpzWriter::create_compressed(&packed).unwrap();
+    let mut w = ndnpy::NpzWriter::create(&packed)
+        .unwrap()
+        .codec(ndnpy::npz::Codec::deflate());
     let noise = Array::from_shape_fn(3 << 20, |k| {
         ((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f32
     });

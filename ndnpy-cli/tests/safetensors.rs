@@ -6,7 +6,7 @@
 mod common;
 
 use common::{code, json, ndnpy, stderr, stdout};
-use ndnpy::{Compression, NpzReader};
+use ndnpy::{npz::Compression, NpzReader};
 use serde_json::Value;
 
 const NPZ: &str = "fixtures/ml_dtypes/bf16.npz";

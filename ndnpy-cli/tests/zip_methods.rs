@@ -7,7 +7,7 @@
 mod common;
 
 use common::{code, json, ndnpy, stderr};
-use ndnpy::{AnyArray, Compression, NpzReader};
+use ndnpy::{npz::Compression, AnyArray, NpzReader};
 
 const MIXED: &str = "fixtures/zip_methods/valid/mixed.npz";
 const VALID: &str = "fixtures/zip_methods/valid";

@@ -308,7 +308,7 @@ pub fn write_npz<P: AsRef<Path>>(frame: &Frame, path: P) -> Result<()> {
 pub fn write_npz_with<P: AsRef<Path>>(frame: &Frame, path: P, compressed: bool) -> Result<()> {
     let arrays = to_arrays(frame)?;
     let mut w = if compressed {
-        ndnpy::NpzWriter::create_compressed(path)?
+        ndnpy::NpzWriter::create(path)?.codec(ndnpy::npz::Codec::deflate())
     } else {
         ndnpy::NpzWriter::create(path)?
     };
@@ -325,7 +325,7 @@ pub fn write_npz_with<P: AsRef<Path>>(frame: &Frame, path: P, compressed: bool) 
 /// occupy no bytes of the data (`<U0`, `|S0` ...) are limited across the
 /// archive, not only per member: more than
 /// [`ndnpy::ReadOptions::max_zero_size_elements`]' default (2²⁰) in all
-/// is [`ndnpy::Error::ZeroSizeLimit`], found from the members' headers
+/// is [`ndnpy::error::LimitError::ZeroSizeLimit`], found from the members' headers
 /// before any member is read.
 ///
 /// ```
@@ -359,7 +359,7 @@ pub fn read_npz<P: AsRef<Path>>(path: P) -> Result<Frame> {
 
 /// Refuses an archive whose members `names` together declare more than
 /// `max` values that occupy no bytes of the data
-/// ([`ndnpy::Header::zero_size_count`]), for readers that hold every
+/// ([`ndnpy::dtype::Header::zero_size_count`]), for readers that hold every
 /// member at once: ndnpy holds each header to the limit, but a few KiB of
 /// deflated members, each just within it, would otherwise make gigabytes
 /// of empty strings. Reads headers only. A member whose header cannot be
@@ -376,7 +376,9 @@ pub(crate) fn check_zero_size_total<R: std::io::Read + std::io::Seek>(
         }
     }
     if claimed > max {
-        return Err(ndnpy::Error::ZeroSizeLimit { claimed, max }.into());
+        return Err(
+            ndnpy::Error::Limit(ndnpy::error::LimitError::ZeroSizeLimit { claimed, max }).into(),
+        );
     }
     Ok(())
 }

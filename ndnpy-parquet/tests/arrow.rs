@@ -144,7 +144,7 @@ fn other_string_layouts_read() {
 fn records_are_struct_arrays_and_batches() {
     ndnpy::record! {
         #[derive(Clone, Copy)]
-        struct P { x: f64, id: i32, flag: bool, name: ndnpy::FixedUnicode<4> }
+        struct P { x: f64, id: i32, flag: bool, name: ndnpy::types::FixedUnicode<4> }
     }
     let p = |x, id, flag, name: &str| {
         let mut units = [0u32; 4];
@@ -155,7 +155,7 @@ fn records_are_struct_arrays_and_batches() {
             x,
             id,
             flag,
-            name: ndnpy::FixedUnicode::new(units),
+            name: ndnpy::types::FixedUnicode::new(units),
         }
     };
     let bytes = ndarray::arr1(&[p(0.5, 1, true, "ab"), p(-1.0, 2, false, "wxyz")])

@@ -94,7 +94,7 @@ fn one_dimensional_arrays_records_and_complex_are_refused() {
         #[derive(Clone, Copy)]
         struct P { x: f32 }
     }
-    let records = ndnpy::RecordArray::from_array(&nd(&[2, 2], |i| P { x: i as f32 }));
+    let records = ndnpy::types::RecordArray::from_array(&nd(&[2, 2], |i| P { x: i as f32 }));
     let err = into_tensor("c", AnyArray::Record(records)).unwrap_err();
     assert!(
         matches!(&err, Error::Unsupported { column, .. } if column == "c"),

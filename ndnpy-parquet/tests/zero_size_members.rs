@@ -11,7 +11,7 @@
 //! peak of live heap bytes; tests are serialised by a lock so that their
 //! measurements do not mix.
 
-use ndnpy::{DType, Header, NpzWriter, Version};
+use ndnpy::{dtype::DType, dtype::Header, dtype::Version, NpzWriter};
 use ndnpy_parquet::Error;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Cursor;
@@ -96,7 +96,7 @@ fn empty_strings(members: usize, n: usize) -> Vec<u8> {
         fortran_order: false,
         version: Version::V1,
     };
-    let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     for k in 0..members {
         w.add_npy_data(&format!("m{k}"), &header, |_| Ok(()))
             .unwrap();
@@ -115,8 +115,8 @@ fn saved(bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
 fn is_zero_size_limit(e: &Error, claimed: u64) -> bool {
     matches!(
         e,
-        Error::Npy(ndnpy::Error::ZeroSizeLimit { claimed: c, max })
-            if *c == claimed && *max == ndnpy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS
+        Error::Npy(ndnpy::Error::Limit(ndnpy::error::LimitError::ZeroSizeLimit { claimed: c, max }))
+            if *c == claimed && *max == ndnpy::npy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS
     )
 }
 

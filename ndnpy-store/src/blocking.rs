@@ -233,7 +233,7 @@ impl NpzWriter {
     /// w.archive().add("x", &ndarray::array![1u8])?;
     /// w.finish()?;
     /// let info = blocking::RemoteNpz::open(&at)?.member_info("x")?;
-    /// assert_eq!(info.compression, ndnpy::Compression::Stored);
+    /// assert_eq!(info.compression, ndnpy::npz::Compression::Stored);
     /// # Ok::<(), ndnpy_store::StoreError>(())
     /// ```
     pub fn create(location: &Location, compressed: bool) -> Result<Self> {

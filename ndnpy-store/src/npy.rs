@@ -10,7 +10,7 @@ use crate::parallel::{zeroed, AbortOnDrop, HeldSlot};
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use ndarray::{Array, Dimension, ShapeBuilder};
-use ndnpy::{AnyArray, Element, Header, LayoutElement, ReadNpy};
+use ndnpy::{dtype::Header, types::LayoutElement, AnyArray, Element, ReadNpy};
 use object_store::GetRange;
 use std::ops::{Bound, Range, RangeBounds};
 use std::sync::Arc;
@@ -139,9 +139,10 @@ impl RemoteNpy {
         let options = object.config.read_options;
         let (header, offset, bytes) = match parse(&first, &options) {
             Ok((header, offset)) => (header, offset, first),
-            Err(ndnpy::Error::TruncatedHeader { expected, .. })
-                if expected > first.len() as u64 && extent >= expected =>
-            {
+            Err(ndnpy::Error::Header(ndnpy::error::HeaderError::TruncatedHeader {
+                expected,
+                ..
+            })) if expected > first.len() as u64 && extent >= expected => {
                 let rest = object
                     .get(base + first.len() as u64..base + expected)
                     .await?;
@@ -165,10 +166,10 @@ impl RemoteNpy {
             let data_len = header.data_len()? as u64;
             let present = extent.saturating_sub(offset as u64);
             if present < data_len {
-                return Err(ndnpy::Error::TruncatedData {
+                return Err(ndnpy::Error::Data(ndnpy::error::DataError::TruncatedData {
                     expected: data_len,
                     found: present,
-                }
+                })
                 .into());
             }
             if let Some(axis) = axis {
@@ -393,7 +394,7 @@ impl RemoteNpy {
             // The body goes straight from the GET's buffer into the output
             // (one copy; a byte swap, a cast or `bool`s made 0 or 1 on the
             // way, element by element, when the file's dtype is not T's).
-            ndnpy::from_data_into(&flat, &bytes, &mut part)?;
+            ndnpy::npy::from_data_into(&flat, &bytes, &mut part)?;
             drop(bytes);
             drop(slot);
         }
@@ -424,7 +425,7 @@ impl RemoteNpy {
         range: impl RangeBounds<usize>,
     ) -> Result<Array<T, D>> {
         if self.axis.is_none() {
-            return Err(ndnpy::Error::NoGrowthAxis.into());
+            return Err(ndnpy::Error::Rows(ndnpy::error::RowsError::NoGrowthAxis).into());
         }
         self.check_fixed_rows("read them whole with read_any")?;
         let rows = self.rows(range)?;
@@ -518,7 +519,10 @@ impl RemoteNpy {
             Bound::Unbounded => len,
         };
         if start > end || end > len {
-            return Err(ndnpy::Error::RangeOutOfBounds { start, end, len }.into());
+            return Err(
+                ndnpy::Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds { start, end, len })
+                    .into(),
+            );
         }
         Ok(start..end)
     }

@@ -10,7 +10,7 @@ use crate::npy::{RemoteNpy, PREFIX_LEN};
 use crate::object::Object;
 use crate::reader::{Plan, RangeReader};
 use ndarray::{Array, Dimension};
-use ndnpy::{AnyArray, Compression, Element, Header, MemberInfo, NpzReader};
+use ndnpy::{dtype::Header, npz::Compression, npz::MemberInfo, AnyArray, Element, NpzReader};
 use object_store::GetRange;
 use std::ops::RangeBounds;
 use std::sync::{Arc, Mutex};
@@ -29,7 +29,7 @@ const TAIL_LEN: u64 = (1 << 16) + 22;
 /// use object_store::{memory::InMemory, ObjectStoreExt};
 /// use std::{io::Cursor, sync::Arc};
 ///
-/// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+/// let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
 /// w.add("x", &ndarray::array![1.0f64, 2.0])?;
 /// let bytes = w.finish_into_inner()?.into_inner();
 /// let store = Arc::new(InMemory::new());
@@ -204,7 +204,7 @@ impl RemoteNpz {
     /// # w.finish().await?;
     /// // `x` or `x.npy`: NumPy's lookup rules.
     /// let info = RemoteNpz::open(&at).await?.member_info("x.npy").await?;
-    /// assert_eq!((info.compression, info.size), (ndnpy::Compression::Stored, 1128));
+    /// assert_eq!((info.compression, info.size), (ndnpy::npz::Compression::Stored, 1128));
     /// # Ok::<(), ndnpy_store::StoreError>(())
     /// # }).unwrap();
     /// ```
@@ -306,7 +306,7 @@ impl RemoteNpz {
     /// use std::{io::Cursor, sync::Arc};
     ///
     /// let a = Array2::from_shape_fn((5000, 3), |(i, j)| (i * 3 + j) as i32);
-    /// let mut w = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("a", &a)?;
     /// let store = Arc::new(InMemory::new());
     /// store.put(&"r.npz".into(), w.finish_into_inner()?.into_inner().into()).await?;
@@ -346,7 +346,7 @@ impl RemoteNpz {
     /// use object_store::{memory::InMemory, ObjectStoreExt};
     /// use std::{io::Cursor, sync::Arc};
     ///
-    /// let mut w = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("x", &ndarray::array![1.0f64, 2.0])?;
     /// w.add("y", &ndarray::array![3u8])?;
     /// let store = Arc::new(InMemory::new());

@@ -5,7 +5,7 @@
 
 use crate::error::{Result, StoreError};
 use ndarray::{Array, Dimension};
-use ndnpy::LayoutElement;
+use ndnpy::types::LayoutElement;
 use std::sync::Arc;
 
 /// An array of `n` elements whose bytes are all zero, in memory from the
@@ -38,8 +38,11 @@ pub(crate) fn zeroed<T: LayoutElement, D: Dimension>(
         }
         Vec::from_raw_parts(ptr, n, n)
     };
-    Array::from_shape_vec(shape, vec)
-        .map_err(|e| StoreError::Npy(ndnpy::Error::BadShape(format!("{e}"))))
+    Array::from_shape_vec(shape, vec).map_err(|e| {
+        StoreError::Npy(ndnpy::Error::Header(ndnpy::error::HeaderError::BadShape(
+            format!("{e}"),
+        )))
+    })
 }
 
 /// A chunk's memory slot, held from before its GET until its bytes have

@@ -199,10 +199,14 @@ async fn info_bytes(dir: &Location, config: &Config) -> Result<Option<bytes::Byt
     )
     .await
     {
-        Ok((_, bytes)) if bytes.len() as u64 > MAX_INFO_LEN => Err(ndnpy::Error::MalformedPickle {
-            pos: 0,
-            reason: format!("{path}: more than the {MAX_INFO_LEN} bytes any stack's info needs"),
-        }
+        Ok((_, bytes)) if bytes.len() as u64 > MAX_INFO_LEN => Err(ndnpy::Error::Pickle(
+            ndnpy::error::PickleError::MalformedPickle {
+                pos: 0,
+                reason: format!(
+                    "{path}: more than the {MAX_INFO_LEN} bytes any stack's info needs"
+                ),
+            },
+        )
         .into()),
         Ok((_, bytes)) => Ok(Some(bytes)),
         Err(StoreError::Store(object_store::Error::NotFound { .. })) => Ok(None),

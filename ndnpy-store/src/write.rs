@@ -285,7 +285,7 @@ impl NpzWriter {
     /// w.archive().add("x", &ndarray::Array1::<f64>::zeros(1000))?;
     /// w.finish().await?;
     /// let info = RemoteNpz::open(&at).await?.member_info("x").await?;
-    /// assert_eq!(info.compression, ndnpy::Compression::Deflated);
+    /// assert_eq!(info.compression, ndnpy::npz::Compression::Deflated);
     /// # Ok::<(), ndnpy_store::StoreError>(())
     /// # }).unwrap();
     /// ```
@@ -310,7 +310,7 @@ impl NpzWriter {
         let file = tempfile::tempfile()?;
         let archive = ndnpy::NpzWriter::new(file);
         let archive = if compressed {
-            archive.compressed(true)
+            archive.codec(ndnpy::npz::Codec::deflate())
         } else {
             archive
         };

@@ -7,7 +7,10 @@ mod common;
 use common::{Aborts, AbortsStore, Fault, NoETag, Wrapped};
 use futures::FutureExt;
 use ndarray::{Array, Array2, Array3, Dimension, Ix2, ShapeBuilder};
-use ndnpy::{DType, FixedBytes, Header, LayoutElement, Order, Version, WriteNpy};
+use ndnpy::{
+    dtype::DType, dtype::Header, dtype::Version, types::FixedBytes, types::LayoutElement, Order,
+    WriteNpy,
+};
 use ndnpy_store::{blocking, Config, Held, Location, RemoteNpy, StoreError};
 use object_store::memory::InMemory;
 use object_store::{ObjectStore, ObjectStoreExt};
@@ -351,7 +354,12 @@ async fn a_416_in_an_error_message_is_not_an_empty_object() {
     let empty = put(&store, "runs/416/empty.npy", Vec::new()).await;
     let err = RemoteNpy::open(&empty).await.unwrap_err();
     assert!(
-        matches!(err, StoreError::Npy(ndnpy::Error::BadMagic { .. })),
+        matches!(
+            err,
+            StoreError::Npy(ndnpy::Error::Header(
+                ndnpy::error::HeaderError::BadMagic { .. }
+            ))
+        ),
         "{err:?}"
     );
     assert_eq!(store.whole.load(Ordering::SeqCst), 0);

@@ -19,7 +19,7 @@ mod common;
 
 use common::{Fault, Wrapped};
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
-use ndnpy::{AnyArray, Element, NpzReader, NpzWriter, PyValue};
+use ndnpy::{pickle::PyValue, AnyArray, Element, NpzReader, NpzWriter};
 use ndnpy_store::blocking::{ObjectReader, RemoteNpz};
 use ndnpy_store::{Config, Location, StoreError};
 use object_store::memory::InMemory;
@@ -162,7 +162,11 @@ fn archive(rng: &mut Rng) -> (Vec<Member>, Vec<u8>) {
             compressed: rng.chance(50),
             big,
         };
-        w = w.compressed(m.compressed);
+        w = w.codec(if m.compressed {
+            ndnpy::npz::Codec::deflate()
+        } else {
+            ndnpy::npz::Codec::Stored
+        });
         add_member(&mut w, rng, &m);
         members.push(m);
     }
@@ -435,7 +439,7 @@ fn run_case(seed: u64) -> (usize, usize, usize) {
             4 => {
                 let npy = r.npz.member_npy(name);
                 let info = local.member_info(name).unwrap();
-                let stored = info.compression == ndnpy::Compression::Stored;
+                let stored = info.compression == ndnpy::npz::Compression::Stored;
                 case.log.push(format!(
                     "member_npy {name} ({}) under {fs}",
                     if stored { "stored" } else { "deflated" }

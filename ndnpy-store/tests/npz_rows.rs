@@ -22,7 +22,7 @@ fn table(rows: usize, seed: usize) -> Array2<f64> {
 /// the piece table's extra field (id `nd`) in the central directory, so
 /// that the reader does not know the pieces.
 fn numpy_style(members: &[(&str, &Array2<f64>)]) -> Vec<u8> {
-    let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     for (name, a) in members {
         w.add(name, *a).unwrap();
     }
@@ -51,7 +51,7 @@ async fn put(name: &str, bytes: Vec<u8>) -> Location {
 async fn rows_of_numpy_and_ndnpy_members() {
     let a = table(100_000, 1);
     let b = table(3_000, 2);
-    let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     w.add("a", &a).unwrap();
     w.add("b", &b).unwrap();
     let ours = w.finish_into_inner().unwrap().into_inner();

@@ -35,7 +35,11 @@ fn noise(rows: usize, cols: usize, seed: u64) -> Array2<f64> {
 }
 
 fn archive(members: &[(&str, Array2<f64>)], compressed: bool) -> Vec<u8> {
-    let mut w = NpzWriter::new(Cursor::new(Vec::new())).compressed(compressed);
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(if compressed {
+        ndnpy::npz::Codec::deflate()
+    } else {
+        ndnpy::npz::Codec::Stored
+    });
     for (name, a) in members {
         w.add(name, a).unwrap();
     }

@@ -11,7 +11,7 @@ mod common;
 use common::Wrapped;
 use ndarray::{Array1, Array2, ArrayD, Axis, IxDyn, ShapeBuilder};
 use ndnpy::stack::NpyStack;
-use ndnpy::{PyValue, WriteNpy};
+use ndnpy::{pickle::PyValue, WriteNpy};
 use ndnpy_store::{blocking, Location, RemoteNpyStack, StoreError};
 use object_store::local::LocalFileSystem;
 use object_store::{ObjectStore, ObjectStoreExt};
@@ -37,7 +37,7 @@ fn info_of(chunks: &str, dtype: &str, axis: i64) -> Vec<u8> {
         (PyValue::Str("chunks".into()), chunks),
         (
             PyValue::Str("dtype".into()),
-            PyValue::DType(ndnpy::DType::parse(dtype).unwrap()),
+            PyValue::DType(ndnpy::dtype::DType::parse(dtype).unwrap()),
         ),
         (PyValue::Str("axis".into()), PyValue::Int(axis)),
     ]))

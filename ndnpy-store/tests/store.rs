@@ -101,12 +101,12 @@ async fn read_whole_by_chunks_in_any_order_and_type() {
         // swap to big-endian by rewriting the header and the data
         let (header, offset) = {
             let mut rest: &[u8] = &bytes;
-            let h = ndnpy::Header::read_from(&mut rest).unwrap();
+            let h = ndnpy::dtype::Header::read_from(&mut rest).unwrap();
             (h, bytes.len() - rest.len())
         };
         assert!(header.fortran_order);
         let mut h = header.clone();
-        h.dtype = ndnpy::DType::parse(">f8").unwrap();
+        h.dtype = ndnpy::dtype::DType::parse(">f8").unwrap();
         let mut out = h.to_bytes().unwrap();
         assert_eq!(out.len(), offset);
         for chunk in bytes[offset..].chunks_mut(8) {
@@ -139,9 +139,9 @@ async fn read_any_reads_strings_and_objects_in_one_get() {
     assert_eq!(any.shape(), [3]);
 
     let objects = Array1::from(vec![
-        ndnpy::PyValue::Int(1),
-        ndnpy::PyValue::Str("two".into()),
-        ndnpy::PyValue::None,
+        ndnpy::pickle::PyValue::Int(1),
+        ndnpy::pickle::PyValue::Str("two".into()),
+        ndnpy::pickle::PyValue::None,
     ]);
     let at = put(&store, "o.npy", objects.to_npy_bytes().unwrap()).await;
     let npy = RemoteNpy::open(&at).await.unwrap();
@@ -155,7 +155,11 @@ async fn read_any_reads_strings_and_objects_in_one_get() {
 }
 
 fn archive(members: usize, compressed: bool) -> Vec<u8> {
-    let mut w = NpzWriter::new(Cursor::new(Vec::new())).compressed(compressed);
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(if compressed {
+        ndnpy::npz::Codec::deflate()
+    } else {
+        ndnpy::npz::Codec::Stored
+    });
     for i in 0..members {
         w.add(&format!("m{i}"), &Array1::from_elem(4, i as i32))
             .unwrap();
@@ -387,7 +391,12 @@ async fn the_first_answer_is_checked_too() {
     store.with_fault(Fault::None);
     let err = RemoteNpy::open(&at).await.unwrap_err();
     assert!(
-        matches!(err, StoreError::Npy(ndnpy::Error::BadMagic { .. })),
+        matches!(
+            err,
+            StoreError::Npy(ndnpy::Error::Header(
+                ndnpy::error::HeaderError::BadMagic { .. }
+            ))
+        ),
         "{err:?}"
     );
 }

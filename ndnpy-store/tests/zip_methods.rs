@@ -7,7 +7,7 @@ mod common;
 
 use common::Wrapped;
 use ndarray::{Array2, Ix2};
-use ndnpy::{Codec, Compression, NpzReader, NpzWriter};
+use ndnpy::{npz::Codec, npz::Compression, NpzReader, NpzWriter};
 use ndnpy_store::{Location, RemoteNpz};
 use object_store::memory::InMemory;
 use object_store::{ObjectStore, ObjectStoreExt};

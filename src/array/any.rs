@@ -66,9 +66,9 @@ pub enum AnyArray {
     /// `<c16`
     #[cfg(feature = "complex")]
     C128(ArrayD<num_complex::Complex<f64>>),
-    /// `<f16`: x86-64's long double ([`crate::LongDouble`], exact).
+    /// `<f16`: x86-64's long double ([`crate::types::LongDouble`], exact).
     LongDouble(ArrayD<crate::array::longdouble::LongDouble>),
-    /// `<c32`: x86-64's complex long double ([`crate::ComplexLongDouble`]).
+    /// `<c32`: x86-64's complex long double ([`crate::types::ComplexLongDouble`]).
     ComplexLongDouble(ArrayD<crate::array::longdouble::ComplexLongDouble>),
     /// `<U` strings (trailing NULs stripped, as NumPy does).
     Str(ArrayD<String>),
@@ -260,7 +260,7 @@ impl Raw<'_> {
     }
 }
 
-/// The default [`crate::LayoutElement::layout_into_any`]: through the
+/// The default [`crate::types::LayoutElement::layout_into_any`]: through the
 /// array's bytes, as a file of its dtype would load.
 pub(crate) fn layout_into_any<T: LayoutElement>(array: ArrayD<T>) -> AnyArray {
     let standard = array.as_standard_layout();
@@ -278,7 +278,7 @@ pub(crate) fn layout_into_any<T: LayoutElement>(array: ArrayD<T>) -> AnyArray {
         .expect("a layout element's own bytes load as its dtype")
 }
 
-/// The default [`crate::LayoutElement::layout_from_any`]: converts the
+/// The default [`crate::types::LayoutElement::layout_from_any`]: converts the
 /// variant's bytes with a plan, when it has bytes of a compatible dtype.
 #[allow(clippy::result_large_err)] // handed back whole, as `Err`
 pub(crate) fn layout_from_any<T: LayoutElement>(

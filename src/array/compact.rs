@@ -20,7 +20,7 @@ use std::io::Write;
 /// them.
 ///
 /// ```
-/// use ndnpy::StringArray;
+/// use ndnpy::types::StringArray;
 ///
 /// let words = StringArray::from_strs(&[2, 2], ["a", "bc", "", "δ"])?;
 /// assert_eq!(words.shape(), [2, 2]);
@@ -45,7 +45,7 @@ pub struct StringArray {
 /// shape, trailing NULs stripped as NumPy strips them.
 ///
 /// ```
-/// use ndnpy::BytesArray;
+/// use ndnpy::types::BytesArray;
 ///
 /// let codes = BytesArray::from_bytes(&[3], [&b"ab"[..], b"", b"xyz"])?;
 /// assert_eq!(codes.get(2), Some(&b"xyz"[..]));
@@ -363,10 +363,10 @@ fn scalar<'a>(header: &'a Header, kind: Kind, rust: &str) -> Result<&'a Scalar> 
 /// error before any reading, as [`check_count`] gives the constructors.
 fn check_holdable(header: &Header) -> Result<()> {
     if !crate::format::header::within_numpy_size(&header.shape, 1) {
-        return Err(Error::LengthOverflow {
+        return Err(Error::Limit(crate::error::LimitError::LengthOverflow {
             shape: header.shape.iter().map(|&d| d as u64).collect(),
             itemsize: header.dtype.itemsize().unwrap_or(0),
-        });
+        }));
     }
     Ok(())
 }
@@ -377,15 +377,15 @@ fn check_holdable(header: &Header) -> Result<()> {
 /// and the Fortran-order decode build ndarray arrays of the shape.
 fn check_count(shape: &[usize], count: usize) -> Result<()> {
     if !crate::format::header::within_numpy_size(shape, 1) {
-        return Err(Error::BadShape(format!(
+        return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
             "{shape:?} has more elements than an ndarray array holds"
-        )));
+        ))));
     }
     let want = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
     if want != Some(count) {
-        return Err(Error::BadShape(format!(
+        return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
             "{count} elements do not fill the shape {shape:?}"
-        )));
+        ))));
     }
     Ok(())
 }
@@ -510,7 +510,11 @@ fn push_ucs4<const SWAP: bool>(item: &[u8], out: &mut Vec<u8>, index: usize) -> 
     }
     for c in units.chunks_exact(4) {
         let value = code_unit::<SWAP>(c);
-        let ch = char::from_u32(value).ok_or(Error::InvalidUnicode { index, value })?;
+        let ch =
+            char::from_u32(value).ok_or(Error::Data(crate::error::DataError::InvalidUnicode {
+                index,
+                value,
+            }))?;
         let mut buf = [0u8; 4];
         out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
     }

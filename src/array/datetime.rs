@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 /// spells the units (`as` is a Rust keyword, so attoseconds are `as_`).
 ///
 /// ```
-/// use ndnpy::{unit, Datetime64, Element};
+/// use ndnpy::{types::unit, types::Datetime64, Element};
 ///
 /// assert_eq!(<Datetime64<unit::ns> as Element>::dtype().to_string(), "<M8[ns]");
 /// assert_eq!(<Datetime64<unit::as_> as Element>::dtype().to_string(), "<M8[as]");
@@ -79,7 +79,7 @@ macro_rules! time_type {
         /// load through [`crate::AnyArray`], which carries the unit.
         ///
         /// ```
-        #[doc = concat!("use ndnpy::{unit, ", stringify!($name), "};")]
+        #[doc = concat!("use ndnpy::types::{unit, ", stringify!($name), "};")]
         ///
         #[doc = concat!("let t = ", stringify!($name), "::<unit::ns>::new(1_500);")]
         /// assert_eq!(t.get(), 1_500);

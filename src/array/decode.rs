@@ -116,10 +116,10 @@ pub(crate) fn read_array<T: Element, D: Dimension>(
     let dim = check_header::<T, D>(header)?;
     let data = T::read_vec(&header.dtype, header.num_elements()?, source)?;
     Array::from_shape_vec(dim.set_f(header.fortran_order), data).map_err(|_| {
-        Error::LengthOverflow {
+        Error::Limit(crate::error::LimitError::LengthOverflow {
             shape: header.shape.iter().map(|&d| d as u64).collect(),
             itemsize: std::mem::size_of::<T>(),
-        }
+        })
     })
 }
 
@@ -139,18 +139,20 @@ pub(crate) fn array_from_bytes(
         fortran_order: fortran,
         version: Version::V1,
     };
-    let need = header.data_len().map_err(|_| Error::MalformedPickle {
-        pos,
-        reason: format!("the array shape {shape:?} of {dtype} overflows"),
+    let need = header.data_len().map_err(|_| {
+        Error::Pickle(crate::error::PickleError::MalformedPickle {
+            pos,
+            reason: format!("the array shape {shape:?} of {dtype} overflows"),
+        })
     })?;
     if bytes.len() != need {
-        return Err(Error::MalformedPickle {
+        return Err(Error::Pickle(crate::error::PickleError::MalformedPickle {
             pos,
             reason: format!(
                 "the array data has {} bytes, its shape {shape:?} and dtype {dtype} need {need}",
                 bytes.len()
             ),
-        });
+        }));
     }
     AnyArray::read_data(&header, &mut Source::slice(bytes))
 }

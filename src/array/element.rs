@@ -23,8 +23,8 @@ pub(crate) mod sealed {
 /// A Rust type that `.npy` data can be read into and written from.
 ///
 /// Implemented for every [`LayoutElement`] (the numeric scalars, `bool`,
-/// [`crate::FixedBytes`], [`crate::FixedUnicode`], [`crate::Datetime64`],
-/// [`crate::Timedelta64`], arrays `[T; N]` of them and records declared with
+/// [`crate::types::FixedBytes`], [`crate::types::FixedUnicode`], [`crate::types::Datetime64`],
+/// [`crate::types::Timedelta64`], arrays `[T; N]` of them and records declared with
 /// [`crate::record!`]), for the *converted* elements `String` (`<U`, or an
 /// object array of `str`) and `Vec<u8>` (`|S`), which are built value by
 /// value and cannot be viewed, and for the object elements
@@ -32,7 +32,7 @@ pub(crate) mod sealed {
 /// whole through the safe pickle reader and writer.
 ///
 /// ```
-/// use ndnpy::{DType, Element};
+/// use ndnpy::{dtype::DType, Element};
 ///
 /// assert_eq!(<f64 as Element>::dtype(), DType::parse("<f8").unwrap());
 /// assert_eq!(<bool as Element>::dtype().to_string(), "|b1");
@@ -124,7 +124,7 @@ pub(crate) fn check_blockwise<T: Element>() -> Result<()> {
 
 /// An element whose memory a NumPy dtype describes exactly, so that file
 /// bytes of that dtype *are* values of the type: it can be viewed in place
-/// ([`crate::ViewNpy`], [`crate::MmapNpy`]) and is converted from other
+/// ([`crate::ViewNpy`], [`crate::NpyMmap`]) and is converted from other
 /// layouts (byte order, field order, padding) by a compiled plan of byte
 /// moves.
 ///
@@ -347,19 +347,19 @@ pub(crate) fn cast_slice_mut<'a, T: LayoutElement>(
 fn check_castable<T: LayoutElement>(bytes: &[u8], plan: &Plan) -> Result<()> {
     let size = std::mem::size_of::<T>();
     if !bytes.len().is_multiple_of(size) {
-        return Err(Error::TruncatedData {
+        return Err(Error::Data(crate::error::DataError::TruncatedData {
             expected: bytes.len().div_ceil(size) as u64 * size as u64,
             found: bytes.len() as u64,
-        });
+        }));
     }
     let align = std::mem::align_of::<T>();
     let address = bytes.as_ptr() as usize;
     if !address.is_multiple_of(align) {
-        return Err(Error::Misaligned {
+        return Err(Error::View(crate::error::ViewError::Misaligned {
             type_name: type_name::<T>(),
             align,
             address,
-        });
+        }));
     }
     plan.validate_bools(bytes)
 }

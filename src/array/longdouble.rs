@@ -11,7 +11,7 @@
 //! precision that NumPy calls `longdouble` on 64-bit ARM Linux (also
 //! `<f16`): files from such machines read as nonsense here, as they do in
 //! NumPy on x86-64. Other sizes (`<f12`, 32-bit x86) are not valid dtypes
-//! here ([`crate::Error::BadDescr`], as NumPy on x86-64 refuses them).
+//! here ([`crate::error::HeaderError::BadDescr`], as NumPy on x86-64 refuses them).
 
 use std::fmt;
 
@@ -24,7 +24,7 @@ use std::fmt;
 /// IEEE comparison.
 ///
 /// ```
-/// use ndnpy::LongDouble;
+/// use ndnpy::types::LongDouble;
 ///
 /// let third = LongDouble::from_bits([0xab, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xfd, 0x3f]);
 /// assert_eq!(third.to_f64(), 1.0 / 3.0);
@@ -162,7 +162,7 @@ impl fmt::Debug for LongDouble {
 /// One NumPy `clongdouble` of an x86-64 file (`<c32`): two [`LongDouble`]s.
 ///
 /// ```
-/// use ndnpy::{ComplexLongDouble, LongDouble};
+/// use ndnpy::{types::ComplexLongDouble, types::LongDouble};
 ///
 /// let z = ComplexLongDouble { re: LongDouble::from_f64(1.5), im: LongDouble::from_f64(-2.0) };
 /// assert_eq!((z.re.to_f64(), z.im.to_f64()), (1.5, -2.0));

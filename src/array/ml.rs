@@ -82,7 +82,7 @@ impl MlFloat for half::bf16 {
 /// Stored as `'<V1'`.
 ///
 /// ```
-/// use ndnpy::Float8E4M3Fn;
+/// use ndnpy::types::Float8E4M3Fn;
 ///
 /// assert_eq!(Float8E4M3Fn::from_bits(0x38).to_f32(), 1.0);
 /// assert_eq!(Float8E4M3Fn::from_bits(0x7E).to_f32(), 448.0);
@@ -98,7 +98,7 @@ pub struct Float8E4M3Fn(u8);
 /// float16). Stored as `'<f1'`, which NumPy cannot load but ndnpy reads.
 ///
 /// ```
-/// use ndnpy::Float8E5M2;
+/// use ndnpy::types::Float8E5M2;
 ///
 /// assert_eq!(Float8E5M2::from_bits(0x3C).to_f32(), 1.0);
 /// assert_eq!(Float8E5M2::from_bits(0x7B).to_f32(), 57344.0);
@@ -188,7 +188,7 @@ impl AnyArray {
     /// `T`'s; any other variant is a [`Error::DTypeMismatch`].
     ///
     /// ```
-    /// use ndnpy::{AnyArray, Float8E4M3Fn, WriteNpy};
+    /// use ndnpy::{AnyArray, types::Float8E4M3Fn, WriteNpy};
     ///
     /// // The file `np.save` writes for
     /// // `np.array([1, 448], ml_dtypes.float8_e4m3fn)`: descr '<V1'.

@@ -12,11 +12,11 @@ use crate::plan::Plan;
 use ndarray::{Array, ArrayBase, Data, Dimension, IxDyn, ShapeBuilder};
 
 /// Declares a `#[repr(C)]` struct whose values are NumPy records, and
-/// implements [`crate::LayoutElement`] (so [`crate::Element`]) for it.
+/// implements [`crate::types::LayoutElement`] (so [`crate::Element`]) for it.
 ///
 /// Every field must itself be a layout element: a numeric scalar, `bool`,
-/// [`crate::FixedBytes`], [`crate::FixedUnicode`], [`crate::Datetime64`],
-/// [`crate::Timedelta64`], an array `[T; N]` (a sub-array; `[[T; N]; M]` is
+/// [`crate::types::FixedBytes`], [`crate::types::FixedUnicode`], [`crate::types::Datetime64`],
+/// [`crate::types::Timedelta64`], an array `[T; N]` (a sub-array; `[[T; N]; M]` is
 /// NumPy's shape `(M, N)`) or another record. The struct must derive `Clone`
 /// and `Copy`.
 ///
@@ -79,14 +79,14 @@ macro_rules! record {
         // whose own dtype describes it, and every byte outside the fields
         // becomes a padding entry; the `LayoutElement: Copy` bound rules out
         // interior mutability and drop glue.
-        unsafe impl $crate::LayoutElement for $name {
-            fn layout_dtype() -> $crate::DType {
-                $crate::__record_dtype(
+        unsafe impl $crate::__macro::LayoutElement for $name {
+            fn layout_dtype() -> $crate::__macro::DType {
+                $crate::__macro::__record_dtype(
                     ::core::mem::size_of::<$name>(),
                     ::std::vec![$((
                         ::core::stringify!($field),
                         ::core::mem::offset_of!($name, $field),
-                        <$fty as $crate::LayoutElement>::layout_dtype(),
+                        <$fty as $crate::__macro::LayoutElement>::layout_dtype(),
                     )),*],
                 )
             }

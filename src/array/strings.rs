@@ -14,7 +14,7 @@ use std::io::Write;
 /// element, so `|S` data can be viewed and mapped.
 ///
 /// ```
-/// use ndnpy::FixedBytes;
+/// use ndnpy::types::FixedBytes;
 ///
 /// let s = FixedBytes::new(*b"ab\0\0");
 /// assert_eq!(s.as_bytes(), b"ab\0\0");
@@ -74,7 +74,7 @@ unsafe impl<const N: usize> LayoutElement for FixedBytes<N> {
 /// layout element, so `<U` data can be viewed and mapped.
 ///
 /// ```
-/// use ndnpy::FixedUnicode;
+/// use ndnpy::types::FixedUnicode;
 ///
 /// let s = FixedUnicode::new(['h' as u32, 'é' as u32, 0]);
 /// assert_eq!(s.as_code_units(), &[104, 233, 0]);
@@ -97,13 +97,18 @@ impl<const N: usize> FixedUnicode<N> {
     }
 
     /// The string without trailing NULs, as NumPy reads it; a code unit
-    /// that is not a Unicode scalar value is [`Error::InvalidUnicode`].
+    /// that is not a Unicode scalar value is [`crate::error::DataError::InvalidUnicode`].
     #[allow(clippy::inherent_to_string_shadow_display)]
     pub fn to_string(&self) -> Result<String> {
         let end = self.0.iter().rposition(|&u| u != 0).map_or(0, |i| i + 1);
         self.0[..end]
             .iter()
-            .map(|&u| char::from_u32(u).ok_or(Error::InvalidUnicode { index: 0, value: u }))
+            .map(|&u| {
+                char::from_u32(u).ok_or(Error::Data(crate::error::DataError::InvalidUnicode {
+                    index: 0,
+                    value: u,
+                }))
+            })
             .collect()
     }
 }
@@ -336,7 +341,9 @@ fn decode<const SWAP: bool>(item: &[u8], index: usize) -> Result<String> {
     let mut s = String::with_capacity(end);
     for c in units.chunks_exact(4) {
         let value = code_unit::<SWAP>(c);
-        s.push(char::from_u32(value).ok_or(Error::InvalidUnicode { index, value })?);
+        s.push(char::from_u32(value).ok_or(Error::Data(
+            crate::error::DataError::InvalidUnicode { index, value },
+        ))?);
     }
     Ok(s)
 }

@@ -29,10 +29,10 @@ use std::io;
 pub enum ErrorKind {
     /// The operating system, a reader or a writer failed, or a file changed
     /// while it was read ([`Error::Io`], [`Error::IoPath`],
-    /// [`Error::FileShrank`]): [`Error::io_error`] has the details.
+    /// [`crate::error::DataError::FileShrank`]): [`Error::io_error`] has the details.
     Io,
     /// The input is not valid NumPy data: not a `.npy` file or archive at
-    /// all ([`Error::BadMagic`], [`Error::NotNpy`]), or a damaged one (a
+    /// all ([`crate::error::HeaderError::BadMagic`], [`crate::error::ArchiveError::NotNpy`]), or a damaged one (a
     /// malformed header, truncated data, a bad CRC, a broken pickle...).
     Malformed,
     /// Valid data this crate does not read or cannot do this with: an
@@ -47,7 +47,7 @@ pub enum ErrorKind {
     LimitExceeded,
     /// The data is fine but not of the element type, dimensions or shape
     /// asked for ([`Error::DTypeMismatch`], [`Error::NdimMismatch`],
-    /// [`Error::ShapeMismatch`], [`Error::AppendMismatch`]): read it as
+    /// [`Error::ShapeMismatch`], [`crate::error::RowsError::AppendMismatch`]): read it as
     /// another type, or as [`AnyArray`](crate::AnyArray).
     TypeMismatch,
     /// A zero-copy view is impossible (misaligned, non-native byte order,
@@ -80,59 +80,61 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         use ErrorKind as K;
         match self {
-            Error::Io(_) | Error::IoPath { .. } | Error::FileShrank { .. } => K::Io,
-            Error::BadMagic { .. }
-            | Error::TruncatedHeader { .. }
-            | Error::HeaderEncoding { .. }
-            | Error::MalformedHeader { .. }
-            | Error::MissingKey(_)
-            | Error::UnexpectedKey(_)
-            | Error::BadShape(_)
-            | Error::BadFortranOrder(_)
-            | Error::BadDescr { .. }
-            | Error::TruncatedData { .. }
-            | Error::InvalidArchive { .. }
+            Error::Io(_)
+            | Error::IoPath { .. }
+            | Error::Data(crate::error::DataError::FileShrank { .. }) => K::Io,
+            Error::Header(crate::error::HeaderError::BadMagic { .. })
+            | Error::Header(crate::error::HeaderError::TruncatedHeader { .. })
+            | Error::Header(crate::error::HeaderError::HeaderEncoding { .. })
+            | Error::Header(crate::error::HeaderError::MalformedHeader { .. })
+            | Error::Header(crate::error::HeaderError::MissingKey(_))
+            | Error::Header(crate::error::HeaderError::UnexpectedKey(_))
+            | Error::Header(crate::error::HeaderError::BadShape(_))
+            | Error::Header(crate::error::HeaderError::BadFortranOrder(_))
+            | Error::Header(crate::error::HeaderError::BadDescr { .. })
+            | Error::Data(crate::error::DataError::TruncatedData { .. })
+            | Error::Archive(crate::error::ArchiveError::InvalidArchive { .. })
             | Error::InvalidSparse { .. }
             | Error::InvalidSafetensors { .. }
-            | Error::NotNpy { .. }
-            | Error::BadCrc { .. }
-            | Error::CorruptMember { .. }
-            | Error::InvalidUnicode { .. }
-            | Error::MalformedPickle { .. } => K::Malformed,
-            Error::UnsupportedVersion { .. }
+            | Error::Archive(crate::error::ArchiveError::NotNpy { .. })
+            | Error::Archive(crate::error::ArchiveError::BadCrc { .. })
+            | Error::Archive(crate::error::ArchiveError::CorruptMember { .. })
+            | Error::Data(crate::error::DataError::InvalidUnicode { .. })
+            | Error::Pickle(crate::error::PickleError::MalformedPickle { .. }) => K::Malformed,
+            Error::Header(crate::error::HeaderError::UnsupportedVersion { .. })
             | Error::UnsupportedDType { .. }
-            | Error::Encrypted { .. }
-            | Error::UnsupportedMember { .. }
-            | Error::UnsupportedPickle { .. }
-            | Error::Py2StrNotAscii { .. }
-            | Error::NoHeaderRoom { .. } => K::Unsupported,
-            Error::HeaderTooLarge { .. }
-            | Error::ZeroSizeLimit { .. }
-            | Error::NestingTooDeep { .. }
-            | Error::LengthOverflow { .. }
-            | Error::StreamLimit { .. }
-            | Error::PickleLimit { .. }
-            | Error::ObjectsRefused => K::LimitExceeded,
+            | Error::Archive(crate::error::ArchiveError::Encrypted { .. })
+            | Error::Archive(crate::error::ArchiveError::UnsupportedMember { .. })
+            | Error::Pickle(crate::error::PickleError::UnsupportedPickle { .. })
+            | Error::Pickle(crate::error::PickleError::Py2StrNotAscii { .. })
+            | Error::Rows(crate::error::RowsError::NoHeaderRoom { .. }) => K::Unsupported,
+            Error::Limit(crate::error::LimitError::HeaderTooLarge { .. })
+            | Error::Limit(crate::error::LimitError::ZeroSizeLimit { .. })
+            | Error::Limit(crate::error::LimitError::NestingTooDeep { .. })
+            | Error::Limit(crate::error::LimitError::LengthOverflow { .. })
+            | Error::Limit(crate::error::LimitError::StreamLimit { .. })
+            | Error::Limit(crate::error::LimitError::PickleLimit { .. })
+            | Error::Limit(crate::error::LimitError::ObjectsRefused) => K::LimitExceeded,
             Error::DTypeMismatch { .. }
             | Error::NdimMismatch { .. }
             | Error::ShapeMismatch { .. }
-            | Error::AppendMismatch { .. } => K::TypeMismatch,
-            Error::Misaligned { .. }
-            | Error::NonNativeByteOrder { .. }
-            | Error::InvalidBool { .. }
-            | Error::ReadOnly
-            | Error::LayoutMismatch { .. }
-            | Error::MisalignedMember { .. }
-            | Error::CompressedMember { .. } => K::NotViewable,
+            | Error::Rows(crate::error::RowsError::AppendMismatch { .. }) => K::TypeMismatch,
+            Error::View(crate::error::ViewError::Misaligned { .. })
+            | Error::View(crate::error::ViewError::NonNativeByteOrder { .. })
+            | Error::Data(crate::error::DataError::InvalidBool { .. })
+            | Error::View(crate::error::ViewError::ReadOnly)
+            | Error::View(crate::error::ViewError::LayoutMismatch { .. })
+            | Error::View(crate::error::ViewError::MisalignedMember { .. })
+            | Error::View(crate::error::ViewError::CompressedMember { .. }) => K::NotViewable,
             Error::MemberNotFound { .. } => K::NotFound,
-            Error::DuplicateMember { .. }
-            | Error::InvalidName { .. }
-            | Error::IncompleteArchive { .. }
-            | Error::IncompleteWrite
-            | Error::RowCountMismatch { .. }
-            | Error::RangeOutOfBounds { .. }
-            | Error::NoGrowthAxis
-            | Error::Locked { .. } => K::InvalidRequest,
+            Error::Write(crate::error::WriteError::DuplicateMember { .. })
+            | Error::Write(crate::error::WriteError::InvalidName { .. })
+            | Error::Write(crate::error::WriteError::IncompleteArchive { .. })
+            | Error::Write(crate::error::WriteError::IncompleteWrite)
+            | Error::Rows(crate::error::RowsError::RowCountMismatch { .. })
+            | Error::Rows(crate::error::RowsError::RangeOutOfBounds { .. })
+            | Error::Rows(crate::error::RowsError::NoGrowthAxis)
+            | Error::Rows(crate::error::RowsError::Locked { .. }) => K::InvalidRequest,
         }
     }
 
@@ -144,22 +146,28 @@ impl Error {
         use io::ErrorKind as K;
         match self {
             Error::Io(e) | Error::IoPath { error: e, .. } => e.kind(),
-            Error::FileShrank { .. }
-            | Error::TruncatedHeader { .. }
-            | Error::TruncatedData { .. } => K::UnexpectedEof,
-            Error::LengthOverflow { .. } | Error::ZeroSizeLimit { .. } => K::OutOfMemory,
-            Error::PickleLimit { what, .. } if what.starts_with("memory") => K::OutOfMemory,
+            Error::Data(crate::error::DataError::FileShrank { .. })
+            | Error::Header(crate::error::HeaderError::TruncatedHeader { .. })
+            | Error::Data(crate::error::DataError::TruncatedData { .. }) => K::UnexpectedEof,
+            Error::Limit(crate::error::LimitError::LengthOverflow { .. })
+            | Error::Limit(crate::error::LimitError::ZeroSizeLimit { .. }) => K::OutOfMemory,
+            Error::Limit(crate::error::LimitError::PickleLimit { what, .. })
+                if what.starts_with("memory") =>
+            {
+                K::OutOfMemory
+            }
             Error::MemberNotFound { .. } => K::NotFound,
-            Error::DuplicateMember { .. } => K::AlreadyExists,
-            Error::ReadOnly => K::PermissionDenied,
-            Error::Locked { .. } => K::WouldBlock,
-            Error::IncompleteArchive { .. } | Error::IncompleteWrite => K::Other,
-            Error::InvalidName { .. }
-            | Error::RowCountMismatch { .. }
-            | Error::RangeOutOfBounds { .. }
-            | Error::NoGrowthAxis
+            Error::Write(crate::error::WriteError::DuplicateMember { .. }) => K::AlreadyExists,
+            Error::View(crate::error::ViewError::ReadOnly) => K::PermissionDenied,
+            Error::Rows(crate::error::RowsError::Locked { .. }) => K::WouldBlock,
+            Error::Write(crate::error::WriteError::IncompleteArchive { .. })
+            | Error::Write(crate::error::WriteError::IncompleteWrite) => K::Other,
+            Error::Write(crate::error::WriteError::InvalidName { .. })
+            | Error::Rows(crate::error::RowsError::RowCountMismatch { .. })
+            | Error::Rows(crate::error::RowsError::RangeOutOfBounds { .. })
+            | Error::Rows(crate::error::RowsError::NoGrowthAxis)
             | Error::ShapeMismatch { .. }
-            | Error::AppendMismatch { .. } => K::InvalidInput,
+            | Error::Rows(crate::error::RowsError::AppendMismatch { .. }) => K::InvalidInput,
             _ => K::InvalidData,
         }
     }
@@ -183,7 +191,7 @@ impl From<Error> for io::Error {
     /// let err = load(b"\x93NUMPY\x01\x00").unwrap_err();
     /// assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
     /// let inner = err.get_ref().and_then(|e| e.downcast_ref::<ndnpy::Error>());
-    /// assert!(matches!(inner, Some(ndnpy::Error::TruncatedHeader { .. })));
+    /// assert!(matches!(inner, Some(ndnpy::Error::Header(ndnpy::error::HeaderError::TruncatedHeader { .. }))));
     /// ```
     fn from(e: Error) -> io::Error {
         match e {

@@ -49,7 +49,9 @@ impl Version {
             (1, 0) => Ok(Version::V1),
             (2, 0) => Ok(Version::V2),
             (3, 0) => Ok(Version::V3),
-            _ => Err(Error::UnsupportedVersion { major, minor }),
+            _ => Err(Error::Header(
+                crate::error::HeaderError::UnsupportedVersion { major, minor },
+            )),
         }
     }
 
@@ -68,7 +70,7 @@ impl Version {
 ///
 /// ```
 /// use ndarray::array;
-/// use ndnpy::{Header, WriteNpy};
+/// use ndnpy::{dtype::Header, WriteNpy};
 ///
 /// let bytes = array![[1.0f32, 2.0], [3.0, 4.0]].to_npy_bytes().unwrap();
 /// let header = Header::read_from(&bytes[..]).unwrap();
@@ -127,10 +129,10 @@ impl Header {
     /// `isize::MAX` bytes (zero dimensions do not make it smaller).
     pub(crate) fn check_numpy_limits(&self) -> Result<()> {
         if self.shape.len() > NUMPY_MAX_DIMS {
-            return Err(Error::BadShape(format!(
+            return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                 "{} dimensions; NumPy arrays have at most {NUMPY_MAX_DIMS} (ReadOptions::allow_beyond_numpy_limits reads it anyway)",
                 self.shape.len()
-            )));
+            ))));
         }
         let itemsize = self.dtype.itemsize().ok_or_else(|| self.overflow())?;
         if !within_numpy_size(&self.shape, itemsize) {
@@ -150,11 +152,11 @@ impl Header {
     /// Saturates at `u64::MAX`; a zero dimension makes it 0.
     ///
     /// ```
-    /// let h = ndnpy::Header {
-    ///     dtype: ndnpy::DType::parse("<U0")?,
+    /// let h = ndnpy::dtype::Header {
+    ///     dtype: ndnpy::dtype::DType::parse("<U0")?,
     ///     shape: vec![3, 4],
     ///     fortran_order: false,
-    ///     version: ndnpy::Version::V1,
+    ///     version: ndnpy::dtype::Version::V1,
     /// };
     /// assert_eq!(h.zero_size_count(), 12);
     /// # Ok::<(), ndnpy::Error>(())
@@ -170,23 +172,26 @@ impl Header {
     pub(crate) fn check_zero_size(&self, max: u64) -> Result<()> {
         let claimed = self.zero_size_count();
         if claimed > max {
-            return Err(Error::ZeroSizeLimit { claimed, max });
+            return Err(Error::Limit(crate::error::LimitError::ZeroSizeLimit {
+                claimed,
+                max,
+            }));
         }
         Ok(())
     }
 
     fn overflow(&self) -> Error {
-        Error::LengthOverflow {
+        Error::Limit(crate::error::LimitError::LengthOverflow {
             shape: self.shape.iter().map(|&d| d as u64).collect(),
             itemsize: self.dtype.itemsize().unwrap_or(0),
-        }
+        })
     }
 
     /// The header as `np.save` writes it: preamble, dictionary text, padding
     /// and newline, a multiple of 64 bytes long.
     ///
-    /// Fails with [`Error::BadShape`] (more than 64 dimensions) or
-    /// [`Error::LengthOverflow`] (too big) for a header NumPy could not load
+    /// Fails with [`crate::error::HeaderError::BadShape`] (more than 64 dimensions) or
+    /// [`crate::error::LimitError::LengthOverflow`] (too big) for a header NumPy could not load
     /// (see [`ReadOptions::allow_beyond_numpy_limits`]).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         self.check_numpy_limits()?;
@@ -342,32 +347,32 @@ pub(crate) fn read_preamble<R: Read + ?Sized>(
     let mut start = [0u8; 8];
     let got = read_full(reader, &mut start)?;
     if got < MAGIC.len() || &start[..6] != MAGIC {
-        return Err(Error::BadMagic {
+        return Err(Error::Header(crate::error::HeaderError::BadMagic {
             found: start[..got.min(6)].to_vec(),
-        });
+        }));
     }
     if got < 8 {
-        return Err(Error::TruncatedHeader {
+        return Err(Error::Header(crate::error::HeaderError::TruncatedHeader {
             expected: 10,
             found: got as u64,
-        });
+        }));
     }
     let version = Version::from_pair(start[6], start[7])?;
     let field = version.len_field();
     let mut len_bytes = [0u8; 4];
     let got = read_full(reader, &mut len_bytes[..field])?;
     if got < field {
-        return Err(Error::TruncatedHeader {
+        return Err(Error::Header(crate::error::HeaderError::TruncatedHeader {
             expected: (8 + field) as u64,
             found: (8 + got) as u64,
-        });
+        }));
     }
     let len = u32::from_le_bytes(len_bytes) as u64;
     if len > options.get_max_header_len() as u64 {
-        return Err(Error::HeaderTooLarge {
+        return Err(Error::Limit(crate::error::LimitError::HeaderTooLarge {
             len,
             max: options.get_max_header_len(),
-        });
+        }));
     }
     let len = len as usize;
     // The length is only a claim (up to 4 GiB when the limit is raised):
@@ -376,10 +381,10 @@ pub(crate) fn read_preamble<R: Read + ?Sized>(
     let got = read_full_vec(reader, &mut text, len)?;
     let offset = 8 + field + len;
     if got < len {
-        return Err(Error::TruncatedHeader {
+        return Err(Error::Header(crate::error::HeaderError::TruncatedHeader {
             expected: offset as u64,
             found: (8 + field + got) as u64,
-        });
+        }));
     }
     let header = parse_header_text(&text, version)?;
     if !options.get_allow_beyond_numpy_limits() {
@@ -397,20 +402,22 @@ pub(crate) fn parse_slice(bytes: &[u8], options: &ReadOptions) -> Result<(Header
 
 fn parse_header_text(raw: &[u8], version: Version) -> Result<Header> {
     let text: String = if version == Version::V3 {
-        String::from_utf8(raw.to_vec()).map_err(|_| Error::HeaderEncoding {
-            major: 3,
-            encoding: "UTF-8",
+        String::from_utf8(raw.to_vec()).map_err(|_| {
+            Error::Header(crate::error::HeaderError::HeaderEncoding {
+                major: 3,
+                encoding: "UTF-8",
+            })
         })?
     } else {
         raw.iter().map(|&b| char::from(b)).collect()
     };
     let value = literal::parse(&text, version != Version::V3)?;
     let ValueKind::Dict(entries) = value.kind else {
-        return Err(Error::MalformedHeader {
+        return Err(Error::Header(crate::error::HeaderError::MalformedHeader {
             pos: value.pos,
             expected: "a dictionary".into(),
             found: describe(&value),
-        });
+        }));
     };
     let (mut descr, mut fortran, mut shape) = (None, None, None);
     for (key, val) in &entries {
@@ -418,21 +425,34 @@ fn parse_header_text(raw: &[u8], version: Version) -> Result<Header> {
             ValueKind::Str(k) if k == "descr" => &mut descr,
             ValueKind::Str(k) if k == "fortran_order" => &mut fortran,
             ValueKind::Str(k) if k == "shape" => &mut shape,
-            _ => return Err(Error::UnexpectedKey(describe(key))),
+            _ => {
+                return Err(Error::Header(crate::error::HeaderError::UnexpectedKey(
+                    describe(key),
+                )))
+            }
         };
         if slot.replace(val).is_some() {
-            return Err(Error::UnexpectedKey(format!(
-                "{} (given twice)",
-                describe(key)
+            return Err(Error::Header(crate::error::HeaderError::UnexpectedKey(
+                format!("{} (given twice)", describe(key)),
             )));
         }
     }
-    let descr = descr.ok_or(Error::MissingKey("descr"))?;
-    let fortran = fortran.ok_or(Error::MissingKey("fortran_order"))?;
-    let shape = shape.ok_or(Error::MissingKey("shape"))?;
+    let descr = descr.ok_or(Error::Header(crate::error::HeaderError::MissingKey(
+        "descr",
+    )))?;
+    let fortran = fortran.ok_or(Error::Header(crate::error::HeaderError::MissingKey(
+        "fortran_order",
+    )))?;
+    let shape = shape.ok_or(Error::Header(crate::error::HeaderError::MissingKey(
+        "shape",
+    )))?;
     let fortran_order = match fortran.kind {
         ValueKind::Bool(b) => b,
-        _ => return Err(Error::BadFortranOrder(describe(fortran))),
+        _ => {
+            return Err(Error::Header(crate::error::HeaderError::BadFortranOrder(
+                describe(fortran),
+            )))
+        }
     };
     let shape = parse_shape(shape)?;
     let dtype = DType::from_value(descr)?;
@@ -448,33 +468,35 @@ fn parse_header_text(raw: &[u8], version: Version) -> Result<Header> {
 
 fn parse_shape(value: &Value) -> Result<Vec<usize>> {
     let ValueKind::Tuple(items) = &value.kind else {
-        return Err(Error::BadShape(format!(
+        return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
             "expected a tuple of non-negative integers, found {}",
             describe(value)
-        )));
+        ))));
     };
     let mut shape = Vec::with_capacity(items.len());
     for item in items {
         match item.kind {
             ValueKind::Int(n) if n < 0 => {
-                return Err(Error::BadShape(format!("negative dimension {n}")))
+                return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
+                    "negative dimension {n}"
+                ))))
             }
             ValueKind::Int(n) => match usize::try_from(n) {
                 Ok(d) => shape.push(d),
                 Err(_) => {
                     let mut claimed: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
                     claimed.push(u64::try_from(n).unwrap_or(u64::MAX));
-                    return Err(Error::LengthOverflow {
+                    return Err(Error::Limit(crate::error::LimitError::LengthOverflow {
                         shape: claimed,
                         itemsize: 0,
-                    });
+                    }));
                 }
             },
             _ => {
-                return Err(Error::BadShape(format!(
+                return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                     "expected an integer dimension, found {}",
                     describe(item)
-                )))
+                ))))
             }
         }
     }

@@ -98,7 +98,7 @@ impl TempFile {
     /// itself for a file that must not be replaced. `len`, when not 0, is
     /// the exact length the file will have: that many bytes are reserved
     /// (which sets the length), and a spare is written over only then.
-    /// [`Error::Locked`] if an appender holds the target.
+    /// [`crate::error::RowsError::Locked`] if an appender holds the target.
     pub(crate) fn create_with(target: &Path, len: u64, options: &WriteOptions) -> Result<TempFile> {
         TempFile::open(target, len, options, true, None)
     }
@@ -393,7 +393,7 @@ impl Drop for TempFile {
 /// Opens `path` for writing in place, truncating it as `np.save`'s
 /// `open(path, "wb")` does. Space is reserved only in regular files. A
 /// regular file is locked (shared) before it is truncated, and refused
-/// with [`Error::Locked`] if an appender holds it; the lock stays until the
+/// with [`crate::error::RowsError::Locked`] if an appender holds it; the lock stays until the
 /// file is closed, so that no appender starts on it meanwhile.
 fn open_in_place(path: &Path, len: u64, regular: bool, durable: bool) -> Result<TempFile> {
     let file = OpenOptions::new()
@@ -403,9 +403,9 @@ fn open_in_place(path: &Path, len: u64, regular: bool, durable: bool) -> Result<
         .open(path)?;
     if regular {
         if let Ok(false) = lock_shared(&file, false) {
-            return Err(Error::Locked {
+            return Err(Error::Rows(crate::error::RowsError::Locked {
                 path: path.to_path_buf(),
-            });
+            }));
         }
         file.set_len(0)?;
         reserve(&file, len)?;

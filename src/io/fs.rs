@@ -174,9 +174,9 @@ pub(crate) fn lock_appender(file: &File, path: &Path) -> Result<()> {
     if lock(file, false)? {
         Ok(())
     } else {
-        Err(Error::Locked {
+        Err(Error::Rows(crate::error::RowsError::Locked {
             path: path.to_path_buf(),
-        })
+        }))
     }
 }
 

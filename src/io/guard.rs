@@ -6,10 +6,10 @@
 //! as long as it lives. Renaming another file over that one would strand
 //! it: its next rows would go, with `Ok`, into a file no name leads to. So
 //! a path write first takes a shared lock on the file it will replace. If
-//! an appender holds the file, the write fails with [`Error::Locked`]
+//! an appender holds the file, the write fails with [`crate::error::RowsError::Locked`]
 //! before anything is written, and the file stays as it was. While the
 //! write holds the lock, no appender can start on the file
-//! (`open_append` gets `Error::Locked`; one that opened the file just
+//! (`open_append` gets `crate::error::RowsError::Locked`; one that opened the file just
 //! before and locks it just after the rename finds that its path no longer
 //! names the file, and opens the new one). The lock is shared so that
 //! writers never exclude each other (the last rename wins, as before).
@@ -28,7 +28,7 @@ use std::io;
 use std::path::Path;
 
 /// Times the file at the target is found locked exclusively before the
-/// write gives up ([`Error::Locked`]), a millisecond apart.
+/// write gives up ([`crate::error::RowsError::Locked`]), a millisecond apart.
 const HELD_TURNS: u32 = 20;
 
 /// Turns in all, those where the target changed under us included.
@@ -47,7 +47,7 @@ impl Guard {
     /// Locks the file at `target` (a regular file, symbolic links already
     /// resolved) against appenders: an empty guard if there is no file
     /// there, or it cannot be opened, or the file system has no locks;
-    /// [`Error::Locked`] if an appender holds it.
+    /// [`crate::error::RowsError::Locked`] if an appender holds it.
     pub(crate) fn take(target: &Path) -> Result<Guard> {
         let mut held_turns = 0;
         // Turns that end early when another writer renamed a file over the
@@ -70,9 +70,9 @@ impl Guard {
                     }
                     held_turns += 1;
                     if held_turns >= HELD_TURNS {
-                        return Err(Error::Locked {
+                        return Err(Error::Rows(crate::error::RowsError::Locked {
                             path: target.to_path_buf(),
-                        });
+                        }));
                     }
                     std::thread::sleep(std::time::Duration::from_millis(1));
                     continue;
@@ -110,7 +110,7 @@ impl Guard {
 
     /// Checks, just before the rename, that the file at `target` is the
     /// one guarded; if it is another (or there was none and now is one),
-    /// guards that one instead: [`Error::Locked`] if an appender holds it.
+    /// guards that one instead: [`crate::error::RowsError::Locked`] if an appender holds it.
     pub(crate) fn recheck(&mut self, target: &Path) -> Result<()> {
         if let Some(file) = &self.file {
             if same_file(file, target) {

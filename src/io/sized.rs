@@ -81,10 +81,10 @@ pub(super) unsafe fn read_whole_in<T>(
         unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast(), capacity * size) };
     let got = reader.fill_whole_in(bytes, nbytes)?;
     if got != nbytes {
-        return Err(Error::TruncatedData {
+        return Err(Error::Data(crate::error::DataError::TruncatedData {
             expected: nbytes as u64,
             found: got as u64,
-        });
+        }));
     }
     if let Some(fix) = fix {
         bytes[..nbytes]
@@ -153,7 +153,7 @@ pub(super) unsafe fn read_whole<T>(
 
 /// Fills all of `bytes` at once ([`SizedRead::fill_whole`]), then runs
 /// `fix` over cache-sized pieces of whole `size`-byte items. Bytes that end
-/// early are a [`Error::TruncatedData`]. On success every byte of `bytes`
+/// early are a [`crate::error::DataError::TruncatedData`]. On success every byte of `bytes`
 /// is initialised.
 pub(super) fn fill_whole_fixed(
     reader: &mut dyn SizedRead,
@@ -163,10 +163,10 @@ pub(super) fn fill_whole_fixed(
 ) -> Result<()> {
     let got = reader.fill_whole(bytes)?;
     if got != bytes.len() {
-        return Err(Error::TruncatedData {
+        return Err(Error::Data(crate::error::DataError::TruncatedData {
             expected: bytes.len() as u64,
             found: got as u64,
-        });
+        }));
     }
     if let Some(fix) = fix {
         // SAFETY: `fill_whole` initialised all of `bytes` (checked above);

@@ -150,18 +150,18 @@ impl<'a> Source<'a> {
     fn check_available(&self, nbytes: u64) -> Result<()> {
         if let Source::Stream { max_len, .. } = *self {
             if nbytes > max_len {
-                return Err(Error::StreamLimit {
+                return Err(Error::Limit(crate::error::LimitError::StreamLimit {
                     claimed: nbytes,
                     max: max_len,
-                });
+                }));
             }
         }
         if let Some(available) = self.known_len() {
             if available < nbytes {
-                return Err(Error::TruncatedData {
+                return Err(Error::Data(crate::error::DataError::TruncatedData {
                     expected: nbytes,
                     found: available,
-                });
+                }));
             }
         }
         Ok(())
@@ -251,10 +251,10 @@ impl<'a> Source<'a> {
                 };
                 let got = self.fill(bytes)?;
                 if got < bytes.len() {
-                    return Err(Error::TruncatedData {
+                    return Err(Error::Data(crate::error::DataError::TruncatedData {
                         expected: nbytes,
                         found: (done + got) as u64,
-                    });
+                    }));
                 }
                 done += got;
                 // SAFETY: `fill` initialised all of `bytes` (checked above).
@@ -339,10 +339,10 @@ impl<'a> Source<'a> {
             let guard = Unfixed { bytes, done: false };
             let got = self.fill(guard.bytes)?;
             if got < guard.bytes.len() {
-                return Err(Error::TruncatedData {
+                return Err(Error::Data(crate::error::DataError::TruncatedData {
                     expected: nbytes,
                     found: done + got as u64,
-                });
+                }));
             }
             done += got as u64;
             let mut guard = guard;
@@ -415,10 +415,10 @@ impl<'a> Source<'a> {
                     unsafe { std::slice::from_raw_parts_mut(part.as_mut_ptr().cast(), part.len()) };
                 let got = self.fill(raw)?;
                 if got < raw.len() {
-                    return Err(Error::TruncatedData {
+                    return Err(Error::Data(crate::error::DataError::TruncatedData {
                         expected: nbytes,
                         found: (done * item + filled + got) as u64,
-                    });
+                    }));
                 }
                 filled = upto;
             }
@@ -462,9 +462,11 @@ impl Source<'_> {
     pub(crate) fn read_rest(&mut self) -> Result<Vec<u8>> {
         match self.known_len() {
             Some(len) => {
-                let n = usize::try_from(len).map_err(|_| Error::LengthOverflow {
-                    shape: vec![len],
-                    itemsize: 1,
+                let n = usize::try_from(len).map_err(|_| {
+                    Error::Limit(crate::error::LimitError::LengthOverflow {
+                        shape: vec![len],
+                        itemsize: 1,
+                    })
                 })?;
                 self.read_bytes(n)
             }
@@ -478,10 +480,10 @@ impl Source<'_> {
                         // A pickle declares no length: the limit is checked
                         // as the bytes arrive.
                         if out.len() as u64 > *max_len {
-                            return Err(Error::StreamLimit {
+                            return Err(Error::Limit(crate::error::LimitError::StreamLimit {
                                 claimed: out.len() as u64,
                                 max: *max_len,
-                            });
+                            }));
                         }
                         if got < piece.len() {
                             break;

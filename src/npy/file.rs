@@ -87,13 +87,13 @@ impl NpyFile {
     ///
     /// Takes an advisory exclusive lock (`flock`) for as long as the handle
     /// lives, so a second appender, in this process or another, gets
-    /// [`Error::Locked`] instead of interleaving its rows; readers are not
+    /// [`crate::error::RowsError::Locked`] instead of interleaving its rows; readers are not
     /// affected. (On platforms without `flock`, and on file systems without
     /// locks, nothing is locked.) While the handle lives, a path write
     /// over the file ([`crate::WriteNpy::write_npy`],
-    /// [`crate::NpzWriter::create`], ...) fails with [`Error::Locked`] and
+    /// [`crate::NpzWriter::create`], ...) fails with [`crate::error::RowsError::Locked`] and
     /// leaves it as it was; while such a write is under way, this call
-    /// fails with [`Error::Locked`] in turn. Should the path come to name
+    /// fails with [`crate::error::RowsError::Locked`] in turn. Should the path come to name
     /// another file all the same (another program renames a file over it,
     /// or removes it), [`NpyFile::append`] refuses with an error rather
     /// than append rows nobody would read.
@@ -101,7 +101,7 @@ impl NpyFile {
     /// The header must have room to record a growth axis of up to 21 digits
     /// at its present length, which every file written by `np.save` or this
     /// crate has; a header written by other tools may not, which gives
-    /// [`Error::NoHeaderRoom`] (see [`NpyFile::make_appendable`]).
+    /// [`crate::error::RowsError::NoHeaderRoom`] (see [`NpyFile::make_appendable`]).
     ///
     /// Bytes after the data (the partial tail of an append that was
     /// interrupted by a crash) are cut off here, so the file continues from
@@ -138,15 +138,17 @@ impl NpyFile {
         };
         let f = Self::from_file(file, path, options, true)?;
         growth::check_fixed_rows(&f.header)?;
-        let axis = f.axis.ok_or(Error::NoGrowthAxis)?;
+        let axis = f
+            .axis
+            .ok_or(Error::Rows(crate::error::RowsError::NoGrowthAxis))?;
         check_room(&f.header, axis, f.data_offset)?;
         let end = f.data_end()?;
         let file_len = f.file.metadata()?.len();
         if file_len < end {
-            return Err(Error::TruncatedData {
+            return Err(Error::Data(crate::error::DataError::TruncatedData {
                 expected: end - f.data_offset,
                 found: file_len - f.data_offset,
-            });
+            }));
         }
         if file_len > end {
             f.file.set_len(end)?;
@@ -161,7 +163,7 @@ impl NpyFile {
     ///
     /// The new file is written beside the old one and renamed over it, so a
     /// failure leaves the old file as it was. It holds the append lock of
-    /// the old file while copying, so it fails with [`Error::Locked`] while
+    /// the old file while copying, so it fails with [`crate::error::RowsError::Locked`] while
     /// an appender is open.
     ///
     /// ```
@@ -172,7 +174,7 @@ impl NpyFile {
     /// # bytes.resize(63, b' '); bytes.push(b'\n'); bytes.extend_from_slice(&7i32.to_le_bytes());
     /// # std::fs::write(&path, &bytes).unwrap();
     /// // `path` holds a file whose header has no spare room.
-    /// assert!(matches!(NpyFile::open_append(&path), Err(ndnpy::Error::NoHeaderRoom { .. })));
+    /// assert!(matches!(NpyFile::open_append(&path), Err(ndnpy::Error::Rows(ndnpy::error::RowsError::NoHeaderRoom { .. }))));
     /// assert!(NpyFile::make_appendable(&path)?);
     /// NpyFile::open_append(&path)?.append(&ndarray::array![8i32])?;
     /// # Ok::<(), ndnpy::Error>(())
@@ -193,17 +195,19 @@ impl NpyFile {
         crate::io::fs::lock_appender(&file, path)?;
         let f = Self::from_file(file, path, options, false)?;
         growth::check_fixed_rows(&f.header)?;
-        let axis = f.axis.ok_or(Error::NoGrowthAxis)?;
+        let axis = f
+            .axis
+            .ok_or(Error::Rows(crate::error::RowsError::NoGrowthAxis))?;
         if check_room(&f.header, axis, f.data_offset).is_ok() {
             return Ok(false);
         }
         let data_len = f.data_end()? - f.data_offset;
         let available = f.file.metadata()?.len().saturating_sub(f.data_offset);
         if available < data_len {
-            return Err(Error::TruncatedData {
+            return Err(Error::Data(crate::error::DataError::TruncatedData {
                 expected: data_len,
                 found: available,
-            });
+            }));
         }
         let mut reader = io::Read::take(
             ReadAt {
@@ -297,8 +301,8 @@ impl NpyFile {
     ///
     /// Reads exactly those bytes with positioned reads, into memory
     /// proportional to the range. A range beyond [`NpyFile::len`] is
-    /// [`Error::RangeOutOfBounds`]; a file shorter than its header says is
-    /// [`Error::TruncatedData`].
+    /// [`crate::error::RowsError::RangeOutOfBounds`]; a file shorter than its header says is
+    /// [`crate::error::DataError::TruncatedData`].
     pub fn read_range<T: Element, D: Dimension>(
         &self,
         range: impl RangeBounds<usize>,
@@ -309,7 +313,7 @@ impl NpyFile {
 
     /// Reads the rows `range` of the growth axis into `out`, an array the
     /// caller has (of the range's shape, any memory layout), as
-    /// [`crate::read_npy_into`] does: exactly those bytes, converted on the
+    /// [`crate::npy::ReadNpyInto`] does: exactly those bytes, converted on the
     /// way, with no allocation in proportion to them.
     ///
     /// ```
@@ -357,7 +361,9 @@ impl NpyFile {
 
     /// The header of rows `range` of the growth axis and where they start.
     fn range_header(&self, range: impl RangeBounds<usize>) -> Result<(Header, u64)> {
-        let axis = self.axis.ok_or(Error::NoGrowthAxis)?;
+        let axis = self
+            .axis
+            .ok_or(Error::Rows(crate::error::RowsError::NoGrowthAxis))?;
         let len = self.len();
         let start = match range.start_bound() {
             Bound::Included(&s) => s,
@@ -370,7 +376,11 @@ impl NpyFile {
             Bound::Unbounded => len,
         };
         if start > end || end > len {
-            return Err(Error::RangeOutOfBounds { start, end, len });
+            return Err(Error::Rows(crate::error::RowsError::RangeOutOfBounds {
+                start,
+                end,
+                len,
+            }));
         }
         if self.header.dtype.has_object() {
             return Err(Error::UnsupportedDType {
@@ -404,7 +414,7 @@ impl NpyFile {
     ///
     /// `block` is any array (any memory layout) whose dtype and other
     /// dimensions match the file's; one with a dimension fewer is a single
-    /// row. Otherwise [`Error::AppendMismatch`] says what differs.
+    /// row. Otherwise [`crate::error::RowsError::AppendMismatch`] says what differs.
     ///
     /// The rows are written after the data first, and only then is the
     /// header rewritten at its existing length to record them, so a process
@@ -426,7 +436,9 @@ impl NpyFile {
             )
             .into());
         }
-        let axis = self.axis.ok_or(Error::NoGrowthAxis)?;
+        let axis = self
+            .axis
+            .ok_or(Error::Rows(crate::error::RowsError::NoGrowthAxis))?;
         let block = block.view();
         let rows = growth::check_block(&self.header, axis, &block)?;
         let new_len = rows.shape()[0]
@@ -436,10 +448,10 @@ impl NpyFile {
         growth::check_grown(&grown)?;
         let end = self.data_end()?;
         let header = growth::header_at_len(&grown, self.data_offset as usize).ok_or_else(|| {
-            Error::NoHeaderRoom {
+            Error::Rows(crate::error::RowsError::NoHeaderRoom {
                 needed: growth::min_header_len(&grown),
                 available: self.data_offset as usize,
-            }
+            })
         })?;
         // Rows written into a file the path no longer names would be lost
         // with `Ok` (the library's own path writes do not replace a file an
@@ -526,10 +538,10 @@ impl NpyFile {
     }
 
     fn overflow(&self) -> Error {
-        Error::LengthOverflow {
+        Error::Limit(crate::error::LimitError::LengthOverflow {
             shape: self.header.shape.iter().map(|&d| d as u64).collect(),
             itemsize: self.header.dtype.itemsize().unwrap_or(0),
-        }
+        })
     }
 }
 
@@ -539,9 +551,9 @@ fn check_room(header: &Header, axis: usize, data_offset: u64) -> Result<()> {
     let largest = growth::with_len(header, axis, usize::MAX);
     match growth::header_at_len(&largest, data_offset as usize) {
         Some(_) => Ok(()),
-        None => Err(Error::NoHeaderRoom {
+        None => Err(Error::Rows(crate::error::RowsError::NoHeaderRoom {
             needed: growth::min_header_len(&largest),
             available: data_offset as usize,
-        }),
+        })),
     }
 }

@@ -13,10 +13,10 @@ use ndarray::{ArrayBase, ArrayViewD, Axis, Data, Dimension};
 use std::fs::File;
 use std::io::{self, Read, Write};
 
-/// The index of the growth axis, or [`Error::NoGrowthAxis`] for 0-d arrays.
+/// The index of the growth axis, or [`crate::error::RowsError::NoGrowthAxis`] for 0-d arrays.
 pub(crate) fn axis(shape: &[usize], fortran_order: bool) -> Result<usize> {
     match shape.len() {
-        0 => Err(Error::NoGrowthAxis),
+        0 => Err(Error::Rows(crate::error::RowsError::NoGrowthAxis)),
         n if fortran_order => Ok(n - 1),
         _ => Ok(0),
     }
@@ -48,10 +48,10 @@ pub(crate) fn row_bytes(header: &Header, axis: usize) -> Result<u64> {
 }
 
 fn overflow(header: &Header) -> Error {
-    Error::LengthOverflow {
+    Error::Limit(crate::error::LimitError::LengthOverflow {
         shape: header.shape.iter().map(|&d| d as u64).collect(),
         itemsize: header.dtype.itemsize().unwrap_or(0),
-    }
+    })
 }
 
 /// Checks that a header grown by appended rows can be written: its data
@@ -157,11 +157,11 @@ pub(crate) fn check_block<'a, T: Element, S: Data<Elem = T>, D: Dimension>(
     crate::array::element::check_blockwise::<T>()?;
     let dtype = crate::array::encode::npy_header(block).dtype;
     if dtype != header.dtype {
-        return Err(Error::AppendMismatch {
+        return Err(Error::Rows(crate::error::RowsError::AppendMismatch {
             what: "dtype",
             expected: format!("`{}`", header.dtype),
             found: format!("`{dtype}`"),
-        });
+        }));
     }
     let ndim = header.shape.len();
     let mut view = block.view().into_dyn();
@@ -169,11 +169,11 @@ pub(crate) fn check_block<'a, T: Element, S: Data<Elem = T>, D: Dimension>(
         view.insert_axis_inplace(Axis(axis));
     }
     if view.ndim() != ndim {
-        return Err(Error::AppendMismatch {
+        return Err(Error::Rows(crate::error::RowsError::AppendMismatch {
             what: "number of dimensions",
             expected: format!("{ndim} (or {} for a single row)", ndim - 1),
             found: view.ndim().to_string(),
-        });
+        }));
     }
     let same = (0..ndim).all(|i| i == axis || view.shape()[i] == header.shape[i]);
     if !same {
@@ -183,11 +183,11 @@ pub(crate) fn check_block<'a, T: Element, S: Data<Elem = T>, D: Dimension>(
             .map(usize::to_string)
             .collect::<Vec<_>>();
         expected[axis] = "_".into();
-        return Err(Error::AppendMismatch {
+        return Err(Error::Rows(crate::error::RowsError::AppendMismatch {
             what: "shape",
             expected: format!("({})", expected.join(", ")),
             found: format!("{:?}", view.shape()),
-        });
+        }));
     }
     if header.fortran_order {
         view = view.reversed_axes();

@@ -313,10 +313,10 @@ impl NpyMmap {
         let bytes = header.to_bytes()?;
         let total = (bytes.len() as u64)
             .checked_add(header.data_len()? as u64)
-            .ok_or(Error::LengthOverflow {
+            .ok_or(Error::Limit(crate::error::LimitError::LengthOverflow {
                 shape: header.shape.iter().map(|&d| d as u64).collect(),
                 itemsize: header.dtype.itemsize().unwrap_or(0),
-            })?;
+            }))?;
         let at = |e: Error| e.at_path(path);
         let file = OpenOptions::new()
             .read(true)
@@ -348,10 +348,10 @@ impl NpyMmap {
         let len = header.data_len()?;
         let available = bytes.len() - offset;
         if available < len {
-            return Err(Error::TruncatedData {
+            return Err(Error::Data(crate::error::DataError::TruncatedData {
                 expected: len as u64,
                 found: available as u64,
-            });
+            }));
         }
         Ok(NpyMmap {
             map,
@@ -380,11 +380,11 @@ impl NpyMmap {
 
     /// The array data as bytes that can be changed, without the header: for
     /// dtypes that have no Rust type (such as a record
-    /// [`NpyMmap::create_with_header`] made). Fails with [`Error::ReadOnly`]
+    /// [`NpyMmap::create_with_header`] made). Fails with [`crate::error::ViewError::ReadOnly`]
     /// for a map made by [`NpyMmap::open`].
     ///
     /// ```
-    /// use ndnpy::{DType, Header, NpyMmap, Version};
+    /// use ndnpy::{dtype::DType, dtype::Header, NpyMmap, dtype::Version};
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npy");
     /// let header = Header {
@@ -401,7 +401,7 @@ impl NpyMmap {
     /// ```
     pub fn data_mut(&mut self) -> Result<&mut [u8]> {
         match &mut self.map {
-            Map::ReadOnly(_) => Err(Error::ReadOnly),
+            Map::ReadOnly(_) => Err(Error::View(crate::error::ViewError::ReadOnly)),
             Map::Writable(m) => Ok(&mut m[self.offset..]),
         }
     }
@@ -433,11 +433,11 @@ impl NpyMmap {
         crate::npy::view::view_or_copy(&self.header, self.data())
     }
 
-    /// A mutable view of the data. Fails with [`Error::ReadOnly`] for a map
+    /// A mutable view of the data. Fails with [`crate::error::ViewError::ReadOnly`] for a map
     /// made by [`NpyMmap::open`].
     pub fn view_mut<T: LayoutElement, D: Dimension>(&mut self) -> Result<ArrayViewMut<'_, T, D>> {
         match &mut self.map {
-            Map::ReadOnly(_) => Err(Error::ReadOnly),
+            Map::ReadOnly(_) => Err(Error::View(crate::error::ViewError::ReadOnly)),
             Map::Writable(m) => view_data_mut(&self.header, &mut m[self.offset..]),
         }
     }

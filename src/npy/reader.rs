@@ -17,7 +17,7 @@ use std::io::Read;
 ///
 /// ```
 /// use ndarray::{array, Array2};
-/// use ndnpy::{NpyReader, WriteNpy};
+/// use ndnpy::{npy::NpyReader, WriteNpy};
 ///
 /// let bytes = array![[1u8, 2], [3, 4], [5, 6]].to_npy_bytes()?;
 /// let mut r = NpyReader::new(&bytes[..])?;
@@ -43,7 +43,7 @@ impl<R: Read> NpyReader<R> {
     /// Reads the header from `reader`, leaving it at the data.
     ///
     /// ```
-    /// use ndnpy::{NpyReader, WriteNpy};
+    /// use ndnpy::{npy::NpyReader, WriteNpy};
     ///
     /// let bytes = ndarray::Array2::<f32>::zeros((5, 2)).to_npy_bytes()?;
     /// let r = NpyReader::new(&bytes[..])?;
@@ -85,10 +85,12 @@ impl<R: Read> NpyReader<R> {
     /// all rows have been read. Each block has the file's shape with the
     /// growth axis cut to the rows it holds, in the file's order.
     ///
-    /// An error (a stream that ends early gives [`Error::TruncatedData`])
+    /// An error (a stream that ends early gives [`crate::error::DataError::TruncatedData`])
     /// leaves the reader at an unknown row: it should be dropped.
     pub fn read_rows<T: Element, D: Dimension>(&mut self, n: usize) -> Result<Option<Array<T, D>>> {
-        let axis = self.axis.ok_or(Error::NoGrowthAxis)?;
+        let axis = self
+            .axis
+            .ok_or(Error::Rows(crate::error::RowsError::NoGrowthAxis))?;
         crate::array::decode::check_header::<T, D>(&self.header)?;
         if self.left == 0 {
             return Ok(None);

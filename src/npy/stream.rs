@@ -135,7 +135,7 @@ impl<T: Element> NpyWriter<T, File> {
     /// before, and the next [`crate::NpyFile::open_append`] or
     /// `NpyWriter::append` writes over the partial tail.
     ///
-    /// The file's dtype must be `T`'s ([`Error::AppendMismatch`] otherwise);
+    /// The file's dtype must be `T`'s ([`crate::error::RowsError::AppendMismatch`] otherwise);
     /// its inner shape and order are the file's. Holds the append lock of
     /// [`crate::NpyFile::open_append`] until finished or dropped.
     ///
@@ -164,7 +164,7 @@ impl<T: Element> NpyWriter<T, File> {
         let (file, header, data_offset, data_end) =
             crate::npy::file::NpyFile::open_append_with(path, options)?.into_parts();
         if header.dtype != T::dtype() {
-            return Err(Error::AppendMismatch {
+            return Err(Error::Rows(crate::error::RowsError::AppendMismatch {
                 what: "dtype",
                 expected: format!("`{}`", header.dtype),
                 found: format!(
@@ -172,7 +172,7 @@ impl<T: Element> NpyWriter<T, File> {
                     T::dtype(),
                     crate::array::element::type_name::<T>()
                 ),
-            });
+            }));
         }
         let raw = RawWriter::resume(file, header, data_offset as usize, data_end)?;
         Ok(Self::from_raw(raw))
@@ -218,7 +218,7 @@ impl<T: Element, W: Write> NpyWriter<T, W> {
     ///
     /// A block that would pass the declared rows is refused, and
     /// [`NpyWriter::finish`] refuses fewer rows, with
-    /// [`Error::RowCountMismatch`]. Dropped unfinished, the writer flushes
+    /// [`crate::error::RowsError::RowCountMismatch`]. Dropped unfinished, the writer flushes
     /// what was written: a short output that readers refuse as truncated.
     ///
     /// ```
@@ -230,7 +230,7 @@ impl<T: Element, W: Write> NpyWriter<T, W> {
     /// w.write(&array![[1.0, 2.0], [3.0, 4.0]])?;
     /// assert!(matches!(
     ///     w.write(&array![[5.0, 6.0], [7.0, 8.0]]), // 4 rows of 3
-    ///     Err(Error::RowCountMismatch { declared: 3, written: 4 })
+    ///     Err(Error::Rows(ndnpy::error::RowsError::RowCountMismatch { declared: 3, written: 4 }))
     /// ));
     /// w.write(&array![5.0, 6.0])?;
     /// w.finish()?;
@@ -262,9 +262,9 @@ impl<T: Element, W: Write> NpyWriter<T, W> {
 
     /// Writes a block of rows: an array of the inner shape with the growth
     /// axis added (any length, any memory layout), or of the inner shape
-    /// alone for a single row. Anything else is [`Error::AppendMismatch`],
+    /// alone for a single row. Anything else is [`crate::error::RowsError::AppendMismatch`],
     /// and leaves the writer as it was; a failure part way (an I/O error)
-    /// makes later calls fail with [`Error::IncompleteWrite`].
+    /// makes later calls fail with [`crate::error::WriteError::IncompleteWrite`].
     ///
     /// Takes any array through `&ArrayRef` (owned arrays and views reach
     /// it by deref).

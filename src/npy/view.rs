@@ -83,10 +83,10 @@ fn check_view<T: LayoutElement, D: Dimension>(
     let dim = dimension::<D>(&header.shape)?;
     let len = header.data_len()?;
     if available < len {
-        return Err(Error::TruncatedData {
+        return Err(Error::Data(crate::error::DataError::TruncatedData {
             expected: len as u64,
             found: available as u64,
-        });
+        }));
     }
     Ok((dim, len, plan))
 }
@@ -99,9 +99,9 @@ pub(crate) fn view_plan<T: LayoutElement>(dtype: &crate::format::dtype::DType) -
         return Ok(plan);
     }
     if plan.swaps() && plan.in_place() {
-        return Err(Error::NonNativeByteOrder {
+        return Err(Error::View(crate::error::ViewError::NonNativeByteOrder {
             dtype: dtype.to_string(),
-        });
+        }));
     }
     let packed_hint = if dtype.itemsize() < target.itemsize() {
         " (the file's records are packed, NumPy's default layout: declare the struct \
@@ -109,7 +109,7 @@ pub(crate) fn view_plan<T: LayoutElement>(dtype: &crate::format::dtype::DType) -
     } else {
         ""
     };
-    Err(Error::LayoutMismatch {
+    Err(Error::View(crate::error::ViewError::LayoutMismatch {
         type_name: type_name::<T>(),
         dtype: dtype.descr(),
         reason: format!(
@@ -117,7 +117,7 @@ pub(crate) fn view_plan<T: LayoutElement>(dtype: &crate::format::dtype::DType) -
              (ReadNpy, or view_or_copy) instead",
             target.descr()
         ),
-    })
+    }))
 }
 
 /// Views `data` (the bytes after the header) as described by `header`.
@@ -143,10 +143,10 @@ pub(crate) fn view_data_mut<'a, T: LayoutElement, D: Dimension>(
 }
 
 fn overflow<T>(header: &Header) -> Error {
-    Error::LengthOverflow {
+    Error::Limit(crate::error::LimitError::LengthOverflow {
         shape: header.shape.iter().map(|&d| d as u64).collect(),
         itemsize: std::mem::size_of::<T>(),
-    }
+    })
 }
 
 /// A view of `data` when `T` can view it, otherwise an owned copy converted
@@ -158,10 +158,10 @@ pub(crate) fn view_or_copy<'a, T: LayoutElement, D: Dimension>(
     match view_data::<T, D>(header, data) {
         Ok(view) => Ok(view.into()),
         Err(
-            Error::Misaligned { .. }
-            | Error::NonNativeByteOrder { .. }
-            | Error::LayoutMismatch { .. }
-            | Error::InvalidBool { .. },
+            Error::View(crate::error::ViewError::Misaligned { .. })
+            | Error::View(crate::error::ViewError::NonNativeByteOrder { .. })
+            | Error::View(crate::error::ViewError::LayoutMismatch { .. })
+            | Error::Data(crate::error::DataError::InvalidBool { .. }),
         ) => crate::array::decode::read_array::<T, D>(
             header,
             &mut crate::io::source::Source::slice(data),

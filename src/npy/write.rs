@@ -33,8 +33,8 @@ use std::path::Path;
 /// ```
 ///
 /// Also implemented for [`AnyArray`](crate::AnyArray),
-/// [`RecordArray`](crate::RecordArray), [`StringArray`](crate::StringArray)
-/// and [`BytesArray`](crate::BytesArray), so every value that can be
+/// [`RecordArray`](crate::types::RecordArray), [`StringArray`](crate::types::StringArray)
+/// and [`BytesArray`](crate::types::BytesArray), so every value that can be
 /// written has the same entry points (each also has them as its own
 /// methods, which need no import).
 /// Arrays of [`crate::array::pyvalue::PyValue`] and `Option<String>` are written as
@@ -89,7 +89,7 @@ pub trait WriteNpy {
     ///   writer holds a `flock` on its own, and one nobody holds is stale.
     /// - **A file an appender holds** ([`crate::NpyFile::open_append`],
     ///   [`crate::NpyWriter::append`]): refused with
-    ///   [`Error::Locked`](crate::Error::Locked), naming the file; it is
+    ///   [`crate::error::RowsError::Locked`](crate::Error::Rows(ndnpy::error::RowsError::Locked)), naming the file; it is
     ///   left as it was and the appender goes on. The write holds a shared
     ///   lock on the file it replaces until the rename, so no appender
     ///   starts on it meanwhile.

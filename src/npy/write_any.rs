@@ -118,7 +118,7 @@ impl RecordArray {
     /// with object fields are pickled (see [`RecordArray::to_npy_bytes`]).
     ///
     /// ```
-    /// use ndnpy::{AnyArray, RecordArray};
+    /// use ndnpy::{AnyArray, types::RecordArray};
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("r.npy");
     /// # ndnpy::record! { #[derive(Clone, Copy)] struct P { x: f32, id: i64 } }

@@ -99,14 +99,14 @@ impl Direct<'_> {
     /// Inflates into `out` (at most `left` bytes); gives the count, 0 only
     /// when `out` is empty or all of the declared bytes have been given.
     /// A stream (or its input) that ends before the declared size is the
-    /// member's [`Error::CorruptMember`], as on the member reader's path,
+    /// member's [`crate::error::ArchiveError::CorruptMember`], as on the member reader's path,
     /// whatever was being read then (header, data).
     fn inflate(&mut self, out: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
         let n = self.inflate_some(out)?;
         if n == 0 && !out.is_empty() && self.left > 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                Error::CorruptMember {
+                Error::Archive(crate::error::ArchiveError::CorruptMember {
                     name: self.name.to_owned(),
                     // In the words of a whole inflate (`inflate.rs`).
                     reason: format!(
@@ -114,7 +114,7 @@ impl Direct<'_> {
                         self.size - self.left,
                         self.size
                     ),
-                },
+                }),
             ));
         }
         Ok(n)
@@ -245,18 +245,18 @@ pub(super) fn read_any(
     io::copy(&mut member.by_ref().take(u64::MAX), &mut io::sink())
         .map_err(|e| member_io_error(name, e))?;
     if member.left > 0 {
-        return Err(Error::CorruptMember {
+        return Err(Error::Archive(crate::error::ArchiveError::CorruptMember {
             name: name.to_owned(),
             reason: format!(
                 "its data ends after {} of the {size} bytes the archive declares",
                 size - member.left
             ),
-        });
+        }));
     }
     if member.crc.finalize() != crc {
-        return Err(Error::BadCrc {
+        return Err(Error::Archive(crate::error::ArchiveError::BadCrc {
             name: name.to_owned(),
-        });
+        }));
     }
     Ok(Some(array))
 }
@@ -286,7 +286,7 @@ mod tests {
         assert_eq!(got, AnyArray::F64(a.into_dyn()));
         assert!(matches!(
             read_any("m", &bytes(&z), size, crc ^ 1, &options),
-            Err(Error::BadCrc { .. })
+            Err(Error::Archive(crate::error::ArchiveError::BadCrc { .. }))
         ));
         // Declared longer or shorter than the stream gives, cut short.
         assert!(read_any("m", &bytes(&z), size + 5, crc, &options).is_err());

@@ -22,7 +22,7 @@
 //!
 //! Everything is bounded by the archive's length, and all offsets are
 //! computed with checked or wide arithmetic, so hostile directories give
-//! [`Error::InvalidArchive`], never a panic or a huge allocation.
+//! [`crate::error::ArchiveError::InvalidArchive`], never a panic or a huge allocation.
 
 use super::key_of;
 use super::pieces::{Pieces, BLOCKS_ID};
@@ -90,19 +90,25 @@ impl Entry {
     pub(crate) fn check_supported(&self) -> Result<()> {
         let name = || self.key().to_owned();
         if self.encrypted() {
-            return Err(Error::Encrypted { name: name() });
+            return Err(Error::Archive(crate::error::ArchiveError::Encrypted {
+                name: name(),
+            }));
         }
         if self.flags & FLAG_PATCHED != 0 {
-            return Err(Error::UnsupportedMember {
-                name: name(),
-                reason: "it holds compressed patched data (flag bit 5)".into(),
-            });
+            return Err(Error::Archive(
+                crate::error::ArchiveError::UnsupportedMember {
+                    name: name(),
+                    reason: "it holds compressed patched data (flag bit 5)".into(),
+                },
+            ));
         }
         if let Some(reason) = super::codec::method::check_method(self.method) {
-            return Err(Error::UnsupportedMember {
-                name: name(),
-                reason,
-            });
+            return Err(Error::Archive(
+                crate::error::ArchiveError::UnsupportedMember {
+                    name: name(),
+                    reason,
+                },
+            ));
         }
         Ok(())
     }
@@ -115,8 +121,10 @@ impl Entry {
         reader: &mut R,
         archive_len: u64,
     ) -> Result<u64> {
-        let invalid = |what: String| Error::InvalidArchive {
-            reason: format!("member '{}' {what}", crate::error::capped(self.key())),
+        let invalid = |what: String| {
+            Error::Archive(crate::error::ArchiveError::InvalidArchive {
+                reason: format!("member '{}' {what}", crate::error::capped(self.key())),
+            })
         };
         let offset = self
             .header_offset
@@ -179,8 +187,10 @@ pub(crate) struct Directory {
 impl Directory {
     /// Reads the directory of the archive of `len` bytes behind `reader`.
     pub(crate) fn read<R: Read + Seek + ?Sized>(reader: &mut R, len: u64) -> Result<Directory> {
-        let not_zip = || Error::InvalidArchive {
-            reason: "no end of central directory record was found".into(),
+        let not_zip = || {
+            Error::Archive(crate::error::ArchiveError::InvalidArchive {
+                reason: "no end of central directory record was found".into(),
+            })
         };
         // np.load takes a file for an archive only when it starts with a
         // local header (or is an empty archive); anything else, such as a
@@ -188,9 +198,9 @@ impl Directory {
         reader.seek(SeekFrom::Start(0))?;
         let mut magic = [0u8; 4];
         if read_full(reader, &mut magic)? < 4 || (&magic != LOCAL_SIG && &magic != END_SIG) {
-            return Err(Error::InvalidArchive {
+            return Err(Error::Archive(crate::error::ArchiveError::InvalidArchive {
                 reason: "it does not start with a zip signature (PK\\x03\\x04), so np.load would not read it as an archive".into(),
-            });
+            }));
         }
         // The end record: the last 22 bytes when there is no comment, or
         // the last signature in the final 64 KiB + 22 bytes.
@@ -230,9 +240,9 @@ impl Directory {
             let mut locator = [0u8; LOCATOR_LEN as usize];
             if read_full(reader, &mut locator)? == locator.len() && &locator[..4] == LOCATOR_SIG {
                 if u32_at(&locator, 4) != 0 || u32_at(&locator, 16) > 1 {
-                    return Err(Error::InvalidArchive {
+                    return Err(Error::Archive(crate::error::ArchiveError::InvalidArchive {
                         reason: "archives that span several disks are not supported".into(),
-                    });
+                    }));
                 }
                 if location >= LOCATOR_LEN + END64_LEN {
                     reader.seek(SeekFrom::Start(location - LOCATOR_LEN - END64_LEN))?;
@@ -252,9 +262,9 @@ impl Directory {
         }
         let start_dir = offset_cd as i128 + concat;
         if start_dir < 0 {
-            return Err(Error::InvalidArchive {
+            return Err(Error::Archive(crate::error::ArchiveError::InvalidArchive {
                 reason: "the central directory's offset or size is impossible".into(),
-            });
+            }));
         }
         let start_dir = start_dir as u64; // <= location, so it fits
         reader.seek(SeekFrom::Start(start_dir))?;
@@ -322,7 +332,8 @@ type Parsed = (Vec<Entry>, HashMap<String, usize>);
 
 /// Parses central directory entries until `size_cd` bytes are consumed.
 fn parse_entries(cd: &[u8], size_cd: u64, concat: i128) -> Result<Parsed> {
-    let invalid = |reason: String| Error::InvalidArchive { reason };
+    let invalid =
+        |reason: String| Error::Archive(crate::error::ArchiveError::InvalidArchive { reason });
     let truncated = || invalid("the central directory is truncated".into());
     let mut entries = Vec::new();
     let mut by_name = HashMap::new();

@@ -111,7 +111,7 @@ mod tests {
         let npy = numbers.to_npy_bytes().unwrap();
         let held = decoded_bytes(&header_of(&npy)).unwrap();
         assert!((8000..8000 + 2048).contains(&held), "{held}");
-        let objects = ndarray::array![crate::PyValue::Int(1)];
+        let objects = ndarray::array![crate::pickle::PyValue::Int(1)];
         let npy = objects.to_npy_bytes().unwrap();
         assert_eq!(decoded_bytes(&header_of(&npy)), None);
     }

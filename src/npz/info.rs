@@ -21,10 +21,10 @@ pub enum Compression {
     /// feature `lzma`.
     Lzma,
     /// Zstandard (zip method 93, Python 3.14's `zipfile.ZIP_ZSTANDARD`):
-    /// read and written ([`crate::Codec`]) with the cargo feature `zstd`.
+    /// read and written ([`crate::npz::Codec`]) with the cargo feature `zstd`.
     Zstd,
     /// Any other zip method (NumPy writes none; reading such members fails
-    /// with [`crate::Error::UnsupportedMember`]).
+    /// with [`crate::error::ArchiveError::UnsupportedMember`]).
     Other,
 }
 
@@ -57,10 +57,10 @@ impl<R: Read + Seek> NpzReader<R> {
     ///
     /// ```
     /// use ndarray::array;
-    /// use ndnpy::{Compression, NpzReader, NpzWriter};
+    /// use ndnpy::{npz::Compression, NpzReader, NpzWriter};
     /// use std::io::Cursor;
     ///
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("z", &ndarray::Array1::<f64>::zeros(1000))?;
     /// let bytes = w.finish_into_inner()?.into_inner();
     ///

@@ -12,10 +12,10 @@ use std::mem::MaybeUninit;
 /// A member's uncompressed bytes: at most its declared size, decompressed
 /// by its codec, with the CRC-32 checked once all of them have been read
 /// (as Python's `ZipExtFile` does). A CRC mismatch is an `io::Error`
-/// carrying the crate's typed [`Error::BadCrc`] (which `From<io::Error>`
+/// carrying the crate's typed [`crate::error::ArchiveError::BadCrc`] (which `From<io::Error>`
 /// takes back out). Data that ends before the declared size just ends: the
 /// array readers then report the array's own truncation, and the public
-/// member reader ([`crate::NpzMemberReader`]) an [`Error::CorruptMember`].
+/// member reader ([`crate::npz::NpzMemberReader`]) an [`crate::error::ArchiveError::CorruptMember`].
 pub(crate) struct MemberReader<'a, R: BufRead> {
     body: Box<dyn Decode + 'a>,
     /// A read failed: every later read fails too, rather than giving bytes
@@ -158,9 +158,9 @@ impl<R: BufRead> MemberReader<'_, R> {
 fn bad_crc(name: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
-        Error::BadCrc {
+        Error::Archive(crate::error::ArchiveError::BadCrc {
             name: name.to_owned(),
-        },
+        }),
     )
 }
 
@@ -224,7 +224,8 @@ mod tests {
         let a = ndarray::Array1::from_iter((0..700_000u64).map(|i| i * i % 1_000_003));
         // 5.6 MB: more than the 4 MiB a member needs to be read ahead.
         let npy = crate::WriteNpy::to_npy_bytes(&a).unwrap();
-        let mut w = crate::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+        let mut w =
+            crate::NpzWriter::new(Cursor::new(Vec::new())).codec(crate::npz::Codec::deflate());
         w.add("a", &a).unwrap();
         let bytes = w.finish_into_inner().unwrap().into_inner();
         let dir = Directory::read(&mut Cursor::new(&bytes), bytes.len() as u64).unwrap();
@@ -257,7 +258,7 @@ mod tests {
         lying.crc ^= 1;
         let e = stream(&bytes, &lying).unwrap_err();
         assert!(
-            matches!(Error::from(e), Error::BadCrc { ref name } if name == "a"),
+            matches!(Error::from(e), Error::Archive(crate::error::ArchiveError::BadCrc { ref name }) if name == "a"),
             "a CRC mismatch"
         );
     }

@@ -75,7 +75,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// assert_eq!(npz.raw("notes.txt")?, b"hello");
     /// assert!(matches!(
     ///     npz.read_any("notes.txt"),
-    ///     Err(ndnpy::Error::NotNpy { .. })
+    ///     Err(ndnpy::Error::Archive(ndnpy::error::ArchiveError::NotNpy { .. }))
     /// ));
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
@@ -103,15 +103,15 @@ impl<R: Read + Seek> NpzReader<R> {
     /// on every core into memory of its size once its first megabyte has
     /// been read); the bytes stop at the size the archive declares. Once all of
     /// them have been read their CRC-32 is checked: a mismatch is an
-    /// `io::Error` carrying [`Error::BadCrc`], and data that ends early one
-    /// carrying [`Error::CorruptMember`] (`ndnpy::Error::from` gives those
+    /// `io::Error` carrying [`crate::error::ArchiveError::BadCrc`], and data that ends early one
+    /// carrying [`crate::error::ArchiveError::CorruptMember`] (`ndnpy::Error::from` gives those
     /// variants back).
     ///
     /// ```
-    /// use ndnpy::{Error, Header, NpzReader, NpzWriter};
+    /// use ndnpy::{Error, dtype::Header, NpzReader, NpzWriter};
     /// use std::io::{Cursor, Read};
     ///
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("x", &ndarray::Array1::<f64>::zeros(1000))?;
     /// let mut bytes = w.finish_into_inner()?.into_inner();
     /// let mut npz = NpzReader::new(Cursor::new(bytes.clone()))?;
@@ -128,7 +128,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// bytes[at] ^= 1;
     /// let mut npz = NpzReader::new(Cursor::new(bytes))?;
     /// let err = npz.member_reader("x")?.read_to_end(&mut Vec::new()).unwrap_err();
-    /// assert!(matches!(Error::from(err), Error::BadCrc { .. }));
+    /// assert!(matches!(Error::from(err), Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. })));
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn member_reader(&mut self, name: &str) -> Result<NpzMemberReader<'_, R>> {
@@ -199,13 +199,13 @@ impl<R: Read + Seek> Read for NpzMemberReader<'_, R> {
             let got = self.size - inner.left();
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                Error::CorruptMember {
+                Error::Archive(crate::error::ArchiveError::CorruptMember {
                     name: inner.name().to_owned(),
                     reason: format!(
                         "its data ends after {got} of the {} bytes the archive declares",
                         self.size
                     ),
-                },
+                }),
             ));
         }
         Ok(n)

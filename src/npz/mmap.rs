@@ -23,7 +23,7 @@ use std::path::Path;
 /// native byte order and aligned for the element type. Archives written by
 /// [`crate::NpzWriter::create`] align every stored member to 64 bytes; the
 /// members of NumPy's own archives lie at arbitrary offsets, so views of
-/// them may fail with [`Error::Misaligned`] (read them instead).
+/// them may fail with [`crate::error::ViewError::Misaligned`] (read them instead).
 ///
 /// Views do not check the members' CRC-32 (that would read all the data);
 /// [`NpzMmap::reader`] reads members with the check. As with every memory
@@ -107,13 +107,6 @@ impl NpzMmap {
         })
     }
 
-    /// Sets the limits for parsing member headers.
-    #[deprecated(note = "use NpzMmap::open_with")]
-    pub fn with_options(mut self, options: ReadOptions) -> Self {
-        self.options = options;
-        self
-    }
-
     /// The array names in archive order (member names without `.npy`), as
     /// [`NpzReader::names`] gives them.
     pub fn names(&self) -> Vec<String> {
@@ -139,7 +132,7 @@ impl NpzMmap {
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npz");
-    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
+    /// let mut npz = ndnpy::NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate());
     /// npz.add("z", &ndarray::array![1u8])?;
     /// npz.finish()?;
     /// // SAFETY: nothing else writes or truncates this file while it is mapped.
@@ -147,7 +140,7 @@ impl NpzMmap {
     /// assert!(!map.is_stored("z")?);
     /// assert!(matches!(
     ///     map.view::<u8, ndarray::Ix1>("z"),
-    ///     Err(ndnpy::Error::CompressedMember { .. })
+    ///     Err(ndnpy::Error::View(ndnpy::error::ViewError::CompressedMember { .. }))
     /// ));
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
@@ -168,9 +161,9 @@ impl NpzMmap {
     /// A view of stored member `name` as an array of `T` with dimension `D`,
     /// pointing into the mapped file.
     ///
-    /// Errors: [`Error::CompressedMember`] for a deflated member (use
+    /// Errors: [`crate::error::ViewError::CompressedMember`] for a deflated member (use
     /// [`NpzMmap::reader`] or [`NpzReader`] to read it),
-    /// [`Error::Misaligned`], [`Error::NonNativeByteOrder`], and the
+    /// [`crate::error::ViewError::Misaligned`], [`crate::error::ViewError::NonNativeByteOrder`], and the
     /// dtype, shape and truncation errors of a `.npy` view.
     pub fn view<T: LayoutElement, D: Dimension>(&self, name: &str) -> Result<ArrayView<'_, T, D>> {
         let (member, bytes) = self.stored_bytes(name)?;
@@ -178,16 +171,16 @@ impl NpzMmap {
         let (header, offset) =
             header::parse_slice(bytes, &self.options).map_err(|e| in_member(key, e))?;
         view_data(&header, &bytes[offset..]).map_err(|e| match e {
-            Error::Misaligned {
+            Error::View(crate::error::ViewError::Misaligned {
                 type_name,
                 align,
                 address,
-            } => Error::MisalignedMember {
+            }) => Error::View(crate::error::ViewError::MisalignedMember {
                 name: key.to_owned(),
                 type_name,
                 align,
                 address,
-            },
+            }),
             e => in_member(key, e),
         })
     }
@@ -202,7 +195,7 @@ impl NpzMmap {
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npz");
-    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
+    /// let mut npz = ndnpy::NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate());
     /// npz.add("z", &ndarray::array![1.5f64, 2.5])?;
     /// npz.finish()?;
     /// // SAFETY: nothing else writes or truncates this file while it is mapped.
@@ -229,7 +222,7 @@ impl NpzMmap {
     /// ```
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npz");
-    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
+    /// let mut npz = ndnpy::NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate());
     /// npz.add("z", &ndarray::array![1u8, 2])?;
     /// npz.finish()?;
     /// // SAFETY: nothing else writes or truncates this file while it is mapped.
@@ -266,17 +259,17 @@ impl NpzMmap {
             .map_err(|e| in_member(key, e))?;
         member.check_supported()?;
         if member.method != STORED {
-            return Err(Error::CompressedMember {
+            return Err(Error::View(crate::error::ViewError::CompressedMember {
                 name: key.to_owned(),
-            });
+            }));
         }
         if member.compressed_size != member.size {
-            return Err(Error::InvalidArchive {
+            return Err(Error::Archive(crate::error::ArchiveError::InvalidArchive {
                 reason: format!(
                     "member '{}' is stored but its sizes differ",
                     crate::error::capped(key)
                 ),
-            });
+            }));
         }
         // `data_start` checked that the data lies inside the file.
         let start = start as usize;

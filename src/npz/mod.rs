@@ -49,6 +49,10 @@ pub use codec::Codec;
 pub use info::{Compression, MemberInfo};
 pub use members::{NpzArrays, NpzMemberReader};
 pub use mmap::NpzMmap;
+/// The parallel inflater of one deflate stream, for the fuzz target and
+/// the benchmark only: not a public API.
+#[doc(hidden)]
+pub use pinflate::__inflate_parallel;
 pub use reader::NpzReader;
 pub use writer::{NpzMemberWriter, NpzWriter};
 
@@ -64,10 +68,10 @@ pub(crate) fn key_of(member: &str) -> &str {
 /// bytes), pointing to the right reader when it is a `.npy` file.
 pub(crate) fn not_an_archive(start: &[u8], err: Error) -> Error {
     if start.starts_with(crate::format::header::MAGIC) {
-        return Error::InvalidArchive {
+        return Error::Archive(crate::error::ArchiveError::InvalidArchive {
             reason: "this is a .npy file, not an .npz archive (read it with ReadNpy or AnyArray::read_npy)"
                 .into(),
-        };
+        });
     }
     err
 }
@@ -86,12 +90,12 @@ pub(crate) fn member_io_error(name: &str, err: io::Error) -> Error {
     let text = err.to_string();
     match err.kind() {
         io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => {
-            Error::CorruptMember { name, reason: text }
+            Error::Archive(crate::error::ArchiveError::CorruptMember { name, reason: text })
         }
-        io::ErrorKind::UnexpectedEof => Error::CorruptMember {
+        io::ErrorKind::UnexpectedEof => Error::Archive(crate::error::ArchiveError::CorruptMember {
             name,
             reason: format!("its data ends early ({text})"),
-        },
+        }),
         _ => Error::Io(err),
     }
 }
@@ -100,10 +104,12 @@ pub(crate) fn member_io_error(name: &str, err: io::Error) -> Error {
 pub(crate) fn in_member(name: &str, err: Error) -> Error {
     match err {
         Error::Io(e) => member_io_error(name, e),
-        Error::BadMagic { found } => Error::NotNpy {
-            name: name.to_owned(),
-            found,
-        },
+        Error::Header(crate::error::HeaderError::BadMagic { found }) => {
+            Error::Archive(crate::error::ArchiveError::NotNpy {
+                name: name.to_owned(),
+                found,
+            })
+        }
         other => other,
     }
 }

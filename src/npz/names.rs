@@ -12,9 +12,11 @@ const MAX_NAME_LEN: usize = u16::MAX as usize - ".npy".len();
 /// would find the member of `n`). `added` tells whether a name was added
 /// before.
 pub(crate) fn check_array_name(name: &str, added: impl Fn(&str) -> bool) -> Result<()> {
-    let invalid = |reason: String| Error::InvalidName {
-        name: name.to_owned(),
-        reason,
+    let invalid = |reason: String| {
+        Error::Write(crate::error::WriteError::InvalidName {
+            name: name.to_owned(),
+            reason,
+        })
     };
     if name.contains('\0') {
         return Err(invalid(
@@ -55,12 +57,18 @@ mod tests {
         assert!(check_array_name("dir/a.b", none).is_ok());
         for bad in ["a\0b", "\0"] {
             let err = check_array_name(bad, none).unwrap_err();
-            assert!(matches!(err, Error::InvalidName { .. }), "{err:?}");
+            assert!(
+                matches!(
+                    err,
+                    Error::Write(crate::error::WriteError::InvalidName { .. })
+                ),
+                "{err:?}"
+            );
         }
         let long = "x".repeat(MAX_NAME_LEN + 1);
         assert!(matches!(
             check_array_name(&long, none),
-            Err(Error::InvalidName { .. })
+            Err(Error::Write(crate::error::WriteError::InvalidName { .. }))
         ));
         assert!(check_array_name(&long[1..], none).is_ok());
         let has_x = |n: &str| n == "x";

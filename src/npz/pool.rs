@@ -332,10 +332,10 @@ fn run(work: Work, out: Vec<u8>, threads: usize) -> (Result<Output>, Vec<Vec<u8>
         inflate_job(work, out, threads)
     }))
     .unwrap_or_else(|_| {
-        let e = Error::CorruptMember {
+        let e = Error::Archive(crate::error::ArchiveError::CorruptMember {
             name,
             reason: "a thread inflating it panicked".into(),
-        };
+        });
         (Err(e), Vec::new())
     })
 }
@@ -380,7 +380,9 @@ fn inflate_job(work: Work, mut out: Vec<u8>, threads: usize) -> (Result<Output>,
             if sum == crc {
                 Ok(())
             } else {
-                Err(Error::BadCrc { name: name.clone() })
+                Err(Error::Archive(crate::error::ArchiveError::BadCrc {
+                    name: name.clone(),
+                }))
             }
         });
     let result = match (result, want) {
@@ -511,9 +513,21 @@ mod tests {
         let mut long = job(&data, crc32fast::hash(&data));
         long.size -= 1;
         let c = pool.submit(long);
-        assert!(matches!(pool.take(a), Err(Error::BadCrc { ref name }) if name == "m"));
-        assert!(matches!(pool.take(b), Err(Error::CorruptMember { .. })));
-        assert!(matches!(pool.take(c), Err(Error::CorruptMember { .. })));
+        assert!(
+            matches!(pool.take(a), Err(Error::Archive(crate::error::ArchiveError::BadCrc { ref name })) if name == "m")
+        );
+        assert!(matches!(
+            pool.take(b),
+            Err(Error::Archive(
+                crate::error::ArchiveError::CorruptMember { .. }
+            ))
+        ));
+        assert!(matches!(
+            pool.take(c),
+            Err(Error::Archive(
+                crate::error::ArchiveError::CorruptMember { .. }
+            ))
+        ));
     }
 
     #[test]

@@ -54,13 +54,13 @@ impl<R: Read + Seek> NpzReader<R> {
     /// - a range of **all** the rows is checked as [`NpzReader::read`]
     ///   checks it, on every path (stored, pieces, seek index, sidecar,
     ///   other methods): all of the member is read and decoded, and a
-    ///   mismatch is [`Error::BadCrc`];
+    ///   mismatch is [`crate::error::ArchiveError::BadCrc`];
     /// - a range of **some** rows cannot be checked against it: the rows
     ///   come from decoding the bytes that hold them, and a changed byte
     ///   there (bit rot, an edited file) can give changed values without an
     ///   error (deflate and stored data have no check of their own). What
     ///   is checked is that the compressed data decodes (corrupt data is
-    ///   [`Error::CorruptMember`]), that it does not decode past the
+    ///   [`crate::error::ArchiveError::CorruptMember`]), that it does not decode past the
     ///   declared size, and that a place a saved sidecar says to start from
     ///   still lies on the archive's bytes (its CRC-32, else the index is
     ///   rebuilt from the member's start). A read that decodes on to the
@@ -72,8 +72,8 @@ impl<R: Read + Seek> NpzReader<R> {
     /// archive's bytes are damaged where the CRC-32 alone could tell.
     ///
     /// Errors as [`crate::NpyFile::read_range`]: a range beyond the axis
-    /// is [`Error::RangeOutOfBounds`], a 0-d member has no rows
-    /// ([`Error::NoGrowthAxis`]), object arrays are refused
+    /// is [`crate::error::RowsError::RangeOutOfBounds`], a 0-d member has no rows
+    /// ([`crate::error::RowsError::NoGrowthAxis`]), object arrays are refused
     /// ([`Error::UnsupportedDType`]); and as [`NpzReader::read`].
     ///
     /// ```
@@ -82,7 +82,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// use std::io::Cursor;
     ///
     /// let a = Array2::from_shape_fn((10_000, 4), |(i, j)| (i * 4 + j) as f32);
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("a", &a)?;
     /// let mut npz = NpzReader::new(w.finish_into_inner()?)?;
     /// let rows = npz.read_range::<f32, Ix2>("a", 5000..5010)?;
@@ -117,10 +117,10 @@ impl<R: Read + Seek> NpzReader<R> {
         let entry = &self.directory.entries[index];
         entry.check_supported()?;
         if end > entry.size {
-            return Err(Error::TruncatedData {
+            return Err(Error::Data(crate::error::DataError::TruncatedData {
                 expected: end,
                 found: entry.size,
-            });
+            }));
         }
         if start == end && !all {
             return Ok(Vec::new());
@@ -133,7 +133,9 @@ impl<R: Read + Seek> NpzReader<R> {
         let rows = |mut bytes: Vec<u8>| -> Result<Vec<u8>> {
             if all {
                 if crc32fast::hash(&bytes) != crc {
-                    return Err(Error::BadCrc { name: name.clone() });
+                    return Err(Error::Archive(crate::error::ArchiveError::BadCrc {
+                        name: name.clone(),
+                    }));
                 }
                 bytes.truncate(end as usize);
                 bytes.drain(..start as usize);
@@ -183,7 +185,9 @@ impl<R: Read + Seek> NpzReader<R> {
         let grew = seek.checkpoints.len() != before || seek.complete != was_complete;
         let name = self.directory.entries[index].key().to_owned();
         let bytes = result.map_err(|f| match f {
-            Failure::BadCrc => Error::BadCrc { name: name.clone() },
+            Failure::BadCrc => {
+                Error::Archive(crate::error::ArchiveError::BadCrc { name: name.clone() })
+            }
             Failure::Io(e) => member_io_error(&name, e),
         })?;
         if let Some(sidecar) = &mut self.sidecar {
@@ -275,7 +279,11 @@ fn range_of(
         Bound::Unbounded => len,
     };
     if start > end || end > len {
-        return Err(Error::RangeOutOfBounds { start, end, len });
+        return Err(Error::Rows(crate::error::RowsError::RangeOutOfBounds {
+            start,
+            end,
+            len,
+        }));
     }
     header.data_len()?;
     let row = growth::row_bytes(header, axis)?;

@@ -56,7 +56,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// use ndnpy::{NpzReader, NpzWriter};
     /// use std::io::Cursor;
     ///
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// for k in 0..4 {
     ///     w.add(&format!("a{k}"), &Array1::from_elem(100_000, k as f64))?;
     /// }
@@ -356,7 +356,7 @@ mod tests {
         };
         // Rewritten by ndnpy with one large member in between.
         let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
-        let mut w = crate::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+        let mut w = crate::NpzWriter::new(Cursor::new(Vec::new())).codec(crate::npz::Codec::deflate());
         for (k, name) in npz.names().into_iter().enumerate() {
             if k == at {
                 w.add("big", &ndarray::Array1::<u64>::from_iter(0..600_000))

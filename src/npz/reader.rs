@@ -39,7 +39,7 @@ const INPUT_BUFFER: usize = 32 << 10;
 /// data descriptors or an archive comment. Arrays are named as NumPy names
 /// them: the member `x.npy` is the array `x`, and both `"x"` and `"x.npy"`
 /// find it. A member that is not a `.npy` file (NumPy checks the first
-/// bytes, not the name) gives [`Error::NotNpy`] when read as an array;
+/// bytes, not the name) gives [`crate::error::ArchiveError::NotNpy`] when read as an array;
 /// [`NpzReader::raw`] returns its bytes.
 ///
 /// The archive is read as Python's `zipfile` reads it, so its arrays are
@@ -51,7 +51,7 @@ const INPUT_BUFFER: usize = 32 << 10;
 /// occurs twice, the last entry is the one read. A member whose local
 /// header names another file, or whose data overlaps the next member or the
 /// central directory (how overlapping-entry zip bombs work), is refused
-/// with [`Error::InvalidArchive`] when it is read; the other members stay
+/// with [`crate::error::ArchiveError::InvalidArchive`] when it is read; the other members stay
 /// readable. Members are found by name in O(1) through an index built at
 /// open.
 ///
@@ -215,13 +215,6 @@ impl<R: Read + Seek> NpzReader<R> {
         })
     }
 
-    /// Sets the limits for parsing member headers.
-    #[deprecated(note = "use NpzReader::open_with or NpzReader::new_with")]
-    pub fn with_options(mut self, options: ReadOptions) -> Self {
-        self.options = options;
-        self
-    }
-
     /// The array names, in archive order: each member's name without its
     /// `.npy` suffix (the keys of NumPy's `NpzFile`). Members that are not
     /// `.npy` files are listed too, by their full name.
@@ -283,7 +276,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     /// # use ndarray::Array3;
     /// # use std::io::Cursor;
-    /// let mut w = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("v", &Array3::<f32>::zeros((2, 3, 4)))?;
     /// let bytes = w.finish_into_inner()?.into_inner();
     /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
@@ -309,7 +302,7 @@ impl<R: Read + Seek> NpzReader<R> {
     /// ```
     /// # use ndarray::Array1;
     /// # use std::io::Cursor;
-    /// let mut w = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = ndnpy::NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add("v", &Array1::<f32>::zeros(10))?;
     /// let bytes = w.finish_into_inner()?.into_inner();
     /// let mut npz = ndnpy::NpzReader::new(Cursor::new(bytes))?;
@@ -328,11 +321,11 @@ impl<R: Read + Seek> NpzReader<R> {
 
     /// Reads member `name` into an array of `T` with dimension `D`.
     ///
-    /// Errors: [`Error::MemberNotFound`], [`Error::NotNpy`] for a member that
+    /// Errors: [`Error::MemberNotFound`], [`crate::error::ArchiveError::NotNpy`] for a member that
     /// is not a `.npy` file, [`Error::DTypeMismatch`] /
     /// [`Error::NdimMismatch`] when the member holds another type, and
-    /// [`Error::BadCrc`], [`Error::CorruptMember`], [`Error::Encrypted`],
-    /// [`Error::TruncatedData`] for damaged members.
+    /// [`crate::error::ArchiveError::BadCrc`], [`crate::error::ArchiveError::CorruptMember`], [`crate::error::ArchiveError::Encrypted`],
+    /// [`crate::error::DataError::TruncatedData`] for damaged members.
     ///
     /// ```
     /// # use ndarray::{array, Array2, Ix2};
@@ -376,7 +369,7 @@ impl<R: Read + Seek> NpzReader<R> {
     }
 
     /// Reads member `name` into `out`, an array the caller has (of the
-    /// member's shape, any memory layout), as [`crate::read_npy_into`] does:
+    /// member's shape, any memory layout), as [`crate::npy::ReadNpyInto`] does:
     /// inflated and converted on the way, with no allocation in proportion
     /// to the data.
     pub fn read_into<T: LayoutElement, D: Dimension>(
@@ -388,7 +381,7 @@ impl<R: Read + Seek> NpzReader<R> {
         self.read_index(index, |h, s| crate::array::decode::read_into(h, s, out))
     }
 
-    /// Reads `<U` member `name` as a [`crate::StringArray`]: two
+    /// Reads `<U` member `name` as a [`crate::types::StringArray`]: two
     /// allocations, not one per element.
     ///
     /// ```
@@ -404,7 +397,7 @@ impl<R: Read + Seek> NpzReader<R> {
         self.read_index(index, StringArray::decode)
     }
 
-    /// Reads `|S` member `name` as a [`crate::BytesArray`].
+    /// Reads `|S` member `name` as a [`crate::types::BytesArray`].
     pub fn read_byte_strings(&mut self, name: &str) -> Result<BytesArray> {
         let index = self.index(name)?;
         self.read_index(index, BytesArray::decode)

@@ -34,6 +34,8 @@ impl Compressor {
     fn new(codec: Codec) -> io::Result<Compressor> {
         Ok(match codec {
             Codec::Deflate { level } => Compressor::Deflate(Deflater::new(level)),
+            // The writer stores such members itself, never through a pool.
+            Codec::Stored => return Err(io::Error::other("stored members are not compressed")),
             #[cfg(feature = "zstd")]
             Codec::Zstd { level } => {
                 use super::codec::zstd::write::{SegmentCompressor, SEGMENT};
@@ -71,15 +73,10 @@ impl Pool {
         self.threads
     }
 
-    /// Sets the level of the codec (clamped to its range).
-    pub(crate) fn set_level(&mut self, level: u32) {
-        self.set_codec(self.codec.with_level(level));
-    }
-
     /// Compresses with `codec` from now on.
     pub(crate) fn set_codec(&mut self, codec: Codec) {
         let codec = codec.clamped();
-        if codec != self.codec {
+        if codec != self.codec && codec != Codec::Stored {
             self.codec = codec;
             self.compressors.clear();
         }
@@ -93,6 +90,7 @@ impl Pool {
     pub(crate) fn method(&self) -> Method {
         match self.codec {
             Codec::Deflate { .. } => Method::Deflated,
+            Codec::Stored => Method::Stored,
             #[cfg(feature = "zstd")]
             Codec::Zstd { .. } => Method::Zstd,
         }
@@ -103,7 +101,7 @@ impl Pool {
     /// number of threads.
     pub(crate) fn block(&self) -> usize {
         match self.codec {
-            Codec::Deflate { .. } => BLOCK,
+            Codec::Deflate { .. } | Codec::Stored => BLOCK,
             #[cfg(feature = "zstd")]
             Codec::Zstd { .. } => super::codec::zstd::write::SEGMENT,
         }

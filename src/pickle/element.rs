@@ -123,7 +123,7 @@ impl sealed::Sealed for Option<String> {}
 ///
 /// let a = array![Some("cat".to_string()), None];
 /// let bytes = a.to_npy_bytes()?;
-/// assert_eq!(ndnpy::Header::read_from(&bytes[..])?.dtype.to_string(), "|O");
+/// assert_eq!(ndnpy::dtype::Header::read_from(&bytes[..])?.dtype.to_string(), "|O");
 /// assert_eq!(Array1::<Option<String>>::from_npy_bytes(&bytes)?, a);
 /// // `<U` data reads as all `Some`.
 /// let plain = array!["x".to_string()].to_npy_bytes()?;

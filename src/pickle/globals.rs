@@ -6,7 +6,7 @@
 //! the table below: a match yields a [`Global`] tag whose behaviour is
 //! implemented by the reader itself (building plain data). Anything else
 //! is a name and stays one: data when it is never called, and
-//! [`Error::UnsupportedPickle`] naming it when it is (or, under
+//! [`crate::error::PickleError::UnsupportedPickle`] naming it when it is (or, under
 //! `ReadOptions::opaque_objects`, an inert record of the call). Nothing is
 //! ever imported, called or emulated beyond this table.
 //!
@@ -14,7 +14,7 @@
 //! |---|---|---|
 //! | `numpy._core.multiarray _reconstruct`, `numpy.core.multiarray _reconstruct` | every pickled ndarray (NumPy 2 / 1) starts with it | makes an empty array awaiting its `BUILD` state; only `ndarray` itself as the class |
 //! | `numpy ndarray` | the class argument of `_reconstruct` | nothing on its own (not callable here) |
-//! | `numpy dtype` | dtypes of arrays and scalars | builds a [`crate::DType`] from the state tuple, validated by the crate's dtype parser |
+//! | `numpy dtype` | dtypes of arrays and scalars | builds a [`crate::dtype::DType`] from the state tuple, validated by the crate's dtype parser |
 //! | `numpy._core.multiarray scalar`, `numpy.core.multiarray scalar` | NumPy scalars inside object arrays | keeps dtype and bytes ([`super::NumpyScalar`]) |
 //! | `numpy._core.numeric _frombuffer`, `numpy.core.numeric _frombuffer` | how protocol 5 pickles nested numeric arrays | reads the in-band bytes as an array of that dtype and shape |
 //! | `builtins set`, `frozenset`, `bytearray`, `complex` | containers and numbers with no opcode of their own in older protocols | builds the value |
@@ -163,13 +163,13 @@ pub(crate) fn lookup(module: &str, name: &str) -> Option<Global> {
 
 /// The error for calling a global outside the closed list.
 pub(crate) fn refused(module: &str, name: &str) -> Error {
-    Error::UnsupportedPickle {
+    Error::Pickle(crate::error::PickleError::UnsupportedPickle {
         what: format!(
             "global '{} {}' (not called: read it as inert data with ReadOptions::opaque_objects)",
             clip(module),
             clip(name)
         ),
-    }
+    })
 }
 
 /// Names in messages are cut short: they come from untrusted input.

@@ -15,7 +15,7 @@
 //! `Timedelta`, `NaT` and `NA` and the time zones they carry); each is
 //! implemented by the reader as a constructor of plain data ([`PyValue`]).
 //! Any other global is a name and nothing more: stored as a value it is
-//! [`PyValue::Global`]; called, it is [`Error::UnsupportedPickle`] naming
+//! [`PyValue::Global`]; called, it is [`crate::error::PickleError::UnsupportedPickle`] naming
 //! it, or under [`ReadOptions::opaque_objects`] an inert
 //! [`PyValue::Opaque`] recording the call. It is never imported, called or
 //! emulated.
@@ -31,9 +31,9 @@
 //!   entry per opcode, so they are bounded by the input size;
 //! - the values built may take at most 64 bytes per input byte plus 1 MiB
 //!   (memo sharing is the only way past that; it gives
-//!   [`Error::PickleLimit`]);
+//!   [`crate::error::LimitError::PickleLimit`]);
 //! - values nest at most 256 deep; a structure that contains itself is
-//!   [`Error::MalformedPickle`].
+//!   [`crate::error::PickleError::MalformedPickle`].
 //!
 //! Reading goes through the ordinary entry points: [`crate::AnyArray`]
 //! returns [`crate::AnyArray::Object`] for `|O` files (in `.npy` files and
@@ -43,7 +43,7 @@
 //! error for another element names its index and Python type.
 //! A record with object fields loads as [`crate::AnyArray::Record`], whose
 //! object fields are [`crate::AnyArray::Object`] columns
-//! ([`crate::RecordArray::field`]); [`crate::RecordArray::to_npy_bytes`]
+//! ([`crate::types::RecordArray::field`]); [`crate::types::RecordArray::to_npy_bytes`]
 //! and [`crate::NpzWriter::add_any`] write them back pickled. [`crate::ReadOptions::allow_objects`] refuses object arrays
 //! outright.
 //!
@@ -64,7 +64,7 @@
 //!
 //! // A pickle that would call os.system is refused, not run.
 //! let evil = b"\x80\x02cos\nsystem\nX\x02\x00\x00\x00ls\x85R.";
-//! assert!(matches!(pickle::loads(evil), Err(Error::UnsupportedPickle { .. })));
+//! assert!(matches!(pickle::loads(evil), Err(Error::Pickle(ndnpy::error::PickleError::UnsupportedPickle { .. }))));
 //! # Ok::<(), ndnpy::Error>(())
 //! ```
 
@@ -82,13 +82,12 @@ pub use crate::array::pyvalue::convert::{optional_strings_from_objects, strings_
 pub use crate::array::pyvalue::foreign::{Opaque, TimeZone, Timedelta, Timestamp};
 pub use crate::array::pyvalue::{Date, DateTime, NumpyScalar, PyValue, TimeDelta};
 pub use crate::array::stringdtype::StringDTypeArray;
+pub use crate::options::PickleEncoding;
 // Internal limits, public for the crate's own tests and fuzz targets only.
 #[doc(hidden)]
 pub use machine::{BUDGET_BASE, BUDGET_PER_BYTE, MAX_DEPTH};
 pub use write::dumps;
 pub(crate) use write::{object_npy_bytes, record_npy_bytes, stringdtype_npy_bytes};
-#[allow(deprecated)]
-pub use write::{to_object_npy_bytes, write_object_npy, write_object_npy_to};
 
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
@@ -96,8 +95,6 @@ use crate::format::header::Header;
 use crate::io::source::Source;
 use crate::options::ReadOptions;
 use machine::{Machine, Node};
-use ndarray::{Array, Dimension};
-use std::path::Path;
 
 /// Unpickles `bytes` (protocols 0 to 5, in-band data only) into a value,
 /// accepting only the globals listed in the [module docs](self).
@@ -161,43 +158,43 @@ pub(crate) fn read_object_data(
     options: &ReadOptions,
 ) -> Result<AnyArray> {
     if !options.get_allow_objects() {
-        return Err(Error::ObjectsRefused);
+        return Err(Error::Limit(crate::error::LimitError::ObjectsRefused));
     }
     let bytes = source.read_rest()?;
     let value = loads_with(&bytes, options)?;
     let array = match value {
         PyValue::Array(a) => std::sync::Arc::unwrap_or_clone(a),
         other => {
-            return Err(Error::MalformedPickle {
+            return Err(Error::Pickle(crate::error::PickleError::MalformedPickle {
                 pos: 0,
                 reason: format!(
                     "the pickle holds a {}, not an ndarray",
                     crate::array::pyvalue::convert::value_type_name(&other)
                 ),
-            })
+            }))
         }
     };
     if array.shape() != header.shape.as_slice() {
-        return Err(Error::MalformedPickle {
+        return Err(Error::Pickle(crate::error::PickleError::MalformedPickle {
             pos: 0,
             reason: format!(
                 "the pickled array has shape {:?}, the header says {:?}",
                 array.shape(),
                 header.shape
             ),
-        });
+        }));
     }
     if crate::array::record::to_native(&array.dtype())
         != crate::array::record::to_native(&header.dtype)
     {
-        return Err(Error::MalformedPickle {
+        return Err(Error::Pickle(crate::error::PickleError::MalformedPickle {
             pos: 0,
             reason: format!(
                 "the pickled array has dtype {}, the header says {}",
                 array.dtype(),
                 header.dtype
             ),
-        });
+        }));
     }
     Ok(array)
 }
@@ -213,81 +210,4 @@ pub(crate) fn read_any(
         return read_object_data(header, source, options);
     }
     AnyArray::read_data(header, source)
-}
-
-/// Reads the `.npy` file at `path` whatever its element type, as
-/// `AnyArray::read_npy` does, from this layer (which `crate::npy` is above).
-fn read_object_file(path: &Path) -> Result<AnyArray> {
-    let options = ReadOptions::default();
-    crate::io::source::read_file(
-        path,
-        &options,
-        |file| crate::format::header::read_preamble(file, &options),
-        |header, source| read_any(header, source, &options),
-    )
-}
-
-/// Reads an object-of-`str` `.npy` file as a `String` array (the error
-/// names the first element that is not a `str`).
-///
-/// ```
-/// # #![allow(deprecated)]
-/// use ndarray::{array, Ix1};
-/// use ndnpy::pickle::{read_str_npy, PyValue};
-/// use ndnpy::WriteNpy;
-///
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("s.npy");
-/// // An object array of str, as `np.save` writes a list of Python strings
-/// // with `dtype=object`.
-/// array![PyValue::Str("a".into()), PyValue::Str("bc".into())].write_npy(&path)?;
-/// let s = read_str_npy::<Ix1, _>(&path)?;
-/// assert_eq!(s, array!["a".to_string(), "bc".to_string()]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[deprecated(note = "use Array::<String, D>::read_npy (ReadNpy), which reads object arrays of str")]
-pub fn read_str_npy<D: Dimension, P: AsRef<Path>>(path: P) -> Result<Array<String, D>> {
-    match read_object_file(path.as_ref())? {
-        AnyArray::Object(a) => strings_from_objects(a),
-        AnyArray::StringDType(s) => strings_from_objects(crate::array::stringdtype::as_objects(s)),
-        other => Err(Error::DTypeMismatch {
-            expected: "String (an object array of str)".into(),
-            found: other.dtype().to_string(),
-        }),
-    }
-}
-
-/// Reads an object-of-`str`-or-`None` `.npy` file as an `Option<String>`
-/// array.
-///
-/// ```
-/// # #![allow(deprecated)]
-/// use ndarray::{array, Ix1};
-/// use ndnpy::pickle::read_optional_str_npy;
-/// use ndnpy::WriteNpy;
-///
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("s.npy");
-/// // `None` is a missing string, as pandas' object columns hold them.
-/// array![Some("a".to_string()), None].write_npy(&path)?;
-/// let s = read_optional_str_npy::<Ix1, _>(&path)?;
-/// assert_eq!(s, array![Some("a".to_string()), None]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[deprecated(
-    note = "use Array::<Option<String>, D>::read_npy (ReadNpy), which reads object arrays of str and None"
-)]
-pub fn read_optional_str_npy<D: Dimension, P: AsRef<Path>>(
-    path: P,
-) -> Result<Array<Option<String>, D>> {
-    match read_object_file(path.as_ref())? {
-        AnyArray::Object(a) => optional_strings_from_objects(a),
-        AnyArray::StringDType(s) => {
-            optional_strings_from_objects(crate::array::stringdtype::as_objects(s))
-        }
-        other => Err(Error::DTypeMismatch {
-            expected: "Option<String> (an object array of str or None)".into(),
-            found: other.dtype().to_string(),
-        }),
-    }
 }

@@ -26,17 +26,17 @@ pub(crate) fn reconstruct(m: &mut Machine<'_>, args: &[usize]) -> Result<Node> {
     };
     match &m.arena[*cls] {
         Node::Global(super::globals::Global::NdArray) => Ok(Node::PendingArray(PendingArray)),
-        Node::Global(g) => Err(Error::UnsupportedPickle {
+        Node::Global(g) => Err(Error::Pickle(crate::error::PickleError::UnsupportedPickle {
             what: format!("_reconstruct of {} (only numpy.ndarray)", g.name()),
-        }),
+        })),
         // A subclass (np.matrix, np.recarray ...): refused by name, or
         // opaque under ReadOptions::opaque_objects.
-        Node::Ref(r) => Err(Error::UnsupportedPickle {
+        Node::Ref(r) => Err(Error::Pickle(crate::error::PickleError::UnsupportedPickle {
             what: format!(
                 "_reconstruct of {}.{} (only numpy.ndarray; ReadOptions::opaque_objects reads it as inert data)",
                 r.0, r.1
             ),
-        }),
+        })),
         _ => Err(m.malformed("_reconstruct of something that is not a class")),
     }
 }
@@ -141,9 +141,13 @@ pub(crate) fn dtype_setstate(m: &mut Machine<'_>, code: &str, state: usize) -> R
     }
     let version = int_at(m, items[0], "dtype state version")?;
     if !matches!(version, 3 | 4) {
-        return Err(Error::UnsupportedPickle {
-            what: format!("dtype state version {version} (NumPy has written 3 and 4 since 1.7)"),
-        });
+        return Err(Error::Pickle(
+            crate::error::PickleError::UnsupportedPickle {
+                what: format!(
+                    "dtype state version {version} (NumPy has written 3 and 4 since 1.7)"
+                ),
+            },
+        ));
     }
     let endian = str_at(m, items[1], "dtype byte order")?;
     let mark = match endian {
@@ -311,18 +315,22 @@ fn record(m: &mut Machine<'_>, names: usize, fields: usize, elsize: i64) -> Resu
             None | Some(Node::None) => None,
             Some(Node::Str(t)) => Some(t.clone()),
             Some(_) => {
-                return Err(Error::UnsupportedPickle {
-                    what: format!("a title of field {name:?} that is not a str"),
-                })
+                return Err(Error::Pickle(
+                    crate::error::PickleError::UnsupportedPickle {
+                        what: format!("a title of field {name:?} that is not a str"),
+                    },
+                ))
             }
         };
         let offset = u64::try_from(offset).map_err(|_| bad(m, "negative field offset".into()))?;
         if offset < cur {
-            return Err(Error::UnsupportedPickle {
-                what: format!(
+            return Err(Error::Pickle(
+                crate::error::PickleError::UnsupportedPickle {
+                    what: format!(
                     "record field {name:?} overlaps or precedes the previous one (offset {offset})"
                 ),
-            });
+                },
+            ));
         }
         if offset > cur {
             out.push(Field::padding((offset - cur) as usize));

@@ -73,7 +73,7 @@ pub(crate) fn lookup(module: &str, name: &str) -> Option<Global> {
 }
 
 fn refuse(what: String) -> Error {
-    Error::UnsupportedPickle { what }
+    Error::Pickle(crate::error::PickleError::UnsupportedPickle { what })
 }
 
 /// A resolution code as pandas pickles it, as a unit.

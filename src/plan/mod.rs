@@ -385,7 +385,12 @@ impl Plan {
         if self.bools.is_empty() || size == 0 {
             return Ok(());
         }
-        let bad = |index: usize, value: u8| Err(Error::InvalidBool { index, value });
+        let bad = |index: usize, value: u8| {
+            Err(Error::Data(crate::error::DataError::InvalidBool {
+                index,
+                value,
+            }))
+        };
         if let [(0, len)] = self.bools.as_slice() {
             if *len == size {
                 // A fast all-valid check first; the position only on failure.

@@ -72,7 +72,7 @@ impl SafetensorsFile {
     /// not be truncated or changed (by another process, another map or a
     /// write through the path): slices would see data change under shared
     /// references, or the process is killed by `SIGBUS`. The same contract
-    /// as [`crate::MmapNpy::open`].
+    /// as [`crate::NpyMmap::open`].
     ///
     /// ```no_run
     /// // SAFETY: nothing changes or truncates the file while it is mapped.
@@ -339,10 +339,10 @@ fn typed<T: LayoutElement + Clone + Default>(header: &Header, data: &[u8]) -> Re
     // has no data to bound its other axes, so the header alone says them.
     let itemsize = std::mem::size_of::<T>();
     if !crate::format::header::within_numpy_size(&header.shape, itemsize) {
-        return Err(Error::LengthOverflow {
+        return Err(Error::Limit(crate::error::LimitError::LengthOverflow {
             shape: header.shape.iter().map(|&d| d as u64).collect(),
             itemsize,
-        });
+        }));
     }
     let mut out = ArrayD::from_elem(IxDyn(&header.shape), T::default());
     from_data_into(header, data, &mut out.view_mut())?;

@@ -119,10 +119,10 @@ impl<R: Read + Seek> SafetensorsReader<R> {
             out.write_all(&buf)?;
             copied += buf.len() as u64;
             if (buf.len() as u64) < chunk {
-                return Err(Error::FileShrank {
+                return Err(Error::Data(crate::error::DataError::FileShrank {
                     needed: range.end,
                     len: range.start + copied,
-                });
+                }));
             }
         }
         Ok(())

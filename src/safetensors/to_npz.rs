@@ -52,7 +52,7 @@ pub fn safetensors_to_npz<S: TensorSource, P: AsRef<Path>>(tensors: S, path: P) 
 ///
 /// ```
 /// use ndnpy::safetensors::{safetensors_to_npz_with, SafetensorsFile, SafetensorsOptions};
-/// use ndnpy::{Compression, NpzReader};
+/// use ndnpy::{npz::Compression, NpzReader};
 ///
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("model.npz");
@@ -79,11 +79,11 @@ pub fn safetensors_to_npz_with<S: TensorSource, P: AsRef<Path>>(
         .iter()
         .map(|name| index.header(name))
         .collect::<Result<Vec<_>>>()?;
-    let mut npz = if options.compressed {
-        NpzWriter::create_compressed(path)?
+    let mut npz = NpzWriter::create(path)?.codec(if options.compressed {
+        crate::npz::Codec::deflate()
     } else {
-        NpzWriter::create(path)?
-    };
+        crate::npz::Codec::Stored
+    });
     for (name, header) in names.iter().zip(&headers) {
         let bools = index.dtype(name)? == "BOOL";
         npz.add_npy_data(name, header, |out| {

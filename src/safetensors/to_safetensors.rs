@@ -66,7 +66,7 @@ pub fn npz_to_safetensors<S: NpzSource, P: AsRef<Path>>(npz: S, path: P) -> Resu
 /// # let (npz_path, st_path) = (dir.path().join("ckpt.npz"), dir.path().join("model.safetensors"));
 /// // What `np.savez` writes for an ml_dtypes.bfloat16 array: raw '<V2' items.
 /// let bf16 = ndarray::arr1(&[half::bf16::from_f32(1.5), half::bf16::from_f32(-2.0)]);
-/// let mut w = NpzWriter::create_compressed(&npz_path)?;
+/// let mut w = NpzWriter::create(&npz_path)?.codec(ndnpy::npz::Codec::deflate());
 /// w.add("w", &bf16)?;
 /// w.finish()?;
 ///
@@ -157,7 +157,9 @@ fn convert<R: Read + Seek>(
     for name in names {
         if !seen.insert(name.clone()) {
             // Two members with one key (`x` and `x.npy`): np.load sees one.
-            return Err(Error::DuplicateMember { name });
+            return Err(Error::Write(crate::error::WriteError::DuplicateMember {
+                name,
+            }));
         }
         if name == METADATA_MEMBER {
             metadata.extend(read_metadata(&mut context.reader.borrow_mut())?);

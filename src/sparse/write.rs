@@ -26,7 +26,7 @@ pub fn write_sparse_npz<N: LayoutElement, P: AsRef<Path>>(
     path: P,
     matrix: &Sparse<N>,
 ) -> Result<()> {
-    let mut w = NpzWriter::create_compressed(path)?;
+    let mut w = NpzWriter::create(path)?.codec(crate::npz::Codec::deflate());
     w.add_sparse(matrix)?;
     w.finish()
 }

@@ -31,13 +31,13 @@ pub(crate) struct Info {
 
 /// The error for an `info` that is a pickle, but not of a stack's dict.
 fn malformed(reason: impl Into<String>) -> Error {
-    Error::MalformedPickle {
+    Error::Pickle(crate::error::PickleError::MalformedPickle {
         pos: 0,
         reason: format!(
             "dask's npy_stack `info` must be {{'chunks': tuple of tuples of int, 'dtype': numpy.dtype, 'axis': int}}: {}",
             reason.into()
         ),
-    }
+    })
 }
 
 /// An `int`, or a NumPy integer scalar (`np.int64(3)`, which a chunk tuple
@@ -108,10 +108,12 @@ impl Info {
             )));
         }
         Info::from_pickle(&bytes).map_err(|e| match e {
-            Error::MalformedPickle { pos, reason } => Error::MalformedPickle {
-                pos,
-                reason: format!("{}: {reason}", path.display()),
-            },
+            Error::Pickle(crate::error::PickleError::MalformedPickle { pos, reason }) => {
+                Error::Pickle(crate::error::PickleError::MalformedPickle {
+                    pos,
+                    reason: format!("{}: {reason}", path.display()),
+                })
+            }
             other => other,
         })
     }

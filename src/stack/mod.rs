@@ -27,11 +27,11 @@
 //!
 //! Hostile stacks give errors, never panics, and memory in proportion to
 //! what is present: an `info` that is no such dict or whose axis is out of
-//! range is [`Error::MalformedPickle`]; a shard whose shape disagrees with
-//! `info` or with the other shards is [`Error::BadShape`] naming it; a
+//! range is [`crate::error::PickleError::MalformedPickle`]; a shard whose shape disagrees with
+//! `info` or with the other shards is [`crate::error::HeaderError::BadShape`] naming it; a
 //! dtype that differs is [`Error::DTypeMismatch`]; a missing shard or a
 //! link loop is [`Error::IoPath`]; a shard shorter than its header says is
-//! [`Error::TruncatedData`].
+//! [`crate::error::DataError::TruncatedData`].
 //!
 //! Writing ([`NpyStack::create`], [`NpyStack::create_along`], and
 //! [`StackWriter`] for rows streamed a block at a time) makes a dask
@@ -196,10 +196,10 @@ pub(crate) fn open_shard(path: &Path, options: &ReadOptions) -> Result<OpenShard
         .len();
     let available = file_len.saturating_sub(offset as u64);
     if !header.dtype.has_object() && available < data_len {
-        return Err(Error::TruncatedData {
+        return Err(Error::Data(crate::error::DataError::TruncatedData {
             expected: data_len,
             found: available,
-        });
+        }));
     }
     Ok(OpenShard {
         file,

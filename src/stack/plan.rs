@@ -33,10 +33,10 @@ pub fn dask_shard_name(i: usize) -> String {
 ///
 /// ```
 /// use ndnpy::stack::plan::StackCheck;
-/// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+/// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
 /// #     use ndnpy::WriteNpy;
 /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-/// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+/// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
 /// # }
 ///
 /// let mut check = StackCheck::plain();
@@ -96,10 +96,12 @@ impl StackCheck {
     /// ```
     pub fn dask(pickle: &[u8], name: &str) -> Result<StackCheck> {
         let info = Info::from_pickle(pickle).map_err(|e| match e {
-            Error::MalformedPickle { pos, reason } => Error::MalformedPickle {
-                pos,
-                reason: format!("{name}: {reason}"),
-            },
+            Error::Pickle(crate::error::PickleError::MalformedPickle { pos, reason }) => {
+                Error::Pickle(crate::error::PickleError::MalformedPickle {
+                    pos,
+                    reason: format!("{name}: {reason}"),
+                })
+            }
             other => other,
         })?;
         Ok(Self::from_info(info))
@@ -129,10 +131,10 @@ impl StackCheck {
     ///
     /// ```
     /// use ndnpy::stack::plan::StackCheck;
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     ///
     /// let mut check = StackCheck::plain();
@@ -146,10 +148,10 @@ impl StackCheck {
             Some(info) => {
                 let i = self.spans.len();
                 if i >= info.chunks[info.axis].len() {
-                    return Err(Error::BadShape(format!(
+                    return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                         "{name}: the stack's info has {} chunks, this is one more",
                         info.chunks[info.axis].len()
-                    )));
+                    ))));
                 }
                 let expected = info.shard_shape(i);
                 if header.dtype != info.dtype {
@@ -161,18 +163,18 @@ impl StackCheck {
                     ));
                 }
                 if header.shape != expected {
-                    return Err(Error::BadShape(format!(
+                    return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                         "{name}: the shard has shape {:?}, the stack's info says {:?} (chunk {i} along axis {})",
                         &header.shape, &expected, info.axis
-                    )));
+                    ))));
                 }
                 expected[info.axis]
             }
             None => {
                 if header.shape.is_empty() {
-                    return Err(Error::BadShape(format!(
+                    return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                         "{name}: a 0-dimensional array has no axis to stack along"
-                    )));
+                    ))));
                 }
                 if let Some((h, first_name)) = &self.first {
                     let from = format!("the dtype of {first_name}");
@@ -180,10 +182,10 @@ impl StackCheck {
                         return Err(dtype_differs(name, &h.dtype, &from, &header.dtype));
                     }
                     if header.shape[1..] != h.shape[1..] {
-                        return Err(Error::BadShape(format!(
+                        return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                             "{name}: the shard has shape {:?}, which does not continue {:?} of {first_name} along axis 0",
                             &header.shape, &h.shape
-                        )));
+                        ))));
                     }
                 } else {
                     self.first = Some((header.clone(), name.to_owned()));
@@ -193,9 +195,9 @@ impl StackCheck {
         };
         self.spans.push((self.start, len));
         self.start = self.start.checked_add(len).ok_or_else(|| {
-            Error::BadShape(format!(
+            Error::Header(crate::error::HeaderError::BadShape(format!(
                 "{name}: the shards' lengths sum beyond usize (the stack's info: its chunks sum beyond usize)"
-            ))
+            )))
         })?;
         Ok(())
     }
@@ -212,10 +214,10 @@ impl StackCheck {
             Some(info) => {
                 let count = info.chunks[info.axis].len();
                 if self.spans.len() != count {
-                    return Err(Error::BadShape(format!(
+                    return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                         "the stack's info names {count} shards, {} were checked",
                         self.spans.len()
-                    )));
+                    ))));
                 }
                 let mut shape = info.shard_shape(0);
                 shape[info.axis] = self.start;
@@ -248,10 +250,10 @@ impl StackCheck {
 ///
 /// ```
 /// use ndnpy::stack::plan::StackCheck;
-/// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+/// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
 /// #     use ndnpy::WriteNpy;
 /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-/// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+/// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
 /// # }
 ///
 /// let mut check = StackCheck::plain();
@@ -300,10 +302,10 @@ impl StackPlan {
     /// The shape of the whole array.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -320,10 +322,10 @@ impl StackPlan {
     /// The dtype of every shard.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -340,10 +342,10 @@ impl StackPlan {
     /// The stacking axis.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -360,10 +362,10 @@ impl StackPlan {
     /// Whether it is a dask stack.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -380,10 +382,10 @@ impl StackPlan {
     /// The length of the stacking axis.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -400,10 +402,10 @@ impl StackPlan {
     /// Whether the stacking axis is empty.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -420,10 +422,10 @@ impl StackPlan {
     /// Each shard's start and length along the stacking axis.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -440,10 +442,10 @@ impl StackPlan {
     /// The shape shard `i` has.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -463,10 +465,10 @@ impl StackPlan {
     /// still what the stack was opened with.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -488,22 +490,22 @@ impl StackPlan {
         }
         let expected = self.shard_shape(i);
         if header.shape != expected {
-            return Err(Error::BadShape(format!(
+            return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                 "{name}: the shard now has shape {:?}, {:?} when the stack was opened",
                 &header.shape, &expected
-            )));
+            ))));
         }
         Ok(())
     }
 
     /// The header of rows `rows` as one C-order array; a range past the
-    /// end is [`Error::RangeOutOfBounds`].
+    /// end is [`crate::error::RowsError::RangeOutOfBounds`].
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -516,11 +518,11 @@ impl StackPlan {
     /// ```
     pub fn range_header(&self, rows: &Range<usize>) -> Result<Header> {
         if rows.start > rows.end || rows.end > self.len() {
-            return Err(Error::RangeOutOfBounds {
+            return Err(Error::Rows(crate::error::RowsError::RangeOutOfBounds {
                 start: rows.start,
                 end: rows.end,
                 len: self.len(),
-            });
+            }));
         }
         let mut shape = self.shape.clone();
         shape[self.axis] = rows.len();
@@ -536,10 +538,10 @@ impl StackPlan {
     /// of it.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {

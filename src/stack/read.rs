@@ -43,7 +43,7 @@ impl NpyStack {
     /// needs when they are one run of bytes (the stacking axis is the
     /// shard's first in C order or its last in Fortran order); otherwise
     /// the shard's data whole. A range past [`NpyStack::len`] is
-    /// [`Error::RangeOutOfBounds`]. When the shards' runs follow each
+    /// [`crate::error::RowsError::RangeOutOfBounds`]. When the shards' runs follow each
     /// other in the result (stacked along the first axis in C order, or
     /// 1-D), they are read one after another straight into the array;
     /// otherwise the bytes of the range are gathered and then decoded, so
@@ -131,7 +131,7 @@ impl NpyStack {
     /// Maps shard `i` read-only, after checking that it is still the shard
     /// the stack was opened with: a zero-copy view of its part of the stack
     /// ([`NpyMmap::view`]). `i` past the last shard is
-    /// [`Error::RangeOutOfBounds`].
+    /// [`crate::error::RowsError::RangeOutOfBounds`].
     ///
     /// # Safety
     ///
@@ -150,24 +150,24 @@ impl NpyStack {
     /// ```
     pub unsafe fn shard_mmap(&self, i: usize) -> Result<NpyMmap> {
         let Some(shard) = self.shards.get(i) else {
-            return Err(Error::RangeOutOfBounds {
+            return Err(Error::Rows(crate::error::RowsError::RangeOutOfBounds {
                 start: i,
                 end: i + 1,
                 len: self.shards.len(),
-            });
+            }));
         };
         // SAFETY: the caller upholds `NpyMmap::open`'s contract for this file.
         let map = unsafe { NpyMmap::open(&shard.path)? };
         let expected = self.shard_shape(i);
         if map.header().dtype != *self.dtype() || map.header().shape != expected {
-            return Err(Error::BadShape(format!(
+            return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                 "{}: the shard is now `{}` of shape {:?}, `{}` of shape {:?} when the stack was opened",
                 shard.path.display(),
                 map.header().dtype,
                 &map.header().shape,
                 self.dtype(),
                 &expected
-            )));
+            ))));
         }
         Ok(map)
     }

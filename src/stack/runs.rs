@@ -58,10 +58,10 @@ impl<'s> Runs<'s> {
         let shard = self.stack.reopen(piece.shard)?;
         if !self.stack.plan.direct(&shard.header) {
             self.not_a_run = true;
-            return Err(Error::BadShape(format!(
+            return Err(Error::Header(crate::error::HeaderError::BadShape(format!(
                 "{}: the shard's order changed since the stack was opened",
                 path.display()
-            )));
+            ))));
         }
         let need = self.stack.plan.piece_bytes(&shard.header, &piece)?;
         let mut file = shard.file;

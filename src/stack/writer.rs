@@ -100,9 +100,9 @@ impl<T: Element> StackWriter<T> {
 
     /// Writes a block of rows: an array of the inner shape with axis 0
     /// added (any length, any memory layout), or of the inner shape alone
-    /// for one row. Another shape is [`Error::AppendMismatch`] and writes
+    /// for one row. Another shape is [`crate::error::RowsError::AppendMismatch`] and writes
     /// nothing; a failure part way (an I/O error) makes later calls fail
-    /// with [`Error::IncompleteWrite`].
+    /// with [`crate::error::WriteError::IncompleteWrite`].
     ///
     /// ```
     /// use ndnpy::stack::StackWriter;
@@ -117,18 +117,18 @@ impl<T: Element> StackWriter<T> {
     /// ```
     pub fn write<D: Dimension>(&mut self, block: &ArrayRef<T, D>) -> Result<()> {
         if self.failed {
-            return Err(Error::IncompleteWrite);
+            return Err(Error::Write(crate::error::WriteError::IncompleteWrite));
         }
         let mut rows: ArrayViewD<'_, T> = block.view().into_dyn();
         if rows.ndim() == self.inner.len() {
             rows.insert_axis_inplace(Axis(0));
         }
         if rows.ndim() != self.inner.len() + 1 || rows.shape()[1..] != self.inner[..] {
-            return Err(Error::AppendMismatch {
+            return Err(Error::Rows(crate::error::RowsError::AppendMismatch {
                 what: "shape",
                 expected: format!("rows of {:?}", self.inner),
                 found: format!("{:?}", block.shape()),
-            });
+            }));
         }
         let result = self.write_rows(rows);
         if result.is_err() {
@@ -168,7 +168,7 @@ impl<T: Element> StackWriter<T> {
     /// ```
     pub fn finish(mut self) -> Result<NpyStack> {
         if self.failed {
-            return Err(Error::IncompleteWrite);
+            return Err(Error::Write(crate::error::WriteError::IncompleteWrite));
         }
         if self.current.is_some() || self.lens.is_empty() {
             self.finish_shard()?;

@@ -4,9 +4,10 @@
 
 use super::alloc::bounded;
 use ndarray::{Array1, ArrayD, ArrayViewD, IxDyn};
+use ndnpy::npy::ReadNpyInto;
 use ndnpy::{
-    AnyArray, BytesArray, FixedBytes, Header, NpyFile, NpyMmap, NpyReader, NpzMmap, NpzReader,
-    ReadNpy, ReadOptions, StringArray, ViewNpy,
+    dtype::Header, npy::NpyReader, types::BytesArray, types::FixedBytes, types::StringArray,
+    AnyArray, NpyFile, NpyMmap, NpzMmap, NpzReader, ReadNpy, ReadOptions, ViewNpy,
 };
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -26,7 +27,7 @@ pub fn npy_readers(
     }
     each! {
         "Header::read_from_with" => Header::read_from_with(bytes, options);
-        "inspect_with" => ndnpy::inspect_with(path, options);
+        "inspect_with" => ndnpy::dtype::Header::open_with(path, options);
         "Array1<Vec<u8>>::from_npy_bytes" => Array1::<Vec<u8>>::from_npy_bytes_with(bytes, options);
         "ArrayD<String>::from_npy_bytes" => ArrayD::<String>::from_npy_bytes_with(bytes, options);
         "ArrayD<[u8; 0]>::from_npy_bytes" => ArrayD::<[u8; 0]>::from_npy_bytes_with(bytes, options);
@@ -51,7 +52,7 @@ pub fn npy_readers(
         "NpyFile::read" => NpyFile::open_with(path, options).and_then(|f| f.read::<Vec<u8>, IxDyn>());
         "NpyFile::read_range" => NpyFile::open_with(path, options).and_then(|f| f.read_range::<String, IxDyn>(..));
         "NpyReader::read_rows" => NpyReader::new_with(bytes, options).and_then(|mut r| r.read_rows::<Vec<u8>, IxDyn>(1 << 10));
-        "from_npy_bytes_into" => ndnpy::from_npy_bytes_into(bytes, &mut Array1::<FixedBytes<0>>::from_elem(3, FixedBytes::new([])).view_mut());
+        "from_npy_bytes_into" => (Array1::<FixedBytes<0>>::from_elem(3, FixedBytes::new([])).view_mut()).fill_from_npy_bytes(bytes);
     }
     // SAFETY: the file is this test's own and nothing modifies it while
     // it is mapped.

@@ -11,8 +11,8 @@ use ndnpy::safetensors::{
     MlDtype, SafetensorsFile, SafetensorsOptions, METADATA_MEMBER,
 };
 use ndnpy::{
-    AnyArray, DType, Error, Float8E4M3Fn, Float8E5M2, Header, NpzMmap, NpzReader, NpzWriter,
-    ReadNpy, Version,
+    dtype::DType, dtype::Header, dtype::Version, types::Float8E4M3Fn, types::Float8E5M2, AnyArray,
+    Error, NpzMmap, NpzReader, NpzWriter, ReadNpy,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -196,10 +196,12 @@ fn check_crc(npz: &mut Npz, name: &str) -> Option<String> {
             Ok(n) => got += n as u64,
             Err(e) => {
                 return Some(match ndnpy::Error::from(e) {
-                    ndnpy::Error::BadCrc { .. } => {
+                    ndnpy::Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. }) => {
                         "corrupt: its data does not match its CRC-32 checksum".into()
                     }
-                    ndnpy::Error::CorruptMember { .. } if got < declared => {
+                    ndnpy::Error::Archive(ndnpy::error::ArchiveError::CorruptMember { .. })
+                        if got < declared =>
+                    {
                         format!("corrupt: the archive declares {declared} bytes, found {got}")
                     }
                     other => format!("corrupt: {other}"),

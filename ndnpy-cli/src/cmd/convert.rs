@@ -9,7 +9,7 @@ use crate::gather::Gather;
 use crate::input::{container_of, open_npy, Container, Npz, Opened};
 use crate::settings::{ByteOrderArg, Format, Options, OrderArg};
 use crate::slice::View;
-use ndnpy::{AnyArray, ByteOrder, DType, Header, Kind, Scalar};
+use ndnpy::{dtype::ByteOrder, dtype::DType, dtype::Header, dtype::Kind, dtype::Scalar, AnyArray};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};

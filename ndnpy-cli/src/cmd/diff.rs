@@ -7,7 +7,7 @@ use crate::gather::Gather;
 use crate::input::Opened;
 use crate::output::Outcome;
 use crate::slice::View;
-use ndnpy::{DType, Kind, Scalar};
+use ndnpy::{dtype::DType, dtype::Kind, dtype::Scalar};
 use serde_json::{json, Value};
 use std::path::Path;
 

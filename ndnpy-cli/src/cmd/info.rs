@@ -4,7 +4,7 @@
 
 use crate::error::{CliError, CliResult};
 use crate::input::{open_npy, Npz};
-use ndnpy::{Compression, DType, Header, Version};
+use ndnpy::{dtype::DType, dtype::Header, dtype::Version, npz::Compression};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -102,7 +102,8 @@ fn probably(dtype: &DType) -> Option<&'static str> {
     use crate::reinterpret::raw_items;
     if raw_items(dtype, 2) {
         Some("bfloat16 (ml_dtypes saves it as 2-byte void): read with --as bfloat16")
-    } else if matches!(dtype, DType::Scalar(s) if s.kind == ndnpy::Kind::Float && s.size == 1) {
+    } else if matches!(dtype, DType::Scalar(s) if s.kind == ndnpy::dtype::Kind::Float && s.size == 1)
+    {
         Some("float8_e5m2 (ml_dtypes writes it as '<f1', which NumPy cannot load): read with --as float8_e5m2")
     } else if raw_items(dtype, 1) {
         Some("an ml_dtypes 8-bit format such as float8_e4m3fn (saved as 1-byte void): read with --as float8_e4m3fn")

@@ -6,7 +6,7 @@ use crate::repr::{array_repr, array_repr_with, format_values, shown_indices, THR
 use crate::slice::View;
 use crate::values::{decode, Values};
 use ndnpy::pickle::PyValue;
-use ndnpy::{AnyArray, DType, Kind};
+use ndnpy::{dtype::DType, dtype::Kind, AnyArray};
 use std::collections::BTreeMap;
 
 /// `$f` of the elements numbered `$order` of an `ArrayD` read from a file,

@@ -4,7 +4,7 @@
 
 use crate::values::{datetime_str, f16_to_f64, Values, Width};
 use ndnpy::pickle::PyValue;
-use ndnpy::{ByteOrder, DType, Kind};
+use ndnpy::{dtype::ByteOrder, dtype::DType, dtype::Kind};
 
 mod float;
 use float::FloatFormat;

@@ -18,7 +18,7 @@ use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
 use arrow_schema::{DataType, Field, TimeUnit};
 use libfuzzer_sys::fuzz_target;
-use ndnpy::{DType, Kind};
+use ndnpy::{dtype::DType, dtype::Kind};
 use ndnpy_parquet::arrow::{from_arrow, from_arrow_owned, struct_to_records, to_arrow};
 use std::sync::Arc;
 

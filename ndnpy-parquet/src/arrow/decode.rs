@@ -9,7 +9,7 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, StructArray};
 use arrow_schema::{DataType, TimeUnit as ArrowUnit};
 use ndarray::{ArrayD, IxDyn};
-use ndnpy::{AnyArray, Header, RecordArray};
+use ndnpy::{dtype::Header, types::RecordArray, AnyArray};
 
 /// The values of an Arrow array (copied) and its validity (`None` when it
 /// has no nulls); nulls hold zeros, `""` or `NaT`.
@@ -17,7 +17,7 @@ use ndnpy::{AnyArray, Header, RecordArray};
 /// Memory follows the array's buffers: an array whose values hold no bytes
 /// (`FixedSizeBinary(0)`, a struct without fields), whose length nothing
 /// but a claim backs, is refused beyond
-/// [`ndnpy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS`] values, as `.npy` headers
+/// [`ndnpy::npy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS`] values, as `.npy` headers
 /// are.
 ///
 /// ```
@@ -149,7 +149,7 @@ pub fn from_arrow(array: &dyn Array) -> Result<(AnyArray, Option<Vec<bool>>)> {
 }
 
 /// Refuses an array of more values than its buffers back: values that
-/// hold no bytes, beyond [`ndnpy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS`]. Arrow
+/// hold no bytes, beyond [`ndnpy::npy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS`]. Arrow
 /// validates such arrays whatever their length, and each value becomes a
 /// `Vec` (or a record) here.
 fn check_length(array: &dyn Array) -> Result<()> {
@@ -160,7 +160,7 @@ fn check_length(array: &dyn Array) -> Result<()> {
             _ => false,
         }
     }
-    let max = ndnpy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS;
+    let max = ndnpy::npy::DEFAULT_MAX_ZERO_SIZE_ELEMENTS;
     if no_bytes(array.data_type()) && array.len() as u64 > max {
         return Err(unsupported(format!(
             "{} values of {} hold no bytes: more than {max}, the most ndnpy reads \

@@ -12,7 +12,7 @@ use arrow_array::{
 use arrow_buffer::{NullBuffer, ScalarBuffer};
 use arrow_schema::{Field, TimeUnit as ArrowUnit};
 use ndarray::ArrayD;
-use ndnpy::{AnyArray, RecordArray};
+use ndnpy::{types::RecordArray, AnyArray};
 use std::sync::Arc;
 
 /// A 1-D array's values, moved out when it is in standard layout (no copy)
@@ -229,7 +229,7 @@ pub fn into_arrow(values: AnyArray, validity: Option<&[bool]>) -> Result<ArrayRe
 ///     struct Point { x: f32, y: f32 }
 /// }
 /// let points = ndarray::arr1(&[Point { x: 1.0, y: 2.0 }, Point { x: 3.0, y: 4.0 }]);
-/// let records = ndnpy::RecordArray::from_array(&points);
+/// let records = ndnpy::types::RecordArray::from_array(&points);
 /// let s = ndnpy_parquet::arrow::records_to_struct(&records)?;
 /// let y = s.column_by_name("y").unwrap().as_any().downcast_ref::<Float32Array>().unwrap();
 /// assert_eq!((s.len(), y.value(1)), (2, 4.0));

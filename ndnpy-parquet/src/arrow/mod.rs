@@ -1,7 +1,7 @@
 //! Arrow arrays and record batches ↔ ndnpy arrays, for Polars and
 //! DataFusion users: 1-D [`AnyArray`](ndnpy::AnyArray)s ↔
 //! [`ArrayRef`](arrow_array::ArrayRef) (with a validity mask beside the
-//! values, since NumPy arrays have none), records ([`ndnpy::RecordArray`])
+//! values, since NumPy arrays have none), records ([`ndnpy::types::RecordArray`])
 //! ↔ [`StructArray`](arrow_array::StructArray)/[`arrow_array::RecordBatch`],
 //! `(n, d1, …, dk)` arrays ↔ `arrow.fixed_shape_tensor` columns
 //! ([`into_tensor`], [`from_tensor`]), an `.npz` ↔ a record batch (1-D

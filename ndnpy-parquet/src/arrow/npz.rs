@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// occupy no bytes of the data (`<U0`, `|S0` ...) are limited across the
 /// archive, not only per member: more than
 /// [`ndnpy::ReadOptions::max_zero_size_elements`]' default (2²⁰) in all
-/// is [`ndnpy::Error::ZeroSizeLimit`], found from the members' headers
+/// is [`ndnpy::error::LimitError::ZeroSizeLimit`], found from the members' headers
 /// before any member is read.
 ///
 /// ```

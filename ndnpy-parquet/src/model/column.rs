@@ -350,7 +350,7 @@ impl Column {
             if matches!(
                 a,
                 AnyArray::Record(_) | AnyArray::Void(_) | AnyArray::Object(_)
-            ) || matches!(a.dtype(), ndnpy::DType::Scalar(s) if s.kind == ndnpy::Kind::Complex)
+            ) || matches!(a.dtype(), ndnpy::dtype::DType::Scalar(s) if s.kind == ndnpy::dtype::Kind::Complex)
             {
                 return Err(Error::Unsupported {
                     column: self.name.clone().unwrap_or_default(),

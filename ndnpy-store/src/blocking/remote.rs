@@ -4,7 +4,7 @@
 use super::run;
 use crate::{Config, Location, Result};
 use ndarray::{Array, Dimension};
-use ndnpy::{AnyArray, Element, Header, LayoutElement, MemberInfo};
+use ndnpy::{dtype::Header, npz::MemberInfo, types::LayoutElement, AnyArray, Element};
 use std::ops::RangeBounds;
 
 /// [`crate::RemoteNpy`], blocking.
@@ -289,7 +289,7 @@ impl RemoteNpz {
     /// w.archive().add("zeros", &ndarray::Array1::<f64>::zeros(10_000))?;
     /// w.finish()?;
     /// let info = blocking::RemoteNpz::open(&at)?.member_info("zeros")?;
-    /// assert_eq!(info.compression, ndnpy::Compression::Deflated);
+    /// assert_eq!(info.compression, ndnpy::npz::Compression::Deflated);
     /// assert!(info.compressed_size < info.size / 10); // zeros deflate well
     /// # Ok::<(), ndnpy_store::StoreError>(())
     /// ```

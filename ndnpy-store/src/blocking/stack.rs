@@ -4,7 +4,7 @@
 use super::run;
 use crate::{Config, Location, RemoteShard, Result};
 use ndarray::{Array, Dimension};
-use ndnpy::{AnyArray, DType, Element};
+use ndnpy::{dtype::DType, AnyArray, Element};
 use std::ops::RangeBounds;
 
 /// [`crate::RemoteNpyStack`], blocking.

@@ -8,7 +8,7 @@ use super::RemoteNpyStack;
 use crate::error::{Result, StoreError};
 use futures::{StreamExt, TryStreamExt};
 use ndarray::{Array, ArrayD, Axis, Dimension, IxDyn, Slice};
-use ndnpy::{AnyArray, DType, Element, Header, PyValue, ReadNpy};
+use ndnpy::{dtype::DType, dtype::Header, pickle::PyValue, AnyArray, Element, ReadNpy};
 use std::ops::{Bound, Range, RangeBounds};
 
 /// One GET of a range: the piece it serves, where its bytes go in the
@@ -251,7 +251,10 @@ impl RemoteNpyStack {
             Bound::Unbounded => len,
         };
         if start > end || end > len {
-            return Err(ndnpy::Error::RangeOutOfBounds { start, end, len }.into());
+            return Err(
+                ndnpy::Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds { start, end, len })
+                    .into(),
+            );
         }
         Ok(start..end)
     }
@@ -324,11 +327,13 @@ impl RemoteNpyStack {
         for piece in self.plan.pieces(&rows) {
             let npy = &self.shards[piece.shard].npy;
             let AnyArray::Object(whole) = npy.read_any().await? else {
-                return Err(ndnpy::Error::BadShape(format!(
-                    "{}: an object shard read as another dtype",
-                    self.shards[piece.shard].path
-                ))
-                .into());
+                return Err(
+                    ndnpy::Error::Header(ndnpy::error::HeaderError::BadShape(format!(
+                        "{}: an object shard read as another dtype",
+                        self.shards[piece.shard].path
+                    )))
+                    .into(),
+                );
             };
             parts.push(whole.slice_axis(axis, Slice::from(piece.rows)).to_owned());
         }
@@ -336,13 +341,15 @@ impl RemoteNpyStack {
             return Ok(parts.pop().expect("one part"));
         }
         if parts.is_empty() {
-            return Ok(ArrayD::from_shape_vec(IxDyn(&header.shape), Vec::new())
-                .map_err(|e| ndnpy::Error::BadShape(e.to_string()))?);
+            return Ok(
+                ArrayD::from_shape_vec(IxDyn(&header.shape), Vec::new()).map_err(|e| {
+                    ndnpy::Error::Header(ndnpy::error::HeaderError::BadShape(e.to_string()))
+                })?,
+            );
         }
         let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
-        Ok(
-            ndarray::concatenate(axis, &views)
-                .map_err(|e| ndnpy::Error::BadShape(e.to_string()))?,
-        )
+        Ok(ndarray::concatenate(axis, &views).map_err(|e| {
+            ndnpy::Error::Header(ndnpy::error::HeaderError::BadShape(e.to_string()))
+        })?)
     }
 }

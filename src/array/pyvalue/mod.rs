@@ -173,7 +173,7 @@ impl NumpyScalar {
     ///
     /// ```
     /// use ndnpy::pickle::NumpyScalar;
-    /// use ndnpy::{AnyArray, DType};
+    /// use ndnpy::{AnyArray, dtype::DType};
     ///
     /// let s = NumpyScalar { dtype: DType::parse("<f4")?, data: 1.5f32.to_le_bytes().to_vec() };
     /// assert_eq!(s.to_string(), "np.float32(1.5)");

@@ -189,10 +189,10 @@ const MAX_C_INT: usize = i32::MAX as usize;
 const MAX_DESCR_IN_MESSAGE: usize = 120;
 
 fn bad(descr: impl Into<String>, reason: impl Into<String>) -> Error {
-    Error::BadDescr {
+    Error::Header(crate::error::HeaderError::BadDescr {
         descr: descr.into(),
         reason: reason.into(),
-    }
+    })
 }
 
 impl DType {
@@ -200,7 +200,7 @@ impl DType {
     /// NumPy pickles the data and its length is not the header's.
     ///
     /// ```
-    /// use ndnpy::DType;
+    /// use ndnpy::dtype::DType;
     ///
     /// assert!(DType::parse("|O")?.has_object());
     /// assert!(!DType::parse("<f8")?.has_object());
@@ -544,7 +544,10 @@ mod tests {
                     assert_eq!(dt.descr(), descr, "descr of {spelling:?}");
                     assert_eq!(dt.itemsize(), Some(itemsize), "itemsize of {spelling:?}");
                 }
-                (None, Err(Error::BadDescr { descr, reason })) => {
+                (
+                    None,
+                    Err(Error::Header(crate::error::HeaderError::BadDescr { descr, reason })),
+                ) => {
                     assert!(!reason.is_empty());
                     assert!(descr.starts_with('\''), "{descr}");
                 }
@@ -563,7 +566,10 @@ mod tests {
                     // What we write parses back to the same type.
                     assert_eq!(from_text(&dt.descr()).unwrap(), dt, "round trip of {text}");
                 }
-                (None, Err(Error::BadDescr { descr, reason })) => {
+                (
+                    None,
+                    Err(Error::Header(crate::error::HeaderError::BadDescr { descr, reason })),
+                ) => {
                     assert!(!reason.is_empty() && !descr.is_empty(), "{text}");
                 }
                 (expected, got) => panic!("{text}: expected {expected:?}, got {got:?}"),
@@ -662,10 +668,13 @@ mod tests {
             from_text("('<f8', ())").unwrap(),
             DType::parse("<f8").unwrap()
         );
-        assert!(matches!(from_text("('<f8',)"), Err(Error::BadDescr { .. })));
+        assert!(matches!(
+            from_text("('<f8',)"),
+            Err(Error::Header(crate::error::HeaderError::BadDescr { .. }))
+        ));
         assert!(matches!(
             from_text("('<f8', (2,), 1)"),
-            Err(Error::BadDescr { .. })
+            Err(Error::Header(crate::error::HeaderError::BadDescr { .. }))
         ));
     }
 
@@ -713,7 +722,7 @@ mod tests {
     #[test]
     fn error_messages_name_the_descriptor() {
         match DType::parse("<f3") {
-            Err(e @ Error::BadDescr { .. }) => {
+            Err(e @ Error::Header(crate::error::HeaderError::BadDescr { .. })) => {
                 let msg = e.to_string();
                 assert!(msg.starts_with("invalid descr '<f3': "), "{msg}");
                 assert!(msg.contains("1, 2, 4, 8, 16"), "{msg}");
@@ -721,33 +730,37 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match from_text("[('a', '<f8', -1)]") {
-            Err(Error::BadDescr { descr, reason }) => {
+            Err(Error::Header(crate::error::HeaderError::BadDescr { descr, reason })) => {
                 assert_eq!(descr, "('a', '<f8', -1)");
                 assert!(reason.contains("negative"), "{reason}");
             }
             other => panic!("{other:?}"),
         }
         match from_text("[('a', '<i4'), ('a', '<f8')]") {
-            Err(Error::BadDescr { descr, reason }) => {
+            Err(Error::Header(crate::error::HeaderError::BadDescr { descr, reason })) => {
                 assert_eq!(descr, "[('a', '<i4'), ('a', '<f8')]");
                 assert!(reason.contains("'a'"), "{reason}");
             }
             other => panic!("{other:?}"),
         }
         match from_text("{'descr': '<f8'}") {
-            Err(Error::BadDescr { descr, .. }) => assert_eq!(descr, "{'descr': '<f8'}"),
+            Err(Error::Header(crate::error::HeaderError::BadDescr { descr, .. })) => {
+                assert_eq!(descr, "{'descr': '<f8'}")
+            }
             other => panic!("{other:?}"),
         }
         // Long descriptors are cut short in messages.
         let long = format!("[{}('a', 1)]", "('x', '<f8'), ".repeat(100));
         match from_text(&long) {
-            Err(Error::BadDescr { descr, .. }) => {
+            Err(Error::Header(crate::error::HeaderError::BadDescr { descr, .. })) => {
                 assert!(descr.chars().count() <= MAX_DESCR_IN_MESSAGE + 3, "{descr}");
             }
             other => panic!("{other:?}"),
         }
         match DType::parse(&"x".repeat(10_000)) {
-            Err(Error::BadDescr { descr, .. }) => assert!(descr.len() < 200),
+            Err(Error::Header(crate::error::HeaderError::BadDescr { descr, .. })) => {
+                assert!(descr.len() < 200)
+            }
             other => panic!("{other:?}"),
         }
     }

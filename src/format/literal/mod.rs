@@ -3,7 +3,7 @@
 //! The grammar is the part of Python's literal syntax that `ast.literal_eval`
 //! accepts and a header can contain: dicts, tuples, lists, strings, integers,
 //! `True`, `False` and `None`. Floats, complex numbers, bytes literals and
-//! names are refused with a [`Error::MalformedHeader`] that says what was found.
+//! names are refused with a [`crate::error::HeaderError::MalformedHeader`] that says what was found.
 //!
 //! The parser is a recursive descent over the characters of the text, but
 //! every recursion goes through an opening bracket and the bracket depth is
@@ -110,11 +110,11 @@ impl Parser {
     }
 
     fn malformed(&self, pos: usize, expected: &str, found: String) -> Error {
-        Error::MalformedHeader {
+        Error::Header(crate::error::HeaderError::MalformedHeader {
             pos,
             expected: expected.to_string(),
             found,
-        }
+        })
     }
 
     /// Describes what is at the current position.
@@ -192,7 +192,9 @@ impl Parser {
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(Error::NestingTooDeep { max: MAX_DEPTH });
+            return Err(Error::Limit(crate::error::LimitError::NestingTooDeep {
+                max: MAX_DEPTH,
+            }));
         }
         Ok(())
     }
@@ -375,10 +377,10 @@ impl Parser {
 }
 
 fn overflow() -> Error {
-    Error::LengthOverflow {
+    Error::Limit(crate::error::LimitError::LengthOverflow {
         shape: vec![],
         itemsize: 0,
-    }
+    })
 }
 
 /// A short description of a value's kind for error messages.
@@ -440,17 +442,22 @@ mod tests {
 
     fn malformed(text: &str) -> (usize, String, String) {
         match parse(text, false) {
-            Err(Error::MalformedHeader {
+            Err(Error::Header(crate::error::HeaderError::MalformedHeader {
                 pos,
                 expected,
                 found,
-            }) => (pos, expected, found),
+            })) => (pos, expected, found),
             other => panic!("{text:?}: expected MalformedHeader, got {other:?}"),
         }
     }
 
     fn is_malformed(text: &str) -> bool {
-        matches!(parse(text, false), Err(Error::MalformedHeader { .. }))
+        matches!(
+            parse(text, false),
+            Err(Error::Header(
+                crate::error::HeaderError::MalformedHeader { .. }
+            ))
+        )
     }
 
     #[test]
@@ -690,7 +697,7 @@ mod tests {
             assert!(
                 matches!(
                     parse(text, false),
-                    Err(Error::LengthOverflow { ref shape, itemsize: 0 }) if shape.is_empty()
+                    Err(Error::Limit(crate::error::LimitError::LengthOverflow { ref shape, itemsize: 0 })) if shape.is_empty()
                 ),
                 "{text}"
             );
@@ -705,7 +712,9 @@ mod tests {
         assert!(malformed("3L").2.contains("L suffix"));
         assert!(matches!(
             parse("3LL", true),
-            Err(Error::MalformedHeader { .. })
+            Err(Error::Header(
+                crate::error::HeaderError::MalformedHeader { .. }
+            ))
         ));
     }
 
@@ -730,12 +739,16 @@ mod tests {
         let too_deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
         assert!(matches!(
             parse(&too_deep, false),
-            Err(Error::NestingTooDeep { max: MAX_DEPTH })
+            Err(Error::Limit(crate::error::LimitError::NestingTooDeep {
+                max: MAX_DEPTH
+            }))
         ));
         let mixed = "{1: [(".repeat(MAX_DEPTH / 3 + 1);
         assert!(matches!(
             parse(&mixed, false),
-            Err(Error::NestingTooDeep { .. })
+            Err(Error::Limit(
+                crate::error::LimitError::NestingTooDeep { .. }
+            ))
         ));
     }
 
@@ -745,12 +758,16 @@ mod tests {
         let text = "(".repeat(100_000);
         assert!(matches!(
             parse(&text, false),
-            Err(Error::NestingTooDeep { max: MAX_DEPTH })
+            Err(Error::Limit(crate::error::LimitError::NestingTooDeep {
+                max: MAX_DEPTH
+            }))
         ));
         let text = format!("{}1{}", "-(".repeat(100_000), ")".repeat(100_000));
         assert!(matches!(
             parse(&text, false),
-            Err(Error::NestingTooDeep { .. })
+            Err(Error::Limit(
+                crate::error::LimitError::NestingTooDeep { .. }
+            ))
         ));
         // Long runs of signs are handled iteratively.
         let text = format!("{}1", "-".repeat(100_001));

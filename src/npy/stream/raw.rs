@@ -161,23 +161,22 @@ impl<W: Write> RawWriter<W> {
     /// the writer failed.
     pub(super) fn write<T: Element, D: Dimension>(&mut self, block: &ArrayRef<T, D>) -> Result<()> {
         if self.failed {
-            return Err(Error::IncompleteWrite);
+            return Err(Error::Write(crate::error::WriteError::IncompleteWrite));
         }
         let block = block.view();
         let rows = growth::check_block(&self.template, self.axis, &block)?;
-        let total =
-            self.rows
-                .checked_add(rows.shape()[0])
-                .ok_or_else(|| Error::LengthOverflow {
-                    shape: self.template.shape.iter().map(|&d| d as u64).collect(),
-                    itemsize: self.template.dtype.itemsize().unwrap_or(0),
-                })?;
+        let total = self.rows.checked_add(rows.shape()[0]).ok_or_else(|| {
+            Error::Limit(crate::error::LimitError::LengthOverflow {
+                shape: self.template.shape.iter().map(|&d| d as u64).collect(),
+                itemsize: self.template.dtype.itemsize().unwrap_or(0),
+            })
+        })?;
         match self.mode {
             Rows::Declared(declared) if total > declared => {
-                return Err(Error::RowCountMismatch {
+                return Err(Error::Rows(crate::error::RowsError::RowCountMismatch {
                     declared,
                     written: total,
-                })
+                }))
             }
             Rows::Declared(_) => {}
             Rows::Patched { .. } => {
@@ -197,24 +196,24 @@ impl<W: Write> RawWriter<W> {
     /// target.
     pub(super) fn finish(self) -> Result<(W, Target)> {
         if self.failed {
-            return Err(Error::IncompleteWrite);
+            return Err(Error::Write(crate::error::WriteError::IncompleteWrite));
         }
         let header = match self.mode {
             Rows::Patched { header_len, .. } => {
                 let header = final_header(&self.template, self.axis, self.rows);
                 header.data_len()?;
                 Some(growth::header_at_len(&header, header_len).ok_or_else(|| {
-                    Error::NoHeaderRoom {
+                    Error::Rows(crate::error::RowsError::NoHeaderRoom {
                         needed: growth::min_header_len(&header),
                         available: header_len,
-                    }
+                    })
                 })?)
             }
             Rows::Declared(declared) if declared != self.rows => {
-                return Err(Error::RowCountMismatch {
+                return Err(Error::Rows(crate::error::RowsError::RowCountMismatch {
                     declared,
                     written: self.rows,
-                })
+                }))
             }
             Rows::Declared(_) => None,
         };
@@ -299,10 +298,10 @@ pub(crate) fn rewrite(
     out.write_all(&bytes)?;
     let copied = io::copy(data, &mut out)?;
     if copied != data_len {
-        return Err(Error::TruncatedData {
+        return Err(Error::Data(crate::error::DataError::TruncatedData {
             expected: data_len,
             found: copied,
-        });
+        }));
     }
     drop(out.into_inner().map_err(|e| e.into_error())?);
     temp.commit()

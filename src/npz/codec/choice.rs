@@ -1,8 +1,10 @@
 //! [`Codec`]: how [`crate::NpzWriter`] compresses members.
 
-/// How [`crate::NpzWriter`] compresses the members it compresses
-/// ([`crate::NpzWriter::codec`]); deflate unless chosen otherwise.
+/// How [`crate::NpzWriter`] writes members: the one choice of
+/// compression, with its level ([`crate::NpzWriter::codec`]). Members are
+/// stored unless a codec is chosen.
 ///
+/// - [`Codec::Stored`] is what `np.savez` writes.
 /// - [`Codec::Deflate`] is what `np.savez_compressed` writes: every NumPy
 ///   on every Python loads it.
 /// - `Codec::Zstd` (cargo feature `zstd`) writes Zstandard members (zip
@@ -19,7 +21,7 @@
 ///   backports.zstd.zipfile`). Choose it when you control both ends.
 ///
 /// ```
-/// use ndnpy::{Codec, Compression, NpzReader, NpzWriter};
+/// use ndnpy::{npz::Codec, npz::Compression, NpzReader, NpzWriter};
 /// use std::io::Cursor;
 ///
 /// let mut npz = NpzWriter::new(Cursor::new(Vec::new())).codec(Codec::Deflate { level: 9 });
@@ -31,6 +33,9 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Codec {
+    /// No compression (`np.savez`): what [`NpzWriter::create`](crate::NpzWriter::create)
+    /// and [`NpzWriter::new`](crate::NpzWriter::new) write unless told otherwise.
+    Stored,
     /// Deflate at `level`, from 1 (fastest) to 9 (smallest); the default,
     /// 7, gives archives no larger than `np.savez_compressed`'s.
     Deflate {
@@ -43,7 +48,7 @@ pub enum Codec {
     /// faster; BENCHMARKS.md, "Zstandard, and the other zip methods").
     ///
     /// ```
-    /// use ndnpy::{Codec, Compression, NpzReader, NpzWriter};
+    /// use ndnpy::{npz::Codec, npz::Compression, NpzReader, NpzWriter};
     /// use std::io::Cursor;
     ///
     /// let a = ndarray::Array1::from_shape_fn(100_000, |i| (i % 1000) as f32);
@@ -65,7 +70,7 @@ impl Codec {
     /// Deflate at its default level (7).
     ///
     /// ```
-    /// assert_eq!(ndnpy::Codec::deflate(), ndnpy::Codec::Deflate { level: 7 });
+    /// assert_eq!(ndnpy::npz::Codec::deflate(), ndnpy::npz::Codec::Deflate { level: 7 });
     /// ```
     pub fn deflate() -> Self {
         Codec::Deflate {
@@ -76,26 +81,12 @@ impl Codec {
     /// Zstandard at its default level (3).
     ///
     /// ```
-    /// assert_eq!(ndnpy::Codec::zstd(), ndnpy::Codec::Zstd { level: 3 });
+    /// assert_eq!(ndnpy::npz::Codec::zstd(), ndnpy::npz::Codec::Zstd { level: 3 });
     /// ```
     #[cfg(feature = "zstd")]
     pub fn zstd() -> Self {
         Codec::Zstd {
             level: super::zstd::write::DEFAULT_LEVEL,
-        }
-    }
-
-    /// The same codec at `level` (clamped to the codec's range).
-    pub(crate) fn with_level(self, level: u32) -> Self {
-        match self {
-            Codec::Deflate { .. } => Codec::Deflate {
-                level: level.clamp(1, 9),
-            },
-            #[cfg(feature = "zstd")]
-            Codec::Zstd { .. } => Codec::Zstd {
-                level: level.min(i32::MAX as u32) as i32,
-            }
-            .clamped(),
         }
     }
 
@@ -105,6 +96,7 @@ impl Codec {
             Codec::Deflate { level } => Codec::Deflate {
                 level: level.clamp(1, 9),
             },
+            Codec::Stored => Codec::Stored,
             #[cfg(feature = "zstd")]
             Codec::Zstd { level } => {
                 let levels = super::zstd::write::LEVELS;
@@ -117,8 +109,8 @@ impl Codec {
 }
 
 impl Default for Codec {
-    /// [`Codec::deflate`].
+    /// [`Codec::Stored`], as `np.savez` writes.
     fn default() -> Self {
-        Codec::deflate()
+        Codec::Stored
     }
 }

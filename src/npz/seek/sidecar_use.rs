@@ -42,7 +42,7 @@ impl<R: Read + Seek> NpzReader<R> {
     ///
     /// # let dir = tempfile::tempdir().unwrap();
     /// # let path = dir.path().join("a.npz");
-    /// let mut w = NpzWriter::create_compressed(&path)?;
+    /// let mut w = NpzWriter::create(&path)?.codec(ndnpy::npz::Codec::deflate());
     /// w.add("a", &Array2::<f64>::zeros((1000, 8)))?;
     /// w.finish()?;
     /// let mut npz = NpzReader::open(&path)?;

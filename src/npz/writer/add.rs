@@ -6,7 +6,7 @@ use crate::array::any::AnyArray;
 use crate::array::element::Element;
 use crate::error::{Error, Result};
 use crate::options::Order;
-use ndarray::{ArrayBase, ArrayRef, Data, Dimension};
+use ndarray::{ArrayRef, Dimension};
 use std::io::{Seek, Write};
 
 impl<W: Write + Seek> NpzWriter<W> {
@@ -15,17 +15,17 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// any memory layout (non-contiguous arrays are written in bounded
     /// chunks, without first copying the whole array).
     ///
-    /// Fails with [`Error::DuplicateMember`] if `name` was added before, and
-    /// with [`Error::InvalidName`] (without poisoning the writer) for a name
+    /// Fails with [`crate::error::WriteError::DuplicateMember`] if `name` was added before, and
+    /// with [`crate::error::WriteError::InvalidName`] (without poisoning the writer) for a name
     /// NumPy could not give back: one with a NUL byte, one too long for a
     /// zip entry, or `n.npy` beside `n`. After any other failure the writer
     /// is poisoned: further calls and [`NpzWriter::finish`] return
-    /// [`Error::IncompleteArchive`].
+    /// [`crate::error::WriteError::IncompleteArchive`].
     ///
     /// Takes any array through `&ArrayRef` (ndarray's type for functions
     /// that read an array): `&Array`, `&ArrayView`, `&ArcArray` and
     /// `&CowArray` reach it by deref. Arrays of
-    /// [`PyValue`](crate::PyValue) and `Option<String>` are pickled as
+    /// [`PyValue`](crate::pickle::PyValue) and `Option<String>` are pickled as
     /// `np.savez` pickles object arrays.
     ///
     /// ```
@@ -37,7 +37,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// npz.add("every_other_row", &a.slice(s![..;2, ..]))?;
     /// assert!(matches!(
     ///     npz.add("every_other_row", &a),
-    ///     Err(ndnpy::Error::DuplicateMember { .. })
+    ///     Err(ndnpy::Error::Write(ndnpy::error::WriteError::DuplicateMember { .. }))
     /// ));
     /// assert!(npz.finish().is_err());
     /// # Ok::<(), ndnpy::Error>(())
@@ -112,7 +112,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// use ndnpy::{NpzReader, NpzWriter, Order};
     /// use std::io::Cursor;
     ///
-    /// let mut npz = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut npz = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// let mut member = npz.add_streaming::<f32>("embeddings", &[4], Order::C)?;
     /// for batch in 0..3 {
     ///     member.write(&Array2::<f32>::from_elem((10, 4), batch as f32))?;
@@ -146,7 +146,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// them with [`NpzWriter::add_any`].
     ///
     /// ```
-    /// use ndnpy::{DType, Header, NpzReader, NpzWriter, Version};
+    /// use ndnpy::{dtype::DType, dtype::Header, NpzReader, NpzWriter, dtype::Version};
     /// use std::io::{Cursor, Write};
     ///
     /// let header = Header {
@@ -155,7 +155,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     ///     fortran_order: false,
     ///     version: Version::V1,
     /// };
-    /// let mut w = NpzWriter::new_compressed(Cursor::new(Vec::new()));
+    /// let mut w = NpzWriter::new(Cursor::new(Vec::new())).codec(ndnpy::npz::Codec::deflate());
     /// w.add_npy_data("be", &header, |out| out.write_all(&[0, 1, 1, 0]))?;
     /// let mut npz = NpzReader::new(w.finish_into_inner()?)?;
     /// assert_eq!(npz.read::<u16, ndarray::Ix1>("be")?, ndarray::array![1, 256]);
@@ -204,18 +204,18 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// anything is written, so a refused name does not poison the writer.
     pub(super) fn check_open(&self, name: &str) -> Result<()> {
         if let Some(failed) = &self.failed {
-            return Err(Error::IncompleteArchive {
+            return Err(Error::Write(crate::error::WriteError::IncompleteArchive {
                 name: failed.clone(),
-            });
+            }));
         }
         crate::npz::names::check_array_name(name, |n| self.names.contains(n))
     }
 
     pub(super) fn claim(&mut self, name: &str) -> Result<()> {
         if self.names.contains(name) {
-            return Err(Error::DuplicateMember {
+            return Err(Error::Write(crate::error::WriteError::DuplicateMember {
                 name: name.to_owned(),
-            });
+            }));
         }
         self.names.insert(name.to_owned());
         Ok(())
@@ -242,16 +242,5 @@ impl<W: Write + Seek> NpzWriter<W> {
             self.failed.get_or_insert_with(|| name.to_owned());
         }
         result
-    }
-
-    /// Adds an object array (`|O`), pickled as `np.save` does: the same
-    /// as [`NpzWriter::add`] of a [`PyValue`](crate::PyValue) array.
-    #[deprecated(note = "use NpzWriter::add, which pickles PyValue arrays")]
-    pub fn add_object<S: Data<Elem = crate::array::pyvalue::PyValue>, D: Dimension>(
-        &mut self,
-        name: &str,
-        array: &ArrayBase<S, D>,
-    ) -> Result<()> {
-        self.add(name, array)
     }
 }

@@ -22,7 +22,7 @@ use std::marker::PhantomData;
 /// member, since a loop such as `for b in src { m.write(&b?)? }` that stops
 /// on the source's error would otherwise leave a whole-looking but short
 /// array. Later [`NpzWriter::add`]s and [`NpzWriter::finish`] fail with
-/// [`Error::IncompleteArchive`], and the archive's own drop writes no
+/// [`crate::error::WriteError::IncompleteArchive`], and the archive's own drop writes no
 /// central directory, so no reader opens it (a path target is left as it
 /// was).
 ///
@@ -162,10 +162,10 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
     /// with one dimension fewer is a single row.
     ///
     /// A block whose shape does not fit is refused with
-    /// [`Error::AppendMismatch`] (or [`Error::LengthOverflow`] if the
+    /// [`crate::error::RowsError::AppendMismatch`] (or [`crate::error::LimitError::LengthOverflow`] if the
     /// member would grow past what a `.npy` header can describe) and
     /// leaves the member as it was; an I/O failure poisons the archive
-    /// (later calls fail with [`Error::IncompleteArchive`]).
+    /// (later calls fail with [`crate::error::WriteError::IncompleteArchive`]).
     ///
     /// ```
     /// # use ndnpy::{NpzWriter, Order};
@@ -179,9 +179,9 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
     /// ```
     pub fn write<D: Dimension>(&mut self, block: &ArrayRef<T, D>) -> Result<()> {
         if self.npz.failed.is_some() {
-            return Err(Error::IncompleteArchive {
+            return Err(Error::Write(crate::error::WriteError::IncompleteArchive {
                 name: self.m.name.clone(),
-            });
+            }));
         }
         let block = block.view();
         let rows = crate::npy::growth::check_block(&self.m.header, self.m.axis, &block)?;
@@ -189,10 +189,10 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
         let grown = total.map(|t| self.with_rows(t));
         let fits = grown.as_ref().map(crate::npy::growth::check_grown);
         let Some(Ok(_)) = fits else {
-            return Err(Error::LengthOverflow {
+            return Err(Error::Limit(crate::error::LimitError::LengthOverflow {
                 shape: self.m.header.shape.iter().map(|&d| d as u64).collect(),
                 itemsize: self.m.header.dtype.itemsize().unwrap_or(0),
-            });
+            }));
         };
         let data = self.m.data.as_mut().expect("data present until finish");
         let result = crate::npy::growth::write_rows(
@@ -216,7 +216,9 @@ impl<'a, W: Write + Seek, T: Element> NpzMemberWriter<'a, W, T> {
     /// written in place.
     pub fn finish(mut self) -> Result<()> {
         if let Some(name) = &self.npz.failed {
-            return Err(Error::IncompleteArchive { name: name.clone() });
+            return Err(Error::Write(crate::error::WriteError::IncompleteArchive {
+                name: name.clone(),
+            }));
         }
         let result = self.end();
         if result.is_err() {

@@ -54,7 +54,7 @@ const MEMBER_ALIGN: u16 = 64;
 ///   reader takes it for complete. Call `finish` to learn of errors. (This
 ///   is the crate's one drop rule: see the crate docs, "Writers".)
 /// - A failed `add` (a duplicate name, an I/O error) poisons the writer:
-///   later `add`s and `finish` fail with [`Error::IncompleteArchive`], so
+///   later `add`s and `finish` fail with [`crate::error::WriteError::IncompleteArchive`], so
 ///   an archive missing a member is never passed off as complete.
 /// - Stored members are aligned by default so that their data starts at a
 ///   multiple of 64 bytes in the file: [`crate::NpzMmap`] can then view
@@ -72,11 +72,12 @@ const MEMBER_ALIGN: u16 = 64;
 ///
 /// ```
 /// use ndarray::{array, Array2};
-/// use ndnpy::{NpzReader, NpzWriter};
+/// use ndnpy::{npz::Codec, NpzReader, NpzWriter};
 ///
 /// # let dir = tempfile::tempdir().unwrap();
 /// # let path = dir.path().join("out.npz");
-/// let mut npz = NpzWriter::create_compressed(&path)?.compression_level(9);
+/// // np.savez_compressed, at deflate's smallest level:
+/// let mut npz = NpzWriter::create(&path)?.codec(Codec::Deflate { level: 9 });
 /// npz.add("weights", &Array2::<f32>::zeros((64, 64)))?;
 /// npz.add("bias", &array![0.5f32, -0.5])?;
 /// npz.finish()?;
@@ -152,39 +153,6 @@ impl NpzWriter<BufWriter<File>> {
         writer.temp = Some(temp);
         Ok(writer)
     }
-
-    /// Creates an archive of deflated members at `path`, like
-    /// `np.savez_compressed`.
-    ///
-    /// ```
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// # let path = dir.path().join("a.npz");
-    /// let mut npz = ndnpy::NpzWriter::create_compressed(&path)?;
-    /// npz.add("zeros", &ndarray::Array1::<f64>::zeros(10_000))?;
-    /// npz.finish()?;
-    /// assert!(std::fs::metadata(&path)?.len() < 1_000);
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn create_compressed<P: AsRef<Path>>(path: P) -> Result<Self> {
-        Ok(Self::create(path)?.compressed(true))
-    }
-
-    /// Like [`NpzWriter::create_compressed`], with options.
-    ///
-    /// ```
-    /// use ndnpy::{NpzWriter, WriteOptions};
-    ///
-    /// # let dir = tempfile::tempdir().unwrap();
-    /// # let path = dir.path().join("a.npz");
-    /// let durable = WriteOptions::default().durable(true);
-    /// let mut npz = NpzWriter::create_compressed_with(&path, &durable)?;
-    /// npz.add("x", &ndarray::array![1, 2, 3])?;
-    /// npz.finish()?;
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn create_compressed_with<P: AsRef<Path>>(path: P, options: &WriteOptions) -> Result<Self> {
-        Ok(Self::create_with(path, options)?.compressed(true))
-    }
 }
 
 /// A zip archive is written out of order (sizes are filled in after each
@@ -206,7 +174,7 @@ fn check_seekable(file: &File, path: &Path) -> Result<()> {
 impl<W: Write + Seek> NpzWriter<W> {
     /// Writes an archive of stored members to `writer`, from its current
     /// position (a writer whose position cannot be read makes every
-    /// [`NpzWriter::add`] fail with [`Error::IncompleteArchive`]).
+    /// [`NpzWriter::add`] fail with [`crate::error::WriteError::IncompleteArchive`]).
     ///
     /// ```
     /// use std::io::Cursor;
@@ -219,21 +187,6 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// ```
     pub fn new(writer: W) -> Self {
         Self::infallible(writer, false)
-    }
-
-    /// Writes an archive of deflated members to `writer`.
-    ///
-    /// ```
-    /// use std::io::Cursor;
-    ///
-    /// let mut npz = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new()));
-    /// npz.add("x", &ndarray::Array1::<u8>::zeros(1000))?;
-    /// let bytes = npz.finish_into_inner()?.into_inner();
-    /// assert!(bytes.len() < 500);
-    /// # Ok::<(), ndnpy::Error>(())
-    /// ```
-    pub fn new_compressed(writer: W) -> Self {
-        Self::infallible(writer, true)
     }
 
     fn infallible(writer: W, compressed: bool) -> Self {
@@ -265,40 +218,14 @@ impl<W: Write + Seek> NpzWriter<W> {
         }
     }
 
-    /// Whether members added from now on are deflated (`true`) or stored.
-    ///
-    /// ```
-    /// # use std::io::Cursor;
-    /// let npz = ndnpy::NpzWriter::new(Cursor::new(Vec::new())).compressed(true);
-    /// ```
-    pub fn compressed(mut self, compressed: bool) -> Self {
-        self.compressed = compressed;
-        self
-    }
-
-    /// The level of the codec that compresses members (see
-    /// [`NpzWriter::codec`]): for deflate, the default, from 1 (fastest) to
-    /// 9 (smallest), larger values counting as 9; the default, 7, gives
-    /// archives no larger than `np.savez_compressed` (zlib's level 6) on
-    /// every kind of data we measured, in a fraction of its time. For
-    /// Zstandard, from 1 to 22. Has no effect on stored members.
-    ///
-    /// ```
-    /// # use std::io::Cursor;
-    /// let npz = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new())).compression_level(1);
-    /// ```
-    pub fn compression_level(mut self, level: u32) -> Self {
-        self.pool.set_level(level);
-        self
-    }
-
-    /// Compresses members added from now on with `codec` (deflate at level
-    /// 7 unless chosen otherwise): [`Codec::Deflate`], which every NumPy
-    /// reads, or `Codec::Zstd` (feature `zstd`), smaller and several times
-    /// faster to read, which NumPy reads only through a `zipfile` that
-    /// reads Zstandard (Python 3.14's, or `backports.zstd`'s: see
-    /// [`Codec`]). Turns compression on, as
-    /// [`NpzWriter::compressed`]`(true)` does.
+    /// Writes members added from now on with `codec`, the one choice of
+    /// compression and its level (members are stored unless a codec is
+    /// chosen): [`Codec::Stored`] (`np.savez`), [`Codec::Deflate`]
+    /// (`np.savez_compressed`, which every NumPy reads; [`Codec::deflate`]
+    /// is level 7, no larger than NumPy's and several times faster), or
+    /// `Codec::Zstd` (feature `zstd`), smaller and several times faster to
+    /// read, which NumPy reads only through a `zipfile` that reads
+    /// Zstandard (Python 3.14's, or `backports.zstd`'s: see [`Codec`]).
     ///
     /// Zstandard members are one frame, as Python's `zipfile` needs, made
     /// of segments compressed on every core and recorded in a table (the
@@ -307,7 +234,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// threads.
     ///
     /// ```
-    /// use ndnpy::{Codec, NpzReader, NpzWriter};
+    /// use ndnpy::{npz::Codec, NpzReader, NpzWriter};
     /// use std::io::Cursor;
     ///
     /// let a = ndarray::Array2::from_shape_fn((1000, 50), |(i, j)| (i * j % 97) as i32);
@@ -324,8 +251,8 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// # Ok::<(), ndnpy::Error>(())
     /// ```
     pub fn codec(mut self, codec: Codec) -> Self {
+        self.compressed = codec != Codec::Stored;
         self.pool.set_codec(codec);
-        self.compressed = true;
         self
     }
 
@@ -343,7 +270,9 @@ impl<W: Write + Seek> NpzWriter<W> {
     ///
     /// let a = Array1::from_shape_fn(3_000_000, |i| (i % 1000) as f32);
     /// let write = |threads| -> ndnpy::Result<Vec<u8>> {
-    ///     let mut npz = ndnpy::NpzWriter::new_compressed(Cursor::new(Vec::new())).threads(threads);
+    ///     let mut npz = ndnpy::NpzWriter::new(Cursor::new(Vec::new()))
+    ///         .codec(ndnpy::npz::Codec::deflate())
+    ///         .threads(threads);
     ///     npz.add("a", &a)?;
     ///     Ok(npz.finish_into_inner()?.into_inner())
     /// };
@@ -358,7 +287,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// Whether stored members are padded so that their data starts at a
     /// multiple of 64 bytes in the file (on by default). Without it, members
     /// lie where they fall, as in NumPy's own archives, and
-    /// [`crate::NpzMmap::view`] may fail with [`Error::Misaligned`].
+    /// [`crate::NpzMmap::view`] may fail with [`crate::error::ViewError::Misaligned`].
     ///
     /// ```
     /// # use std::io::Cursor;
@@ -504,7 +433,9 @@ impl<W: Write + Seek> NpzWriter<W> {
     pub fn finish_into_inner(mut self) -> Result<W> {
         self.ended = true;
         if let Some(name) = self.failed.take() {
-            return Err(Error::IncompleteArchive { name });
+            return Err(Error::Write(crate::error::WriteError::IncompleteArchive {
+                name,
+            }));
         }
         self.write_queued()?;
         self.out.finish()?;

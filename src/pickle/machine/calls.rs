@@ -103,9 +103,12 @@ impl Machine<'_> {
                 };
                 if let Some(tz) = tz {
                     if !matches!(self.arena[tz], Node::None) {
-                        return Err(Error::UnsupportedPickle {
-                            what: "a datetime with a tzinfo (only naive datetimes are read)".into(),
-                        });
+                        return Err(Error::Pickle(
+                            crate::error::PickleError::UnsupportedPickle {
+                                what: "a datetime with a tzinfo (only naive datetimes are read)"
+                                    .into(),
+                            },
+                        ));
                     }
                 }
                 let b = self.state_bytes(state, 10, "datetime")?;
@@ -188,9 +191,11 @@ impl Machine<'_> {
                 .collect::<Option<Vec<u8>>>()
                 .ok_or_else(|| self.malformed("text not encodable as latin-1")),
             "utf-8" | "utf8" => Ok(text.as_bytes().to_vec()),
-            other => Err(Error::UnsupportedPickle {
-                what: format!("_codecs.encode to {:?}", truncate(other)),
-            }),
+            other => Err(Error::Pickle(
+                crate::error::PickleError::UnsupportedPickle {
+                    what: format!("_codecs.encode to {:?}", truncate(other)),
+                },
+            )),
         }
     }
 

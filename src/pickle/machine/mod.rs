@@ -205,19 +205,19 @@ impl<'a> Machine<'a> {
     }
 
     pub(crate) fn malformed(&self, reason: impl Into<String>) -> Error {
-        Error::MalformedPickle {
+        Error::Pickle(crate::error::PickleError::MalformedPickle {
             pos: self.op_pos,
             reason: reason.into(),
-        }
+        })
     }
 
     /// Charges `cost` bytes of new values against the budget.
     pub(crate) fn charge(&mut self, cost: u64) -> Result<()> {
         if cost > self.budget {
-            return Err(Error::PickleLimit {
+            return Err(Error::Limit(crate::error::LimitError::PickleLimit {
                 what: "memory for the values it builds (64 bytes per input byte plus 1 MiB)",
                 limit: Self::budget_for(self.input.len()),
-            });
+            }));
         }
         self.budget -= cost;
         Ok(())
@@ -347,10 +347,10 @@ impl<'a> Machine<'a> {
             return Err(self.malformed(format!("bad integer text {:?}", truncate(text))));
         }
         if digits.len() > MAX_LONG_BYTES * 3 {
-            return Err(Error::PickleLimit {
+            return Err(Error::Limit(crate::error::LimitError::PickleLimit {
                 what: "digits of one integer",
                 limit: (MAX_LONG_BYTES * 3) as u64,
-            });
+            }));
         }
         let digits = digits.trim_start_matches('0');
         Ok(if digits.is_empty() {
@@ -379,8 +379,10 @@ impl<'a> Machine<'a> {
     fn unicode(&mut self, n: u64) -> Result<()> {
         let n = self.len_checked(n)?;
         let bytes = self.take(n)?;
-        let s = std::str::from_utf8(bytes).map_err(|_| Error::UnsupportedPickle {
-            what: "a str that is not valid UTF-8 (a lone surrogate?)".into(),
+        let s = std::str::from_utf8(bytes).map_err(|_| {
+            Error::Pickle(crate::error::PickleError::UnsupportedPickle {
+                what: "a str that is not valid UTF-8 (a lone surrogate?)".into(),
+            })
         })?;
         self.push(Node::Str(s.to_owned()));
         Ok(())
@@ -442,15 +444,22 @@ impl<'a> Machine<'a> {
     fn call_node(&mut self, callable: Id, args: Vec<Id>, new_object: bool) -> Result<Node> {
         let refusal = match &self.arena[callable] {
             Node::Global(g) => match self.call(*g, args.clone()) {
-                Err(Error::UnsupportedPickle { what }) if self.opaque => {
-                    Error::UnsupportedPickle { what }
+                Err(Error::Pickle(crate::error::PickleError::UnsupportedPickle { what }))
+                    if self.opaque =>
+                {
+                    Error::Pickle(crate::error::PickleError::UnsupportedPickle { what })
                 }
                 other => return other,
             },
             Node::Ref(r) => globals::refused(&r.0, &r.1),
             other => self.malformed(format!("a {} is not callable", other.type_name())),
         };
-        if !self.opaque || matches!(refusal, Error::MalformedPickle { .. }) {
+        if !self.opaque
+            || matches!(
+                refusal,
+                Error::Pickle(crate::error::PickleError::MalformedPickle { .. })
+            )
+        {
             return Err(refusal);
         }
         self.charge(NODE_COST * (args.len() as u64 + 4))?;
@@ -484,9 +493,11 @@ impl<'a> Machine<'a> {
             other => {
                 let t = other.type_name();
                 self.arena[target] = other;
-                return Err(Error::UnsupportedPickle {
-                    what: format!("BUILD (setting the state) of a {t}"),
-                });
+                return Err(Error::Pickle(
+                    crate::error::PickleError::UnsupportedPickle {
+                        what: format!("BUILD (setting the state) of a {t}"),
+                    },
+                ));
             }
         };
         self.arena[target] = built?;

@@ -22,9 +22,11 @@ impl<'a> Machine<'a> {
                 0x80 => {
                     let proto = self.byte()?;
                     if proto > 5 {
-                        return Err(Error::UnsupportedPickle {
-                            what: format!("pickle protocol {proto}"),
-                        });
+                        return Err(Error::Pickle(
+                            crate::error::PickleError::UnsupportedPickle {
+                                what: format!("pickle protocol {proto}"),
+                            },
+                        ));
                     }
                 }
                 0x95 => {
@@ -96,10 +98,10 @@ impl<'a> Machine<'a> {
                         return Err(self.malformed("LONG4 with a negative length"));
                     }
                     if n as usize > MAX_LONG_BYTES {
-                        return Err(Error::PickleLimit {
+                        return Err(Error::Limit(crate::error::LimitError::PickleLimit {
                             what: "bytes of one integer",
                             limit: MAX_LONG_BYTES as u64,
-                        });
+                        }));
                     }
                     let n = self.len_checked(n as u64)?;
                     let bytes = self.take(n)?;
@@ -345,9 +347,11 @@ impl<'a> Machine<'a> {
                     match &self.arena[kwargs] {
                         Node::Dict(d) if d.is_empty() => {}
                         _ => {
-                            return Err(Error::UnsupportedPickle {
-                                what: "NEWOBJ_EX with keyword arguments".into(),
-                            })
+                            return Err(Error::Pickle(
+                                crate::error::PickleError::UnsupportedPickle {
+                                    what: "NEWOBJ_EX with keyword arguments".into(),
+                                },
+                            ))
                         }
                     }
                     let Node::Tuple(args) = &self.arena[args] else {
@@ -363,19 +367,25 @@ impl<'a> Machine<'a> {
                     self.build(target, state)?;
                 }
                 0x82..=0x84 => {
-                    return Err(Error::UnsupportedPickle {
-                        what: "the copyreg extension registry (EXT1/EXT2/EXT4)".into(),
-                    })
+                    return Err(Error::Pickle(
+                        crate::error::PickleError::UnsupportedPickle {
+                            what: "the copyreg extension registry (EXT1/EXT2/EXT4)".into(),
+                        },
+                    ))
                 }
                 b'P' | b'Q' => {
-                    return Err(Error::UnsupportedPickle {
-                        what: "persistent ids (PERSID/BINPERSID)".into(),
-                    })
+                    return Err(Error::Pickle(
+                        crate::error::PickleError::UnsupportedPickle {
+                            what: "persistent ids (PERSID/BINPERSID)".into(),
+                        },
+                    ))
                 }
                 0x97 | 0x98 => {
-                    return Err(Error::UnsupportedPickle {
-                        what: "out-of-band buffers (NEXT_BUFFER/READONLY_BUFFER)".into(),
-                    })
+                    return Err(Error::Pickle(
+                        crate::error::PickleError::UnsupportedPickle {
+                            what: "out-of-band buffers (NEXT_BUFFER/READONLY_BUFFER)".into(),
+                        },
+                    ))
                 }
                 other => {
                     return Err(self.malformed(format!("unknown opcode 0x{other:02x}")));

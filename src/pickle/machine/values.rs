@@ -60,10 +60,10 @@ impl Machine<'_> {
 
     pub(super) fn materialize_at(&mut self, id: Id, depth: usize) -> Result<PyValue> {
         if depth >= MAX_DEPTH {
-            return Err(Error::PickleLimit {
+            return Err(Error::Limit(crate::error::LimitError::PickleLimit {
                 what: "nesting depth of values",
                 limit: MAX_DEPTH as u64,
-            });
+            }));
         }
         if self.visiting[id] {
             return Err(self.malformed(format!(
@@ -140,7 +140,11 @@ impl Machine<'_> {
                         PyValue::Str(String::from_utf8(b.clone()).expect("ASCII")),
                         b.len() as u64,
                     ),
-                    Some(at) => return Err(Error::Py2StrNotAscii { byte: b[at] }),
+                    Some(at) => {
+                        return Err(Error::Pickle(crate::error::PickleError::Py2StrNotAscii {
+                            byte: b[at],
+                        }))
+                    }
                 },
             },
             Node::Bytes(b) => (PyValue::Bytes(b.clone()), b.len() as u64),
@@ -154,10 +158,10 @@ impl Machine<'_> {
                 // Values built by a call (arrays above all) count their own
                 // depth, so nesting arrays in arrays cannot pass the limit.
                 if depth + vdepth >= MAX_DEPTH {
-                    return Err(Error::PickleLimit {
+                    return Err(Error::Limit(crate::error::LimitError::PickleLimit {
                         what: "nesting depth of values",
                         limit: MAX_DEPTH as u64,
-                    });
+                    }));
                 }
                 (v.clone(), *cost)
             }
@@ -174,9 +178,11 @@ impl Machine<'_> {
                 (r.0.len() + r.1.len()) as u64,
             ),
             Node::StringDType { .. } => {
-                return Err(Error::UnsupportedPickle {
-                    what: "a StringDType dtype object as a value".into(),
-                })
+                return Err(Error::Pickle(
+                    crate::error::PickleError::UnsupportedPickle {
+                        what: "a StringDType dtype object as a value".into(),
+                    },
+                ))
             }
             Node::PendingArray(_) => {
                 return Err(self.malformed("an ndarray whose state was never set (no BUILD)"))

@@ -127,17 +127,6 @@ pub fn dumps(value: &PyValue) -> Result<Vec<u8>> {
 
 /// The `.npy` file of an object array: a `|O` header, then the array
 /// pickled as `np.save` does (NumPy loads it with `allow_pickle=True`).
-#[deprecated(note = "use WriteNpy::to_npy_bytes on the PyValue array")]
-pub fn to_object_npy_bytes<S, D>(array: &ArrayBase<S, D>) -> Result<Vec<u8>>
-where
-    S: Data<Elem = PyValue>,
-    D: Dimension,
-{
-    object_npy_bytes(array)
-}
-
-/// The `.npy` file of an object array: a `|O` header, then the array
-/// pickled as `np.save` does (NumPy loads it with `allow_pickle=True`).
 /// What `WriteNpy` writes for arrays of [`PyValue`].
 pub(crate) fn object_npy_bytes<S, D>(array: &ArrayBase<S, D>) -> Result<Vec<u8>>
 where
@@ -217,36 +206,5 @@ where
     p.out.extend_from_slice(b"tb.");
     Ok(p.out)
 }
-
-/// Writes an object array as a `.npy` stream to `writer`.
-#[deprecated(note = "use WriteNpy::write_npy_to on the PyValue array")]
-pub fn write_object_npy_to<S, D, W>(array: &ArrayBase<S, D>, writer: W) -> Result<()>
-where
-    S: Data<Elem = PyValue>,
-    D: Dimension,
-    W: std::io::Write,
-{
-    let bytes = object_npy_bytes(array)?;
-    crate::io::checked::CheckedWrite(writer).write_all(&bytes)?;
-    Ok(())
-}
-
-/// Writes an object array to the `.npy` file at `path`, replacing it
-/// atomically.
-#[deprecated(note = "use WriteNpy::write_npy on the PyValue array")]
-pub fn write_object_npy<S, D, P>(array: &ArrayBase<S, D>, path: P) -> Result<()>
-where
-    S: Data<Elem = PyValue>,
-    D: Dimension,
-    P: AsRef<std::path::Path>,
-{
-    let bytes = object_npy_bytes(array)?;
-    crate::io::atomic::write_file(path.as_ref(), bytes.len() as u64, |w| {
-        w.write_all(&bytes)?;
-        Ok(())
-    })
-}
-
-use std::io::Write as _;
 
 mod values;

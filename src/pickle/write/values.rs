@@ -134,10 +134,10 @@ impl Pickler {
 
     pub(super) fn value(&mut self, v: &PyValue, depth: usize) -> Result<()> {
         if depth >= MAX_DEPTH {
-            return Err(Error::PickleLimit {
+            return Err(Error::Limit(crate::error::LimitError::PickleLimit {
                 what: "nesting depth of values",
                 limit: MAX_DEPTH as u64,
-            });
+            }));
         }
         match v {
             PyValue::None => self.out.push(b'N'),

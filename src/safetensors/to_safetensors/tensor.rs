@@ -32,14 +32,14 @@ fn within_member(name: &str, header: &Header, info: &crate::npz::MemberInfo) -> 
         room = room.min(info.compressed_size.saturating_mul(DEFLATE_MAX_RATIO));
     }
     if len > room {
-        return Err(Error::CorruptMember {
+        return Err(Error::Archive(crate::error::ArchiveError::CorruptMember {
             name: name.to_owned(),
             reason: format!(
                 "its header declares {len} bytes of data, more than the archive holds for it \
                  ({} bytes in the archive, {} once read)",
                 info.compressed_size, info.size
             ),
-        });
+        }));
     }
     Ok(())
 }
@@ -93,9 +93,9 @@ impl<'m> Mapped<'m> {
         crc.update(&self.npy[self.start + tensor.len..]);
         match crc.finalize() == self.crc {
             true => Ok(()),
-            false => Err(Error::BadCrc {
+            false => Err(Error::Archive(crate::error::ArchiveError::BadCrc {
                 name: tensor.name.clone(),
-            }),
+            })),
         }
     }
 }
@@ -141,13 +141,13 @@ impl<'m, R: Read + Seek> Context<'m, '_, R> {
         let len = header.data_len()?;
         let mapped = match data {
             Some((npy, start, _)) if npy.len() - start < len => {
-                return Err(Error::CorruptMember {
+                return Err(Error::Archive(crate::error::ArchiveError::CorruptMember {
                     reason: format!(
                         "its data ends early: the header declares {len} bytes, the member holds {}",
                         npy.len() - start
                     ),
                     name,
-                })
+                }))
             }
             Some((npy, start, crc)) if conversion.in_place() => Some(Mapped { npy, start, crc }),
             _ => None,
@@ -193,12 +193,14 @@ impl<R: Read + Seek> Context<'_, '_, R> {
             return mapped.check(crc, t);
         }
         let io_error = |e| crate::npz::member_io_error(name, e);
-        let ends_early = |held: usize| Error::CorruptMember {
-            name: name.to_owned(),
-            reason: format!(
-                "its data ends early: the header declares {} bytes, the member holds {held}",
-                t.len
-            ),
+        let ends_early = |held: usize| {
+            Error::Archive(crate::error::ArchiveError::CorruptMember {
+                name: name.to_owned(),
+                reason: format!(
+                    "its data ends early: the header declares {} bytes, the member holds {held}",
+                    t.len
+                ),
+            })
         };
         let mut reader = self.reader.borrow_mut();
         let mut member = reader.member_reader(name)?;

@@ -11,9 +11,11 @@ use std::ops::Range;
 impl StackPlan {
     /// The item size of a fixed-size dtype.
     fn item(&self) -> Result<usize> {
-        self.dtype.itemsize().ok_or_else(|| Error::LengthOverflow {
-            shape: self.shape.iter().map(|&n| n as u64).collect(),
-            itemsize: 0,
+        self.dtype.itemsize().ok_or_else(|| {
+            Error::Limit(crate::error::LimitError::LengthOverflow {
+                shape: self.shape.iter().map(|&n| n as u64).collect(),
+                itemsize: 0,
+            })
         })
     }
 
@@ -23,10 +25,10 @@ impl StackPlan {
     /// the shard is 1-d), else the whole data.
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -66,10 +68,10 @@ impl StackPlan {
     /// run (C-order rows along axis 0, or a 1-d stack).
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -88,10 +90,10 @@ impl StackPlan {
     /// `out_header` (a [`StackPlan::range_header`]).
     ///
     /// ```
-    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::Header {
+    /// # fn header<T: ndnpy::Element + Default + Clone>(shape: &[usize]) -> ndnpy::dtype::Header {
     /// #     use ndnpy::WriteNpy;
     /// #     let bytes = ndarray::ArrayD::<T>::default(shape).to_npy_bytes().unwrap();
-    /// #     ndnpy::Header::read_from(&bytes[..]).unwrap()
+    /// #     ndnpy::dtype::Header::read_from(&bytes[..]).unwrap()
     /// # }
     /// # let mut check = ndnpy::stack::plan::StackCheck::plain();
     /// # for rows in [4, 0, 2] {
@@ -124,9 +126,11 @@ impl StackPlan {
         let mut shape = out_header.shape.clone();
         shape.push(item);
         ArrayViewMutD::from_shape(IxDyn(&shape), out)
-            .map_err(|_| Error::LengthOverflow {
-                shape: out_header.shape.iter().map(|&n| n as u64).collect(),
-                itemsize: item,
+            .map_err(|_| {
+                Error::Limit(crate::error::LimitError::LengthOverflow {
+                    shape: out_header.shape.iter().map(|&n| n as u64).collect(),
+                    itemsize: item,
+                })
             })?
             .slice_axis_mut(
                 Axis(self.axis),
@@ -165,9 +169,11 @@ fn part_of(
         shape.push(item);
         ArrayD::from_shape_vec(IxDyn(&shape), bytes)
     }
-    .map_err(|_| Error::LengthOverflow {
-        shape: h.shape.iter().map(|&n| n as u64).collect(),
-        itemsize: item,
+    .map_err(|_| {
+        Error::Limit(crate::error::LimitError::LengthOverflow {
+            shape: h.shape.iter().map(|&n| n as u64).collect(),
+            itemsize: item,
+        })
     })?;
     Ok(if exact {
         part

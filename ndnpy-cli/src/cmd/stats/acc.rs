@@ -3,7 +3,7 @@
 //! integers exactly, floats through compensated sums in lanes, each
 //! chunk's count, mean and M2 merged with Chan's formula.
 
-use ndnpy::Kind;
+use ndnpy::dtype::Kind;
 
 /// The running statistics of one leaf column, merged chunk by chunk.
 #[derive(Default)]

@@ -10,7 +10,7 @@ mod acc;
 use crate::input::{fold_chunks, Opened};
 use crate::values::{datetime_str, scalar_f64, scalar_i128};
 use acc::{add_bytes, add_finite, add_floats, add_ints, Acc};
-use ndnpy::{ByteOrder, DType, Kind, Scalar};
+use ndnpy::{dtype::ByteOrder, dtype::DType, dtype::Kind, dtype::Scalar};
 use serde_json::{json, Value};
 
 /// One scalar column of the elements: a whole scalar array, a record

@@ -1,6 +1,6 @@
 //! Zstandard (method 93): `zipfile.ZIP_ZSTANDARD` of Python 3.14 (and of
 //! `backports.zstd` for older Pythons), and what ndnpy writes with
-//! [`crate::Codec::Zstd`].
+//! [`crate::npz::Codec::Zstd`].
 //!
 //! Python's `zipfile` reads one frame per member (its decompressor stops at
 //! the first frame's end), so ndnpy writes one frame too, made of segments

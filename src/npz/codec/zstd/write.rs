@@ -24,7 +24,7 @@ extern "C" {
     fn ZSTD_invalidateRepCodes(cctx: *mut sys::ZSTD_CCtx);
 }
 
-/// The default level: see [`crate::Codec::Zstd`] and BENCHMARKS.md.
+/// The default level: see [`crate::npz::Codec::Zstd`] and BENCHMARKS.md.
 pub(crate) const DEFAULT_LEVEL: i32 = 3;
 
 /// Uncompressed bytes per segment (the last of a member may hold fewer):
