@@ -67,7 +67,9 @@ fn empty_of(header: &Header) -> Result<AnyArray> {
     let mut h = header.clone();
     h.shape[0] = 0;
     h.fortran_order = false;
-    let bytes = h.to_bytes().map_err(|e| DataFusionError::External(Box::new(e)))?;
+    let bytes = h
+        .to_bytes()
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
     AnyArray::from_npy_bytes_with(&bytes, &ReadOptions::default())
         .map_err(|e| DataFusionError::External(Box::new(e)))
 }

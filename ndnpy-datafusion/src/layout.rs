@@ -61,7 +61,10 @@ impl Layout {
 
 /// The layout of `meta`, or `None` for an object that is no NumPy file and
 /// whose name does not say it is one (dask's `info` beside its shards).
-pub(crate) async fn fetch(store: &Arc<dyn ObjectStore>, meta: &ObjectMeta) -> Result<Option<Layout>> {
+pub(crate) async fn fetch(
+    store: &Arc<dyn ObjectStore>,
+    meta: &ObjectMeta,
+) -> Result<Option<Layout>> {
     let path = meta.location.as_ref();
     let named = |ext: &str| path.to_ascii_lowercase().ends_with(ext);
     let first = store
@@ -87,7 +90,11 @@ pub(crate) async fn fetch(store: &Arc<dyn ObjectStore>, meta: &ObjectMeta) -> Re
 
 /// An `.npy`'s header, from `first` (its first bytes) and, for a longer
 /// header, one more GET.
-async fn npy(store: &Arc<dyn ObjectStore>, meta: &ObjectMeta, first: bytes::Bytes) -> Result<Layout> {
+async fn npy(
+    store: &Arc<dyn ObjectStore>,
+    meta: &ObjectMeta,
+    first: bytes::Bytes,
+) -> Result<Layout> {
     let path = meta.location.as_ref();
     let options = ReadOptions::default();
     let (header, offset) = match parse(&first, &options) {
@@ -122,6 +129,7 @@ fn parse(bytes: &[u8], options: &ReadOptions) -> ndnpy::Result<(Header, u64)> {
 /// bytes: its data must be there in full.
 fn stored_member(name: &str, header: Header, offset: u64, size: u64, path: &str) -> Result<Member> {
     let fields = fields_of(name, &header, path)?;
+    check_empty_rows(&header, path)?;
     let data_len = header.data_len().map_err(|e| npy_error(path, e))? as u64;
     let present = size.saturating_sub(offset);
     if present < data_len {
@@ -152,6 +160,29 @@ fn stored_member(name: &str, header: Header, offset: u64, size: u64, path: &str)
     })
 }
 
+/// Rows of no bytes (a zero-size dtype or trailing axis) cost nothing to
+/// claim: as many as the library reads (`max_zero_size_elements`), so a
+/// 12-byte header cannot make a scan of 10^18 empty rows.
+fn check_empty_rows(header: &Header, path: &str) -> Result<()> {
+    let limit = ReadOptions::default().get_max_zero_size_elements();
+    let empty = header.data_len().map_err(|e| npy_error(path, e))? == 0;
+    if empty
+        && header
+            .shape
+            .first()
+            .is_some_and(|&rows| rows as u64 > limit)
+    {
+        return Err(in_file(
+            path,
+            DataFusionError::Execution(format!(
+                "{} rows of no bytes each: more than the {limit} the reader allows",
+                header.shape[0]
+            )),
+        ));
+    }
+    Ok(())
+}
+
 /// An `.npz`'s members, read by the library's `NpzReader` through ranged
 /// GETs on a blocking thread: the archive's directory, then each member's
 /// header (stored members' data positions checked against the object).
@@ -161,8 +192,8 @@ async fn npz(store: Arc<dyn ObjectStore>, meta: ObjectMeta) -> Result<Layout> {
     let at = path.clone();
     let task = tokio::task::spawn_blocking(move || -> Result<Layout> {
         let reader = RangeReader::new(store, meta.location.clone(), meta.size, handle);
-        let mut z = NpzReader::new_with(reader, &ReadOptions::default())
-            .map_err(|e| npy_error(&at, e))?;
+        let mut z =
+            NpzReader::new_with(reader, &ReadOptions::default()).map_err(|e| npy_error(&at, e))?;
         let mut members = Vec::new();
         for name in z.names() {
             let info = z.member_info(&name).map_err(|e| npy_error(&at, e))?;
@@ -172,6 +203,7 @@ async fn npz(store: Arc<dyn ObjectStore>, meta: ObjectMeta) -> Result<Layout> {
                 let offset = info.data_start.saturating_add(len);
                 stored_member(&name, header, offset, end, &at)?
             } else {
+                check_empty_rows(&header, &at)?;
                 Member {
                     fields: fields_of(&name, &header, &at)?,
                     name,

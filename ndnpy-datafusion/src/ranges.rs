@@ -93,7 +93,10 @@ impl Seek for RangeReader {
             SeekFrom::Current(d) => self.pos.checked_add_signed(d),
         };
         self.pos = pos.ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "seek before the object's start")
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "seek before the object's start",
+            )
         })?;
         Ok(self.pos)
     }

@@ -24,6 +24,9 @@ use std::sync::Arc;
 /// The least data a GET of stored rows brings (when batches are narrow):
 /// fewer, larger reads of local files and object stores alike.
 const MIN_CHUNK_BYTES: u64 = 1 << 20;
+/// The most data a GET of stored rows brings (when rows are large arrays):
+/// a batch's memory stays bounded whatever a row holds.
+const MAX_CHUNK_BYTES: u64 = 64 << 20;
 
 /// Opens the objects of one partition.
 pub(crate) struct NpyOpener {
@@ -55,7 +58,10 @@ impl FileOpener for NpyOpener {
                     Data::Whole { .. } => 0,
                 })
                 .sum();
-            let step = (MIN_CHUNK_BYTES / row_bytes.max(1)).max(batch_size as u64) as usize;
+            let row_bytes = row_bytes.max(1);
+            let step = (MIN_CHUNK_BYTES / row_bytes)
+                .max(batch_size as u64)
+                .min((MAX_CHUNK_BYTES / row_bytes).max(1)) as usize;
             let scan = Scan {
                 store,
                 location: file.object_meta.location.clone(),
@@ -96,7 +102,9 @@ pub(crate) fn check_schema(layout: &Layout, schema: &SchemaRef, path: &str) -> R
         return Ok(());
     }
     let show = |f: &mut dyn Iterator<Item = (&String, String)>| {
-        f.map(|(n, t)| format!("{n}: {t}")).collect::<Vec<_>>().join(", ")
+        f.map(|(n, t)| format!("{n}: {t}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     Err(in_file(
         path,
@@ -104,7 +112,12 @@ pub(crate) fn check_schema(layout: &Layout, schema: &SchemaRef, path: &str) -> R
             "its columns ({}) are not the table's ({}): the files of a table share one dtype \
              and trailing shape",
             show(&mut fields.iter().map(|f| (f.name(), f.data_type().to_string()))),
-            show(&mut schema.fields().iter().map(|f| (f.name(), f.data_type().to_string()))),
+            show(
+                &mut schema
+                    .fields()
+                    .iter()
+                    .map(|f| (f.name(), f.data_type().to_string()))
+            ),
         )),
     ))
 }
@@ -186,7 +199,11 @@ impl Scan {
             };
             read.insert(m, columns);
         }
-        let arrays = self.picks.iter().map(|&(m, k)| read[&m][k].clone()).collect();
+        let arrays = self
+            .picks
+            .iter()
+            .map(|&(m, k)| read[&m][k].clone())
+            .collect();
         let options = RecordBatchOptions::new().with_row_count(Some(b - a));
         Ok(RecordBatch::try_new_with_options(
             self.schema.clone(),
@@ -224,7 +241,10 @@ impl Scan {
     /// compressed member through the library on a blocking thread.
     async fn read_whole(&self, member: &Member, offset: Option<u64>) -> Result<Vec<ArrayRef>> {
         if let Some(offset) = offset {
-            let len = member.header.data_len().map_err(|e| npy_error(&self.path, e))? as u64;
+            let len = member
+                .header
+                .data_len()
+                .map_err(|e| npy_error(&self.path, e))? as u64;
             let body = self
                 .store
                 .get_range(&self.location, offset..offset + len)

@@ -16,7 +16,8 @@ use ndnpy_datafusion::{NpyReadOptions, SessionContextExt};
 use std::io::Write;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: ndnpy-sql -t NAME=PATH_OR_URL [-t NAME=…] [--format table|csv|json] \"SELECT …\"
+const USAGE: &str =
+    "usage: ndnpy-sql -t NAME=PATH_OR_URL [-t NAME=…] [--format table|csv|json] \"SELECT …\"
 
 Each -t registers a table: an .npy or .npz file, a folder of .npy shards (a dask stack
 included), or a glob; the query runs over them with DataFusion.";
