@@ -4,10 +4,11 @@
 //! ndnpy-sql -t t=PATH_OR_URL [-t u=…] [--format table|csv|json] "SELECT …"
 //! ```
 //!
-//! A command of its own rather than a subcommand of `ndnpy`: DataFusion is
-//! about ten times the build of the rest of the workspace (BENCHMARKS.md),
-//! and its arrow 59 would meet the workspace's arrow 60 in one lockfile, so
-//! it lives in its own workspace (`ndnpy-datafusion/`) as candle does.
+//! A command of its own rather than a subcommand of `ndnpy`: DataFusion's
+//! build (BENCHMARKS.md, "Build time": half an hour cold on the 2-core CI
+//! machine, 210 crates) would weigh on every build of the CLI, and its
+//! arrow 59 would meet the workspace's arrow 60 in one lockfile; so it lives
+//! in its own workspace (`ndnpy-datafusion/`), as candle does.
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
