@@ -8,7 +8,7 @@ use crate::error::{in_file, npy_error};
 use crate::ranges::RangeReader;
 use datafusion::arrow::datatypes::Field;
 use datafusion::error::{DataFusionError, Result};
-use ndnpy::{Compression, Header, NpzReader, ReadOptions};
+use ndnpy::{npz::Compression, dtype::Header, NpzReader, ReadOptions};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use std::sync::Arc;
 
@@ -99,7 +99,7 @@ async fn npy(
     let options = ReadOptions::default();
     let (header, offset) = match parse(&first, &options) {
         Ok(parsed) => parsed,
-        Err(ndnpy::Error::TruncatedHeader { expected, .. })
+        Err(ndnpy::Error::Header(ndnpy::error::HeaderError::TruncatedHeader { expected, .. }))
             if expected > first.len() as u64 && meta.size >= expected =>
         {
             let all = store
@@ -135,10 +135,10 @@ fn stored_member(name: &str, header: Header, offset: u64, size: u64, path: &str)
     if present < data_len {
         return Err(npy_error(
             path,
-            ndnpy::Error::TruncatedData {
+            ndnpy::Error::Data(ndnpy::error::DataError::TruncatedData {
                 expected: data_len,
                 found: present,
-            },
+            }),
         ));
     }
     let rows = header.shape[0] as u64;

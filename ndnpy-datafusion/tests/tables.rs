@@ -93,7 +93,7 @@ async fn npz_members_are_columns_and_tensors() -> Res {
     for compressed in [false, true] {
         let file = dir.path().join(format!("{compressed}.npz"));
         let mut w = if compressed {
-            ndnpy::NpzWriter::create_compressed(&file)?
+            ndnpy::NpzWriter::create(&file)?.codec(ndnpy::npz::Codec::deflate())
         } else {
             ndnpy::NpzWriter::create(&file)?
         };

@@ -356,7 +356,8 @@ mod tests {
         };
         // Rewritten by ndnpy with one large member in between.
         let mut npz = NpzReader::new(Cursor::new(bytes)).unwrap();
-        let mut w = crate::NpzWriter::new(Cursor::new(Vec::new())).codec(crate::npz::Codec::deflate());
+        let mut w =
+            crate::NpzWriter::new(Cursor::new(Vec::new())).codec(crate::npz::Codec::deflate());
         for (k, name) in npz.names().into_iter().enumerate() {
             if k == at {
                 w.add("big", &ndarray::Array1::<u64>::from_iter(0..600_000))
