@@ -8,7 +8,7 @@ use crate::error::in_file;
 use datafusion::arrow::array::ArrayRef;
 use datafusion::arrow::datatypes::Field;
 use datafusion::error::{DataFusionError, Result};
-use ndnpy::{AnyArray, dtype::Header, ReadOptions};
+use ndnpy::{dtype::Header, AnyArray, ReadOptions};
 use ndnpy_parquet::arrow::{into_arrow, into_tensor};
 
 /// The columns `values` (rows along the first axis) makes, named after

@@ -8,7 +8,7 @@ use crate::error::{in_file, npy_error};
 use crate::ranges::RangeReader;
 use datafusion::arrow::datatypes::Field;
 use datafusion::error::{DataFusionError, Result};
-use ndnpy::{npz::Compression, dtype::Header, NpzReader, ReadOptions};
+use ndnpy::{dtype::Header, npz::Compression, NpzReader, ReadOptions};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use std::sync::Arc;
 
@@ -99,9 +99,9 @@ async fn npy(
     let options = ReadOptions::default();
     let (header, offset) = match parse(&first, &options) {
         Ok(parsed) => parsed,
-        Err(ndnpy::Error::Header(ndnpy::error::HeaderError::TruncatedHeader { expected, .. }))
-            if expected > first.len() as u64 && meta.size >= expected =>
-        {
+        Err(ndnpy::Error::Header(ndnpy::error::HeaderError::TruncatedHeader {
+            expected, ..
+        })) if expected > first.len() as u64 && meta.size >= expected => {
             let all = store
                 .get_range(&meta.location, 0..expected)
                 .await

@@ -267,7 +267,12 @@ impl Scan {
     }
 
     /// The columns of a member's `header` and data `body`.
-    fn decode(&self, member: &Member, header: ndnpy::dtype::Header, body: &[u8]) -> Result<Vec<ArrayRef>> {
+    fn decode(
+        &self,
+        member: &Member,
+        header: ndnpy::dtype::Header,
+        body: &[u8],
+    ) -> Result<Vec<ArrayRef>> {
         let mut bytes = header.to_bytes().map_err(|e| npy_error(&self.path, e))?;
         bytes.extend_from_slice(body);
         let values = AnyArray::from_npy_bytes_with(&bytes, &ReadOptions::default())
