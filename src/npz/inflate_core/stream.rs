@@ -119,10 +119,16 @@ impl<R: Read> StreamInflater<R> {
             .paused
             .take()
             .ok_or_else(|| io::Error::other("a deflate decoder used after a panic"))?;
+        // The decoder stopped for input without moving: the input held
+        // fewer bytes past its stop than `fill` asks for at least (a
+        // reader that gives a few bytes a call), so more are read whatever
+        // is held.
+        let mut stalled = false;
         let result = loop {
-            if let Err(e) = self.fill() {
+            if let Err(e) = self.fill(stalled) {
                 break Err(e);
             }
+            let bit_before = self.bit;
             let rel = self.bit - self.in_base * 8;
             let mut inflater = Inflater::resume(&self.inbuf, rel, paused);
             if !self.ended {
@@ -146,6 +152,7 @@ impl<R: Read> StreamInflater<R> {
                     if self.ended && self.len == before {
                         break Err(Bad::Truncated.into_io());
                     }
+                    stalled = self.len == before && self.bit == bit_before;
                 }
                 Ok(stop) => break Ok(stop),
             }
@@ -156,18 +163,22 @@ impl<R: Read> StreamInflater<R> {
 
     /// Reads input until [`MARGIN`] bytes past the decoder's position are
     /// held, or the input ends; drops the bytes before that position.
-    fn fill(&mut self) -> io::Result<()> {
+    /// `more`: at least one more byte is read (or the input ends), however
+    /// many are held.
+    fn fill(&mut self, more: bool) -> io::Result<()> {
         let byte = (self.bit / 8).saturating_sub(self.in_base) as usize;
-        if self.ended || self.inbuf.len().saturating_sub(byte) >= MARGIN + 16 {
+        let held = self.inbuf.len().saturating_sub(byte);
+        if self.ended || (!more && held >= MARGIN + 16) {
             return Ok(());
         }
         let byte = byte.min(self.inbuf.len());
         self.inbuf.drain(..byte);
         self.in_base += byte as u64;
         let mut have = self.inbuf.len();
+        let want = if more { (have + 1).max(MARGIN + 16) } else { MARGIN + 16 };
         self.inbuf.resize(have + CHUNK, 0);
         let mut result = Ok(());
-        while !self.ended && have < MARGIN + 16 {
+        while !self.ended && have < want {
             let n = match self.input.read(&mut self.inbuf[have..]) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Ok(n) => crate::io::checked::checked_read_count(n, self.inbuf.len() - have),
