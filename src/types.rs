@@ -7,7 +7,7 @@
 //! ([`Float8E4M3Fn`], [`Float8E5M2`], [`MlFloat`]), records
 //! ([`RecordArray`] at run time, [`record!`](crate::record) at compile
 //! time) and [`LayoutElement`], the types a view or a map can borrow.
-//! The crates [`half`] and [`num_complex`] are re-exported here (features
+//! The crates `half` and `num_complex` are re-exported here (features
 //! `half` and `complex`) so that their versions match ndnpy's.
 //!
 //! You need this module when a file holds something other than plain
