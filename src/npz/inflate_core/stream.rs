@@ -175,7 +175,11 @@ impl<R: Read> StreamInflater<R> {
         self.inbuf.drain(..byte);
         self.in_base += byte as u64;
         let mut have = self.inbuf.len();
-        let want = if more { (have + 1).max(MARGIN + 16) } else { MARGIN + 16 };
+        let want = if more {
+            (have + 1).max(MARGIN + 16)
+        } else {
+            MARGIN + 16
+        };
         self.inbuf.resize(have + CHUNK, 0);
         let mut result = Ok(());
         while !self.ended && have < want {
