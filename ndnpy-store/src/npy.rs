@@ -507,24 +507,7 @@ impl RemoteNpy {
     }
 
     fn rows(&self, range: impl RangeBounds<usize>) -> Result<Range<usize>> {
-        let len = self.len();
-        let start = match range.start_bound() {
-            Bound::Included(&s) => s,
-            Bound::Excluded(&s) => s.saturating_add(1),
-            Bound::Unbounded => 0,
-        };
-        let end = match range.end_bound() {
-            Bound::Included(&e) => e.saturating_add(1),
-            Bound::Excluded(&e) => e,
-            Bound::Unbounded => len,
-        };
-        if start > end || end > len {
-            return Err(
-                ndnpy::Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds { start, end, len })
-                    .into(),
-            );
-        }
-        Ok(start..end)
+        rows_in(range, self.len())
     }
 
     fn check_fixed_rows(&self, instead: &str) -> Result<()> {
@@ -544,4 +527,26 @@ pub(crate) fn parse(bytes: &[u8], options: &ndnpy::ReadOptions) -> ndnpy::Result
     let mut rest = bytes;
     let header = Header::read_from_with(&mut rest, options)?;
     Ok((header, bytes.len() - rest.len()))
+}
+
+/// The rows `range` names of `len`, refused past the end (the remote
+/// arrays' and stacks' one rule).
+pub(crate) fn rows_in(range: impl RangeBounds<usize>, len: usize) -> Result<Range<usize>> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.saturating_add(1),
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    if start > end || end > len {
+        return Err(
+            ndnpy::Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds { start, end, len })
+                .into(),
+        );
+    }
+    Ok(start..end)
 }

@@ -9,7 +9,7 @@ use crate::error::{Result, StoreError};
 use futures::{StreamExt, TryStreamExt};
 use ndarray::{Array, ArrayD, Axis, Dimension, IxDyn, Slice};
 use ndnpy::{dtype::DType, dtype::Header, pickle::PyValue, AnyArray, Element, ReadNpy};
-use std::ops::{Bound, Range, RangeBounds};
+use std::ops::{Range, RangeBounds};
 
 /// One GET of a range: the piece it serves, where its bytes go in the
 /// output when they go straight there, and its bytes in the shard's object.
@@ -239,24 +239,7 @@ impl RemoteNpyStack {
 
     /// The rows a range names, refused past the end.
     fn rows(&self, range: impl RangeBounds<usize>) -> Result<Range<usize>> {
-        let len = self.len();
-        let start = match range.start_bound() {
-            Bound::Included(&s) => s,
-            Bound::Excluded(&s) => s.saturating_add(1),
-            Bound::Unbounded => 0,
-        };
-        let end = match range.end_bound() {
-            Bound::Included(&e) => e.saturating_add(1),
-            Bound::Excluded(&e) => e,
-            Bound::Unbounded => len,
-        };
-        if start > end || end > len {
-            return Err(
-                ndnpy::Error::Rows(ndnpy::error::RowsError::RangeOutOfBounds { start, end, len })
-                    .into(),
-            );
-        }
-        Ok(start..end)
+        crate::npy::rows_in(range, self.len())
     }
 
     /// The `.npy` bytes of rows `rows`: `header`, then the C-order data
