@@ -123,13 +123,23 @@ pub(crate) fn check_schema(layout: &Layout, schema: &SchemaRef, path: &str) -> R
 }
 
 /// The rows of a partition's byte range: the rows whose first byte lies in
-/// it (for an `.npy`), or the same share of the rows as of the bytes.
-/// Consecutive ranges give consecutive rows, each row once.
+/// it (for an `.npy`), or the same share of the rows as of the bytes (for
+/// an `.npz` of stored members). Consecutive ranges give consecutive rows,
+/// each row once. A file with a member read whole (compressed, or in
+/// Fortran order) is read by the range that starts it alone, so that no
+/// member is decoded once per range.
 pub(crate) fn row_range(layout: &Layout, range: Option<&FileRange>, size: u64) -> Range<usize> {
     let n = layout.rows as u64;
     let Some(r) = range else {
         return 0..layout.rows;
     };
+    if layout
+        .members
+        .iter()
+        .any(|m| matches!(m.data, Data::Whole { .. }))
+    {
+        return if r.start <= 0 { 0..layout.rows } else { 0..0 };
+    }
     let at = |b: i64| -> usize {
         let b = b.max(0) as u64;
         let row = match layout.members.first().map(|m| &m.data) {

@@ -80,9 +80,12 @@ impl FileSource for NpySource {
         "npy"
     }
 
-    /// Byte ranges of `.npy` files become row ranges (`scan.rs`), so one
-    /// large file is read on every core; `.npz` archives stay whole, since
-    /// a deflated member would be inflated once per range.
+    /// Byte ranges become row ranges (`scan.rs`), so one large file is
+    /// read on every core: rows by position in an `.npy` and in an `.npz`
+    /// whose members are stored; an archive with a compressed member is
+    /// read whole by the range that starts it (its member would otherwise
+    /// be inflated once per range), the library's parallel inflate using
+    /// the cores.
     fn repartitioned(
         &self,
         target_partitions: usize,
@@ -90,18 +93,6 @@ impl FileSource for NpySource {
         output_ordering: Option<LexOrdering>,
         config: &FileScanConfig,
     ) -> Result<Option<FileScanConfig>> {
-        let archive = config.file_groups.iter().any(|g| {
-            g.files().iter().any(|f| {
-                f.object_meta
-                    .location
-                    .as_ref()
-                    .to_ascii_lowercase()
-                    .ends_with(".npz")
-            })
-        });
-        if archive {
-            return Ok(None);
-        }
         let groups = datafusion_datasource::file_groups::FileGroupPartitioner::new()
             .with_target_partitions(target_partitions)
             .with_repartition_file_min_size(repartition_file_min_size)

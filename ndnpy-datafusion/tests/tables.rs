@@ -88,6 +88,68 @@ async fn one_large_file_in_row_ranges_counts_every_row_once() -> Res {
 }
 
 #[tokio::test]
+async fn archives_in_row_ranges_count_every_row_once() -> Res {
+    let dir = tempfile::tempdir()?;
+    let n = 200_003i64;
+    let x = Array1::from_iter(0..n);
+    let y = x.mapv(|v| (v % 7) as f64);
+    let fortran = Array2::from_shape_fn((n as usize, 2), |(i, j)| (i * 2 + j) as i64);
+    for (name, codec) in [
+        ("stored.npz", ndnpy::npz::Codec::Stored),
+        ("deflated.npz", ndnpy::npz::Codec::deflate()),
+    ] {
+        let mut w = ndnpy::NpzWriter::create(dir.path().join(name))?.codec(codec);
+        w.add("x", &x)?;
+        w.add("y", &y)?;
+        w.finish()?;
+    }
+    fortran
+        .t()
+        .as_standard_layout()
+        .reversed_axes()
+        .write_npy(dir.path().join("fortran.npy"))?;
+    let config = SessionConfig::new()
+        .with_target_partitions(5)
+        .with_repartition_file_min_size(1024);
+    let ctx = SessionContext::new_with_config(config);
+    for t in ["stored", "deflated"] {
+        let file = dir.path().join(format!("{t}.npz"));
+        ctx.register_npy(t, &path(&file), NpyReadOptions::default())
+            .await?;
+        let plan = query(&ctx, &format!("EXPLAIN SELECT sum(x) FROM {t}")).await?;
+        let shown = datafusion::arrow::util::pretty::pretty_format_batches(&plan)?.to_string();
+        assert!(
+            shown.contains(&format!("{t}.npz:0..")),
+            "no ranges in {shown}"
+        );
+        let b = query(
+            &ctx,
+            &format!("SELECT sum(x), count(*), sum(y), max(x) FROM {t} WHERE x % 3 = 1"),
+        )
+        .await?;
+        let want: Vec<i64> = (0..n).filter(|v| v % 3 == 1).collect();
+        assert_eq!(i64_at(&b, 0), want.iter().sum::<i64>(), "{t}");
+        assert_eq!(i64_at(&b, 1), want.len() as i64, "{t}");
+        assert_eq!(
+            f64_at(&b, 2),
+            want.iter().map(|v| (v % 7) as f64).sum::<f64>(),
+            "{t}"
+        );
+        assert_eq!(i64_at(&b, 3), *want.last().unwrap(), "{t}");
+    }
+    ctx.register_npy(
+        "f",
+        &path(&dir.path().join("fortran.npy")),
+        NpyReadOptions::default(),
+    )
+    .await?;
+    // A Fortran-order file is read whole, by the range that starts it only.
+    let b = query(&ctx, "SELECT value FROM f").await?;
+    assert_eq!(b.iter().map(|b| b.num_rows()).sum::<usize>(), n as usize);
+    Ok(())
+}
+
+#[tokio::test]
 async fn npz_members_are_columns_and_tensors() -> Res {
     let dir = tempfile::tempdir()?;
     for compressed in [false, true] {
