@@ -10,10 +10,12 @@
 //! numbers are read; object arrays are refused, naming the column.
 //!
 //! Schemas and row counts come from the headers alone (a `count(*)` reads
-//! no data), `.npy` files are split into row ranges so one large file is
-//! read on every core, only the members behind the queried columns are
-//! read, and stored data is read by ranged GETs from the `ObjectStore`
-//! DataFusion was given (local files and object storage alike).
+//! no data), `.npy` files and `.npz` archives of stored members are split
+//! into row ranges so one large file is read on every core (an archive
+//! with a compressed member is inflated once, by the library's parallel
+//! inflate), only the members behind the queried columns are read, and
+//! stored data is read by ranged GETs from the `ObjectStore` DataFusion
+//! was given (local files and object storage alike).
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
