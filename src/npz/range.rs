@@ -9,10 +9,11 @@
 //! the reader's life; members of other methods are decoded from their
 //! start.
 
+use super::codec::{Plan, Rows};
 use super::directory::{DEFLATED, STORED};
 use super::inflate::{inflate_piece_into, read_piece, MAX_RATIO};
 use super::pieces::Pieces;
-use super::reader::{NpzReader, Open};
+use super::reader::NpzReader;
 use super::seek::{Failure, MemberKey, SeekIndex};
 use super::{in_member, member_io_error};
 use crate::array::element::Element;
@@ -97,23 +98,24 @@ impl<R: Read + Seek> NpzReader<R> {
         let index = self.index(name)?;
         let key = self.directory.entries[index].key().to_owned();
         let options = self.options;
-        let (header, offset) = self.with_member(index, Open::Head, |member, _, _| {
+        let (header, offset) = self.with_member(index, Plan::Head, |member, _, _| {
             header::read_preamble(member, &options)
         })?;
-        let (sub, start, end, all) = range_of(&header, offset as u64, rows)?;
+        let (sub, rows) = range_of(&header, offset as u64, rows)?;
         crate::array::decode::check_header::<T, D>(&sub)?;
         let bytes = self
-            .member_bytes(index, start, end, all)
+            .member_bytes(index, rows)
             .map_err(|e| in_member(&key, e))?;
         crate::npy::read::read_array_with(&sub, &mut Source::slice(&bytes), &options)
             .map_err(|e| in_member(&key, e))
     }
 
-    /// Bytes `start..end` of member `index` (within its declared size);
-    /// with `all` (the range holds every row), all of the member is read
-    /// and checked against its CRC-32, as a whole read checks it, on every
-    /// path.
-    fn member_bytes(&mut self, index: usize, start: u64, end: u64, all: bool) -> Result<Vec<u8>> {
+    /// The bytes `rows` asks of member `index` (within its declared size);
+    /// with `rows.all` (the range holds every row), all of the member is
+    /// read and checked against its CRC-32, as a whole read checks it, on
+    /// every path.
+    fn member_bytes(&mut self, index: usize, rows: Rows) -> Result<Vec<u8>> {
+        let Rows { start, end, all } = rows;
         let entry = &self.directory.entries[index];
         entry.check_supported()?;
         if end > entry.size {
@@ -130,7 +132,7 @@ impl<R: Read + Seek> NpzReader<R> {
         let (from, to) = if all { (0, entry.size) } else { (start, end) };
         let (size, crc, name) = (entry.size, entry.crc, entry.key().to_owned());
         // The rows out of the whole member, once its CRC-32 matched.
-        let rows = |mut bytes: Vec<u8>| -> Result<Vec<u8>> {
+        let cut = |mut bytes: Vec<u8>| -> Result<Vec<u8>> {
             if all {
                 if crc32fast::hash(&bytes) != crc {
                     return Err(Error::Archive(crate::error::ArchiveError::BadCrc {
@@ -147,12 +149,12 @@ impl<R: Read + Seek> NpzReader<R> {
             self.input.seek(SeekFrom::Start(data_start + from))?;
             let mut out = vec![0u8; (to - from) as usize];
             self.input.read_exact(&mut out)?;
-            return rows(out);
+            return cut(out);
         }
         if entry.method != DEFLATED {
             // Decoded from the start; read to the member's end, the member
             // reader checks the CRC-32 itself.
-            let bytes = self.decoded_from_start(index, from, to)?;
+            let bytes = self.decoded_from_start(index, rows)?;
             return Ok(match all {
                 true => bytes[start as usize..end as usize].to_vec(),
                 false => bytes,
@@ -164,7 +166,7 @@ impl<R: Read + Seek> NpzReader<R> {
             .filter(|p| p.fits(entry.size, entry.compressed_size));
         if let Some(pieces) = pieces {
             let bytes = self.rows_in_pieces(data_start, &pieces, size, from, to)?;
-            return rows(bytes);
+            return cut(bytes);
         }
         let key = MemberKey {
             data_start,
@@ -238,10 +240,15 @@ impl<R: Read + Seek> NpzReader<R> {
         Ok(out)
     }
 
-    /// Bytes `start..end` of a member decoded from its start (compression
-    /// methods without a seek index).
-    fn decoded_from_start(&mut self, index: usize, start: u64, end: u64) -> Result<Vec<u8>> {
-        self.with_member(index, Open::Head, |member, _, _| {
+    /// The bytes `rows` asks of a member decoded from its start (its codec
+    /// cannot start elsewhere): all of the member for `rows.all`, read to
+    /// its end, so that the member reader checks its CRC-32.
+    fn decoded_from_start(&mut self, index: usize, rows: Rows) -> Result<Vec<u8>> {
+        let (start, end) = match rows.all {
+            true => (0, self.directory.entries[index].size),
+            false => (rows.start, rows.end),
+        };
+        self.with_member(index, Plan::Range(rows), |member, _, _| {
             let skipped = io::copy(&mut (&mut *member).take(start), &mut io::sink())?;
             let mut out = Vec::new();
             member.take(end - start).read_to_end(&mut out)?;
@@ -258,13 +265,8 @@ impl<R: Read + Seek> NpzReader<R> {
 }
 
 /// The header of rows `rows` of the member `header` describes (its data
-/// at byte `offset`), their byte range in the member, and whether they are
-/// all its rows.
-fn range_of(
-    header: &Header,
-    offset: u64,
-    rows: impl RangeBounds<usize>,
-) -> Result<(Header, u64, u64, bool)> {
+/// at byte `offset`), and their bytes in the member.
+fn range_of(header: &Header, offset: u64, rows: impl RangeBounds<usize>) -> Result<(Header, Rows)> {
     growth::check_fixed_rows(header)?;
     let axis = growth::axis(&header.shape, header.fortran_order)?;
     let len = header.shape[axis];
@@ -290,8 +292,10 @@ fn range_of(
     // Within a data length that fits (checked above): no overflow.
     Ok((
         growth::with_len(header, axis, end - start),
-        offset + start as u64 * row,
-        offset + end as u64 * row,
-        start == 0 && end == len,
+        Rows {
+            start: offset + start as u64 * row,
+            end: offset + end as u64 * row,
+            all: start == 0 && end == len,
+        },
     ))
 }

@@ -4,7 +4,7 @@
 //! piece table), and read a few pieces ahead when too large to hold
 //! (`ahead.rs`).
 
-use super::decode::{Decode, Mode, Raw};
+use super::decode::{Decode, Plan, Raw};
 use super::whole::{decode_whole, Whole, WholeCodec};
 use crate::npz::ahead::{self, Ahead};
 use crate::npz::directory::Entry;
@@ -15,15 +15,15 @@ use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// The decoder of deflated member `entry`: whole when it pays and is at
-/// most `mode`'s bound, read ahead on every core when ndnpy wrote it and
-/// it is larger, streamed otherwise (and always for [`Mode::Head`]).
+/// most `plan`'s bound, read ahead on every core when ndnpy wrote it and
+/// it is larger, streamed otherwise (and always for [`Plan::Head`] and [`Plan::Range`]).
 pub(crate) fn open<'a, R: BufRead + 'a>(
     entry: &Entry,
     raw: Raw<'a, R>,
     inflater: &'a mut flate2::Decompress,
-    mode: Mode,
+    plan: Plan,
 ) -> Box<dyn Decode + 'a> {
-    let Mode::Whole(limit) = mode else {
+    let Plan::Whole(limit) = plan else {
         inflater.reset(false);
         return Box::new(Inflate { raw, inflater });
     };

@@ -34,7 +34,7 @@ mod frame;
 mod independent;
 pub(crate) mod write;
 
-use super::decode::{corrupt, Decode, Mode, Raw};
+use super::decode::{corrupt, Decode, Plan, Raw};
 use super::parallel::decode_pieces;
 use super::whole::{decode_whole, Whole, WholeCodec};
 use crate::npz::directory::Entry;
@@ -58,19 +58,19 @@ const WINDOW_LOG_MAX: u32 = 27;
 const MAX_RATIO: u64 = 1 << 15;
 
 /// The decoder of Zstandard member `entry`: its segments on every core
-/// when ndnpy wrote it and it is to be read whole (up to `mode`'s bound,
+/// when ndnpy wrote it and it is to be read whole (up to `plan`'s bound,
 /// and believable: [`decode_whole`] with [`MAX_RATIO`]), streamed
 /// otherwise.
 pub(crate) fn open<'a, R: BufRead + 'a>(
     entry: &Entry,
     raw: Raw<'a, R>,
-    mode: Mode,
+    plan: Plan,
 ) -> Box<dyn Decode + 'a> {
     let pieces = entry
         .pieces
         .clone()
         .filter(|p| p.lengths.len() > 1 && p.fits(entry.size, entry.compressed_size));
-    if let (Mode::Whole(limit), Some(pieces)) = (mode, pieces) {
+    if let (Plan::Whole(limit), Some(pieces)) = (plan, pieces) {
         if decode_whole(entry.size, entry.compressed_size, limit, MAX_RATIO) {
             let kept = Rc::new(RefCell::new(Vec::new()));
             let codec = Zstd {
