@@ -101,6 +101,20 @@ pub(crate) struct Rows {
     pub(crate) all: bool,
 }
 
+/// How a member's codec answers a range.
+pub(crate) enum Answer {
+    /// The bytes asked (all of the member's for [`Rows::all`]), decoded
+    /// from the part of the member that holds them; a whole member is not
+    /// checked yet (its CRC-32 is the caller's to check).
+    Bytes(Vec<u8>),
+    /// A deflated member without a piece table: from the nearest checkpoint
+    /// of its seek index, which the archive reader keeps for its life.
+    SeekIndex,
+    /// From the member's start, by the member reader (which checks the
+    /// CRC-32 of a member read to its end).
+    FromStart,
+}
+
 /// The compressed bytes of a member, positioned at its data and bounded by
 /// its compressed size.
 pub(crate) type Raw<'a, R> = io::Take<&'a mut R>;

@@ -33,6 +33,7 @@ mod decode;
 pub(crate) mod deflate;
 pub(crate) mod method;
 pub(crate) mod parallel;
+pub(crate) mod range;
 mod whole;
 
 #[cfg(feature = "bzip2")]
