@@ -69,27 +69,6 @@ ALLOWED = {
     ("src/array/record.rs", "src/array/pyvalue/mod.rs"),
     ("src/array/stringdtype.rs", "src/array/pyvalue/mod.rs"),
     ("src/array/transpose.rs", "src/array/element.rs"),
-    # To be removed by issue 38 (src/pickle/: the machine and the class handlers
-    # it dispatches to call back into it): src/pickle/globals.rs,
-    # src/pickle/machine/mod.rs, src/pickle/machine/values.rs,
-    # src/pickle/numpy.rs, src/pickle/pandas.rs, src/pickle/records.rs,
-    # src/pickle/stringdtype.rs.
-    ("src/pickle/globals.rs", "src/pickle/pandas.rs"),
-    ("src/pickle/machine/mod.rs", "src/pickle/globals.rs"),
-    ("src/pickle/machine/mod.rs", "src/pickle/numpy.rs"),
-    ("src/pickle/machine/values.rs", "src/pickle/machine/mod.rs"),
-    ("src/pickle/numpy.rs", "src/pickle/globals.rs"),
-    ("src/pickle/numpy.rs", "src/pickle/machine/mod.rs"),
-    ("src/pickle/numpy.rs", "src/pickle/machine/values.rs"),
-    ("src/pickle/numpy.rs", "src/pickle/records.rs"),
-    ("src/pickle/numpy.rs", "src/pickle/stringdtype.rs"),
-    ("src/pickle/pandas.rs", "src/pickle/globals.rs"),
-    ("src/pickle/pandas.rs", "src/pickle/machine/mod.rs"),
-    ("src/pickle/pandas.rs", "src/pickle/machine/values.rs"),
-    ("src/pickle/records.rs", "src/pickle/machine/mod.rs"),
-    ("src/pickle/records.rs", "src/pickle/numpy.rs"),
-    ("src/pickle/stringdtype.rs", "src/pickle/machine/mod.rs"),
-    ("src/pickle/stringdtype.rs", "src/pickle/numpy.rs"),
 }
 
 PATH = re.compile(r"\bcrate::(?:\{\s*)?([A-Za-z_][A-Za-z0-9_]*)")

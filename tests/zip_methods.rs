@@ -140,6 +140,14 @@ fn python_archives_of_every_method_read_as_numpy_reads_them() {
             if let AnyArray::F64(a) = any {
                 let view = map.view_or_copy::<f64, IxDyn>(name).unwrap();
                 assert_eq!(view, a.view(), "{context}: view_or_copy");
+                // Rows of a member `zipfile` wrote (no table: its codec
+                // reads from the start, or seeks a stored member).
+                if !header.fortran_order && a.ndim() >= 1 && a.shape()[0] > 1 {
+                    let n = a.shape()[0];
+                    let rows = npz.read_range::<f64, IxDyn>(name, 1..n).unwrap();
+                    let want = a.slice_axis(ndarray::Axis(0), (1..n).into());
+                    assert_eq!(rows, want, "{context}: read_range");
+                }
             }
         }
     }
@@ -619,4 +627,250 @@ fn a_segment_table_over_dependent_segments_gives_the_standard_bytes_or_an_error(
         npz.read_range::<u8, Ix1>("a", n - 50_000..n - 10).unwrap(),
         a.slice(ndarray::s![n - 50_000..n - 10])
     );
+}
+
+/// The compressed lengths of member `name`'s segments, from its `nd`
+/// table ("nd", its length, the segment size, a length per segment), and
+/// where the first of them lies in `bytes`.
+fn segment_table(bytes: &[u8], block: u32) -> (Vec<u32>, usize) {
+    let at = bytes
+        .windows(8)
+        .position(|w| &w[..2] == b"nd" && w[4..8] == block.to_le_bytes())
+        .expect("a segment table");
+    let len = u16::from_le_bytes([bytes[at + 2], bytes[at + 3]]) as usize;
+    let lengths = bytes[at + 8..at + 4 + len]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    (lengths, at + 8)
+}
+
+/// `big`'s rows: 8000 bytes each after a 128-byte header, so the 2 MiB
+/// segments end inside rows 262 and 524.
+const SEGMENT: u32 = 2 << 20;
+
+#[test]
+fn a_zstd_range_is_the_same_rows_as_a_whole_read_from_the_segments_that_hold_them() {
+    let (bytes, _) = zstd_archive(2, 3);
+    let mut npz = NpzReader::new(Cursor::new(bytes.clone())).unwrap();
+    let (lengths, _) = segment_table(&bytes, SEGMENT);
+    assert_eq!(lengths.len(), 3, "big has three segments");
+    let big: Array2<f64> = npz.read("big").unwrap();
+    let noise: Array1<u64> = npz.read("noise").unwrap();
+    let fortran: Array2<f64> = npz.read("fortran").unwrap();
+    for (from, to) in [
+        (0, 5),     // first rows
+        (300, 310), // the middle segment
+        (695, 700), // last rows
+        (250, 280), // across the first segment boundary
+        (260, 530), // across both
+        (400, 400), // empty
+        (0, 700),   // all: the standard decoder, CRC-checked
+        (1, 700),   // all but one
+    ] {
+        let got = npz.read_range::<f64, Ix2>("big", from..to).unwrap();
+        assert_eq!(
+            got,
+            big.slice(ndarray::s![from..to, ..]),
+            "big {from}..{to}"
+        );
+        // Fortran order: the rows are the last axis.
+        let got = npz.read_range::<f64, Ix2>("fortran", from..to).unwrap();
+        assert_eq!(
+            got,
+            fortran.slice(ndarray::s![.., from..to]),
+            "fortran {from}..{to}"
+        );
+    }
+    for (from, to) in [(0, 1), (262_000, 262_200), (599_990, 600_000), (0, 600_000)] {
+        let got = npz.read_range::<u64, Ix1>("noise", from..to).unwrap();
+        assert_eq!(
+            got,
+            noise.slice(ndarray::s![from..to]),
+            "noise {from}..{to}"
+        );
+    }
+    assert_eq!(npz.read_range::<f64, Ix2>("big", ..).unwrap(), big);
+    // Memory in proportion to the rows (and one segment), not the member
+    // (5.6 MB).
+    let (got, largest) =
+        largest_allocation(|| npz.read_range::<f64, Ix2>("big", 300..301).unwrap());
+    assert_eq!(got, big.slice(ndarray::s![300..301, ..]));
+    assert!(
+        largest <= SEGMENT as usize + (64 << 10),
+        "{largest} bytes at once"
+    );
+}
+
+#[test]
+fn a_zstd_range_decodes_only_the_segments_of_its_rows() {
+    let (bytes, _) = zstd_archive(2, 3);
+    let info = NpzReader::new(Cursor::new(bytes.clone()))
+        .unwrap()
+        .member_info("big")
+        .unwrap();
+    let big: Array2<f64> = NpzReader::new(Cursor::new(bytes.clone()))
+        .unwrap()
+        .read("big")
+        .unwrap();
+    let (lengths, _) = segment_table(&bytes, SEGMENT);
+    let start = info.data_start as usize;
+    let last = start + lengths[..2].iter().map(|&l| l as usize).sum::<usize>();
+    // The first segment damaged after the frame's header: a whole read
+    // fails, and so would any decoding from the member's start; rows of
+    // the last segment do not touch it.
+    let early = {
+        let mut b = bytes.clone();
+        b[start + lengths[0] as usize / 2] ^= 0x5A;
+        b
+    };
+    let mut npz = NpzReader::new(Cursor::new(early)).unwrap();
+    assert!(npz.read::<f64, Ix2>("big").is_err());
+    assert!(npz.read_range::<f64, Ix2>("big", ..).is_err());
+    assert_eq!(
+        npz.read_range::<f64, Ix2>("big", 600..610).unwrap(),
+        big.slice(ndarray::s![600..610, ..])
+    );
+    // The last segment damaged: the rows before it never reach it.
+    let late = {
+        let mut b = bytes.clone();
+        b[last + lengths[2] as usize / 2] ^= 0x5A;
+        b
+    };
+    let mut npz = NpzReader::new(Cursor::new(late)).unwrap();
+    assert!(npz.read::<f64, Ix2>("big").is_err());
+    assert_eq!(
+        npz.read_range::<f64, Ix2>("big", 10..20).unwrap(),
+        big.slice(ndarray::s![10..20, ..])
+    );
+    assert_eq!(
+        npz.read_range::<f64, Ix2>("big", 250..280).unwrap(),
+        big.slice(ndarray::s![250..280, ..])
+    );
+}
+
+#[test]
+fn a_lying_segment_table_is_an_error_for_a_range_too() {
+    let (bytes, _) = zstd_archive(2, 3);
+    let (lengths, first) = segment_table(&bytes, SEGMENT);
+    let (a, c) = (lengths[0], lengths[1]);
+    let with = |x: u32, y: u32| {
+        let mut b = bytes.clone();
+        b[first..first + 4].copy_from_slice(&x.to_le_bytes());
+        b[first + 4..first + 8].copy_from_slice(&y.to_le_bytes());
+        b
+    };
+    for (name, lie) in [
+        // Segments that start inside blocks, their sum kept.
+        ("shifted", with(a + 1, c - 1)),
+        ("swapped", with(c, a)),
+    ] {
+        let mut npz = NpzReader::new(Cursor::new(lie)).unwrap();
+        for rows in [0..10, 300..310, 250..280] {
+            let got = npz.read_range::<f64, Ix2>("big", rows.clone());
+            assert!(
+                matches!(
+                    got,
+                    Err(Error::Archive(
+                        ndnpy::error::ArchiveError::CorruptMember { .. }
+                    ))
+                ),
+                "{name} {rows:?}: {got:?}"
+            );
+        }
+    }
+    // A segment that decodes to other than the size declared: the last
+    // one's share of the member, made a byte longer.
+    let mut longer = bytes.clone();
+    let info = NpzReader::new(Cursor::new(bytes.clone()))
+        .unwrap()
+        .member_info("big")
+        .unwrap();
+    let size = info.size as u32;
+    let mut changed = 0;
+    for at in 0..longer.len() - 4 {
+        if longer[at..at + 4] == size.to_le_bytes() {
+            longer[at..at + 4].copy_from_slice(&(size + 1).to_le_bytes());
+            changed += 1;
+        }
+    }
+    // `big`'s and `fortran`'s (the same size), each in its local header
+    // and the directory.
+    assert_eq!(changed, 4);
+    let mut npz = NpzReader::new(Cursor::new(longer)).unwrap();
+    let got = npz.read_range::<f64, Ix2>("big", 690..700);
+    assert!(got.is_err(), "{got:?}");
+}
+
+#[test]
+fn a_zstd_range_of_all_rows_checks_the_crc() {
+    let (bytes, _) = zstd_archive(2, 3);
+    let mut npz = NpzReader::new(Cursor::new(bytes.clone())).unwrap();
+    let crc = crc32fast::hash(&npz.raw("big").unwrap()).to_le_bytes();
+    let mut wrong = bytes.clone();
+    let mut changed = 0;
+    for at in 0..wrong.len() - 4 {
+        if wrong[at..at + 4] == crc {
+            wrong[at] ^= 1;
+            changed += 1;
+        }
+    }
+    assert_eq!(changed, 2, "the local header's and the directory's");
+    let mut npz = NpzReader::new(Cursor::new(wrong)).unwrap();
+    let bad_crc = |got: &Result<Array2<f64>, Error>| {
+        matches!(
+            got,
+            Err(Error::Archive(ndnpy::error::ArchiveError::BadCrc { .. }))
+        )
+    };
+    let got = npz.read::<f64, Ix2>("big");
+    assert!(bad_crc(&got), "{got:?}");
+    for got in [
+        npz.read_range::<f64, Ix2>("big", ..),
+        npz.read_range::<f64, Ix2>("big", 0..700),
+    ] {
+        assert!(bad_crc(&got), "{got:?}");
+    }
+    // Some rows cannot be checked against it (as for deflate): the values.
+    let want: Array2<f64> = NpzReader::new(Cursor::new(bytes))
+        .unwrap()
+        .read("big")
+        .unwrap();
+    assert_eq!(
+        npz.read_range::<f64, Ix2>("big", 300..310).unwrap(),
+        want.slice(ndarray::s![300..310, ..])
+    );
+}
+
+#[test]
+fn a_zstd_member_without_a_segment_table_is_read_from_its_start() {
+    // One frame, as Python's zipfile writes it: no table to start inside.
+    let a = Array1::from_iter((0..300_000u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7));
+    let npy = ndnpy::WriteNpy::to_npy_bytes(&a).unwrap();
+    let mut frame = vec![0u8; zstd_safe::compress_bound(npy.len())];
+    let n = zstd_safe::compress(&mut frame[..], &npy, 3).unwrap();
+    frame.truncate(n);
+    let archive = one_member_zip(
+        "a.npy",
+        93,
+        &frame,
+        npy.len() as u32,
+        crc32fast::hash(&npy),
+        (0, &[]),
+    );
+    let mut npz = NpzReader::new(Cursor::new(archive)).unwrap();
+    assert_eq!(npz.read::<u32, Ix1>("a").unwrap(), a);
+    for (from, to) in [
+        (0, 10),
+        (150_000, 150_100),
+        (299_990, 300_000),
+        (7, 7),
+        (0, 300_000),
+    ] {
+        assert_eq!(
+            npz.read_range::<u32, Ix1>("a", from..to).unwrap(),
+            a.slice(ndarray::s![from..to]),
+            "{from}..{to}"
+        );
+    }
 }

@@ -71,7 +71,7 @@ pub(crate) fn inflate_pieces(
 /// Deflate's pieces for [`crate::npz::codec::parallel::decode_pieces`]:
 /// each completed as a whole stream ([`read_piece`]), inflated by
 /// libdeflate into its zeroed output.
-struct DeflatePieces;
+pub(crate) struct DeflatePieces;
 
 // SAFETY: `decode_piece` zeroes all of `out` before inflating into it, so
 // on `Ok` (as on any return) every byte is initialised.

@@ -2,7 +2,7 @@
 //! the codec of its method (`codec/`: one interface, whatever the method),
 //! its CRC-32 checked at the end as Python's `zipfile` checks it.
 
-use super::codec::{self, Decode, Mode};
+use super::codec::{self, Decode, Plan};
 use super::directory::Entry;
 use crate::error::Error;
 use crate::io::source::{fill_zeroed, SizedRead};
@@ -53,43 +53,23 @@ impl<'a, R: BufRead + 'a> MemberReader<'a, R> {
     /// `inflater` (reset here; one per archive reader, so that reading many
     /// small members does not allocate an inflater's window each: those
     /// allocations, interleaved with the caller's, fragmented the heap by
-    /// about 30 KB a member).
-    ///
-    /// A compressed member of up to `whole` bytes (and not too small to
-    /// pay) may be decompressed in one go at the first read, on every core
-    /// when ndnpy wrote it; the streaming member reader passes a smaller
-    /// bound than the array readers, which hold the array anyway.
-    pub(crate) fn new(
-        entry: &Entry,
-        reader: &'a mut R,
-        inflater: &'a mut flate2::Decompress,
-        whole: u64,
-    ) -> Self {
-        Self::open(entry, reader, inflater, Mode::Whole(whole))
-    }
-
-    /// Reads `entry`'s data as [`MemberReader::new`] does, for a reader
-    /// that wants its first bytes only (the `.npy` header): streamed on
+    /// about 30 KB a member), as `plan` says: [`Plan::Head`] streams on
     /// this thread, never decompressed whole nor read ahead, so that the
-    /// peek costs about the bytes it looks at, not the first pieces of the
-    /// member.
-    pub(crate) fn head(
+    /// peek costs about the bytes it looks at; under [`Plan::Whole`] a
+    /// compressed member of up to its bound (and not too small to pay) may
+    /// be decompressed in one go at the first read, on every core when
+    /// ndnpy wrote it (the streaming member reader passes a smaller bound
+    /// than the array readers, which hold the array anyway);
+    /// [`Plan::Range`] streams from the start, as [`Plan::Head`].
+    pub(crate) fn open(
         entry: &Entry,
         reader: &'a mut R,
         inflater: &'a mut flate2::Decompress,
-    ) -> Self {
-        Self::open(entry, reader, inflater, Mode::Head)
-    }
-
-    fn open(
-        entry: &Entry,
-        reader: &'a mut R,
-        inflater: &'a mut flate2::Decompress,
-        mode: Mode,
+        plan: Plan,
     ) -> Self {
         let raw = reader.take(entry.compressed_size);
         MemberReader {
-            body: codec::open(entry, raw, inflater, mode),
+            body: codec::open(entry, raw, inflater, plan),
             failed: false,
             left: entry.size,
             crc: crc32fast::Hasher::new(),
@@ -239,7 +219,7 @@ mod tests {
         let start = entry.data_start(&mut input, bytes.len() as u64).unwrap();
         input.seek(SeekFrom::Start(start)).unwrap();
         let mut inflater = flate2::Decompress::new(false);
-        let mut member = MemberReader::new(entry, &mut input, &mut inflater, 0);
+        let mut member = MemberReader::open(entry, &mut input, &mut inflater, Plan::Whole(0));
         // Read ahead: the codec checks the CRC, and nothing is held whole.
         assert!(member.body.checks_crc() && !member.whole());
         let mut out = Vec::new();

@@ -1,10 +1,11 @@
 //! The archive reader's streams: [`NpzMemberReader`], one member's bytes,
 //! and [`NpzArrays`], every member as an array.
 
+use super::codec::Plan;
 use super::in_member;
 use super::key_of;
 use super::pool::{read_inflated, Output, Want};
-use super::reader::{check_size, ArchiveMember, NpzReader, Open, STREAM_WHOLE_LIMIT, WHOLE_LIMIT};
+use super::reader::{check_size, ArchiveMember, NpzReader, STREAM_WHOLE_LIMIT, WHOLE_LIMIT};
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
 use crate::format::header::Header;
@@ -86,7 +87,7 @@ impl<R: Read + Seek> NpzReader<R> {
             Some(Err(e)) => return Err(e),
             Some(Ok(Output::Any(_))) | None => {}
         }
-        self.with_member(index, Open::Whole(WHOLE_LIMIT), |member, size, _| {
+        self.with_member(index, Plan::Whole(WHOLE_LIMIT), |member, size, _| {
             // Grows with the bytes that arrive, never to the declared size
             // up front; the member reader stops at the declared size.
             let mut out = Vec::new();
@@ -157,7 +158,7 @@ impl<R: Read + Seek> NpzReader<R> {
         } else {
             0
         };
-        let (inner, size, _) = self.open_member(index, Open::Whole(whole))?;
+        let (inner, size, _) = self.open_member(index, Plan::Whole(whole))?;
         Ok(NpzMemberReader {
             inner: Inner::Archive(inner),
             size,

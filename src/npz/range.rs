@@ -1,18 +1,18 @@
 //! [`NpzReader::read_range`]: rows of a member without reading it whole.
 //!
 //! A row range is one byte range of the member's `.npy` bytes (rows lie
-//! contiguously along the growth axis, `npy/growth.rs`). Stored members
-//! are read there directly; ndnpy's compressed members from the piece
-//! that holds the first row (the piece table, `inflate.rs`); any other
+//! contiguously along the growth axis, `npy/growth.rs`), and the member's
+//! codec says how it gives them (`codec/range.rs`): stored members are
+//! read there directly; ndnpy's compressed members (deflate and Zstandard)
+//! from the pieces or segments that hold the rows (their table); any other
 //! deflated member from the nearest checkpoint of its seek index
 //! (`seek/`), which is built on the way by the first reads and kept for
-//! the reader's life; members of other methods are decoded from their
-//! start.
+//! the reader's life (here, since it outlives a read); members of other
+//! methods are decoded from their start.
 
-use super::directory::{DEFLATED, STORED};
-use super::inflate::{inflate_piece_into, read_piece, MAX_RATIO};
-use super::pieces::Pieces;
-use super::reader::{NpzReader, Open};
+use super::codec::range::Answer;
+use super::codec::{self, Plan, Rows};
+use super::reader::NpzReader;
 use super::seek::{Failure, MemberKey, SeekIndex};
 use super::{in_member, member_io_error};
 use crate::array::element::Element;
@@ -21,7 +21,7 @@ use crate::format::header::{self, Header};
 use crate::io::source::Source;
 use crate::npy::growth;
 use ndarray::{Array, Dimension};
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek};
 use std::ops::{Bound, RangeBounds};
 
 impl<R: Read + Seek> NpzReader<R> {
@@ -34,7 +34,11 @@ impl<R: Read + Seek> NpzReader<R> {
     /// Only the bytes around the rows are read and decompressed:
     ///
     /// - a stored member (`np.savez`): exactly the rows' bytes;
-    /// - a member ndnpy compressed: the 1 MiB pieces holding the rows;
+    /// - a member ndnpy compressed: the pieces holding the rows (1 MiB
+    ///   each for deflate; for Zstandard its segments, 2 MiB each by
+    ///   default, each decoded alone only when it provably decodes as in
+    ///   the frame and to exactly the size its table declares, else the
+    ///   member is decoded from its start);
     /// - any other deflated member (`np.savez_compressed`): from the
     ///   nearest checkpoint of the member's *seek index* before the first
     ///   row: a block boundary of the deflate stream with the 32 KiB of
@@ -97,23 +101,24 @@ impl<R: Read + Seek> NpzReader<R> {
         let index = self.index(name)?;
         let key = self.directory.entries[index].key().to_owned();
         let options = self.options;
-        let (header, offset) = self.with_member(index, Open::Head, |member, _, _| {
+        let (header, offset) = self.with_member(index, Plan::Head, |member, _, _| {
             header::read_preamble(member, &options)
         })?;
-        let (sub, start, end, all) = range_of(&header, offset as u64, rows)?;
+        let (sub, rows) = range_of(&header, offset as u64, rows)?;
         crate::array::decode::check_header::<T, D>(&sub)?;
         let bytes = self
-            .member_bytes(index, start, end, all)
+            .member_bytes(index, rows)
             .map_err(|e| in_member(&key, e))?;
         crate::npy::read::read_array_with(&sub, &mut Source::slice(&bytes), &options)
             .map_err(|e| in_member(&key, e))
     }
 
-    /// Bytes `start..end` of member `index` (within its declared size);
-    /// with `all` (the range holds every row), all of the member is read
-    /// and checked against its CRC-32, as a whole read checks it, on every
-    /// path.
-    fn member_bytes(&mut self, index: usize, start: u64, end: u64, all: bool) -> Result<Vec<u8>> {
+    /// The bytes `rows` asks of member `index` (within its declared size);
+    /// with `rows.all` (the range holds every row), all of the member is
+    /// read and checked against its CRC-32, as a whole read checks it, on
+    /// every path.
+    fn member_bytes(&mut self, index: usize, rows: Rows) -> Result<Vec<u8>> {
+        let Rows { start, end, all } = rows;
         let entry = &self.directory.entries[index];
         entry.check_supported()?;
         if end > entry.size {
@@ -126,45 +131,31 @@ impl<R: Read + Seek> NpzReader<R> {
             return Ok(Vec::new());
         }
         let data_start = entry.data_start(&mut self.input, self.archive_len)?;
-        // What is read: the rows, or all of the member to check it.
-        let (from, to) = if all { (0, entry.size) } else { (start, end) };
         let (size, crc, name) = (entry.size, entry.crc, entry.key().to_owned());
-        // The rows out of the whole member, once its CRC-32 matched.
-        let rows = |mut bytes: Vec<u8>| -> Result<Vec<u8>> {
-            if all {
-                if crc32fast::hash(&bytes) != crc {
-                    return Err(Error::Archive(crate::error::ArchiveError::BadCrc {
-                        name: name.clone(),
-                    }));
+        let answer = codec::range::range(entry, &mut self.input, data_start, rows)?;
+        let entry = &self.directory.entries[index];
+        match answer {
+            Answer::Bytes(mut bytes) => {
+                // The rows out of the whole member, once its CRC-32 matched.
+                if all {
+                    if crc32fast::hash(&bytes) != crc {
+                        return Err(Error::Archive(crate::error::ArchiveError::BadCrc { name }));
+                    }
+                    bytes.truncate(end as usize);
+                    bytes.drain(..start as usize);
                 }
-                bytes.truncate(end as usize);
-                bytes.drain(..start as usize);
+                return Ok(bytes);
             }
-            Ok(bytes)
-        };
-        if entry.method == STORED && entry.size == entry.compressed_size {
-            // Inside the archive (`data_start` checked): the bytes exist.
-            self.input.seek(SeekFrom::Start(data_start + from))?;
-            let mut out = vec![0u8; (to - from) as usize];
-            self.input.read_exact(&mut out)?;
-            return rows(out);
-        }
-        if entry.method != DEFLATED {
-            // Decoded from the start; read to the member's end, the member
-            // reader checks the CRC-32 itself.
-            let bytes = self.decoded_from_start(index, from, to)?;
-            return Ok(match all {
-                true => bytes[start as usize..end as usize].to_vec(),
-                false => bytes,
-            });
-        }
-        let pieces = entry
-            .pieces
-            .clone()
-            .filter(|p| p.fits(entry.size, entry.compressed_size));
-        if let Some(pieces) = pieces {
-            let bytes = self.rows_in_pieces(data_start, &pieces, size, from, to)?;
-            return rows(bytes);
+            Answer::FromStart => {
+                // Read to the member's end for all the rows: the member
+                // reader checks the CRC-32 itself.
+                let bytes = self.decoded_from_start(index, Plan::Range(rows), size)?;
+                return Ok(match all {
+                    true => bytes[start as usize..end as usize].to_vec(),
+                    false => bytes,
+                });
+            }
+            Answer::SeekIndex => {}
         }
         let key = MemberKey {
             data_start,
@@ -197,51 +188,15 @@ impl<R: Read + Seek> NpzReader<R> {
         Ok(bytes)
     }
 
-    /// Bytes `start..end` of a member with a piece table, from the pieces
-    /// that hold them.
-    fn rows_in_pieces(
-        &mut self,
-        data_start: u64,
-        pieces: &Pieces,
-        size: u64,
-        start: u64,
-        end: u64,
-    ) -> Result<Vec<u8>> {
-        let block = pieces.block as u64;
-        let count = pieces.lengths.len();
-        let (first, last) = ((start / block) as usize, ((end - 1) / block) as usize);
-        let skip: u64 = pieces.lengths[..first].iter().map(|&l| l as u64).sum();
-        self.input.seek(SeekFrom::Start(data_start + skip))?;
-        let mut out = Vec::new();
-        let (mut compressed, mut inflated) = (Vec::new(), Vec::new());
-        for piece in first..=last {
-            let len = if piece + 1 == count {
-                size - block * (count as u64 - 1)
-            } else {
-                block
-            };
-            // A table may claim more than its bytes can give: not believed
-            // (and not allocated for).
-            if len > pieces.lengths[piece] as u64 * MAX_RATIO + (1 << 10) {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "a piece of the member claims more than deflate can give",
-                )
-                .into());
-            }
-            read_piece(&mut self.input, pieces, piece, &mut compressed)?;
-            inflate_piece_into(&compressed, &mut inflated, len as usize)?;
-            let at = piece as u64 * block;
-            let (from, to) = (start.max(at) - at, end.min(at + len) - at);
-            out.extend_from_slice(&inflated[from as usize..to as usize]);
-        }
-        Ok(out)
-    }
-
-    /// Bytes `start..end` of a member decoded from its start (compression
-    /// methods without a seek index).
-    fn decoded_from_start(&mut self, index: usize, start: u64, end: u64) -> Result<Vec<u8>> {
-        self.with_member(index, Open::Head, |member, _, _| {
+    /// The bytes `rows` asks of a member decoded from its start (its codec
+    /// cannot start elsewhere): all of the member for `rows.all`, read to
+    /// its end, so that the member reader checks its CRC-32.
+    fn decoded_from_start(&mut self, index: usize, plan: Plan, size: u64) -> Result<Vec<u8>> {
+        let (start, end) = match plan {
+            Plan::Range(rows) if !rows.all => (rows.start, rows.end),
+            _ => (0, size),
+        };
+        self.with_member(index, plan, |member, _, _| {
             let skipped = io::copy(&mut (&mut *member).take(start), &mut io::sink())?;
             let mut out = Vec::new();
             member.take(end - start).read_to_end(&mut out)?;
@@ -258,13 +213,8 @@ impl<R: Read + Seek> NpzReader<R> {
 }
 
 /// The header of rows `rows` of the member `header` describes (its data
-/// at byte `offset`), their byte range in the member, and whether they are
-/// all its rows.
-fn range_of(
-    header: &Header,
-    offset: u64,
-    rows: impl RangeBounds<usize>,
-) -> Result<(Header, u64, u64, bool)> {
+/// at byte `offset`), and their bytes in the member.
+fn range_of(header: &Header, offset: u64, rows: impl RangeBounds<usize>) -> Result<(Header, Rows)> {
     growth::check_fixed_rows(header)?;
     let axis = growth::axis(&header.shape, header.fortran_order)?;
     let len = header.shape[axis];
@@ -290,8 +240,10 @@ fn range_of(
     // Within a data length that fits (checked above): no overflow.
     Ok((
         growth::with_len(header, axis, end - start),
-        offset + start as u64 * row,
-        offset + end as u64 * row,
-        start == 0 && end == len,
+        Rows {
+            start: offset + start as u64 * row,
+            end: offset + end as u64 * row,
+            all: start == 0 && end == len,
+        },
     ))
 }

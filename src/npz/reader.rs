@@ -1,5 +1,6 @@
 //! [`NpzReader`]: members of an `.npz` archive into owned arrays.
 
+use super::codec::Plan;
 use super::directory::{Directory, STORED};
 use super::input::Input;
 use super::member::MemberReader;
@@ -290,7 +291,7 @@ impl<R: Read + Seek> NpzReader<R> {
         let options = self.options;
         // Streamed on this thread: only the header's bytes are read and
         // inflated (never the first pieces of a large member ndnpy wrote).
-        self.with_member(index, Open::Head, |member, _, _| {
+        self.with_member(index, Plan::Head, |member, _, _| {
             header::read_preamble(member, &options).map(|(h, _)| h)
         })
     }
@@ -314,7 +315,7 @@ impl<R: Read + Seek> NpzReader<R> {
     pub fn header_with_offset(&mut self, name: &str) -> Result<(Header, u64)> {
         let index = self.index(name)?;
         let options = self.options;
-        self.with_member(index, Open::Head, |member, _, _| {
+        self.with_member(index, Plan::Head, |member, _, _| {
             header::read_preamble(member, &options).map(|(h, len)| (h, len as u64))
         })
     }
@@ -408,11 +409,11 @@ impl<R: Read + Seek> NpzReader<R> {
     /// its declared uncompressed size, and whether that size can be trusted
     /// to size one allocation (a stored member whose bytes lie inside the
     /// archive; a compressed member's size is only a claim).
-    /// `open` says how its bytes will be read.
+    /// `plan` says how its bytes will be read.
     pub(super) fn open_member(
         &mut self,
         index: usize,
-        open: Open,
+        plan: Plan,
     ) -> Result<(ArchiveMember<'_, R>, u64, bool)> {
         let entry = &self.directory.entries[index];
         let key = entry.key();
@@ -425,12 +426,7 @@ impl<R: Read + Seek> NpzReader<R> {
         // the archive.
         let stored = entry.method == STORED && entry.compressed_size == entry.size;
         let size = entry.size;
-        let member = match open {
-            Open::Head => MemberReader::head(entry, &mut self.input, &mut self.inflater),
-            Open::Whole(whole) => {
-                MemberReader::new(entry, &mut self.input, &mut self.inflater, whole)
-            }
-        };
+        let member = MemberReader::open(entry, &mut self.input, &mut self.inflater, plan);
         let trusted = stored || member.whole();
         Ok((member, size, trusted))
     }
@@ -480,7 +476,7 @@ impl<R: Read + Seek> NpzReader<R> {
         read: impl FnOnce(&Header, &mut Source<'_>) -> Result<A>,
     ) -> Result<A> {
         let options = self.options;
-        self.with_member(index, Open::Whole(WHOLE_LIMIT), |member, size, trusted| {
+        self.with_member(index, Plan::Whole(WHOLE_LIMIT), |member, size, trusted| {
             let (header, offset) = header::read_preamble(member, &options)?;
             let available = size.saturating_sub(offset as u64);
             let array = read(
@@ -510,25 +506,13 @@ impl<R: Read + Seek> NpzReader<R> {
     pub(super) fn with_member<A>(
         &mut self,
         index: usize,
-        open: Open,
+        plan: Plan,
         f: impl FnOnce(&mut dyn SizedRead, u64, bool) -> Result<A>,
     ) -> Result<A> {
         let key = self.directory.entries[index].key().to_owned();
-        let (mut member, size, trusted) = self.open_member(index, open)?;
+        let (mut member, size, trusted) = self.open_member(index, plan)?;
         f(&mut member, size, trusted).map_err(|e| in_member(&key, e))
     }
-}
-
-/// How a member's bytes will be read, which decides how it is inflated.
-#[derive(Clone, Copy)]
-pub(super) enum Open {
-    /// Its first bytes only (the `.npy` header): streamed on the calling
-    /// thread, nothing inflated ahead.
-    Head,
-    /// On to the end: a deflated member of up to this many bytes may be
-    /// inflated in one go (`inflate.rs`), a larger one ndnpy wrote a few
-    /// pieces ahead on every core (`ahead.rs`); others stream.
-    Whole(u64),
 }
 
 /// The array readers hold the array anyway: members up to this size are

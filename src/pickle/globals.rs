@@ -58,7 +58,7 @@ pub(crate) enum Global {
     /// na_object)`: NumPy 2's `StringDType`, as `np.save` pickles it.
     StringDType,
     /// pandas' reconstructors ([`super::pandas`]).
-    Pandas(super::pandas::PandasGlobal),
+    Pandas(PandasGlobal),
 }
 
 impl Global {
@@ -98,9 +98,7 @@ impl Global {
         let dotted = self.name();
         let (module, name) = match self {
             // A class attribute: the module is `zoneinfo`.
-            Global::Pandas(super::pandas::PandasGlobal::ZoneInfoUnpickle) => {
-                ("zoneinfo", "ZoneInfo._unpickle")
-            }
+            Global::Pandas(PandasGlobal::ZoneInfoUnpickle) => ("zoneinfo", "ZoneInfo._unpickle"),
             _ => dotted.rsplit_once('.').unwrap_or(("builtins", dotted)),
         };
         crate::array::pyvalue::PyValue::Global {
@@ -108,6 +106,60 @@ impl Global {
             name: name.to_owned(),
         }
     }
+}
+
+/// A pandas (or time-zone) global of the closed list (what a call of one
+/// does is [`super::pandas`]'s; the names are here, with the rest of the list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PandasGlobal {
+    UnpickleTimestamp,
+    UnpickleTimedelta,
+    UnpickleNaT,
+    NA,
+    TimeZone,
+    GetAttr,
+    ZoneInfo,
+    ZoneInfoUnpickle,
+}
+
+impl PandasGlobal {
+    /// The Python name, for messages and references.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            PandasGlobal::UnpickleTimestamp => "pandas._libs.tslibs.timestamps._unpickle_timestamp",
+            PandasGlobal::UnpickleTimedelta => "pandas._libs.tslibs.timedeltas._timedelta_unpickle",
+            PandasGlobal::UnpickleNaT => "pandas._libs.tslibs.nattype._nat_unpickle",
+            PandasGlobal::NA => "pandas.NA",
+            PandasGlobal::TimeZone => "datetime.timezone",
+            PandasGlobal::GetAttr => "builtins.getattr",
+            PandasGlobal::ZoneInfo => "zoneinfo.ZoneInfo",
+            PandasGlobal::ZoneInfoUnpickle => "zoneinfo.ZoneInfo._unpickle",
+        }
+    }
+
+    /// The value of a global that is one (pandas' `NA`).
+    pub(crate) fn as_value(self) -> Option<crate::array::pyvalue::PyValue> {
+        (self == PandasGlobal::NA).then_some(crate::array::pyvalue::PyValue::NA)
+    }
+}
+
+/// Looks up pandas' and the time zones' globals.
+fn pandas_lookup(module: &str, name: &str) -> Option<Global> {
+    let p = match (module, name) {
+        ("pandas._libs.tslibs.timestamps", "_unpickle_timestamp") => {
+            PandasGlobal::UnpickleTimestamp
+        }
+        ("pandas._libs.tslibs.timedeltas", "_timedelta_unpickle") => {
+            PandasGlobal::UnpickleTimedelta
+        }
+        ("pandas._libs.tslibs.nattype", "_nat_unpickle") => PandasGlobal::UnpickleNaT,
+        ("pandas" | "pandas._libs.missing", "NA") => PandasGlobal::NA,
+        ("datetime", "timezone") => PandasGlobal::TimeZone,
+        ("builtins", "getattr") => PandasGlobal::GetAttr,
+        ("zoneinfo", "ZoneInfo") => PandasGlobal::ZoneInfo,
+        _ => return None,
+    };
+    Some(Global::Pandas(p))
 }
 
 /// Python 2 spellings of modules and names, mapped as Python 3's unpickler
@@ -156,7 +208,7 @@ pub(crate) fn lookup(module: &str, name: &str) -> Option<Global> {
         ("datetime", "datetime") => Global::DateTime,
         ("datetime", "timedelta") => Global::TimeDelta,
         ("decimal", "Decimal") => Global::Decimal,
-        _ => return super::pandas::lookup(module, name),
+        _ => return pandas_lookup(module, name),
     };
     Some(g)
 }

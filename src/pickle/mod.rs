@@ -68,7 +68,9 @@
 //! # Ok::<(), ndnpy::Error>(())
 //! ```
 
+mod arrays;
 mod bigint;
+mod classes;
 mod element;
 mod globals;
 mod machine;
@@ -128,13 +130,16 @@ pub fn loads(bytes: &[u8]) -> Result<PyValue> {
 /// # Ok::<(), ndnpy::Error>(())
 /// ```
 pub fn loads_with(bytes: &[u8], options: &ReadOptions) -> Result<PyValue> {
-    run_machine(Machine::with_options(bytes, options))
+    run_machine(Machine::with_options(bytes, options, &classes::CLASSES))
 }
 
 /// [`loads`] with `factor` times the usual budget for the values built
 /// (see `Machine::with_budget_factor`: dask's `info`).
 pub(crate) fn loads_with_budget_factor(bytes: &[u8], factor: u64) -> Result<PyValue> {
-    run_machine(Machine::with_options(bytes, &ReadOptions::default()).with_budget_factor(factor))
+    run_machine(
+        Machine::with_options(bytes, &ReadOptions::default(), &classes::CLASSES)
+            .with_budget_factor(factor),
+    )
 }
 
 /// Runs a machine to its value.

@@ -13,64 +13,11 @@
 //! | `datetime timezone` | fixed-offset zones, UTC among them: `(timedelta[, name])` | [`TimeZone::Fixed`] |
 //! | `builtins getattr` of `zoneinfo ZoneInfo` and `'_unpickle'` | named zones: `(key, 1)` | [`TimeZone::Zone`] |
 
-use super::globals::Global;
+use super::globals::{Global, PandasGlobal};
 use super::machine::{value_node, Machine, Node};
 use crate::array::pyvalue::foreign::{TimeZone, Timedelta, Timestamp, RESOLUTIONS};
 use crate::array::pyvalue::PyValue;
 use crate::error::{Error, Result};
-
-/// A pandas (or time-zone) global of the closed list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PandasGlobal {
-    UnpickleTimestamp,
-    UnpickleTimedelta,
-    UnpickleNaT,
-    NA,
-    TimeZone,
-    GetAttr,
-    ZoneInfo,
-    ZoneInfoUnpickle,
-}
-
-impl PandasGlobal {
-    /// The Python name, for messages and references.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            PandasGlobal::UnpickleTimestamp => "pandas._libs.tslibs.timestamps._unpickle_timestamp",
-            PandasGlobal::UnpickleTimedelta => "pandas._libs.tslibs.timedeltas._timedelta_unpickle",
-            PandasGlobal::UnpickleNaT => "pandas._libs.tslibs.nattype._nat_unpickle",
-            PandasGlobal::NA => "pandas.NA",
-            PandasGlobal::TimeZone => "datetime.timezone",
-            PandasGlobal::GetAttr => "builtins.getattr",
-            PandasGlobal::ZoneInfo => "zoneinfo.ZoneInfo",
-            PandasGlobal::ZoneInfoUnpickle => "zoneinfo.ZoneInfo._unpickle",
-        }
-    }
-
-    /// The value of a global that is one (pandas' `NA`).
-    pub(crate) fn as_value(self) -> Option<PyValue> {
-        (self == PandasGlobal::NA).then_some(PyValue::NA)
-    }
-}
-
-/// Looks up pandas' and the time zones' globals.
-pub(crate) fn lookup(module: &str, name: &str) -> Option<Global> {
-    let p = match (module, name) {
-        ("pandas._libs.tslibs.timestamps", "_unpickle_timestamp") => {
-            PandasGlobal::UnpickleTimestamp
-        }
-        ("pandas._libs.tslibs.timedeltas", "_timedelta_unpickle") => {
-            PandasGlobal::UnpickleTimedelta
-        }
-        ("pandas._libs.tslibs.nattype", "_nat_unpickle") => PandasGlobal::UnpickleNaT,
-        ("pandas" | "pandas._libs.missing", "NA") => PandasGlobal::NA,
-        ("datetime", "timezone") => PandasGlobal::TimeZone,
-        ("builtins", "getattr") => PandasGlobal::GetAttr,
-        ("zoneinfo", "ZoneInfo") => PandasGlobal::ZoneInfo,
-        _ => return None,
-    };
-    Some(Global::Pandas(p))
-}
 
 fn refuse(what: String) -> Error {
     Error::Pickle(crate::error::PickleError::UnsupportedPickle { what })

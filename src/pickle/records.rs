@@ -41,7 +41,7 @@ pub(crate) fn record_array(
     // Charged before it is allocated: a few bytes of pickle must not
     // claim gigabytes through a wide record type (nor billions of values
     // through zero-size fields, which hold no bytes).
-    m.charge(super::numpy::data_cost(dtype, shape, &[]).saturating_add(total as u64))?;
+    m.charge(super::arrays::data_cost(dtype, shape, &[]).saturating_add(total as u64))?;
     let mut data = vec![0u8; total];
     let layout = offsets(fields);
     let n_objects = layout.iter().filter(|(_, f)| f.dtype.has_object()).count();

@@ -57,7 +57,7 @@ pub(crate) fn array(
             }
         }
     }
-    let values = super::numpy::object_array(m, shape, fortran, values)?;
+    let values = super::arrays::object_array(m, shape, fortran, values)?;
     Ok(AnyArray::StringDType(StringDTypeArray {
         values,
         na_object,

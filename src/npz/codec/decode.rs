@@ -1,6 +1,7 @@
-//! The interface every codec gives the member reader: [`Decode`], what
-//! the reader wants ([`Mode`]), the compressed bytes a codec reads
-//! ([`Raw`]), and the error of data that is not valid for its method.
+//! The interface every codec gives the member reader: [`Decode`], the one
+//! decode plan of a member ([`Plan`]: what the reader wants of it), the
+//! compressed bytes a codec reads ([`Raw`]), and the error of data that is
+//! not valid for its method.
 
 use std::io;
 use std::mem::MaybeUninit;
@@ -66,15 +67,52 @@ pub(crate) unsafe trait Decode {
     }
 }
 
-/// How the member reader wants a member's bytes.
+/// A member's decode plan: how its bytes will be read, which decides how
+/// its codec decodes them. The one plan of every path (the archive reader,
+/// the member reader, row ranges).
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Mode {
+pub(crate) enum Plan {
     /// Its first bytes only (the `.npy` header): streamed on the calling
-    /// thread, nothing decompressed ahead.
+    /// thread, nothing decompressed ahead, so that a peek costs about the
+    /// bytes it looks at.
     Head,
     /// On to its end: a member of up to this many bytes may be
-    /// decompressed whole (on every core when ndnpy wrote it).
+    /// decompressed whole (on every core when ndnpy wrote it; a larger
+    /// deflated one ndnpy wrote a few pieces ahead, `ahead.rs`); others
+    /// stream.
     Whole(u64),
+    /// The bytes of some rows: the codec answers from the part of the
+    /// member that holds them when it can (`codec/range.rs`); otherwise
+    /// the member is streamed from its start, nothing decompressed ahead.
+    Range(Rows),
+}
+
+/// Bytes `start..end` of a member's `.npy` bytes (within its declared
+/// size): what a row range asks for. `all` when they are all its rows:
+/// then all of the member is read and checked against its CRC-32, as a
+/// whole read checks it, on every path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rows {
+    /// The first byte asked.
+    pub(crate) start: u64,
+    /// One past the last byte asked.
+    pub(crate) end: u64,
+    /// Whether the rows are all of the member's.
+    pub(crate) all: bool,
+}
+
+/// How a member's codec answers a range.
+pub(crate) enum Answer {
+    /// The bytes asked (all of the member's for [`Rows::all`]), decoded
+    /// from the part of the member that holds them; a whole member is not
+    /// checked yet (its CRC-32 is the caller's to check).
+    Bytes(Vec<u8>),
+    /// A deflated member without a piece table: from the nearest checkpoint
+    /// of its seek index, which the archive reader keeps for its life.
+    SeekIndex,
+    /// From the member's start, by the member reader (which checks the
+    /// CRC-32 of a member read to its end).
+    FromStart,
 }
 
 /// The compressed bytes of a member, positioned at its data and bounded by

@@ -2,28 +2,54 @@
 //! one reusable `flate2` state per archive reader, inflated whole by
 //! libdeflate (`inflate.rs`), on every core for members ndnpy wrote (their
 //! piece table), and read a few pieces ahead when too large to hold
-//! (`ahead.rs`).
+//! (`ahead.rs`). A row range is answered from the piece table, or else by
+//! the member's seek index (`seek/`, which the archive reader keeps).
 
-use super::decode::{Decode, Mode, Raw};
+use super::decode::{Answer, Decode, Plan, Raw};
+use super::parallel::range_in_pieces;
 use super::whole::{decode_whole, Whole, WholeCodec};
 use crate::npz::ahead::{self, Ahead};
 use crate::npz::directory::Entry;
-use crate::npz::inflate::{self, inflate_pieces, MAX_RATIO};
+use crate::npz::inflate::{self, inflate_pieces, DeflatePieces, MAX_RATIO};
 use crate::npz::pieces::Pieces;
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead, Read, Seek};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
+/// Bytes `from..to` of deflated member `entry` (its data at `data_start`
+/// of `input`): from the pieces that hold them when ndnpy wrote it (its
+/// piece table), else from the nearest checkpoint of its seek index.
+pub(crate) fn range<I: Read + Seek>(
+    entry: &Entry,
+    input: &mut I,
+    data_start: u64,
+    from: u64,
+    to: u64,
+) -> io::Result<Answer> {
+    let pieces = entry
+        .pieces
+        .as_ref()
+        .filter(|p| p.fits(entry.size, entry.compressed_size));
+    let Some(pieces) = pieces else {
+        return Ok(Answer::SeekIndex);
+    };
+    let codec = &DeflatePieces;
+    range_in_pieces(
+        codec, input, data_start, pieces, entry.size, MAX_RATIO, from, to,
+    )
+    .map(Answer::Bytes)
+}
+
 /// The decoder of deflated member `entry`: whole when it pays and is at
-/// most `mode`'s bound, read ahead on every core when ndnpy wrote it and
-/// it is larger, streamed otherwise (and always for [`Mode::Head`]).
+/// most `plan`'s bound, read ahead on every core when ndnpy wrote it and
+/// it is larger, streamed otherwise (and always for [`Plan::Head`] and [`Plan::Range`]).
 pub(crate) fn open<'a, R: BufRead + 'a>(
     entry: &Entry,
     raw: Raw<'a, R>,
     inflater: &'a mut flate2::Decompress,
-    mode: Mode,
+    plan: Plan,
 ) -> Box<dyn Decode + 'a> {
-    let Mode::Whole(limit) = mode else {
+    let Plan::Whole(limit) = plan else {
         inflater.reset(false);
         return Box::new(Inflate { raw, inflater });
     };

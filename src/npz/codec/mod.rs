@@ -33,6 +33,7 @@ mod decode;
 pub(crate) mod deflate;
 pub(crate) mod method;
 pub(crate) mod parallel;
+pub(crate) mod range;
 mod whole;
 
 #[cfg(feature = "bzip2")]
@@ -44,7 +45,7 @@ pub(crate) mod zstd;
 
 pub use choice::Codec;
 
-pub(crate) use decode::{Decode, Mode};
+pub(crate) use decode::{Decode, Plan, Rows};
 
 use super::directory::{Entry, DEFLATED};
 use decode::Raw;
@@ -57,16 +58,16 @@ pub(crate) fn open<'a, R: BufRead + 'a>(
     entry: &Entry,
     raw: Raw<'a, R>,
     inflater: &'a mut flate2::Decompress,
-    mode: Mode,
+    plan: Plan,
 ) -> Box<dyn Decode + 'a> {
     match entry.method {
-        DEFLATED => deflate::open(entry, raw, inflater, mode),
+        DEFLATED => deflate::open(entry, raw, inflater, plan),
         #[cfg(feature = "bzip2")]
         method::BZIP2 => Box::new(bzip2::Bzip2::new(raw)),
         #[cfg(feature = "lzma")]
         method::LZMA => Box::new(lzma::Lzma::new(raw, entry.size, entry.compressed_size)),
         #[cfg(feature = "zstd")]
-        method::ZSTD => zstd::open(entry, raw, mode),
+        method::ZSTD => zstd::open(entry, raw, plan),
         _ => Box::new(Stored(raw)),
     }
 }

@@ -8,10 +8,13 @@
 //! decodes straight into its piece of the output, which nobody zeroed
 //! ahead (the decoder's writes fault its pages in, on every core), and
 //! computes the piece's CRC-32 while it is in cache.
+//!
+//! A row range takes only the pieces that hold its bytes, whatever the
+//! codec ([`range_in_pieces`]).
 
 use crate::npz::pieces::Pieces;
 use std::collections::VecDeque;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::{Condvar, Mutex};
@@ -171,6 +174,82 @@ pub(crate) fn decode_pieces(
         crc.combine(&piece.ok_or_else(|| io::Error::other("a decoding thread failed"))?);
     }
     Ok(crc)
+}
+
+/// Bytes `from..to` of a member with a piece table (`pieces`, checked
+/// with [`Pieces::fits`]; `size` its declared size, `to <= size`), from the
+/// pieces that hold them only: `input` is sought to the first of them
+/// (the member's data starts at `data_start`), and each is read and decoded
+/// by `codec` on this thread, to exactly the bytes the table declares for it
+/// (more or fewer are an error). A piece that claims more than `max_ratio`
+/// times its compressed bytes can give is not believed, nor allocated for.
+/// Memory: the bytes asked, one piece, and its compressed bytes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn range_in_pieces<I: Read + Seek>(
+    codec: &dyn PieceDecoder,
+    input: &mut I,
+    data_start: u64,
+    pieces: &Pieces,
+    size: u64,
+    max_ratio: u64,
+    from: u64,
+    to: u64,
+) -> io::Result<Vec<u8>> {
+    if from >= to {
+        return Ok(Vec::new());
+    }
+    let block = pieces.block as u64;
+    let count = pieces.lengths.len();
+    let (first, last) = match block {
+        0 => (count, count),
+        _ => ((from / block) as usize, ((to - 1) / block) as usize),
+    };
+    if last >= count || to > size {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the piece table does not match the member",
+        ));
+    }
+    let len_of = |piece: usize| match piece + 1 == count {
+        true => size - block * (count as u64 - 1),
+        false => block,
+    };
+    for piece in first..=last {
+        // A table may claim more than its bytes can give: not believed
+        // (and not allocated for).
+        if len_of(piece) > pieces.lengths[piece] as u64 * max_ratio + (1 << 10) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a piece of the member claims more than its method can give",
+            ));
+        }
+    }
+    let skip: u64 = pieces.lengths[..first].iter().map(|&l| l as u64).sum();
+    input.seek(SeekFrom::Start(data_start + skip))?;
+    let oom = |_| io::Error::from(io::ErrorKind::OutOfMemory);
+    let mut out = Vec::new();
+    out.try_reserve_exact((to - from) as usize).map_err(oom)?;
+    let mut decoded: Vec<u8> = Vec::new();
+    for piece in first..=last {
+        let len = len_of(piece) as usize;
+        decoded.clear();
+        decoded.try_reserve_exact(len).map_err(oom)?;
+        decode_pieces(
+            codec,
+            input,
+            pieces,
+            piece..piece + 1,
+            &mut decoded.spare_capacity_mut()[..len],
+            1,
+        )?;
+        // SAFETY: `decode_pieces` succeeded, so every one of the `len`
+        // bytes after the (empty) start of `decoded` is initialised.
+        unsafe { decoded.set_len(len) };
+        let at = piece as u64 * block;
+        let (a, b) = (from.max(at) - at, to.min(at + len as u64) - at);
+        out.extend_from_slice(&decoded[a as usize..b as usize]);
+    }
+    Ok(out)
 }
 
 /// Reads `len` bytes of `input` into `buf` after what it holds; fewer is

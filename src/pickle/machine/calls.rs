@@ -12,15 +12,15 @@ impl Machine<'_> {
     /// Applies one of the whitelisted globals to `args`.
     pub(super) fn call(&mut self, g: Global, args: Vec<Id>) -> Result<Node> {
         match g {
-            Global::Reconstruct => numpy::reconstruct(self, &args),
-            Global::FromBuffer => numpy::frombuffer(self, &args),
-            Global::Scalar => numpy::scalar(self, &args),
-            Global::DType => numpy::dtype_new(self, &args),
+            Global::Reconstruct
+            | Global::FromBuffer
+            | Global::Scalar
+            | Global::DType
+            | Global::Pandas(_)
+            | Global::StringDType => (self.classes.call)(self, g, &args),
             Global::NdArray => Err(self
                 .malformed("numpy.ndarray is only accepted as the first argument of _reconstruct")),
             Global::Encode => self.codecs_encode(&args),
-            Global::Pandas(p) => crate::pickle::pandas::call(self, p, &args),
-            Global::StringDType => crate::pickle::stringdtype::dtype_new(self, &args),
             Global::Set | Global::FrozenSet => {
                 let items = match args.as_slice() {
                     [] => Vec::new(),

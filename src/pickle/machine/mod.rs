@@ -10,7 +10,9 @@
 //! Globals are resolved against the closed list in [`super::globals`] the
 //! moment they are named; a call (`REDUCE`, `INST`, `OBJ`, `NEWOBJ`) can
 //! only reach one of those, and each one is a pure constructor of data
-//! implemented here or in [`super::numpy`].
+//! implemented here or by the classes above the machine (NumPy's, pandas',
+//! `StringDType`), which it reaches through the [`Classes`] its maker hands
+//! it: they import the machine, the machine imports none of them.
 //!
 //! Files: this one holds the nodes, the machine's state, its input, stack
 //! and memo; `opcodes.rs` runs the opcodes; `calls.rs` holds the closed
@@ -28,7 +30,6 @@ use text::truncate;
 pub(crate) use values::{value_node, ARRAY_COST};
 
 use super::globals::{self, Global};
-use super::numpy::{self, PendingArray};
 use crate::array::pyvalue::PyValue;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
@@ -54,6 +55,26 @@ pub const BUDGET_BASE: u64 = 1 << 20;
 const MAX_LONG_BYTES: usize = 1792;
 
 type Id = usize;
+
+/// `_reconstruct(ndarray, (0,), b'b')`, waiting for its state.
+#[derive(Debug)]
+pub(crate) struct PendingArray;
+
+/// What the machine hands to the classes of the closed list built above it
+/// (`numpy.rs`, `pandas.rs`, `stringdtype.rs`, wired in `classes.rs`): whoever
+/// makes a machine passes them, so that the machine imports none of the files
+/// that import it.
+pub(crate) struct Classes {
+    /// Calls a global of the closed list that the machine does not build
+    /// itself (NumPy's, pandas', `StringDType`'s).
+    pub(crate) call: fn(&mut Machine<'_>, Global, &[Id]) -> Result<Node>,
+    /// `BUILD` of a `numpy.dtype` awaiting its state.
+    pub(crate) dtype_setstate: fn(&mut Machine<'_>, &str, Id) -> Result<DType>,
+    /// `BUILD` of an ndarray awaiting its state.
+    pub(crate) array_setstate: fn(&mut Machine<'_>, PendingArray, Id) -> Result<Node>,
+    /// A `numpy.dtype` never given a state, as a value.
+    pub(crate) dtype_without_state: fn(&Machine<'_>, &str) -> Result<DType>,
+}
 
 /// A node of the arena: what Python would hold, minus anything callable.
 #[derive(Debug)]
@@ -152,10 +173,12 @@ pub(crate) struct Machine<'a> {
     encoding: PickleEncoding,
     /// Whether calls outside the closed list make opaque objects.
     opaque: bool,
+    /// The classes above the machine, for calls and `BUILD`s of theirs.
+    classes: &'static Classes,
 }
 
 impl<'a> Machine<'a> {
-    pub(crate) fn new(input: &'a [u8]) -> Self {
+    pub(crate) fn new(input: &'a [u8], classes: &'static Classes) -> Self {
         let budget = (input.len() as u64)
             .saturating_mul(BUDGET_PER_BYTE)
             .saturating_add(BUDGET_BASE);
@@ -171,12 +194,17 @@ impl<'a> Machine<'a> {
             visiting: Vec::new(),
             encoding: PickleEncoding::Ascii,
             opaque: false,
+            classes,
         }
     }
 
     /// A machine reading as `options` say (encoding, opaque objects).
-    pub(crate) fn with_options(input: &'a [u8], options: &ReadOptions) -> Self {
-        let mut m = Self::new(input);
+    pub(crate) fn with_options(
+        input: &'a [u8],
+        options: &ReadOptions,
+        classes: &'static Classes,
+    ) -> Self {
+        let mut m = Self::new(input, classes);
         m.encoding = options.get_pickle_encoding();
         m.opaque = options.get_opaque_objects();
         m
@@ -484,8 +512,10 @@ impl<'a> Machine<'a> {
     fn build(&mut self, target: Id, state: Id) -> Result<()> {
         let node = std::mem::replace(&mut self.arena[target], Node::None);
         let built = match node {
-            Node::PendingDType(code) => numpy::dtype_setstate(self, &code, state).map(Node::DType),
-            Node::PendingArray(p) => numpy::array_setstate(self, p, state),
+            Node::PendingDType(code) => {
+                (self.classes.dtype_setstate)(self, &code, state).map(Node::DType)
+            }
+            Node::PendingArray(p) => (self.classes.array_setstate)(self, p, state),
             Node::Opaque(mut o) => {
                 o.state = Some(state);
                 Ok(Node::Opaque(o))

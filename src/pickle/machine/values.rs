@@ -151,7 +151,7 @@ impl Machine<'_> {
             Node::ByteArray(b) => (PyValue::ByteArray(b.clone()), b.len() as u64),
             Node::DType(d) => (PyValue::DType(d.clone()), 64),
             Node::PendingDType(code) => {
-                let d = numpy::dtype_without_state(self, code)?;
+                let d = (self.classes.dtype_without_state)(self, code)?;
                 (PyValue::DType(d), 64)
             }
             Node::Value(v, cost, vdepth) => {

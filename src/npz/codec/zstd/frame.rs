@@ -31,6 +31,14 @@ use zstd_safe::zstd_sys as sys;
 pub(super) const NOT_INDEPENDENT: &str =
     "a Zstandard segment may depend on the one before it (repeat offsets)";
 
+/// Whether `e` is a segment's refusal to decode alone ([`NOT_INDEPENDENT`]):
+/// the member is then decoded in one stream, not reported corrupt.
+pub(super) fn not_independent(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::InvalidData
+        && e.get_ref()
+            .is_some_and(|r| r.to_string() == NOT_INDEPENDENT)
+}
+
 /// Zstandard's frame magic number.
 pub(super) const MAGIC: [u8; 4] = 0xFD2F_B528u32.to_le_bytes();
 
@@ -48,9 +56,9 @@ const MAX_BLOCK: usize = 128 << 10;
 pub(super) struct Header(OnceLock<[u8; HEADER_LEN]>);
 
 impl Header {
-    /// Checks the header that starts `first` (the first segment) and keeps
-    /// it.
-    fn learn(&self, first: &[u8]) -> io::Result<[u8; HEADER_LEN]> {
+    /// Checks the header that starts `first` (the first segment, or its
+    /// first [`HEADER_LEN`] bytes) and keeps it.
+    pub(super) fn learn(&self, first: &[u8]) -> io::Result<[u8; HEADER_LEN]> {
         let header: [u8; HEADER_LEN] = first
             .get(..HEADER_LEN)
             .and_then(|h| h.try_into().ok())

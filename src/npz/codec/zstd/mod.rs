@@ -22,9 +22,14 @@
 //! compressed member is kept while its segments are decoded (it is read
 //! anyway; typically a fraction of the member's size).
 //!
-//! Row ranges ([`crate::NpzReader::read_range`]) of Zstandard members are
-//! streamed from the member's start by the standard decoder: segments are
-//! never used for them.
+//! Row ranges ([`crate::NpzReader::read_range`]) of members with a segment
+//! table decode only the segments that hold their rows ([`range`]), each
+//! alone only when it provably decodes as in the frame (as above) and to
+//! exactly its declared bytes (a table that lies about them is an error);
+//! a segment that may depend on the one before sends the range to the
+//! standard decoder from the member's start, as members without a table
+//! (one frame, as `zipfile` writes it) and ranges of all the rows are read:
+//! the member reader checks their CRC-32 at the end.
 //!
 //! Other members are streamed through one decoder, which stops at the end
 //! of the first frame as Python's does, with a window of at most 2^27
@@ -34,14 +39,14 @@ mod frame;
 mod independent;
 pub(crate) mod write;
 
-use super::decode::{corrupt, Decode, Mode, Raw};
-use super::parallel::decode_pieces;
+use super::decode::{corrupt, Decode, Plan, Raw};
+use super::parallel::{decode_pieces, range_in_pieces, read_exactly};
 use super::whole::{decode_whole, Whole, WholeCodec};
 use crate::npz::directory::Entry;
 use crate::npz::pieces::Pieces;
 use frame::zstd_error;
 use std::cell::RefCell;
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead, Read, Seek, SeekFrom};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::rc::Rc;
@@ -58,19 +63,19 @@ const WINDOW_LOG_MAX: u32 = 27;
 const MAX_RATIO: u64 = 1 << 15;
 
 /// The decoder of Zstandard member `entry`: its segments on every core
-/// when ndnpy wrote it and it is to be read whole (up to `mode`'s bound,
+/// when ndnpy wrote it and it is to be read whole (up to `plan`'s bound,
 /// and believable: [`decode_whole`] with [`MAX_RATIO`]), streamed
 /// otherwise.
 pub(crate) fn open<'a, R: BufRead + 'a>(
     entry: &Entry,
     raw: Raw<'a, R>,
-    mode: Mode,
+    plan: Plan,
 ) -> Box<dyn Decode + 'a> {
     let pieces = entry
         .pieces
         .clone()
         .filter(|p| p.lengths.len() > 1 && p.fits(entry.size, entry.compressed_size));
-    if let (Mode::Whole(limit), Some(pieces)) = (mode, pieces) {
+    if let (Plan::Whole(limit), Some(pieces)) = (plan, pieces) {
         if decode_whole(entry.size, entry.compressed_size, limit, MAX_RATIO) {
             let kept = Rc::new(RefCell::new(Vec::new()));
             let codec = Zstd {
@@ -86,6 +91,43 @@ pub(crate) fn open<'a, R: BufRead + 'a>(
         }
     }
     Box::new(Stream::new(raw))
+}
+
+/// Bytes `from..to` (some of the member's rows) of Zstandard member
+/// `entry`, its data at `data_start` of `input`: from the segments that hold
+/// them when ndnpy wrote it, decoded behind the frame's header; `None` when
+/// the member is to be decoded from its start (no segment table, or a
+/// segment that may depend on the one before: the standard decoder's bytes,
+/// never a guess of ours).
+pub(crate) fn range<I: Read + Seek>(
+    entry: &Entry,
+    input: &mut I,
+    data_start: u64,
+    from: u64,
+    to: u64,
+) -> io::Result<Option<Vec<u8>>> {
+    let pieces = entry
+        .pieces
+        .as_ref()
+        .filter(|p| p.lengths.len() > 1 && p.fits(entry.size, entry.compressed_size));
+    let Some(pieces) = pieces else {
+        return Ok(None);
+    };
+    let header = frame::Header::default();
+    if from >= pieces.block as u64 {
+        // The segments asked are decoded behind the frame's header, the
+        // first bytes of the first segment (which is not decoded).
+        input.seek(SeekFrom::Start(data_start))?;
+        let mut first = Vec::new();
+        read_exactly(input, frame::HEADER_LEN, &mut first)?;
+        header.learn(&first)?;
+    }
+    match range_in_pieces(
+        &header, input, data_start, pieces, entry.size, MAX_RATIO, from, to,
+    ) {
+        Err(e) if frame::not_independent(&e) => Ok(None),
+        other => other.map(Some),
+    }
 }
 
 /// Zstandard's whole-member decoding: segments on every core, or the
