@@ -66,7 +66,7 @@ unsafe impl WholeCodec for Deflate {
         inflate::inflate(compressed, size)
     }
 
-    fn into_array(&self, compressed: usize, size: usize) -> bool {
+    fn straight_into(&self, compressed: usize, size: usize) -> bool {
         // On every core (`pinflate`) or, on one, with libdeflate: either
         // way straight into the array, not into a buffer then copied.
         crate::npz::pinflate::large(compressed, size)

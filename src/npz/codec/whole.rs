@@ -46,7 +46,7 @@ pub(crate) unsafe trait WholeCodec {
     /// ([`WholeCodec::head`]), rather than decoded into a buffer of its
     /// own and copied (a second buffer of the member's size, and a pass
     /// over it).
-    fn into_array(&self, _compressed: usize, _size: usize) -> bool {
+    fn straight_into(&self, _compressed: usize, _size: usize) -> bool {
         false
     }
 
@@ -60,7 +60,7 @@ pub(crate) unsafe trait WholeCodec {
 
     /// The first `len` bytes the stream `compressed` decodes to (fewer if
     /// it ends first), decoded on this thread without the rest. Needed by
-    /// every codec whose [`WholeCodec::into_array`] can say yes.
+    /// every codec whose [`WholeCodec::straight_into`] can say yes.
     fn head(&self, _compressed: &[u8], _len: usize) -> io::Result<Vec<u8>> {
         Err(io::Error::other(
             "internal error: this codec decodes no head apart",
@@ -200,7 +200,7 @@ impl<T: Read, C: WholeCodec> Whole<T, C> {
                     let mut compressed = crate::npz::compressed::fresh(len)?;
                     let got = crate::io::checked::read_full(raw, &mut compressed)?;
                     compressed.truncate(got);
-                    if codec.into_array(compressed.len(), size as usize) {
+                    if codec.straight_into(compressed.len(), size as usize) {
                         let head = codec.head(&compressed, HEAD.min(size as usize))?;
                         let Whole::Pending(_, _, _, _, codec) =
                             std::mem::replace(self, Whole::Failed)
@@ -407,7 +407,7 @@ mod tests {
             Ok((self.data.clone(), crc32fast::hash(&self.data)))
         }
 
-        fn into_array(&self, _: usize, _: usize) -> bool {
+        fn straight_into(&self, _: usize, _: usize) -> bool {
             true
         }
 
