@@ -45,8 +45,10 @@ impl<R: Read + Seek> NpzReader<R> {
     /// loop: when no plan is set, a member read whole (`read`, `read_any`,
     /// `raw`, …) right after the one before it in archive order starts a
     /// plan of the members after it, within the same bounds, as an
-    /// operating system reads a file ahead once reads follow each other; a
-    /// read elsewhere drops that plan and its jobs.
+    /// operating system reads a file ahead once reads follow each other
+    /// (the archive's first member, read before any other, starts one with
+    /// a single member ahead until the next is read); a read elsewhere
+    /// drops that plan and its jobs.
     ///
     /// Errors: [`crate::Error::MemberNotFound`] for a name that is not a
     /// member (the plan is then left as it was).
