@@ -70,6 +70,10 @@ pub(super) struct ReadAhead {
     pub(super) guessed: bool,
     /// The member last read whole, for that guess.
     pub(super) last: Option<usize>,
+    /// The guess started by the archive's first member read first, not
+    /// yet followed by the next: one job ahead, not a full window, until
+    /// the next member in order is read.
+    pub(super) tentative: bool,
 }
 
 impl ReadAhead {
@@ -87,6 +91,7 @@ impl ReadAhead {
             costed: None,
             guessed: false,
             last: None,
+            tentative: false,
         }
     }
 
@@ -109,6 +114,7 @@ impl ReadAhead {
         self.scheduled = 0;
         self.costed = None;
         self.guessed = false;
+        self.tentative = false;
         if let Some(pool) = self.pool.take() {
             pool.retire();
         }
@@ -130,6 +136,8 @@ impl ReadAhead {
     pub(super) fn advance(&mut self, index: usize) -> Option<usize> {
         let end = self.plan.len().min(self.next.saturating_add(64));
         let pos = (self.next..end).find(|&p| self.plan[p] == index)?;
+        // The member after the one before: a loop, as guessed.
+        self.tentative &= pos != self.next;
         self.cancel_before(pos);
         self.next = pos + 1;
         Some(pos)
@@ -141,6 +149,15 @@ impl ReadAhead {
             return self.jobs.pop_front().map(|j| j.1);
         }
         None
+    }
+
+    /// How many jobs may run ahead of the member being read: one for a
+    /// tentative guess, else one per thread and one more.
+    pub(super) fn depth(&self) -> usize {
+        match self.tentative {
+            true => 1,
+            false => self.threads + 1,
+        }
     }
 
     /// Whether the plan is used up: then buffers kept for it are freed.

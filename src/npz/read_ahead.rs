@@ -45,8 +45,10 @@ impl<R: Read + Seek> NpzReader<R> {
     /// loop: when no plan is set, a member read whole (`read`, `read_any`,
     /// `raw`, …) right after the one before it in archive order starts a
     /// plan of the members after it, within the same bounds, as an
-    /// operating system reads a file ahead once reads follow each other; a
-    /// read elsewhere drops that plan and its jobs.
+    /// operating system reads a file ahead once reads follow each other
+    /// (the archive's first member, read before any other, starts one with
+    /// a single member ahead until the next is read); a read elsewhere
+    /// drops that plan and its jobs.
     ///
     /// Errors: [`crate::Error::MemberNotFound`] for a name that is not a
     /// member (the plan is then left as it was).
@@ -150,15 +152,21 @@ impl<R: Read + Seek> NpzReader<R> {
     /// read right after the one before it in archive order (a plain loop
     /// over [`NpzReader::names`]) starts a plan of the members after it,
     /// as the array iterator's, within the same bounds; a read elsewhere
-    /// drops that plan, and a plan the caller made is left alone. Gives
-    /// the member's plan position.
+    /// drops that plan, and a plan the caller made is left alone. And as
+    /// a system reads a little ahead of a file's first read, the archive's
+    /// first member read before any other starts the plan too, one member
+    /// ahead only until the next one in order is read (a plain loop's
+    /// first member then overlaps the next, as the array iterator's does;
+    /// a reader that goes elsewhere wastes one member's inflating on
+    /// another core). Gives the member's plan position.
     fn guess(&mut self, index: usize, want: Want) -> Option<usize> {
+        let first = index == 0 && self.ahead.last.is_none();
         let follows = self.ahead.last.is_some_and(|last| last + 1 == index);
         self.ahead.last = Some(index);
         if self.ahead.guessed {
             self.ahead.clear();
         }
-        if !follows || !self.ahead.plan.is_empty() {
+        if !(first || follows) || !self.ahead.plan.is_empty() {
             return None;
         }
         // The member NumPy reads for each name (the last of a repeated
@@ -173,7 +181,9 @@ impl<R: Read + Seek> NpzReader<R> {
         }
         self.ahead.set(plan, want);
         self.ahead.guessed = true;
-        self.ahead.advance(index)
+        let pos = self.ahead.advance(index);
+        self.ahead.tentative = first;
+        pos
     }
 
     /// Gives a buffer of a planned member's bytes back for reuse.
@@ -203,7 +213,7 @@ impl<R: Read + Seek> NpzReader<R> {
                 Kind::Alone => break,
                 Kind::Job => {}
             }
-            if count > self.ahead.threads {
+            if count >= self.ahead.depth() {
                 break;
             }
             let (cost, want) = self.job_cost(pos, index);
@@ -448,19 +458,46 @@ mod tests {
     }
 
     #[test]
+    fn the_first_members_guess_is_dropped_by_a_read_elsewhere() {
+        let lengths = [50_000; 6];
+        let bytes = archive(&lengths, None);
+        let mut npz = reader(bytes.clone(), 2);
+        let mut plain = NpzReader::new(Cursor::new(bytes)).unwrap();
+        npz.read_any("m0").unwrap();
+        assert_eq!(held(&npz).0, 1);
+        // Back to the first member: not the next one, so no loop.
+        npz.read_any("m0").unwrap();
+        assert!(npz.ahead.plan.is_empty());
+        assert_eq!(held(&npz).0, 0);
+        // A member not first in the archive, read first, starts nothing;
+        // values as read with no plan.
+        let mut other = reader(archive(&lengths, None), 2);
+        let got = other.read::<u32, ndarray::Ix1>("m3").unwrap();
+        assert!(other.ahead.plan.is_empty());
+        assert_eq!(got, plain.read::<u32, ndarray::Ix1>("m3").unwrap());
+    }
+
+    #[test]
     fn a_plain_loop_in_archive_order_reads_ahead_and_a_jump_stops_it() {
         let lengths = [50_000; 8];
         let bytes = archive(&lengths, None);
         let mut npz = reader(bytes.clone(), 2);
         let mut plain = NpzReader::new(Cursor::new(bytes)).unwrap();
         let names = npz.names();
-        // One member alone is no loop: nothing is read ahead.
+        // The first member read first: one member ahead, not a window.
         npz.read_any("m0").unwrap();
-        assert_eq!(held(&npz).0, 0);
-        assert!(npz.ahead.plan.is_empty());
+        assert!(npz.ahead.guessed && npz.ahead.tentative);
+        assert_eq!(
+            npz.ahead
+                .jobs
+                .iter()
+                .map(|j| npz.ahead.plan[j.0])
+                .collect::<Vec<_>>(),
+            [1]
+        );
         // The next in archive order: the members after it are.
         npz.read_any("m1").unwrap();
-        assert!(npz.ahead.guessed);
+        assert!(npz.ahead.guessed && !npz.ahead.tentative);
         assert_eq!(
             npz.ahead
                 .jobs
@@ -480,6 +517,9 @@ mod tests {
         assert!(npz.ahead.plan.is_empty());
         assert_eq!(held(&npz).0, 0);
         assert!(npz.ahead.pool.is_none());
+        // Only the first read of the first member is a guess.
+        npz.read_any("m0").unwrap();
+        assert!(npz.ahead.plan.is_empty());
         // A plan the caller made is not replaced by a guess.
         npz.read_ahead(["m7", "m6"]).unwrap();
         npz.read_any("m1").unwrap();

@@ -92,20 +92,15 @@ unsafe impl WholeCodec for Deflate {
         inflate::inflate(compressed, size)
     }
 
-    fn in_parallel(&self, compressed: usize, size: usize) -> bool {
-        crate::npz::pinflate::threads_for(compressed, size).is_some()
+    fn straight_into(&self, compressed: usize, size: usize) -> bool {
+        // On every core (`pinflate`) or, on one, with libdeflate: either
+        // way straight into the array, not into a buffer then copied.
+        crate::npz::pinflate::large(compressed, size)
     }
 
     fn whole_into(&self, compressed: &[u8], out: &mut [u8]) -> io::Result<u32> {
-        match crate::npz::pinflate::threads_for(compressed.len(), out.len()) {
-            Some(threads) => crate::npz::pinflate::inflate_parallel_into(compressed, out, threads),
-            // Other work took the cores since `in_parallel` said yes: one
-            // thread, libdeflate's.
-            None => {
-                inflate::inflate_piece(compressed, out)?;
-                Ok(crc32fast::hash(out))
-            }
-        }
+        let threads = crate::npz::pinflate::threads_for(compressed.len(), out.len());
+        inflate_into(compressed, out, threads)
     }
 
     fn head(&self, compressed: &[u8], len: usize) -> io::Result<Vec<u8>> {
@@ -118,6 +113,19 @@ unsafe impl WholeCodec for Deflate {
         // whole stream's decoding reports that.
         head.truncate(inflater.total_out() as usize);
         Ok(head)
+    }
+}
+
+/// Inflates the whole stream `compressed` into exactly `out` on `threads`
+/// threads (`pinflate`), or, for `None` (one core, or other work holds
+/// the others), on this one with libdeflate; gives the CRC-32.
+fn inflate_into(compressed: &[u8], out: &mut [u8], threads: Option<usize>) -> io::Result<u32> {
+    match threads {
+        Some(threads) => crate::npz::pinflate::inflate_parallel_into(compressed, out, threads),
+        None => {
+            inflate::inflate_piece(compressed, out)?;
+            Ok(crc32fast::hash(out))
+        }
     }
 }
 
@@ -186,6 +194,36 @@ fn inflate_stream<R: BufRead>(
             // the member reader reports with the sizes.
             _ if eof && consumed == 0 => return Ok(0),
             _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_thread_and_several_inflate_into_the_array_alike() {
+        // A stream as zlib writes it (one raw stream, no piece table), of
+        // a few MiB: both ways give the bytes and their CRC-32, and a
+        // stream cut short or a wrong size is an error either way.
+        let data: Vec<u8> = (0..6_000_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> (i % 23)) as u8)
+            .collect();
+        let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+        io::Write::write_all(&mut z, &data).unwrap();
+        let compressed = z.finish().unwrap();
+        for threads in [None, Some(1), Some(2)] {
+            let mut out = vec![0xAA; data.len()];
+            let crc = inflate_into(&compressed, &mut out, threads).unwrap();
+            assert_eq!(crc, crc32fast::hash(&data), "{threads:?}");
+            assert!(out == data, "{threads:?}");
+            let cut = &compressed[..compressed.len() / 2];
+            assert!(inflate_into(cut, &mut out, threads).is_err(), "{threads:?}");
+            let mut short = vec![0; data.len() - 1];
+            assert!(inflate_into(&compressed, &mut short, threads).is_err());
+            let mut long = vec![0; data.len() + 1];
+            assert!(inflate_into(&compressed, &mut long, threads).is_err());
         }
     }
 }

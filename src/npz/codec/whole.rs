@@ -1,8 +1,8 @@
 //! A member decompressed whole rather than streamed: in one call for
-//! archives other writers made (a large single stream on every core, its
-//! first bytes, the `.npy` header, decoded apart first, then the whole
-//! stream straight into the array's memory with the header moved out of
-//! the way), or, with ndnpy's piece table, its first piece at the first
+//! archives other writers made (a large single stream, on every core
+//! where there are cores: its first bytes, the `.npy` header, decoded
+//! apart first, then the whole stream straight into the array's memory
+//! with the header moved out of the way), or, with ndnpy's piece table, its first piece at the first
 //! read (the `.npy` header and the data's first bytes) and the others on
 //! every core, straight into the array when the reader asks for all the
 //! data at once. Shared by deflate and Zstandard, which
@@ -39,13 +39,14 @@ pub(crate) unsafe trait WholeCodec {
     /// (more or fewer is an error) and gives their CRC-32.
     fn whole(&self, compressed: &[u8], size: usize) -> io::Result<(Vec<u8>, u32)>;
 
-    /// Whether [`WholeCodec::whole`] decodes a stream of `compressed`
-    /// bytes into `size` on several threads: then the member's data is
-    /// decoded straight into the array ([`WholeCodec::whole_into`]), its
-    /// first bytes (the `.npy` header) decoded apart first
-    /// ([`WholeCodec::head`]), rather than decoded into a buffer of its own
-    /// and copied.
-    fn in_parallel(&self, _compressed: usize, _size: usize) -> bool {
+    /// Whether a stream of `compressed` bytes decoding to `size` is large
+    /// enough that its data is best decoded straight into the array
+    /// ([`WholeCodec::whole_into`], on several threads where there are
+    /// cores), its first bytes (the `.npy` header) decoded apart first
+    /// ([`WholeCodec::head`]), rather than decoded into a buffer of its
+    /// own and copied (a second buffer of the member's size, and a pass
+    /// over it).
+    fn straight_into(&self, _compressed: usize, _size: usize) -> bool {
         false
     }
 
@@ -59,7 +60,7 @@ pub(crate) unsafe trait WholeCodec {
 
     /// The first `len` bytes the stream `compressed` decodes to (fewer if
     /// it ends first), decoded on this thread without the rest. Needed by
-    /// every codec whose [`WholeCodec::in_parallel`] can say yes.
+    /// every codec whose [`WholeCodec::straight_into`] can say yes.
     fn head(&self, _compressed: &[u8], _len: usize) -> io::Result<Vec<u8>> {
         Err(io::Error::other(
             "internal error: this codec decodes no head apart",
@@ -89,8 +90,9 @@ pub(crate) enum Whole<T: Read, C: WholeCodec> {
     /// compressed size (which lies inside the archive), the codec.
     Pending(T, Option<Pieces>, u64, u64, C),
     Head(Box<Head<T, C>>),
-    /// A single stream to decode on several threads: its compressed bytes
-    /// held, its first bytes decoded apart and being read.
+    /// A large single stream (on several threads where there are cores):
+    /// its compressed bytes held, its first bytes decoded apart and being
+    /// read.
     Stream(Box<Stream<C>>),
     Ready(io::Cursor<Vec<u8>>),
     /// A read failed (corrupt data, a CRC mismatch): every later read
@@ -111,8 +113,8 @@ pub(crate) struct Head<T: Read, C: WholeCodec> {
     codec: C,
 }
 
-/// A member that is one stream (no piece table), to be decoded on several
-/// threads: straight into the array when the reader asks for the rest at
+/// A large member that is one stream (no piece table), to be decoded
+/// (on several threads where there are cores) straight into the array when the reader asks for the rest at
 /// once, with room for the bytes already read ([`Decode::whole_room`]),
 /// else into a buffer of its own.
 pub(crate) struct Stream<C: WholeCodec> {
@@ -190,13 +192,15 @@ impl<T: Read, C: WholeCodec> Whole<T, C> {
                 _ => {
                     // One allocation of the compressed size, not doublings;
                     // still an error, not an abort, if memory cannot hold
-                    // it.
-                    let mut compressed = Vec::new();
-                    compressed
-                        .try_reserve_exact(usize::try_from(*compressed_len).unwrap_or(usize::MAX))
-                        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-                    raw.read_to_end(&mut compressed)?;
-                    if codec.in_parallel(compressed.len(), size as usize) {
+                    // it. Fresh zeroed pages, read into straight: not
+                    // `read_to_end`, which zeroes its room itself first (a
+                    // second pass over hundreds of MiB, before any
+                    // decoding can start).
+                    let len = usize::try_from(*compressed_len).unwrap_or(usize::MAX);
+                    let mut compressed = crate::npz::compressed::fresh(len)?;
+                    let got = crate::io::checked::read_full(raw, &mut compressed)?;
+                    compressed.truncate(got);
+                    if codec.straight_into(compressed.len(), size as usize) {
                         let head = codec.head(&compressed, HEAD.min(size as usize))?;
                         let Whole::Pending(_, _, _, _, codec) =
                             std::mem::replace(self, Whole::Failed)
@@ -403,7 +407,7 @@ mod tests {
             Ok((self.data.clone(), crc32fast::hash(&self.data)))
         }
 
-        fn in_parallel(&self, _: usize, _: usize) -> bool {
+        fn straight_into(&self, _: usize, _: usize) -> bool {
             true
         }
 

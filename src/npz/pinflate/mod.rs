@@ -85,7 +85,13 @@ const MIN_PARALLEL: usize = 32 << 20;
 /// budget (`exec.rs`; then one thread inflates it, with libdeflate).
 pub(crate) fn threads_for(compressed: usize, size: usize) -> Option<usize> {
     let threads = crate::exec::free_threads().min(MAX_THREADS);
-    (threads > 1 && size >= MIN_PARALLEL && compressed >= 1 << 20).then_some(threads)
+    (threads > 1 && large(compressed, size)).then_some(threads)
+}
+
+/// Whether a member of `size` bytes (`compressed` in the archive) is large
+/// enough to inflate on several threads when there are cores for it.
+pub(crate) fn large(compressed: usize, size: usize) -> bool {
+    size >= MIN_PARALLEL && compressed >= 1 << 20
 }
 
 /// Inflates the raw deflate stream `compressed` into exactly `size`
