@@ -3,8 +3,8 @@
 //! plan reaches the scheduler; every other node goes to Ballista's codec.
 
 use super::{strip_tag, TAG};
-use crate::format::NpyFormat;
 use crate::ballista::table::NpyTable;
+use crate::format::NpyFormat;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
 use datafusion::common::TableReference;

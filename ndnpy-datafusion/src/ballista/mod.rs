@@ -65,7 +65,9 @@ fn scheduler_url(url: &str) -> Result<String> {
             "{url}: expected a scheduler address, df://HOST:PORT"
         )));
     }
-    let has_port = rest.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok());
+    let has_port = rest
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok());
     Ok(if has_port {
         format!("http://{rest}")
     } else {

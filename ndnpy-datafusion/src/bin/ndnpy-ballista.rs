@@ -46,7 +46,11 @@ fn flags(args: &[String], known: &[&str]) -> Result<HashMap<String, String>, Str
     Ok(out)
 }
 
-fn number<T: std::str::FromStr>(f: &HashMap<String, String>, name: &str, default: T) -> Result<T, String> {
+fn number<T: std::str::FromStr>(
+    f: &HashMap<String, String>,
+    name: &str,
+    default: T,
+) -> Result<T, String> {
     match f.get(name) {
         None => Ok(default),
         Some(v) => v.parse().map_err(|_| format!("--{name} {v}: not a number")),
@@ -54,7 +58,10 @@ fn number<T: std::str::FromStr>(f: &HashMap<String, String>, name: &str, default
 }
 
 async fn scheduler(args: &[String]) -> Result<(), String> {
-    let f = flags(args, &["bind", "port", "min-executors", "job-data-cleanup-secs"])?;
+    let f = flags(
+        args,
+        &["bind", "port", "min-executors", "job-data-cleanup-secs"],
+    )?;
     let bind = f.get("bind").cloned().unwrap_or_else(|| "127.0.0.1".into());
     let port = number(&f, "port", 50050u16)?;
     let config = SchedulerConfig {
@@ -79,14 +86,25 @@ async fn scheduler(args: &[String]) -> Result<(), String> {
 }
 
 async fn executor(args: &[String]) -> Result<(), String> {
-    let known = ["bind", "port", "grpc-port", "scheduler", "slots", "work-dir"];
+    let known = [
+        "bind",
+        "port",
+        "grpc-port",
+        "scheduler",
+        "slots",
+        "work-dir",
+    ];
     let f = flags(args, &known)?;
     let bind = f.get("bind").cloned().unwrap_or_else(|| "127.0.0.1".into());
-    let scheduler = f.get("scheduler").cloned().unwrap_or_else(|| "localhost:50050".into());
+    let scheduler = f
+        .get("scheduler")
+        .cloned()
+        .unwrap_or_else(|| "localhost:50050".into());
     let (scheduler_host, scheduler_port) = match scheduler.rsplit_once(':') {
         Some((host, port)) => (
             host.to_owned(),
-            port.parse().map_err(|_| format!("--scheduler {scheduler}: bad port"))?,
+            port.parse()
+                .map_err(|_| format!("--scheduler {scheduler}: bad port"))?,
         ),
         None => (scheduler.clone(), 50050),
     };
