@@ -174,7 +174,7 @@ fn write_data(root: &Path) -> Res<(String, String)> {
     let shards = root.join("shards");
     std::fs::create_dir_all(&shards)?;
     for s in 0..8 {
-        let rows = (s * 5000..(s + 1) * 5000).map(|i| ((i % 7) as i32, i as f64 * 0.5));
+        let rows = (s * 5000..(s + 1) * 5000).map(|i: i32| (i % 7, f64::from(i) * 0.5));
         std::fs::write(shards.join(format!("{s}.npy")), records(rows))?;
     }
     let npz = root.join("w.npz");

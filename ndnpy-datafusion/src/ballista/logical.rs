@@ -2,8 +2,8 @@
 //! the schema travels beside it in DataFusion's own message), so a client's
 //! plan reaches the scheduler; every other node goes to Ballista's codec.
 
-use super::{strip_tag, TAG};
-use crate::ballista::table::NpyTable;
+use super::table::NpyTable;
+use super::tag::{strip_tag, TAG};
 use crate::format::NpyFormat;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;

@@ -32,6 +32,7 @@
 mod logical;
 mod physical;
 mod table;
+mod tag;
 
 pub use logical::NpyLogicalCodec;
 pub use physical::NpyPhysicalCodec;
@@ -43,16 +44,6 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use std::sync::Arc;
-
-/// What our codecs' bytes begin with. `N` (0x4E) is field 9 of protobuf
-/// wire type 6, which does not exist, so no protobuf message of Ballista's
-/// codecs starts this way and the two never mistake each other's bytes.
-const TAG: &[u8] = b"NDNPY1";
-
-/// The bytes after [`TAG`], if `buf` starts with it.
-fn strip_tag(buf: &[u8]) -> Option<&[u8]> {
-    buf.strip_prefix(TAG)
-}
 
 /// The scheduler's address as Ballista's client dials it: `df://host:port`
 /// (Ballista's form), `http://host:port` or `host:port`; port 50050 (the
@@ -161,11 +152,5 @@ mod tests {
         assert_eq!(scheduler_url("http://[::1]:7/").unwrap(), "http://[::1]:7");
         assert!(scheduler_url("df://").is_err());
         assert!(scheduler_url("df://h:1/x").is_err());
-    }
-
-    #[test]
-    fn tag_is_no_protobuf_start() {
-        // Wire type 6 does not exist: prost refuses the tag's first byte.
-        assert_eq!(TAG[0] & 7, 6);
     }
 }

@@ -3,7 +3,7 @@
 //! scheduler can send it to executors; every other node goes to Ballista's
 //! codec.
 
-use super::{strip_tag, TAG};
+use super::tag::{strip_tag, TAG};
 use crate::source::NpySource;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
