@@ -36,7 +36,30 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```
+//!
+//! # Across machines with Ballista
+//!
+//! With the feature `ballista`, the same tables run on a
+//! [Ballista](https://datafusion.apache.org/ballista/) cluster: start a
+//! scheduler and executors of this crate's `ndnpy-ballista` binary (Ballista's
+//! own, with the codecs that carry NumPy tables and scans in plans), and
+//! query from `ballista::remote_context` or the command line:
+//!
+//! ```text
+//! ndnpy-ballista scheduler --port 50050
+//! ndnpy-ballista executor --scheduler localhost:50050 --port 50051 --grpc-port 50052
+//! ndnpy-ballista executor --scheduler localhost:50050 --port 50061 --grpc-port 50062
+//! ndnpy-sql --ballista df://localhost:50050 -t t=/shared/shards/ "SELECT avg(value) FROM t"
+//! ```
+//!
+//! Every process opens the files by the table's path or URL (the scheduler
+//! lists them and reads their headers as it plans; executors read the
+//! rows), so they live on a shared folder or in object storage. The
+//! feature builds DataFusion with its default features, which Ballista
+//! asks for. See the `ballista` module.
 
+#[cfg(feature = "ballista")]
+pub mod ballista;
 mod columns;
 mod error;
 mod format;

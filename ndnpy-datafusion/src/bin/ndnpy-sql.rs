@@ -1,8 +1,11 @@
 //! `ndnpy-sql`: SQL over NumPy files.
 //!
 //! ```text
-//! ndnpy-sql -t t=PATH_OR_URL [-t u=…] [--format table|csv|json] "SELECT …"
+//! ndnpy-sql -t t=PATH_OR_URL [-t u=…] [--format table|csv|json] [--ballista df://HOST:PORT] "SELECT …"
 //! ```
+//!
+//! With `--ballista` (feature `ballista`) the query runs on a Ballista
+//! cluster of `ndnpy-ballista` processes instead of in this one.
 //!
 //! A command of its own rather than a subcommand of `ndnpy`: DataFusion's
 //! build (BENCHMARKS.md, "Build time": half an hour cold on the 2-core CI
@@ -17,16 +20,19 @@ use ndnpy_datafusion::{NpyReadOptions, SessionContextExt};
 use std::io::Write;
 use std::process::ExitCode;
 
-const USAGE: &str =
-    "usage: ndnpy-sql -t NAME=PATH_OR_URL [-t NAME=…] [--format table|csv|json] \"SELECT …\"
+const USAGE: &str = "usage: ndnpy-sql -t NAME=PATH_OR_URL [-t NAME=…] [--format table|csv|json] \
+     [--ballista df://HOST:PORT] \"SELECT …\"
 
 Each -t registers a table: an .npy or .npz file, a folder of .npy shards (a dask stack
-included), or a glob; the query runs over them with DataFusion.";
+included), or a glob; the query runs over them with DataFusion, in this process or, with
+--ballista, on the Ballista cluster whose scheduler is there (ndnpy-ballista processes that
+see the same paths; built with the `ballista` feature).";
 
 /// What the command line asks.
 struct Args {
     tables: Vec<(String, String)>,
     format: String,
+    ballista: Option<String>,
     query: String,
 }
 
@@ -34,6 +40,7 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut tables = Vec::new();
     let mut format = "table".to_owned();
     let mut query = None;
+    let mut ballista = None;
     let mut args = args.peekable();
     while let Some(arg) = args.next() {
         let mut value = |what: &str| args.next().ok_or(format!("{what} needs a value"));
@@ -47,6 +54,7 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Args, String> {
                 tables.push((name.to_owned(), path.to_owned()));
             }
             "-f" | "--format" => format = value(&arg)?,
+            "--ballista" => ballista = Some(value(&arg)?),
             a if a.starts_with("--format=") => format = a["--format=".len()..].to_owned(),
             a if a.starts_with('-') && a.len() > 1 => return Err(format!("unknown option {a}")),
             _ if query.is_some() => return Err("one query at a time".into()),
@@ -60,6 +68,7 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Args, String> {
     Ok(Args {
         tables,
         format,
+        ballista,
         query,
     })
 }
@@ -85,7 +94,11 @@ fn write(batches: &[RecordBatch], format: &str) -> Result<(), Box<dyn std::error
 }
 
 async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = SessionContext::new_with_config(SessionConfig::new().with_information_schema(true));
+    let config = SessionConfig::new().with_information_schema(true);
+    if let Some(url) = &args.ballista {
+        return run_remote(url, config, &args).await;
+    }
+    let ctx = SessionContext::new_with_config(config);
     ndnpy_datafusion::register_formats(&ctx)?;
     for (name, path) in &args.tables {
         register_store(&ctx, path)?;
@@ -94,6 +107,32 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let batches = ctx.sql(&args.query).await?.collect().await?;
     write(&batches, &args.format)
+}
+
+/// The query on the Ballista cluster at `url`.
+#[cfg(feature = "ballista")]
+async fn run_remote(
+    url: &str,
+    config: SessionConfig,
+    args: &Args,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use ndnpy_datafusion::ballista;
+    let ctx = ballista::remote_context(url, config).await?;
+    for (name, path) in &args.tables {
+        register_store(&ctx, path)?;
+        ballista::register_npy(&ctx, name, path, NpyReadOptions::default()).await?;
+    }
+    let batches = ctx.sql(&args.query).await?.collect().await?;
+    write(&batches, &args.format)
+}
+
+#[cfg(not(feature = "ballista"))]
+async fn run_remote(
+    url: &str,
+    _config: SessionConfig,
+    _args: &Args,
+) -> Result<(), Box<dyn std::error::Error>> {
+    Err(format!("--ballista {url}: this ndnpy-sql was built without the `ballista` feature").into())
 }
 
 /// Object storage URLs need a store on the context; DataFusion knows local

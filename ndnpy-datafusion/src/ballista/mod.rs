@@ -1,0 +1,156 @@
+//! NumPy tables across machines with [Ballista](https://datafusion.apache.org/ballista/)
+//! (feature `ballista`).
+//!
+//! Ballista sends a client's logical plan to a scheduler, which plans it and
+//! sends stages of the physical plan to executors, all as protobuf.
+//! DataFusion's protobuf knows only its built-in formats, so NumPy tables
+//! travel through Ballista's extension codecs: [`NpyLogicalCodec`] carries a
+//! table ([`NpyTable`]: paths and extensions) to the scheduler, and
+//! [`NpyPhysicalCodec`] carries scans (files, row ranges, projection) to the
+//! executors. Both hand everything else to Ballista's own codecs.
+//!
+//! The scheduler and executors must use these codecs: the `ndnpy-ballista`
+//! binary is Ballista's scheduler (`ndnpy-ballista scheduler`) and executor
+//! (`ndnpy-ballista executor`) with them. Clients use [`remote_context`] and
+//! [`register_npy`], or `ndnpy-sql --ballista df://HOST:PORT`. Every
+//! process reads the files by the same path or URL, so they live on a
+//! shared folder or in object storage.
+//!
+//! ```no_run
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use datafusion::prelude::SessionConfig;
+//! use ndnpy_datafusion::{ballista, NpyReadOptions};
+//!
+//! // `ndnpy-ballista scheduler --port 50050` and executors are running.
+//! let ctx = ballista::remote_context("df://localhost:50050", SessionConfig::new()).await?;
+//! ballista::register_npy(&ctx, "t", "/shared/shards/", NpyReadOptions::default()).await?;
+//! ctx.sql("SELECT count(*), avg(value) FROM t").await?.show().await?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+mod logical;
+mod physical;
+mod table;
+mod tag;
+
+pub use logical::NpyLogicalCodec;
+pub use physical::NpyPhysicalCodec;
+pub use table::NpyTable;
+
+use crate::register::{register_formats, NpyReadOptions, SessionContextExt};
+use ballista_core::extension::{SessionConfigExt, SessionStateExt};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::SessionStateBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use std::sync::Arc;
+
+/// The scheduler's address as Ballista's client dials it: `df://host:port`
+/// (Ballista's form), `http://host:port` or `host:port`; port 50050 (the
+/// scheduler's default) when none is given.
+fn scheduler_url(url: &str) -> Result<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let rest = rest.trim_end_matches('/');
+    if rest.is_empty() || rest.contains('/') {
+        return Err(DataFusionError::Configuration(format!(
+            "{url}: expected a scheduler address, df://HOST:PORT"
+        )));
+    }
+    let has_port = rest
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok());
+    Ok(if has_port {
+        format!("http://{rest}")
+    } else {
+        format!("http://{rest}:50050")
+    })
+}
+
+/// A context whose queries run on the Ballista cluster whose scheduler is
+/// at `url` (`df://host:port`), with `config`'s settings (partitions, batch
+/// size…), our codecs, and `STORED AS NPY`/`NPZ` for `CREATE EXTERNAL
+/// TABLE`. Nothing is dialled until a query runs.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use datafusion::prelude::SessionConfig;
+/// let ctx = ndnpy_datafusion::ballista::remote_context("df://localhost:50050", SessionConfig::new()).await?;
+/// assert_eq!(ctx.state().config().target_partitions(), SessionConfig::new().target_partitions());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+pub async fn remote_context(url: &str, config: SessionConfig) -> Result<SessionContext> {
+    let scheduler = scheduler_url(url)?;
+    let config = SessionConfigExt::upgrade_for_ballista(config)
+        .with_ballista_logical_extension_codec(Arc::new(NpyLogicalCodec::default()))
+        .with_ballista_physical_extension_codec(Arc::new(NpyPhysicalCodec::default()));
+    let state = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build();
+    let state = SessionStateExt::upgrade_for_ballista(state, scheduler)?;
+    let ctx = SessionContext::new_with_state(state);
+    install_table_factories(&ctx)?;
+    Ok(ctx)
+}
+
+/// [`SessionContextExt::register_npy`] for a context of
+/// [`remote_context`]: the same table, as an [`NpyTable`] so that it
+/// travels to the scheduler. (On a local context it works too, and reads
+/// as the plain table.)
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use ndnpy::WriteNpy;
+/// let dir = tempfile::tempdir()?;
+/// ndarray::array![1.5f32, 2.5].write_npy(dir.path().join("0.npy"))?;
+/// let ctx = datafusion::prelude::SessionContext::new();
+/// let path = dir.path().to_str().unwrap();
+/// ndnpy_datafusion::ballista::register_npy(&ctx, "t", path, Default::default()).await?;
+/// let table = ctx.table_provider("t").await?;
+/// assert!(table.downcast_ref::<ndnpy_datafusion::ballista::NpyTable>().is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+pub async fn register_npy(
+    ctx: &SessionContext,
+    name: &str,
+    path: &str,
+    options: NpyReadOptions,
+) -> Result<()> {
+    ctx.register_npy(name, path, options).await?;
+    // `register_npy` installs the plain factories again.
+    install_table_factories(ctx)?;
+    let table = ctx
+        .deregister_table(name)?
+        .ok_or_else(|| DataFusionError::Internal(format!("table {name} vanished")))?;
+    ctx.register_table(name, NpyTable::wrap(table)?)?;
+    Ok(())
+}
+
+/// `STORED AS NPY`/`NPZ` making [`NpyTable`]s.
+fn install_table_factories(ctx: &SessionContext) -> Result<()> {
+    register_formats(ctx)?;
+    let state = ctx.state_ref();
+    let mut state = state.write();
+    for name in ["NPY", "NPZ"] {
+        state
+            .table_factories_mut()
+            .insert(name.into(), Arc::new(table::NpyTableFactory::default()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scheduler_addresses() {
+        assert_eq!(scheduler_url("df://h:1").unwrap(), "http://h:1");
+        assert_eq!(scheduler_url("h").unwrap(), "http://h:50050");
+        assert_eq!(scheduler_url("http://[::1]:7/").unwrap(), "http://[::1]:7");
+        assert!(scheduler_url("df://").is_err());
+        assert!(scheduler_url("df://h:1/x").is_err());
+    }
+}
