@@ -17,6 +17,11 @@
 //! stored data is read by ranged GETs from the `ObjectStore` DataFusion
 //! was given (local files and object storage alike).
 //!
+//! The `ndnpy-sql` command (`ndnpy-sql -t t=PATH_OR_URL "SELECT …"`) runs a
+//! query over such tables; with the default feature `cloud` it registers
+//! S3, GCS, Azure and HTTP stores for `s3://`, `gs://`, `az://` and
+//! `http(s)://` tables, configured from the environment.
+//!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! use datafusion::prelude::SessionContext;

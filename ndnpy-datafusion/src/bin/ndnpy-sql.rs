@@ -24,7 +24,8 @@ const USAGE: &str = "usage: ndnpy-sql -t NAME=PATH_OR_URL [-t NAME=…] [--forma
      [--ballista df://HOST:PORT] \"SELECT …\"
 
 Each -t registers a table: an .npy or .npz file, a folder of .npy shards (a dask stack
-included), or a glob; the query runs over them with DataFusion, in this process or, with
+included), or a glob, as a path or a URL (s3://, gs://, az://, http(s)://; credentials
+and endpoints from the environment, AWS_* / GOOGLE_* / AZURE_*); the query runs over them with DataFusion, in this process or, with
 --ballista, on the Ballista cluster whose scheduler is there (ndnpy-ballista processes that
 see the same paths; built with the `ballista` feature).";
 
@@ -135,14 +136,61 @@ async fn run_remote(
     Err(format!("--ballista {url}: this ndnpy-sql was built without the `ballista` feature").into())
 }
 
-/// Object storage URLs need a store on the context; DataFusion knows local
-/// paths and `file://` itself, and the lean build carries no cloud clients.
+/// Object storage URLs need a store on the context (DataFusion knows local
+/// paths and `file://` itself): one store a bucket or host, built from the
+/// environment as the cloud's own tools read it (`AWS_*` with
+/// `AWS_ENDPOINT` for S3-compatible servers, `GOOGLE_*`, `AZURE_*`).
+#[cfg(feature = "cloud")]
+fn register_store(ctx: &SessionContext, path: &str) -> Result<(), String> {
+    use object_store::{
+        aws::AmazonS3Builder, azure::MicrosoftAzureBuilder, gcp::GoogleCloudStorageBuilder,
+        http::HttpBuilder, ObjectStore,
+    };
+    use std::sync::Arc;
+    let Some((scheme, _)) = path.split_once("://") else {
+        return Ok(());
+    };
+    if scheme == "file" {
+        return Ok(());
+    }
+    let url = url::Url::parse(path).map_err(|e| format!("{path}: {e}"))?;
+    let base = url::Url::parse(&format!("{}://{}", url.scheme(), url.authority()))
+        .map_err(|e| format!("{path}: {e}"))?;
+    let built: Result<Arc<dyn ObjectStore>, object_store::Error> = match scheme {
+        "s3" | "s3a" => AmazonS3Builder::from_env()
+            .with_url(base.as_str())
+            .build()
+            .map(|s| Arc::new(s) as _),
+        "gs" => GoogleCloudStorageBuilder::from_env()
+            .with_url(base.as_str())
+            .build()
+            .map(|s| Arc::new(s) as _),
+        "az" | "azure" | "abfs" | "abfss" => MicrosoftAzureBuilder::from_env()
+            .with_url(base.as_str())
+            .build()
+            .map(|s| Arc::new(s) as _),
+        "http" | "https" => HttpBuilder::new()
+            .with_url(base.as_str())
+            .build()
+            .map(|s| Arc::new(s) as _),
+        _ => {
+            return Err(format!(
+                "{path}: {scheme}:// is not a store ndnpy-sql knows (s3, gs, az, abfs, http, https)"
+            ))
+        }
+    };
+    ctx.register_object_store(&base, built.map_err(|e| format!("{path}: {e}"))?);
+    Ok(())
+}
+
+/// Without the `cloud` feature only local paths and `file://` URLs.
+#[cfg(not(feature = "cloud"))]
 fn register_store(_ctx: &SessionContext, path: &str) -> Result<(), String> {
     match path.split_once("://") {
         None | Some(("file", _)) => Ok(()),
         Some((scheme, _)) => Err(format!(
-            "{path}: {scheme}:// is not built into ndnpy-sql (local paths and file:// URLs are); \
-             register an ObjectStore for it with the library"
+            "{path}: {scheme}:// needs ndnpy-sql built with the `cloud` feature \
+             (local paths and file:// URLs are built in)"
         )),
     }
 }
