@@ -16,7 +16,10 @@ of the module it stops in, to the file that defines the item. A path that names 
 module (`use super::reader;`) is an edge to that module's file. A `mod` declaration
 is not an edge (a parent is not made to depend on its children by declaring them),
 and neither is a re-export (`pub use child::X`, `pub(crate) use ..`): it forwards a
-name, and whoever uses the name through it gets the edge to the defining file. `super` inside an inline `mod tests { .. }`
+name, and whoever uses the name through it gets the edge to the defining file,
+and one to the file the path passes through (a reader of `super::source::f`
+sees `source.rs` imported, wherever `f` lives); the crate root's re-exports,
+the public face, aside. `super` inside an inline `mod tests { .. }`
 is the file itself, so a file's own tests add no edge to its parent.
 
 Prints every cycle (strongly connected component of more than one node) with its
@@ -409,8 +412,9 @@ class Crate:
                 return None if b[head] is None else b[head] + tuple(rest)
         return None
 
-    def owner(self, ab, seen=None):
-        """The file that defines what absolute path `ab` names."""
+    def owner(self, ab, seen=None, through=None):
+        """The file that defines what absolute path `ab` names; `through`, when
+        given, collects the files of the re-exports followed on the way."""
         seen = seen or set()
         if ab in seen:
             return None
@@ -430,7 +434,9 @@ class Crate:
         if name in b:
             if b[name] is None:
                 return self.modules[cur]
-            got = self.owner(b[name] + tuple(ab[i + 1:]), seen)
+            if through is not None and cur != ():
+                through.add(self.modules[cur])
+            got = self.owner(b[name] + tuple(ab[i + 1:]), seen, through)
             return got or self.modules[cur]
         for g in self.globs.get(cur, []):
             sub = g + tuple(ab[i:])
@@ -456,9 +462,15 @@ class Crate:
                 ab = self.absolute(scope, segs)
                 if ab is None:
                     continue
-                target = self.owner(ab)
-                if target and target != f.path:
-                    found.setdefault(target, line)
+                # A path written through a re-export (`super::source::f` where
+                # `source.rs` only forwards `f` from `memory.rs`) is also an edge
+                # to the file it passes through, as a reader of the code sees
+                # it; the crate root's re-exports (the public face) aside.
+                through = set()
+                target = self.owner(ab, through=through)
+                for t in sorted(through | {target} if target else through):
+                    if t != f.path:
+                        found.setdefault(t, line)
         return out
 
 

@@ -156,6 +156,81 @@ pub(crate) fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize
     std::os::windows::fs::FileExt::seek_read(file, buf, pos)
 }
 
+/// Bytes a part of [`read_full_at`] reads at least: below this, one more
+/// thread costs more than it saves.
+const PART: usize = 32 << 20;
+
+/// Reads `buf` from `file` at `pos` by positioned reads (which leave the
+/// handle's own position alone), in parts on as many cores as the budget
+/// gives now (`crate::exec`) when `buf` is large; gives how many bytes
+/// from the start of `buf` were read, fewer only where the file ends.
+///
+/// Why parts: reading a few hundred MiB from the page cache (a copy, and
+/// the first touch of the fresh pages it lands in) is otherwise a serial
+/// step before a member's parallel decoding can start, and on 2 cores it
+/// was an eighth of reading one large member (BENCHMARKS.md).
+pub(crate) fn read_full_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+    read_full_at_in(file, buf, pos, PART)
+}
+
+/// [`read_full_at`] in parts of at least `least` bytes.
+fn read_full_at_in(file: &File, buf: &mut [u8], pos: u64, least: usize) -> io::Result<usize> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let count = (buf.len() / least.max(1)).clamp(1, crate::exec::free_threads());
+    let size = buf.len().div_ceil(count).max(1);
+    // Each part, where it starts, and what reading it gave.
+    let parts: Vec<Mutex<(&mut [u8], u64, Option<io::Result<usize>>)>> = buf
+        .chunks_mut(size)
+        .enumerate()
+        .map(|(i, part)| Mutex::new((part, pos.saturating_add((i * size) as u64), None)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(part) = parts.get(i) else { return };
+        let mut part = part.lock().unwrap_or_else(|e| e.into_inner());
+        let (bytes, at, result) = &mut *part;
+        *result = Some(read_part_at(file, bytes, *at));
+    };
+    crate::exec::scope(|workers| {
+        for _ in 1..parts.len() {
+            // Fewer helpers when the budget has no core to give: the parts
+            // go to whoever takes them, this thread included.
+            if !workers.spawn("ndnpy-read", work) {
+                break;
+            }
+        }
+        work();
+    })?;
+    let mut done = 0;
+    for part in parts {
+        let (bytes, _, result) = part.into_inner().unwrap_or_else(|e| e.into_inner());
+        let n = result.unwrap_or_else(|| Err(io::Error::other("a part was not read")))?;
+        done += n;
+        if n < bytes.len() {
+            // The file ends here: what later parts read (nothing, unless
+            // the file grew meanwhile) is not contiguous with it.
+            break;
+        }
+    }
+    Ok(done)
+}
+
+/// Reads `buf` at `pos` until it is full or the file ends; gives the count.
+fn read_part_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match read_at(file, &mut buf[done..], pos.saturating_add(done as u64)) {
+            Ok(0) => break,
+            Ok(n) => done += crate::io::checked::checked_read_count(n, buf.len() - done)?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
 #[cfg(unix)]
 pub(crate) fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
     std::os::unix::fs::FileExt::write_at(file, buf, pos)
@@ -285,4 +360,38 @@ pub(crate) fn copy_identity(file: &File, old: &fs::Metadata) -> io::Result<()> {
             io::ErrorKind::Unsupported => Ok(()),
             _ => Err(e),
         })
+}
+
+#[cfg(test)]
+mod read_tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn reads_in_parts_give_the_files_bytes_and_stop_where_it_ends() {
+        let data: Vec<u8> = (0..300_000u32)
+            .map(|i| (i.wrapping_mul(40_503) >> 7) as u8)
+            .collect();
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(&data).unwrap();
+        for (pos, len) in [
+            (0, 300_000),
+            (1, 299_999),
+            (7, 100_000),
+            (250_000, 100_000),
+            (300_000, 10),
+            (400_000, 10),
+            (0, 0),
+        ] {
+            for least in [1, 4096, 1 << 20] {
+                let mut buf = vec![0xAA; len];
+                let n = read_full_at_in(&file, &mut buf, pos as u64, least).unwrap();
+                let want = data
+                    .get(pos.min(data.len())..(pos + len).min(data.len()))
+                    .unwrap();
+                assert_eq!(n, want.len(), "{pos} {len} {least}");
+                assert!(buf[..n] == *want, "{pos} {len} {least}");
+            }
+        }
+    }
 }

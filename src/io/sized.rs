@@ -71,7 +71,7 @@ pub(super) unsafe fn read_whole_in<T>(
     let nbytes = n * size;
     let capacity = n
         .checked_add(room.div_ceil(size))
-        .ok_or_else(|| super::source::out_of_memory(usize::MAX))?;
+        .ok_or_else(|| super::memory::out_of_memory(usize::MAX))?;
     let mut data: Vec<T> = zeroed_capacity(capacity)?;
     // SAFETY: the allocation holds `capacity` items of `T`, all zero bytes
     // (`zeroed_capacity`), so all `capacity * size` bytes are initialised
@@ -102,14 +102,14 @@ pub(super) unsafe fn read_whole_in<T>(
 /// large one, already zero, so nothing is written ahead.
 fn zeroed_capacity<T>(capacity: usize) -> Result<Vec<T>> {
     let layout = std::alloc::Layout::array::<T>(capacity)
-        .map_err(|_| super::source::out_of_memory(usize::MAX))?;
+        .map_err(|_| super::memory::out_of_memory(usize::MAX))?;
     if layout.size() == 0 {
         return Ok(Vec::new());
     }
     // SAFETY: the layout has a nonzero size (checked above).
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
     if ptr.is_null() {
-        return Err(super::source::out_of_memory(layout.size()));
+        return Err(super::memory::out_of_memory(layout.size()));
     }
     // SAFETY: `ptr` was allocated by the global allocator with the layout
     // of `capacity` items of `T` (its size and alignment), which is what a
@@ -136,7 +136,7 @@ pub(super) unsafe fn read_whole<T>(
     let mut data: Vec<T> = Vec::new();
     reserve(&mut data, n, nbytes)?;
     if nbytes >= HUGE_PAGE_THRESHOLD {
-        super::source::advise_huge_pages(data.as_mut_ptr().cast(), nbytes);
+        super::memory::advise_huge_pages(data.as_mut_ptr().cast(), nbytes);
     }
     let spare = &mut data.spare_capacity_mut()[..n];
     // SAFETY: `MaybeUninit<T>` has the size of `T` and no validity

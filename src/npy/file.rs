@@ -216,7 +216,7 @@ impl NpyFile {
             },
             data_len,
         );
-        crate::npy::stream::rewrite(path, &f.header, &mut reader, data_len, &f.file)?;
+        crate::npy::stream::raw::rewrite(path, &f.header, &mut reader, data_len, &f.file)?;
         Ok(true)
     }
 

@@ -18,9 +18,8 @@ use std::io::{Seek, Write};
 use std::marker::PhantomData;
 use std::path::Path;
 
-mod raw;
+pub(crate) mod raw;
 
-pub(crate) use raw::{check_patched, rewrite};
 use raw::{create_temp, final_header, patch, RawWriter, Rows, Target};
 
 /// Writes a `.npy` array block by block, with memory use independent of

@@ -1,6 +1,26 @@
 //! The archive readers' buffered, position-aware input.
 
+use std::fs::File;
 use std::io::{self, BufRead, Read, Seek, SeekFrom};
+use std::sync::Arc;
+
+/// Where a member's compressed bytes start in the archive file, for
+/// readers opened from a path (on Unix): a member decoded whole reads them
+/// by positioned reads on every core ([`crate::io::fs::read_full_at`])
+/// rather than through the reader's stream on one.
+#[derive(Clone)]
+pub(crate) struct FileAt {
+    pub(crate) file: Arc<File>,
+    pub(crate) start: u64,
+}
+
+impl FileAt {
+    /// Fills `buf` from the member's start; gives the count, fewer only
+    /// where the file ends.
+    pub(crate) fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        crate::io::fs::read_full_at(&self.file, buf, self.start)
+    }
+}
 
 /// A buffered reader that knows its position in the archive, so that
 /// moving to a member that is already in the buffer costs nothing (reading

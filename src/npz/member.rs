@@ -4,6 +4,7 @@
 
 use super::codec::{self, Decode, Plan};
 use super::directory::Entry;
+use super::input::FileAt;
 use crate::error::Error;
 use crate::io::source::{fill_zeroed, SizedRead};
 use std::io::{self, BufRead, Read};
@@ -61,15 +62,18 @@ impl<'a, R: BufRead + 'a> MemberReader<'a, R> {
     /// ndnpy wrote it (the streaming member reader passes a smaller bound
     /// than the array readers, which hold the array anyway);
     /// [`Plan::Range`] streams from the start, as [`Plan::Head`].
+    /// `at`, when the archive is a file the reader can read by position,
+    /// is where `reader` stands in it.
     pub(crate) fn open(
         entry: &Entry,
         reader: &'a mut R,
         inflater: &'a mut flate2::Decompress,
         plan: Plan,
+        at: Option<FileAt>,
     ) -> Self {
         let raw = reader.take(entry.compressed_size);
         MemberReader {
-            body: codec::open(entry, raw, inflater, plan),
+            body: codec::open(entry, raw, inflater, plan, at),
             failed: false,
             left: entry.size,
             crc: crc32fast::Hasher::new(),
@@ -219,7 +223,7 @@ mod tests {
         let start = entry.data_start(&mut input, bytes.len() as u64).unwrap();
         input.seek(SeekFrom::Start(start)).unwrap();
         let mut inflater = flate2::Decompress::new(false);
-        let mut member = MemberReader::open(entry, &mut input, &mut inflater, Plan::Whole(0));
+        let mut member = MemberReader::open(entry, &mut input, &mut inflater, Plan::Whole(0), None);
         // Read ahead: the codec checks the CRC, and nothing is held whole.
         assert!(member.body.checks_crc() && !member.whole());
         let mut out = Vec::new();

@@ -2,7 +2,7 @@
 
 use super::codec::Plan;
 use super::directory::{Directory, STORED};
-use super::input::Input;
+use super::input::{FileAt, Input};
 use super::member::MemberReader;
 use super::pool::{read_inflated, Output, Want};
 use super::prefetch::ReadAhead;
@@ -426,7 +426,11 @@ impl<R: Read + Seek> NpzReader<R> {
         // the archive.
         let stored = entry.method == STORED && entry.compressed_size == entry.size;
         let size = entry.size;
-        let member = MemberReader::open(entry, &mut self.input, &mut self.inflater, plan);
+        let at = self.file.as_ref().map(|file| FileAt {
+            file: Arc::clone(file),
+            start,
+        });
+        let member = MemberReader::open(entry, &mut self.input, &mut self.inflater, plan, at);
         let trusted = stored || member.whole();
         Ok((member, size, trusted))
     }

@@ -217,7 +217,7 @@ impl<W: Write + Seek> ZipOut<W> {
     fn write_at(&mut self, at: u64, bytes: &[u8]) -> io::Result<()> {
         self.w()?.seek(SeekFrom::Start(at))?;
         CheckedWrite(self.w()?).write_all(bytes)?;
-        crate::npy::stream::check_patched(self.w()?, at, bytes.len())
+        crate::npy::stream::raw::check_patched(self.w()?, at, bytes.len())
     }
 
     /// Records the member's CRC and sizes (the data ends at the current

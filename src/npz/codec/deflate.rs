@@ -11,6 +11,7 @@ use super::whole::{decode_whole, Whole, WholeCodec};
 use crate::npz::ahead::{self, Ahead};
 use crate::npz::directory::Entry;
 use crate::npz::inflate::{self, inflate_pieces, DeflatePieces, MAX_RATIO};
+use crate::npz::input::FileAt;
 use crate::npz::pieces::Pieces;
 use std::io::{self, BufRead, Read, Seek};
 use std::mem::MaybeUninit;
@@ -48,6 +49,7 @@ pub(crate) fn open<'a, R: BufRead + 'a>(
     raw: Raw<'a, R>,
     inflater: &'a mut flate2::Decompress,
     plan: Plan,
+    at: Option<FileAt>,
 ) -> Box<dyn Decode + 'a> {
     let Plan::Whole(limit) = plan else {
         inflater.reset(false);
@@ -58,7 +60,7 @@ pub(crate) fn open<'a, R: BufRead + 'a>(
         .clone()
         .filter(|p| p.fits(entry.size, entry.compressed_size));
     if decode_whole(entry.size, entry.compressed_size, limit, MAX_RATIO) {
-        let whole = Whole::new(raw, pieces, entry.size, entry.compressed_size, Deflate);
+        let whole = Whole::new(raw, pieces, entry.size, entry.compressed_size, Deflate).at(at);
         return Box::new(whole);
     }
     if let Some(pieces) = pieces.filter(|p| ahead::suits(p, entry.size)) {

@@ -48,20 +48,24 @@ pub use choice::Codec;
 pub(crate) use decode::{Decode, Plan, Rows};
 
 use super::directory::{Entry, DEFLATED};
+use super::input::FileAt;
 use decode::Raw;
 use std::io::{self, BufRead};
 
 /// The decoder of `entry`'s method over `raw`; `inflater` is the archive
-/// reader's reusable deflate state. The method was checked with
-/// [`method::check_method`].
+/// reader's reusable deflate state; `at`, where `raw` starts in the archive
+/// file when it can be read by position (a large deflated member decoded
+/// whole reads its compressed bytes so, on every core). The method was
+/// checked with [`method::check_method`].
 pub(crate) fn open<'a, R: BufRead + 'a>(
     entry: &Entry,
     raw: Raw<'a, R>,
     inflater: &'a mut flate2::Decompress,
     plan: Plan,
+    at: Option<FileAt>,
 ) -> Box<dyn Decode + 'a> {
     match entry.method {
-        DEFLATED => deflate::open(entry, raw, inflater, plan),
+        DEFLATED => deflate::open(entry, raw, inflater, plan, at),
         #[cfg(feature = "bzip2")]
         method::BZIP2 => Box::new(bzip2::Bzip2::new(raw)),
         #[cfg(feature = "lzma")]

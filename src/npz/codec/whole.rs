@@ -9,6 +9,7 @@
 //! differ only in how a piece or a whole stream decodes ([`WholeCodec`]).
 
 use super::decode::Decode;
+use crate::npz::input::FileAt;
 use crate::npz::pieces::Pieces;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
@@ -87,8 +88,10 @@ pub(crate) fn decode_whole(size: u64, compressed: u64, limit: u64, ratio: u64) -
 /// bytes.
 pub(crate) enum Whole<T: Read, C: WholeCodec> {
     /// The compressed bytes, the piece table, the declared size, the
-    /// compressed size (which lies inside the archive), the codec.
-    Pending(T, Option<Pieces>, u64, u64, C),
+    /// compressed size (which lies inside the archive), the codec, and
+    /// where the compressed bytes start in the archive file if they can be
+    /// read by position.
+    Pending(T, Option<Pieces>, u64, u64, C, Option<FileAt>),
     Head(Box<Head<T, C>>),
     /// A large single stream (on several threads where there are cores):
     /// its compressed bytes held, its first bytes decoded apart and being
@@ -156,14 +159,23 @@ impl<T: Read, C: WholeCodec> Whole<T, C> {
         compressed: u64,
         codec: C,
     ) -> Self {
-        Whole::Pending(raw, pieces, size, compressed, codec)
+        Whole::Pending(raw, pieces, size, compressed, codec, None)
+    }
+
+    /// The same, its compressed bytes read by position from `at` (when
+    /// given) rather than from `raw`, on every core.
+    pub(crate) fn at(mut self, at: Option<FileAt>) -> Self {
+        if let Whole::Pending(.., file) = &mut self {
+            *file = at;
+        }
+        self
     }
 
     /// Reads on, decoding the member first (its first piece only, when it
     /// has a piece table); gives its CRC-32 once all of it is decoded.
     fn read_on(&mut self, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
         let mut crc = None;
-        if let Whole::Pending(raw, pieces, size, compressed_len, codec) = self {
+        if let Whole::Pending(raw, pieces, size, compressed_len, codec, at) = self {
             // The compressed bytes lie inside the archive (the directory
             // checked), and the size is at most the method's largest
             // expansion of them (`decode_whole`).
@@ -175,7 +187,7 @@ impl<T: Read, C: WholeCodec> Whole<T, C> {
                     let (first, crc) = filled(pieces.block as usize, |out| {
                         codec.pieces(raw, &pieces, 0..1, out, 1)
                     })?;
-                    let Whole::Pending(raw, _, _, _, codec) =
+                    let Whole::Pending(raw, _, _, _, codec, _) =
                         std::mem::replace(self, Whole::Failed)
                     else {
                         unreachable!("pending above");
@@ -198,11 +210,16 @@ impl<T: Read, C: WholeCodec> Whole<T, C> {
                     // decoding can start).
                     let len = usize::try_from(*compressed_len).unwrap_or(usize::MAX);
                     let mut compressed = crate::npz::compressed::fresh(len)?;
-                    let got = crate::io::checked::read_full(raw, &mut compressed)?;
+                    // From the file by position when the reader can (in
+                    // parts, on every core), else through the stream.
+                    let got = match at {
+                        Some(at) => at.read(&mut compressed)?,
+                        None => crate::io::checked::read_full(raw, &mut compressed)?,
+                    };
                     compressed.truncate(got);
                     if codec.straight_into(compressed.len(), size as usize) {
                         let head = codec.head(&compressed, HEAD.min(size as usize))?;
-                        let Whole::Pending(_, _, _, _, codec) =
+                        let Whole::Pending(_, _, _, _, codec, _) =
                             std::mem::replace(self, Whole::Failed)
                         else {
                             unreachable!("pending above");

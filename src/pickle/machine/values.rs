@@ -299,10 +299,12 @@ pub(crate) fn cost_of(v: &PyValue) -> u64 {
 }
 
 /// The heap bytes of a time zone (its key or name).
-fn zone_cost(z: &crate::pickle::TimeZone) -> u64 {
+fn zone_cost(z: &crate::array::pyvalue::foreign::TimeZone) -> u64 {
     match z {
-        crate::pickle::TimeZone::Fixed { name, .. } => name.as_ref().map_or(0, |n| n.len() as u64),
-        crate::pickle::TimeZone::Zone(key) => key.len() as u64,
+        crate::array::pyvalue::foreign::TimeZone::Fixed { name, .. } => {
+            name.as_ref().map_or(0, |n| n.len() as u64)
+        }
+        crate::array::pyvalue::foreign::TimeZone::Zone(key) => key.len() as u64,
     }
 }
 
