@@ -3,8 +3,8 @@
 //! its CRC-32 checked at the end as Python's `zipfile` checks it.
 
 use super::codec::{self, Decode, Plan};
-use super::directory::Entry;
-use super::input::FileAt;
+use super::zip::directory::Entry;
+use super::zip::input::FileAt;
 use crate::error::Error;
 use crate::io::source::{fill_zeroed, SizedRead};
 use std::io::{self, BufRead, Read};
@@ -50,7 +50,7 @@ impl<R: BufRead> MemberReader<'_, R> {
 
 impl<'a, R: BufRead + 'a> MemberReader<'a, R> {
     /// Reads `entry`'s data from `reader`, positioned at its start
-    /// (its method checked with [`codec::method::check_method`]), deflating with
+    /// (its method checked with [`crate::npz::zip::method::check_method`]), deflating with
     /// `inflater` (reset here; one per archive reader, so that reading many
     /// small members does not allocate an inflater's window each: those
     /// allocations, interleaved with the caller's, fragmented the heap by
@@ -199,7 +199,7 @@ unsafe impl<R: BufRead> SizedRead for MemberReader<'_, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::npz::directory::Directory;
+    use crate::npz::zip::directory::Directory;
     use std::io::{Cursor, Seek, SeekFrom};
 
     /// An archive of ndnpy's with one compressed member of six pieces, its

@@ -3,7 +3,7 @@
 
 use super::codec::Plan;
 use super::in_member;
-use super::key_of;
+use super::zip::names::key_of;
 use super::pool::{read_inflated, Output, Want};
 use super::reader::{check_size, ArchiveMember, NpzReader, STREAM_WHOLE_LIMIT, WHOLE_LIMIT};
 use crate::array::any::AnyArray;

@@ -1,6 +1,6 @@
 //! [`NpzMmap`]: zero-copy views of the stored members of a mapped archive.
 
-use super::directory::{Directory, Entry, STORED};
+use super::zip::directory::{Directory, Entry, STORED};
 use super::{in_member, not_an_archive, NpzReader};
 use crate::array::element::LayoutElement;
 use crate::error::{Error, Result};

@@ -8,9 +8,9 @@
 //! - [`NpzMmap`] maps an archive and views its stored members without
 //!   copying.
 //!
-//! Archives are read as Python's `zipfile` reads them (`directory`), so
+//! Archives are read as Python's `zipfile` reads them (`zip/directory.rs`), so
 //! that every archive means the same thing here and in `np.load`. They are
-//! written by our own zip container (`zipwrite`), so that members can be
+//! written by our own zip container (`zip/write.rs`), so that members can be
 //! deflated in parallel (`sink`, `deflate`) and streamed. Everything inside
 //! a member goes through the same preamble parser and element conversion as
 //! a `.npy` file.
@@ -18,23 +18,14 @@
 //! Layer 6, the top. May use every layer below: `crate::npy` and
 //! `crate::pickle` to read members, `crate::array::encode` to write them.
 
-mod ahead;
 mod codec;
 mod compressed;
-mod deflate;
 mod direct;
-mod directory;
 mod held;
-mod inflate;
-mod inflate_core;
 mod info;
-mod input;
 mod member;
 mod members;
 mod mmap;
-mod names;
-mod pieces;
-pub(crate) mod pinflate;
 mod pool;
 mod prefetch;
 mod range;
@@ -43,7 +34,7 @@ mod reader;
 mod seek;
 mod sink;
 mod writer;
-mod zipwrite;
+mod zip;
 
 pub use codec::Codec;
 pub use info::{Compression, MemberInfo};
@@ -52,17 +43,12 @@ pub use mmap::NpzMmap;
 /// The parallel inflater of one deflate stream, for the fuzz target and
 /// the benchmark only: not a public API.
 #[doc(hidden)]
-pub use pinflate::__inflate_parallel;
+pub use codec::deflate::pinflate::__inflate_parallel;
 pub use reader::NpzReader;
 pub use writer::{NpzMemberWriter, NpzWriter};
 
 use crate::error::Error;
 use std::io;
-
-/// NumPy's key for a member: its name without one trailing `.npy`.
-pub(crate) fn key_of(member: &str) -> &str {
-    member.strip_suffix(".npy").unwrap_or(member)
-}
 
 /// The error for data that is not a zip archive (`start` holds its first
 /// bytes), pointing to the right reader when it is a `.npy` file.

@@ -14,7 +14,7 @@
 //! into the array (`direct.rs`).
 
 use super::compressed::{fresh, Compressed};
-use super::inflate::{inflate, inflate_piece};
+use crate::npz::codec::deflate::inflate::{inflate, inflate_piece};
 use super::{in_member, member_io_error};
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};

@@ -21,8 +21,8 @@
 //! to the caller. Besides, at most 256 MiB of buffers kept for reuse while
 //! a plan is being read.
 
-use super::directory::{Entry, DEFLATED};
-use super::inflate::{inflate_whole, MAX_RATIO};
+use super::zip::directory::{Entry, DEFLATED};
+use crate::npz::codec::deflate::inflate::{inflate_whole, MAX_RATIO};
 use super::pool::{JobId, Pool, Want};
 use std::collections::VecDeque;
 

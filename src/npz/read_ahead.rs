@@ -101,7 +101,7 @@ impl<R: Read + Seek> NpzReader<R> {
         let plan = self
             .members
             .iter()
-            .filter_map(|m| self.index(super::key_of(m)).ok())
+            .filter_map(|m| self.index(super::zip::names::key_of(m)).ok())
             .collect();
         let options = self.options;
         self.ahead.set(plan, Want::Any(options));
@@ -174,7 +174,7 @@ impl<R: Read + Seek> NpzReader<R> {
         // again and again costs in proportion to the members read.
         let end = self.members.len().min(index.saturating_add(MAX_DISTANCE));
         let plan: Vec<usize> = (index..end)
-            .filter(|&i| self.index(super::key_of(&self.members[i])).ok() == Some(i))
+            .filter(|&i| self.index(super::zip::names::key_of(&self.members[i])).ok() == Some(i))
             .collect();
         if plan.len() < 2 {
             return None;

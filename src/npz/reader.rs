@@ -1,13 +1,14 @@
 //! [`NpzReader`]: members of an `.npz` archive into owned arrays.
 
 use super::codec::Plan;
-use super::directory::{Directory, STORED};
-use super::input::{FileAt, Input};
+use super::zip::directory::{Directory, STORED};
+use super::zip::input::{FileAt, Input};
 use super::member::MemberReader;
 use super::pool::{read_inflated, Output, Want};
 use super::prefetch::ReadAhead;
 use super::seek::{SeekIndex, Sidecar};
-use super::{in_member, key_of, not_an_archive};
+use super::zip::names::key_of;
+use super::{in_member, not_an_archive};
 use crate::array::any::AnyArray;
 use crate::array::compact::{BytesArray, StringArray};
 use crate::array::element::{Element, LayoutElement};

@@ -74,7 +74,7 @@ impl Codec {
     /// ```
     pub fn deflate() -> Self {
         Codec::Deflate {
-            level: crate::npz::deflate::DEFAULT_LEVEL,
+            level: crate::npz::codec::deflate::compress::DEFAULT_LEVEL,
         }
     }
 

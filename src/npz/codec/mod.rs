@@ -31,7 +31,6 @@
 mod choice;
 mod decode;
 pub(crate) mod deflate;
-pub(crate) mod method;
 pub(crate) mod parallel;
 pub(crate) mod range;
 mod whole;
@@ -47,8 +46,9 @@ pub use choice::Codec;
 
 pub(crate) use decode::{Decode, Plan, Rows};
 
-use super::directory::{Entry, DEFLATED};
-use super::input::FileAt;
+use super::zip::directory::{Entry, DEFLATED};
+use super::zip::input::FileAt;
+use super::zip::method;
 use decode::Raw;
 use std::io::{self, BufRead};
 

@@ -12,7 +12,7 @@
 //! A row range takes only the pieces that hold its bytes, whatever the
 //! codec ([`range_in_pieces`]).
 
-use crate::npz::pieces::Pieces;
+use crate::npz::zip::pieces::Pieces;
 use std::collections::VecDeque;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::mem::MaybeUninit;

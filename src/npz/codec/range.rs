@@ -10,7 +10,7 @@
 
 pub(crate) use super::decode::Answer;
 use super::decode::Rows;
-use crate::npz::directory::{Entry, DEFLATED, STORED};
+use crate::npz::zip::directory::{Entry, DEFLATED, STORED};
 use std::io::{self, Read, Seek, SeekFrom};
 
 /// How member `entry` (its data at `data_start` of `input`, its method
@@ -37,7 +37,7 @@ pub(crate) fn range<I: Read + Seek>(
         DEFLATED => super::deflate::range(entry, input, data_start, from, to),
         // All the rows: the standard decoder, in one stream, checked.
         #[cfg(feature = "zstd")]
-        super::method::ZSTD if !rows.all => Ok(
+        crate::npz::zip::method::ZSTD if !rows.all => Ok(
             match super::zstd::range(entry, input, data_start, from, to)? {
                 Some(bytes) => Answer::Bytes(bytes),
                 None => Answer::FromStart,

@@ -9,8 +9,8 @@
 //! differ only in how a piece or a whole stream decodes ([`WholeCodec`]).
 
 use super::decode::Decode;
-use crate::npz::input::FileAt;
-use crate::npz::pieces::Pieces;
+use crate::npz::zip::input::FileAt;
+use crate::npz::zip::pieces::Pieces;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;
 use std::ops::Range;

@@ -20,7 +20,7 @@
 //! away (it was made for other bytes) and the read starts from the
 //! member's start.
 
-use super::super::inflate_core::{Stop, StreamInflater, WINDOW};
+use crate::npz::codec::deflate::inflate_core::{Stop, StreamInflater, WINDOW};
 use std::io::{self, Read, Seek, SeekFrom};
 
 /// Output between checkpoints: a read decodes at most this much (plus one

@@ -208,7 +208,7 @@ impl<W: Write + Seek> NpzWriter<W> {
                 name: failed.clone(),
             }));
         }
-        crate::npz::names::check_array_name(name, |n| self.names.contains(n))
+        crate::npz::zip::names::check_array_name(name, |n| self.names.contains(n))
     }
 
     pub(super) fn claim(&mut self, name: &str) -> Result<()> {

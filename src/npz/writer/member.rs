@@ -6,7 +6,7 @@ use crate::array::element::Element;
 use crate::error::{Error, Result};
 use crate::format::header::{Header, Version};
 use crate::npz::sink::MemberData;
-use crate::npz::zipwrite::{Method, Open};
+use crate::npz::zip::write::{Method, Open};
 use crate::options::Order;
 use crc32fast::Hasher;
 use ndarray::{ArrayRef, Dimension};

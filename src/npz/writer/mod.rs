@@ -1,9 +1,9 @@
 //! [`NpzWriter`]: arrays into an `.npz` archive that NumPy loads.
 
 use super::codec::Codec;
-use super::deflate::DEFAULT_LEVEL;
+use super::codec::deflate::compress::DEFAULT_LEVEL;
 use super::sink::{MemberData, Pool};
-use super::zipwrite::{Method, ZipOut};
+use super::zip::write::{Method, ZipOut};
 use crate::array::element::Element;
 use crate::array::encode::{npy_header, write_body};
 use crate::error::{Error, Result};

@@ -19,7 +19,7 @@
 use super::super::decode::corrupt;
 use super::super::parallel::{read_exactly, PieceDecoder};
 use super::independent::independent;
-use crate::npz::pieces::Pieces;
+use crate::npz::zip::pieces::Pieces;
 use std::cell::RefCell;
 use std::io::{self, Read};
 use std::mem::MaybeUninit;

@@ -171,7 +171,7 @@ mod tests {
     use super::super::super::parallel::decode_pieces;
     use super::super::frame::Header;
     use super::*;
-    use crate::npz::pieces::Pieces;
+    use crate::npz::zip::pieces::Pieces;
     use std::mem::MaybeUninit;
 
     /// Data whose segments start with runs and repeats at distances 1, 4

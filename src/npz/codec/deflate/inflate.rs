@@ -11,7 +11,7 @@
 //! fields they do not know). With that table each piece can be inflated on
 //! its own thread into its own megabyte of the output.
 
-use super::pieces::Pieces;
+use crate::npz::zip::pieces::Pieces;
 use std::io;
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -158,7 +158,7 @@ pub(crate) fn inflate_piece(input: &[u8], out: &mut [u8]) -> io::Result<()> {
 /// back to back, and their table (for tests here and in `ahead.rs`).
 #[cfg(test)]
 pub(crate) fn deflate_in_pieces(data: &[u8]) -> (Vec<u8>, Pieces) {
-    let mut deflater = crate::npz::deflate::Deflater::new(6);
+    let mut deflater = crate::npz::codec::deflate::compress::Deflater::new(6);
     let (mut stream, mut lengths) = (Vec::new(), Vec::new());
     let chunks: Vec<&[u8]> = data.chunks(1 << 20).collect();
     for (i, chunk) in chunks.iter().enumerate() {

@@ -24,7 +24,7 @@
 //! computed with checked or wide arithmetic, so hostile directories give
 //! [`crate::error::ArchiveError::InvalidArchive`], never a panic or a huge allocation.
 
-use super::key_of;
+use super::names::key_of;
 use super::pieces::{Pieces, BLOCKS_ID};
 use crate::error::{Error, Result};
 use crate::io::checked::{read_full, read_full_vec};
@@ -49,7 +49,7 @@ const FLAG_PATCHED: u16 = 1 << 5;
 const FLAG_STRONG_ENCRYPTION: u16 = 1 << 6;
 const FLAG_UTF8: u16 = 1 << 11;
 /// Compression methods (defined beside the codecs' other method numbers).
-pub(crate) use super::codec::method::{DEFLATED, STORED};
+pub(crate) use super::method::{DEFLATED, STORED};
 
 /// One central directory entry.
 #[derive(Debug, Clone)]
@@ -102,7 +102,7 @@ impl Entry {
                 },
             ));
         }
-        if let Some(reason) = super::codec::method::check_method(self.method) {
+        if let Some(reason) = super::method::check_method(self.method) {
             return Err(Error::Archive(
                 crate::error::ArchiveError::UnsupportedMember {
                     name: name(),

@@ -11,7 +11,7 @@
 //! Memory stays a few pieces, whatever the member's size.
 
 use super::inflate::{inflate_piece_into, read_piece, MAX_RATIO};
-use super::pieces::Pieces;
+use crate::npz::zip::pieces::Pieces;
 use crate::exec;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read};
@@ -313,7 +313,7 @@ impl Drop for Answer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::npz::inflate::deflate_in_pieces;
+    use crate::npz::codec::deflate::inflate::deflate_in_pieces;
 
     fn data() -> Vec<u8> {
         (0..5_300_000u32)

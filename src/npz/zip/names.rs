@@ -45,6 +45,11 @@ pub(crate) fn check_array_name(name: &str, added: impl Fn(&str) -> bool) -> Resu
     Ok(())
 }
 
+/// NumPy's key for a member: its name without one trailing `.npy`.
+pub(crate) fn key_of(member: &str) -> &str {
+    member.strip_suffix(".npy").unwrap_or(member)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

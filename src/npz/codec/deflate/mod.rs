@@ -4,15 +4,27 @@
 //! piece table), and read a few pieces ahead when too large to hold
 //! (`ahead.rs`). A row range is answered from the piece table, or else by
 //! the member's seek index (`seek/`, which the archive reader keeps).
+//!
+//! This folder holds the deflate part whole: `inflate_core/`, the one
+//! hand-written decoder (bit reader, Huffman tables, a block decoder that
+//! starts at any boundary); `pinflate/`, one stream on every core on it;
+//! `inflate.rs`, libdeflate for whole members and pieces; `ahead.rs`,
+//! pieces read ahead; `compress.rs`, the writer's parallel deflate.
+
+pub(crate) mod ahead;
+pub(crate) mod compress;
+pub(crate) mod inflate;
+pub(crate) mod inflate_core;
+pub(crate) mod pinflate;
 
 use super::decode::{Answer, Decode, Plan, Raw};
 use super::parallel::range_in_pieces;
 use super::whole::{decode_whole, Whole, WholeCodec};
-use crate::npz::ahead::{self, Ahead};
-use crate::npz::directory::Entry;
-use crate::npz::inflate::{self, inflate_pieces, DeflatePieces, MAX_RATIO};
-use crate::npz::input::FileAt;
-use crate::npz::pieces::Pieces;
+use ahead::Ahead;
+use crate::npz::zip::directory::Entry;
+use inflate::{inflate_pieces, DeflatePieces, MAX_RATIO};
+use crate::npz::zip::input::FileAt;
+use crate::npz::zip::pieces::Pieces;
 use std::io::{self, BufRead, Read, Seek};
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -97,11 +109,11 @@ unsafe impl WholeCodec for Deflate {
     fn straight_into(&self, compressed: usize, size: usize) -> bool {
         // On every core (`pinflate`) or, on one, with libdeflate: either
         // way straight into the array, not into a buffer then copied.
-        crate::npz::pinflate::large(compressed, size)
+        pinflate::large(compressed, size)
     }
 
     fn whole_into(&self, compressed: &[u8], out: &mut [u8]) -> io::Result<u32> {
-        let threads = crate::npz::pinflate::threads_for(compressed.len(), out.len());
+        let threads = pinflate::threads_for(compressed.len(), out.len());
         inflate_into(compressed, out, threads)
     }
 
@@ -123,7 +135,7 @@ unsafe impl WholeCodec for Deflate {
 /// the others), on this one with libdeflate; gives the CRC-32.
 fn inflate_into(compressed: &[u8], out: &mut [u8], threads: Option<usize>) -> io::Result<u32> {
     match threads {
-        Some(threads) => crate::npz::pinflate::inflate_parallel_into(compressed, out, threads),
+        Some(threads) => pinflate::inflate_parallel_into(compressed, out, threads),
         None => {
             inflate::inflate_piece(compressed, out)?;
             Ok(crc32fast::hash(out))
