@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One large member written by `np.savez_compressed` (one deflate stream,
-no piece table), read back: ndnpy's parallel inflater (src/npz/pinflate/)
+no piece table), read back: ndnpy's parallel inflater (src/npz/codec/deflate/pinflate/)
 on 1 and 2 threads, flate2 (zlib-rs) streaming, libdeflate whole,
 `NpzReader::read_any` of the archive (on every core, and on one with
 `taskset -c 0`), and `np.load`, interleaved in one run,

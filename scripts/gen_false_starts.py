@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes valid raw deflate streams whose compressed bytes are almost all
 the 5-byte pattern `07 00 00 FF FF`, repeated: a worst case for the block
-finder of a parallel inflater (src/npz/pinflate/).
+finder of a parallel inflater (src/npz/codec/deflate/pinflate/).
 
 Each `00 00 FF FF` in it is a stored-block candidate (LEN 0, NLEN 0xFFFF,
 byte-aligned, the byte before it, 0x07, has its top 3 bits zero); reading

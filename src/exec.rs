@@ -1,8 +1,8 @@
 //! The one place in the library that starts threads and asks how many
 //! cores there are, and the one budget of cores that every parallel part
 //! draws from: members inflated ahead (`npz/pool.rs`), pieces read ahead
-//! (`npz/ahead.rs`), pieces decoded at once (`npz/codec/parallel.rs`), one
-//! stream's chunks (`npz/pinflate/`), the writer's compression blocks
+//! (`npz/codec/deflate/ahead.rs`), pieces decoded at once (`npz/codec/parallel.rs`), one
+//! stream's chunks (`npz/codec/deflate/pinflate/`), the writer's compression blocks
 //! (`npz/sink.rs`).
 //!
 //! Why one place: each of those once asked `available_parallelism` for

@@ -1,5 +1,5 @@
 //! Large members written as NumPy writes them (one deflate stream, no
-//! piece table) are inflated on every core (`src/npz/pinflate/`): the
+//! piece table) are inflated on every core (`src/npz/codec/deflate/pinflate/`): the
 //! arrays read back exactly, and a wrong CRC-32, a wrong declared size or
 //! corrupt data is an error, never other values.
 

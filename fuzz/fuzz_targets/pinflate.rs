@@ -1,4 +1,4 @@
-//! The parallel inflater of one deflate stream (`src/npz/pinflate/`)
+//! The parallel inflater of one deflate stream (`src/npz/codec/deflate/pinflate/`)
 //! against flate2, on chunks of a few dozen to a few thousand bytes so
 //! that every input spans many chunks. The first byte chooses:
 //! - even: the rest is a raw deflate stream, inflated at a declared size

@@ -180,7 +180,7 @@ fn read_full_at_in(file: &File, buf: &mut [u8], pos: u64, least: usize) -> io::R
     let count = (buf.len() / least.max(1)).clamp(1, crate::exec::free_threads());
     let size = buf.len().div_ceil(count).max(1);
     // Each part, where it starts, and what reading it gave.
-    let parts: Vec<Mutex<(&mut [u8], u64, Option<io::Result<usize>>)>> = buf
+    let parts: Vec<Mutex<Part<'_>>> = buf
         .chunks_mut(size)
         .enumerate()
         .map(|(i, part)| Mutex::new((part, pos.saturating_add((i * size) as u64), None)))
@@ -216,6 +216,10 @@ fn read_full_at_in(file: &File, buf: &mut [u8], pos: u64, least: usize) -> io::R
     }
     Ok(done)
 }
+
+/// A part of [`read_full_at_in`]'s buffer, where it starts in the file,
+/// and what reading it gave (`None` until it is read).
+type Part<'a> = (&'a mut [u8], u64, Option<io::Result<usize>>);
 
 /// Reads `buf` at `pos` until it is full or the file ends; gives the count.
 fn read_part_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {

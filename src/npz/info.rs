@@ -1,7 +1,7 @@
 //! [`MemberInfo`]: what an archive's directory says about one member.
 
-use super::zip::method::{BZIP2, LZMA, ZSTD};
 use super::zip::directory::{DEFLATED, STORED};
+use super::zip::method::{BZIP2, LZMA, ZSTD};
 use super::{in_member, NpzReader};
 use crate::error::Result;
 use std::io::{Read, Seek};

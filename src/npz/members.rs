@@ -3,9 +3,9 @@
 
 use super::codec::Plan;
 use super::in_member;
-use super::zip::names::key_of;
 use super::pool::{read_inflated, Output, Want};
 use super::reader::{check_size, ArchiveMember, NpzReader, STREAM_WHOLE_LIMIT, WHOLE_LIMIT};
+use super::zip::names::key_of;
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
 use crate::format::header::Header;

@@ -36,14 +36,14 @@ mod sink;
 mod writer;
 mod zip;
 
-pub use codec::Codec;
-pub use info::{Compression, MemberInfo};
-pub use members::{NpzArrays, NpzMemberReader};
-pub use mmap::NpzMmap;
 /// The parallel inflater of one deflate stream, for the fuzz target and
 /// the benchmark only: not a public API.
 #[doc(hidden)]
 pub use codec::deflate::pinflate::__inflate_parallel;
+pub use codec::Codec;
+pub use info::{Compression, MemberInfo};
+pub use members::{NpzArrays, NpzMemberReader};
+pub use mmap::NpzMmap;
 pub use reader::NpzReader;
 pub use writer::{NpzMemberWriter, NpzWriter};
 

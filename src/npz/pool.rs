@@ -14,13 +14,13 @@
 //! into the array (`direct.rs`).
 
 use super::compressed::{fresh, Compressed};
-use crate::npz::codec::deflate::inflate::{inflate, inflate_piece};
 use super::{in_member, member_io_error};
 use crate::array::any::AnyArray;
 use crate::error::{Error, Result};
 use crate::exec;
 use crate::format::header;
 use crate::io::source::Source;
+use crate::npz::codec::deflate::inflate::{inflate, inflate_piece};
 use crate::options::ReadOptions;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;

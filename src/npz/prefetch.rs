@@ -21,9 +21,9 @@
 //! to the caller. Besides, at most 256 MiB of buffers kept for reuse while
 //! a plan is being read.
 
+use super::pool::{JobId, Pool, Want};
 use super::zip::directory::{Entry, DEFLATED};
 use crate::npz::codec::deflate::inflate::{inflate_whole, MAX_RATIO};
-use super::pool::{JobId, Pool, Want};
 use std::collections::VecDeque;
 
 /// Members from this size are worth a job (below, the hand-over costs

@@ -1,12 +1,12 @@
 //! [`NpzReader`]: members of an `.npz` archive into owned arrays.
 
 use super::codec::Plan;
-use super::zip::directory::{Directory, STORED};
-use super::zip::input::{FileAt, Input};
 use super::member::MemberReader;
 use super::pool::{read_inflated, Output, Want};
 use super::prefetch::ReadAhead;
 use super::seek::{SeekIndex, Sidecar};
+use super::zip::directory::{Directory, STORED};
+use super::zip::input::{FileAt, Input};
 use super::zip::names::key_of;
 use super::{in_member, not_an_archive};
 use crate::array::any::AnyArray;

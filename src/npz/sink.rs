@@ -4,9 +4,9 @@
 //! order.
 
 use super::codec::Codec;
-use crate::npz::codec::deflate::compress::{Deflater, BLOCK};
 use super::zip::pieces::Pieces;
 use super::zip::write::{Method, ZipOut};
+use crate::npz::codec::deflate::compress::{Deflater, BLOCK};
 use crc32fast::Hasher;
 use std::io::{self, Seek, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -2,7 +2,7 @@
 //! file per zip compression method, behind one interface ([`Decode`]) that
 //! the member reader (`member.rs`) drives without knowing the method.
 //!
-//! - stored (0) and deflate (8, `deflate.rs`): streamed through zlib-rs,
+//! - stored (0) and deflate (8, `deflate/`): streamed through zlib-rs,
 //!   inflated whole by libdeflate, on every core with ndnpy's piece table;
 //! - bzip2 (12, `bzip2.rs`, feature `bzip2`), LZMA (14, `lzma.rs`, feature
 //!   `lzma`): streamed, as Python's `zipfile` reads them;
@@ -22,11 +22,11 @@
 //! what is written stops at the member's declared size. The CRC-32 and the
 //! declared size are checked by the member reader for every codec alike.
 //!
-//! Part of layer 6 (`npz/`); uses the piece table of `pieces.rs`, the
-//! inflaters of `inflate.rs` and the read-ahead of `ahead.rs`, nothing
-//! above. The interface is in `decode.rs` and the methods in `method.rs`,
-//! apart from the dispatch here, so that neither the codecs nor the
-//! directory import this file back.
+//! Part of layer 6 (`npz/`); uses the container (`npz/zip/`: entries, the
+//! method numbers, the piece table, positioned input) and nothing else of
+//! `npz/`: the deflate part, its own decoder included, is `deflate/`. The
+//! interface is in `decode.rs`, apart from the dispatch here, so that the
+//! codecs do not import this file back.
 
 mod choice;
 mod decode;

@@ -1,7 +1,7 @@
 //! Ranges as a codec capability: how the bytes of some rows of a member
 //! are had without decoding all of it ([`crate::NpzReader::read_range`]).
 //! Each method answers from what it knows of its member: stored bytes are
-//! sought; deflate answers from its piece table (`deflate.rs`), or names the
+//! sought; deflate answers from its piece table (`deflate/`), or names the
 //! seek index the archive reader keeps for the member; Zstandard from its
 //! segment table (`zstd/`); the others (bzip2, LZMA, and any member whose
 //! codec cannot start inside it) are decoded from their start by the member

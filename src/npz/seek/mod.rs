@@ -1,6 +1,6 @@
 //! Row ranges inside deflated members: a seek index of block boundaries
 //! with their windows (`index.rs`), decoded from there by the library's
-//! one deflate decoder (`npz/inflate_core/`), kept on disk if asked
+//! one deflate decoder (`npz/codec/deflate/inflate_core/`), kept on disk if asked
 //! (`sidecar.rs`).
 
 mod index;

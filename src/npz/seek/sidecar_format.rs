@@ -9,9 +9,9 @@
 //! window's length (u16, at most 32 768) and the window deflated (u32
 //! length, then the bytes).
 
-use crate::npz::codec::deflate::inflate_core::WINDOW;
 use super::index::{Checkpoint, MemberKey, SeekIndex};
 use crate::npz::codec::deflate::inflate::inflate_piece;
+use crate::npz::codec::deflate::inflate_core::WINDOW;
 use std::collections::HashMap;
 
 const MAGIC: &[u8; 8] = b"NDNPYIDX";

@@ -1,7 +1,7 @@
 //! [`NpzWriter`]: arrays into an `.npz` archive that NumPy loads.
 
-use super::codec::Codec;
 use super::codec::deflate::compress::DEFAULT_LEVEL;
+use super::codec::Codec;
 use super::sink::{MemberData, Pool};
 use super::zip::write::{Method, ZipOut};
 use crate::array::element::Element;

@@ -11,8 +11,8 @@
 //! Memory stays a few pieces, whatever the member's size.
 
 use super::inflate::{inflate_piece_into, read_piece, MAX_RATIO};
-use crate::npz::zip::pieces::Pieces;
 use crate::exec;
+use crate::npz::zip::pieces::Pieces;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

@@ -4,9 +4,9 @@
 //! core.
 //!
 //! ndnpy's writer deflates a member in independent 1 MiB blocks
-//! (`deflate.rs`), each piece byte-aligned. It records the compressed
+//! (`compress.rs`), each piece byte-aligned. It records the compressed
 //! length of every piece in a zip extra field of its own (`BLOCKS_ID`,
-//! `pieces.rs`,
+//! `npz/zip/pieces.rs`,
 //! in the central directory; Python's `zipfile`, and so NumPy, skip extra
 //! fields they do not know). With that table each piece can be inflated on
 //! its own thread into its own megabyte of the output.

@@ -15,7 +15,7 @@
 //! - the seek index (`seek/index.rs`), through [`StreamInflater`]
 //!   (`stream.rs`): compressed bytes read from the archive in chunks, the
 //!   output in a buffer that keeps the window;
-//! - the writer's `unfinalize` (`deflate.rs`), through [`last_block`]
+//! - the writer's `unfinalize` (`codec/deflate/compress.rs`), through [`last_block`]
 //!   (`walk.rs`): where a complete stream's last block starts and ends,
 //!   every symbol decoded into output of no size.
 //!

@@ -1,7 +1,7 @@
 //! A walk over a whole stream's blocks that decodes every symbol (so that
 //! every code and distance is checked) but writes no output: where the
 //! last block starts and ends, which the writer's `unfinalize`
-//! (`deflate.rs`) needs to turn a stream into a piece that another
+//! (`compress.rs`) needs to turn a stream into a piece that another
 //! continues.
 
 use super::decode::{Inflater, Stop};

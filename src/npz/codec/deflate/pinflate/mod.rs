@@ -51,7 +51,7 @@
 //! chunk all markers, then one all bytes). Plus 40 KiB of tables a set and
 //! 32 KiB per published window.
 //!
-//! The decoder is the library's own (`npz/inflate_core/`, shared with
+//! The decoder is the library's own (`npz/codec/deflate/inflate_core/`, shared with
 //! the seek index and the writer), needed for the markers: libdeflate
 //! can neither start mid-stream at a bit nor keep unknown window bytes;
 //! on one core it runs about as fast as libdeflate on NumPy's float
