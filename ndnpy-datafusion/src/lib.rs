@@ -73,8 +73,10 @@ mod ranges;
 mod register;
 mod scan;
 mod source;
+mod table;
 
 pub use format::{NpyFormat, NpyFormatFactory};
 pub use layout::VALUE_COLUMN;
 pub use register::{register_formats, NpyReadOptions, SessionContextExt};
 pub use source::NpySource;
+pub use table::NpyTable;

@@ -2,9 +2,10 @@
 //! `STORED AS NPY` / `STORED AS NPZ` for `CREATE EXTERNAL TABLE`.
 
 use crate::format::{NpyFormat, NpyFormatFactory};
+use crate::table::{NpyTable, NpyTableFactory};
 use async_trait::async_trait;
 use datafusion::datasource::listing::ListingOptions;
-use datafusion::datasource::listing_table_factory::ListingTableFactory;
+use datafusion::error::DataFusionError;
 use datafusion::error::Result;
 use datafusion::prelude::SessionContext;
 use std::sync::Arc;
@@ -62,7 +63,7 @@ pub fn register_formats(ctx: &SessionContext) -> Result<()> {
         state.register_file_format(Arc::new(factory), true)?;
         state
             .table_factories_mut()
-            .insert(name, Arc::new(ListingTableFactory::new()));
+            .insert(name, Arc::new(NpyTableFactory::default()));
     }
     Ok(())
 }
@@ -113,6 +114,13 @@ impl SessionContextExt for SessionContext {
         let listing = ListingOptions::new(Arc::new(NpyFormat::with_extension(&extension)))
             .with_file_extension(format!(".{extension}"));
         self.register_listing_table(name, path, listing, None, None)
-            .await
+            .await?;
+        // The same table as an `NpyTable`, which Ballista can send to a
+        // scheduler (`table.rs`): one way to register, local or remote.
+        let table = self
+            .deregister_table(name)?
+            .ok_or_else(|| DataFusionError::Internal(format!("table {name} vanished")))?;
+        self.register_table(name, NpyTable::wrap(table)?)?;
+        Ok(())
     }
 }

@@ -248,8 +248,12 @@ async fn scheduler_and_two_executors_answer_as_one_process() -> Res {
     let cluster = Cluster::start(root.path())?;
     let url = format!("df://127.0.0.1:{}", cluster.scheduler_port);
     let remote = ballista::remote_context(&url, config()).await?;
-    ballista::register_npy(&remote, "t", &shards, NpyReadOptions::default()).await?;
-    ballista::register_npy(&remote, "z", &npz, NpyReadOptions::default()).await?;
+    remote
+        .register_npy("t", &shards, NpyReadOptions::default())
+        .await?;
+    remote
+        .register_npy("z", &npz, NpyReadOptions::default())
+        .await?;
     let got = answers(&remote).await;
     let got = got.map_err(|e| format!("{e}\n{}", cluster.logs()))?;
     for (g, e) in got.iter().zip(&expected) {
@@ -326,7 +330,8 @@ async fn codecs_round_trip_and_refuse_garbage() -> Res {
         .with_target_partitions(3)
         .with_repartition_file_min_size(1024);
     let ctx = SessionContext::new_with_config(config);
-    ballista::register_npy(&ctx, "t", file.to_str().unwrap(), NpyReadOptions::default()).await?;
+    ctx.register_npy("t", file.to_str().unwrap(), NpyReadOptions::default())
+        .await?;
     let sql = "SELECT sum(value), count(*) FROM t WHERE value % 3 = 1";
     let df = ctx.sql(sql).await?;
     let expected = pretty_format_batches(&df.clone().collect().await?)?.to_string();

@@ -2,7 +2,7 @@
 //! the schema travels beside it in DataFusion's own message), so a client's
 //! plan reaches the scheduler; every other node goes to Ballista's codec.
 
-use super::table::NpyTable;
+use crate::table::NpyTable;
 use super::tag::{strip_tag, TAG};
 use crate::format::NpyFormat;
 use datafusion::arrow::datatypes::SchemaRef;

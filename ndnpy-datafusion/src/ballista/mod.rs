@@ -12,18 +12,20 @@
 //! The scheduler and executors must use these codecs: the `ndnpy-ballista`
 //! binary is Ballista's scheduler (`ndnpy-ballista scheduler`) and executor
 //! (`ndnpy-ballista executor`) with them. Clients use [`remote_context`] and
-//! [`register_npy`], or `ndnpy-sql --ballista df://HOST:PORT`. Every
+//! register tables on it as on any context
+//! ([`crate::SessionContextExt::register_npy`]), or `ndnpy-sql --ballista
+//! df://HOST:PORT`. Every
 //! process reads the files by the same path or URL, so they live on a
 //! shared folder or in object storage.
 //!
 //! ```no_run
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! use datafusion::prelude::SessionConfig;
-//! use ndnpy_datafusion::{ballista, NpyReadOptions};
+//! use ndnpy_datafusion::{ballista, NpyReadOptions, SessionContextExt};
 //!
 //! // `ndnpy-ballista scheduler --port 50050` and executors are running.
 //! let ctx = ballista::remote_context("df://localhost:50050", SessionConfig::new()).await?;
-//! ballista::register_npy(&ctx, "t", "/shared/shards/", NpyReadOptions::default()).await?;
+//! ctx.register_npy("t", "/shared/shards/", NpyReadOptions::default()).await?;
 //! ctx.sql("SELECT count(*), avg(value) FROM t").await?.show().await?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
@@ -31,14 +33,12 @@
 
 mod logical;
 mod physical;
-mod table;
 mod tag;
 
 pub use logical::NpyLogicalCodec;
 pub use physical::NpyPhysicalCodec;
-pub use table::NpyTable;
 
-use crate::register::{register_formats, NpyReadOptions, SessionContextExt};
+use crate::register::register_formats;
 use ballista_core::extension::{SessionConfigExt, SessionStateExt};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::SessionStateBuilder;
@@ -69,7 +69,7 @@ fn scheduler_url(url: &str) -> Result<String> {
 /// A context whose queries run on the Ballista cluster whose scheduler is
 /// at `url` (`df://host:port`), with `config`'s settings (partitions, batch
 /// size…), our codecs, and `STORED AS NPY`/`NPZ` for `CREATE EXTERNAL
-/// TABLE`. Nothing is dialled until a query runs.
+/// TABLE` ([`crate::register_formats`]). Nothing is dialled until a query runs.
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -90,55 +90,8 @@ pub async fn remote_context(url: &str, config: SessionConfig) -> Result<SessionC
         .build();
     let state = SessionStateExt::upgrade_for_ballista(state, scheduler)?;
     let ctx = SessionContext::new_with_state(state);
-    install_table_factories(&ctx)?;
+    register_formats(&ctx)?;
     Ok(ctx)
-}
-
-/// [`SessionContextExt::register_npy`] for a context of
-/// [`remote_context`]: the same table, as an [`NpyTable`] so that it
-/// travels to the scheduler. (On a local context it works too, and reads
-/// as the plain table.)
-///
-/// ```
-/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// use ndnpy::WriteNpy;
-/// let dir = tempfile::tempdir()?;
-/// ndarray::array![1.5f32, 2.5].write_npy(dir.path().join("0.npy"))?;
-/// let ctx = datafusion::prelude::SessionContext::new();
-/// let path = dir.path().to_str().unwrap();
-/// ndnpy_datafusion::ballista::register_npy(&ctx, "t", path, Default::default()).await?;
-/// let table = ctx.table_provider("t").await?;
-/// assert!(table.downcast_ref::<ndnpy_datafusion::ballista::NpyTable>().is_some());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// # }).unwrap();
-/// ```
-pub async fn register_npy(
-    ctx: &SessionContext,
-    name: &str,
-    path: &str,
-    options: NpyReadOptions,
-) -> Result<()> {
-    ctx.register_npy(name, path, options).await?;
-    // `register_npy` installs the plain factories again.
-    install_table_factories(ctx)?;
-    let table = ctx
-        .deregister_table(name)?
-        .ok_or_else(|| DataFusionError::Internal(format!("table {name} vanished")))?;
-    ctx.register_table(name, NpyTable::wrap(table)?)?;
-    Ok(())
-}
-
-/// `STORED AS NPY`/`NPZ` making [`NpyTable`]s.
-fn install_table_factories(ctx: &SessionContext) -> Result<()> {
-    register_formats(ctx)?;
-    let state = ctx.state_ref();
-    let mut state = state.write();
-    for name in ["NPY", "NPZ"] {
-        state
-            .table_factories_mut()
-            .insert(name.into(), Arc::new(table::NpyTableFactory::default()));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

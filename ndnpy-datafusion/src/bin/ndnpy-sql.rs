@@ -121,7 +121,8 @@ async fn run_remote(
     let ctx = ballista::remote_context(url, config).await?;
     for (name, path) in &args.tables {
         register_store(&ctx, path)?;
-        ballista::register_npy(&ctx, name, path, NpyReadOptions::default()).await?;
+        ctx.register_npy(name, path, NpyReadOptions::default())
+            .await?;
     }
     let batches = ctx.sql(&args.query).await?.collect().await?;
     write(&batches, &args.format)

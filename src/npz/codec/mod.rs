@@ -48,7 +48,6 @@ pub(crate) use decode::{Decode, Plan, Rows};
 
 use super::zip::directory::{Entry, DEFLATED};
 use super::zip::input::FileAt;
-use super::zip::method;
 use decode::Raw;
 use std::io::{self, BufRead};
 
@@ -56,7 +55,7 @@ use std::io::{self, BufRead};
 /// reader's reusable deflate state; `at`, where `raw` starts in the archive
 /// file when it can be read by position (a large deflated member decoded
 /// whole reads its compressed bytes so, on every core). The method was
-/// checked with [`method::check_method`].
+/// checked with [`super::zip::method::check_method`].
 pub(crate) fn open<'a, R: BufRead + 'a>(
     entry: &Entry,
     raw: Raw<'a, R>,
@@ -67,11 +66,11 @@ pub(crate) fn open<'a, R: BufRead + 'a>(
     match entry.method {
         DEFLATED => deflate::open(entry, raw, inflater, plan, at),
         #[cfg(feature = "bzip2")]
-        method::BZIP2 => Box::new(bzip2::Bzip2::new(raw)),
+        super::zip::method::BZIP2 => Box::new(bzip2::Bzip2::new(raw)),
         #[cfg(feature = "lzma")]
-        method::LZMA => Box::new(lzma::Lzma::new(raw, entry.size, entry.compressed_size)),
+        super::zip::method::LZMA => Box::new(lzma::Lzma::new(raw, entry.size, entry.compressed_size)),
         #[cfg(feature = "zstd")]
-        method::ZSTD => zstd::open(entry, raw, plan),
+        super::zip::method::ZSTD => zstd::open(entry, raw, plan),
         _ => Box::new(Stored(raw)),
     }
 }

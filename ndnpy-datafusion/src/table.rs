@@ -1,10 +1,13 @@
-//! `NpyTable`: a NumPy table as a provider the logical codec recognises.
+//! `NpyTable`: the table `register_npy` and `STORED AS NPY`/`NPZ` make, a
+//! NumPy listing table under a type of its own.
 //!
-//! DataFusion's protobuf form of a `ListingTable` knows only its built-in
-//! formats and refuses any other before asking an extension codec, so a
-//! NumPy listing table cannot travel from a client to a scheduler as it is.
-//! Wrapped in `NpyTable` (which does nothing but delegate) it is a custom
-//! table, and `NpyLogicalCodec` writes and rebuilds it.
+//! Why a type of its own: DataFusion's protobuf form of a `ListingTable`
+//! knows only its built-in formats and refuses any other before asking an
+//! extension codec, so a NumPy listing table could not travel from a client
+//! to a Ballista scheduler as it is. Wrapped in `NpyTable` (which does
+//! nothing but delegate) it is a custom table, which the logical codec
+//! (`ballista/logical.rs`) writes and rebuilds. Every context gets the same
+//! table, so that there is one way to register one, local or remote.
 
 use crate::format::NpyFormat;
 use async_trait::async_trait;
@@ -22,25 +25,26 @@ use datafusion::physical_plan::ExecutionPlan;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// A NumPy table (a `ListingTable` of an [`NpyFormat`]) that Ballista can
-/// send to a scheduler: it behaves exactly as the table it wraps.
+/// A NumPy table: a `ListingTable` of an [`NpyFormat`], which it behaves
+/// exactly as, under a type of its own so that Ballista can send it to a
+/// scheduler.
 ///
-/// [`register_npy`](super::register_npy) and `CREATE EXTERNAL TABLE … STORED
-/// AS NPY` on a [`remote_context`](super::remote_context) make these.
+/// [`SessionContextExt::register_npy`](crate::SessionContextExt::register_npy)
+/// and `CREATE EXTERNAL TABLE … STORED AS NPY` (after
+/// [`register_formats`](crate::register_formats)) make these.
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// use datafusion::datasource::listing::ListingTable;
 /// use ndnpy::WriteNpy;
-/// use ndnpy_datafusion::{ballista::NpyTable, NpyReadOptions, SessionContextExt};
+/// use ndnpy_datafusion::{NpyReadOptions, NpyTable, SessionContextExt};
 ///
 /// let dir = tempfile::tempdir()?;
 /// ndarray::array![1u8, 2].write_npy(dir.path().join("a.npy"))?;
 /// let ctx = datafusion::prelude::SessionContext::new();
 /// ctx.register_npy("t", dir.path().to_str().unwrap(), NpyReadOptions::default()).await?;
-/// let listing = ctx.deregister_table("t")?.unwrap();
-/// let listing = listing.downcast_ref::<ListingTable>().unwrap().clone();
-/// ctx.register_table("t", std::sync::Arc::new(NpyTable::new(listing)?))?;
+/// let table = ctx.table_provider("t").await?;
+/// let table = table.downcast_ref::<NpyTable>().unwrap();
+/// assert_eq!(table.listing().table_paths().len(), 1);
 /// assert_eq!(ctx.sql("SELECT * FROM t").await?.count().await?, 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # }).unwrap();
@@ -63,7 +67,7 @@ impl NpyTable {
     ///     .with_listing_options(ListingOptions::new(Arc::new(CsvFormat::default())))
     ///     .with_schema(schema);
     /// let csv = ListingTable::try_new(config).unwrap();
-    /// assert!(ndnpy_datafusion::ballista::NpyTable::new(csv).is_err());
+    /// assert!(ndnpy_datafusion::NpyTable::new(csv).is_err());
     /// ```
     pub fn new(listing: ListingTable) -> Result<Self> {
         if !listing.options().format.is::<NpyFormat>() {
@@ -77,11 +81,7 @@ impl NpyTable {
         })
     }
 
-    /// The listing table it wraps.
-    ///
-    /// ```
-    /// # let _ = ndnpy_datafusion::ballista::NpyTable::listing;
-    /// ```
+    /// The listing table it wraps (the example of [`NpyTable`] uses it).
     pub fn listing(&self) -> &ListingTable {
         &self.listing
     }
@@ -162,8 +162,8 @@ impl TableProvider for NpyTable {
     }
 }
 
-/// `CREATE EXTERNAL TABLE … STORED AS NPY` on a Ballista client: the
-/// listing table DataFusion's factory makes, as an [`NpyTable`].
+/// `CREATE EXTERNAL TABLE … STORED AS NPY`: the listing table DataFusion's
+/// factory makes, as an [`NpyTable`].
 #[derive(Debug, Default)]
 pub(crate) struct NpyTableFactory {
     inner: datafusion::datasource::listing_table_factory::ListingTableFactory,
