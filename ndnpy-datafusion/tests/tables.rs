@@ -510,3 +510,44 @@ async fn projection_reads_only_the_members_asked() -> Res {
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn a_compressed_member_split_in_ranges_is_fetched_once() -> Res {
+    // The archive is split into 5 row ranges; its deflated members are read
+    // whole by the range that starts the file only. Were each range to
+    // decode them and keep its share (same answers), the store would serve
+    // the archive about 5 times.
+    let bytes = Arc::new(AtomicU64::new(0));
+    let store = Counting {
+        inner: InMemory::new(),
+        bytes: bytes.clone(),
+    };
+    let n = 200_003i64;
+    let x = Array1::from_iter((0..n).map(|v| v.wrapping_mul(2_654_435_761) % 1_000_003));
+    let mut w = ndnpy::NpzWriter::new(std::io::Cursor::new(Vec::new()))
+        .codec(ndnpy::npz::Codec::deflate());
+    w.add("x", &x)?;
+    w.add("y", &x.mapv(|v| (v % 7) as f64))?;
+    let archive = w.finish_into_inner()?.into_inner();
+    let size = archive.len() as u64;
+    store.put(&Path::from("d.npz"), archive.into()).await?;
+    let config = SessionConfig::new()
+        .with_target_partitions(5)
+        .with_repartition_file_min_size(1024);
+    let ctx = SessionContext::new_with_config(config);
+    ctx.register_object_store(&url::Url::parse("mem://b/")?, Arc::new(store));
+    ctx.register_npy("d", "mem://b/d.npz", NpyReadOptions::default())
+        .await?;
+    let plan = query(&ctx, "EXPLAIN SELECT sum(x) FROM d").await?;
+    let shown = datafusion::arrow::util::pretty::pretty_format_batches(&plan)?.to_string();
+    assert!(shown.contains("d.npz:0.."), "no ranges in {shown}");
+    bytes.store(0, Ordering::Relaxed);
+    let b = query(&ctx, "SELECT sum(x), count(*), sum(y) FROM d").await?;
+    assert_eq!(i64_at(&b, 0), x.sum());
+    assert_eq!(i64_at(&b, 1), n);
+    assert_eq!(f64_at(&b, 2), x.iter().map(|v| (v % 7) as f64).sum::<f64>());
+    let read = bytes.load(Ordering::Relaxed);
+    assert!(read >= size / 2, "read {read} of {size} bytes");
+    assert!(read < 2 * size, "read {read} bytes of a {size}-byte archive");
+    Ok(())
+}
