@@ -2,14 +2,19 @@
 """`ndnpy-sql` over s3:// URLs (moto's S3 server on 127.0.0.1) gives the
 same answers as over the same files on a local path, and as NumPy: a folder
 of .npy shards, an .npz stored and deflated, a join of a URL table with a
-local one, and a missing object as a clear error.
+local one, and a missing object as a clear error. Given the
+`ndnpy-ballista` binary too, the same s3:// tables through a Ballista
+scheduler and two executors (`ndnpy-sql --ballista`), each process making
+its S3 store from the same environment.
 
 Run with the Python of a venv that has moto[server], boto3 and numpy
 (.ci/run's target/venv-s3).
-Usage: python3 scripts/interop_sql_s3.py path/to/ndnpy-sql
+Usage: python3 scripts/interop_sql_s3.py path/to/ndnpy-sql [path/to/ndnpy-ballista]
 """
 import io
 import json
+import socket
+import time
 import math
 import os
 import subprocess
@@ -22,10 +27,11 @@ import boto3  # noqa: E402
 import numpy as np  # noqa: E402
 
 SQL = sys.argv[1]
+BALLISTA = sys.argv[2] if len(sys.argv) > 2 else None
 
 
-def run(env, tables, query):
-    args = [SQL]
+def run(env, tables, query, extra=()):
+    args = [SQL, *extra]
     for name, path in tables.items():
         args += ["-t", f"{name}={path}"]
     out = subprocess.run(args + ["--format", "json", query], env=env, capture_output=True, text=True,
@@ -33,8 +39,8 @@ def run(env, tables, query):
     return out.returncode, out.stdout, out.stderr
 
 
-def rows(env, tables, query):
-    code, out, err = run(env, tables, query)
+def rows(env, tables, query, extra=()):
+    code, out, err = run(env, tables, query, extra)
     if code != 0:
         sys.exit(f"interop_sql_s3: ndnpy-sql failed on {query!r} over {tables}:\n{err}")
     return [list(json.loads(line).values()) for line in out.splitlines() if line.strip()]
@@ -51,6 +57,43 @@ def same(a, b):
             elif x != y:
                 return False
     return True
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cluster(env, tmp):
+    """A scheduler and two executors of `ndnpy-ballista` in `env`; gives the
+    processes and the scheduler's port once its /readyz answers 200."""
+    port = free_port()
+    logs = open(f"{tmp}/ballista.log", "w")
+    procs = [subprocess.Popen([BALLISTA, "scheduler", "--port", str(port), "--min-executors", "2"],
+                              env=env, stdout=logs, stderr=logs)]
+    for e in range(2):
+        os.mkdir(f"{tmp}/work{e}")
+        procs.append(subprocess.Popen(
+            [BALLISTA, "executor", "--port", str(free_port()), "--grpc-port", str(free_port()),
+             "--scheduler", f"127.0.0.1:{port}", "--slots", "1", "--work-dir", f"{tmp}/work{e}"],
+            env=env, stdout=logs, stderr=logs))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if any(p.poll() is not None for p in procs):
+            break
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                s.sendall(b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                if s.recv(64).startswith(b"HTTP/1.1 200"):
+                    return procs, port
+        except OSError:
+            pass
+        time.sleep(0.5)
+    for p in procs:
+        p.kill()
+    logs.close()
+    sys.exit("interop_sql_s3: the Ballista cluster did not start:\n" + open(f"{tmp}/ballista.log").read()[-4000:])
 
 
 def main():
@@ -108,7 +151,22 @@ def main():
         if code == 0 or "missing.npy" not in err:
             sys.exit(f"interop_sql_s3: a missing object gave {code}: {out} {err}")
         checks += 1
-        print(f"interop_sql_s3: {checks} checks, s3:// answers equal to local paths and NumPy")
+        if BALLISTA:
+            procs, port = cluster(env, tmp)
+            try:
+                ballista = ["--ballista", f"df://127.0.0.1:{port}"]
+                for tables, q, want in queries:
+                    url = {n: f"s3://arrays/{p}" for n, p in tables.items()}
+                    got = rows(env, url, q, ballista)
+                    if not same(got, want):
+                        sys.exit(f"interop_sql_s3: {q!r} over {tables} on Ballista: {got}, NumPy {want}")
+                    checks += 1
+            finally:
+                for p in procs:
+                    p.kill()
+                    p.wait()
+        where = " and on a Ballista cluster" if BALLISTA else ""
+        print(f"interop_sql_s3: {checks} checks, s3:// answers equal to local paths and NumPy{where}")
 
 
 if __name__ == "__main__":

@@ -18,9 +18,12 @@
 //! was given (local files and object storage alike).
 //!
 //! The `ndnpy-sql` command (`ndnpy-sql -t t=PATH_OR_URL "SELECT …"`) runs a
-//! query over such tables; with the default feature `cloud` it registers
-//! S3, GCS, Azure and HTTP stores for `s3://`, `gs://`, `az://` and
-//! `http(s)://` tables, configured from the environment.
+//! query over such tables. With the default feature `cloud`,
+//! [`EnvStoreRegistry`] makes S3, GCS, Azure and HTTP stores for `s3://`,
+//! `gs://`, `az://` and `http(s)://` tables, configured from the
+//! environment, as they are asked for: `ndnpy-sql`, Ballista clients
+//! ([`ballista::remote_context`]) and the `ndnpy-ballista` scheduler and
+//! executors use it.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -73,10 +76,14 @@ mod ranges;
 mod register;
 mod scan;
 mod source;
+#[cfg(feature = "cloud")]
+mod stores;
 mod table;
 
 pub use format::{NpyFormat, NpyFormatFactory};
 pub use layout::VALUE_COLUMN;
 pub use register::{register_formats, NpyReadOptions, SessionContextExt};
 pub use source::NpySource;
+#[cfg(feature = "cloud")]
+pub use stores::EnvStoreRegistry;
 pub use table::NpyTable;

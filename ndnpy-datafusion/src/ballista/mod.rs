@@ -86,8 +86,12 @@ pub async fn remote_context(url: &str, config: SessionConfig) -> Result<SessionC
         .with_ballista_physical_extension_codec(Arc::new(NpyPhysicalCodec::default()));
     let state = SessionStateBuilder::new()
         .with_config(config)
-        .with_default_features()
-        .build();
+        .with_default_features();
+    // The client lists a table's files and reads their headers as it
+    // plans: object storage URLs need their stores here too.
+    #[cfg(feature = "cloud")]
+    let state = state.with_runtime_env(crate::EnvStoreRegistry::runtime()?);
+    let state = state.build();
     let state = SessionStateExt::upgrade_for_ballista(state, scheduler)?;
     let ctx = SessionContext::new_with_state(state);
     register_formats(&ctx)?;

@@ -8,6 +8,11 @@
 //!                          [--scheduler HOST:50050] [--slots N] [--work-dir DIR]
 //! ```
 //!
+//! With the default feature `cloud`, tables at `s3://`, `gs://`, `az://`
+//! and `http(s)://` URLs read in both: each process makes their stores
+//! from its own environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`) as plans ask
+//! for them ([`ndnpy_datafusion::EnvStoreRegistry`]).
+//!
 //! One binary with two subcommands rather than two binaries: both link
 //! DataFusion and Ballista, and one link of that size is what a build pays
 //! (twice the disk and link time otherwise), for two thin `main`s.
@@ -29,7 +34,9 @@ const USAGE: &str = "usage:
 Ballista's scheduler and executor with the codecs of NumPy tables (ndnpy-datafusion).
 --min-executors: executors registered before the scheduler's GET /readyz answers 200.
 --job-data-cleanup-secs: when executors drop a finished job's shuffle files (0: never).
---slots: tasks an executor runs at once (default: its cores).";
+--slots: tasks an executor runs at once (default: its cores).
+Tables at s3://, gs://, az:// and http(s):// URLs read with the credentials and endpoints in
+this process's environment (AWS_* / GOOGLE_* / AZURE_*), as in ndnpy-sql.";
 
 /// `--flag value` pairs after the subcommand.
 fn flags(args: &[String], known: &[&str]) -> Result<HashMap<String, String>, String> {
@@ -72,6 +79,17 @@ async fn scheduler(args: &[String]) -> Result<(), String> {
         finished_job_data_clean_up_interval_seconds: number(&f, "job-data-cleanup-secs", 300u64)?,
         override_logical_codec: Some(Arc::new(NpyLogicalCodec::default())),
         override_physical_codec: Some(Arc::new(NpyPhysicalCodec::default())),
+        // The scheduler lists a table's files as it plans: object storage
+        // URLs need their stores here too.
+        #[cfg(feature = "cloud")]
+        override_session_builder: Some(Arc::new(|config| {
+            let state = ballista_core::utils::default_session_builder(config)?;
+            Ok(
+                datafusion::execution::SessionStateBuilder::new_from_existing(state)
+                    .with_runtime_env(ndnpy_datafusion::EnvStoreRegistry::runtime()?)
+                    .build(),
+            )
+        })),
         ..SchedulerConfig::default()
     };
     let addr = format!("{bind}:{port}")
@@ -108,6 +126,7 @@ async fn executor(args: &[String]) -> Result<(), String> {
         ),
         None => (scheduler.clone(), 50050),
     };
+    let work_dir = f.get("work-dir").cloned();
     let config = ExecutorProcessConfig {
         bind_host: bind.clone(),
         external_host: Some(bind),
@@ -118,9 +137,23 @@ async fn executor(args: &[String]) -> Result<(), String> {
         // Started beside its scheduler, it retries for a while.
         scheduler_connect_timeout_seconds: 60,
         vcores: number(&f, "slots", 0usize)?,
-        work_dir: f.get("work-dir").cloned(),
+        work_dir: work_dir.clone(),
         override_logical_codec: Some(Arc::new(NpyLogicalCodec::default())),
         override_physical_codec: Some(Arc::new(NpyPhysicalCodec::default())),
+        // Executors read the rows by the table's URLs: their stores are
+        // made from the environment as tasks ask for them (spill files in
+        // the work folder, as Ballista's own runtime puts them).
+        #[cfg(feature = "cloud")]
+        override_runtime_producer: Some(Arc::new(move |_| {
+            let registry = Arc::new(ndnpy_datafusion::EnvStoreRegistry::default());
+            let runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
+                .with_object_store_registry(registry);
+            let runtime = match &work_dir {
+                Some(dir) => runtime.with_temp_file_path(dir),
+                None => runtime,
+            };
+            runtime.build_arc()
+        })),
         ..ExecutorProcessConfig::default()
     };
     start_executor_process(Arc::new(config))

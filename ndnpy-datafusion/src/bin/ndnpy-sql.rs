@@ -99,15 +99,27 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(url) = &args.ballista {
         return run_remote(url, config, &args).await;
     }
-    let ctx = SessionContext::new_with_config(config);
+    let ctx = context(config)?;
     ndnpy_datafusion::register_formats(&ctx)?;
     for (name, path) in &args.tables {
-        register_store(&ctx, path)?;
+        check_url(path)?;
         ctx.register_npy(name, path, NpyReadOptions::default())
             .await?;
     }
     let batches = ctx.sql(&args.query).await?.collect().await?;
     write(&batches, &args.format)
+}
+
+/// A context whose object stores are made from the environment as table
+/// URLs ask for them (feature `cloud`).
+fn context(config: SessionConfig) -> Result<SessionContext, Box<dyn std::error::Error>> {
+    #[cfg(feature = "cloud")]
+    {
+        let runtime = ndnpy_datafusion::EnvStoreRegistry::runtime()?;
+        Ok(SessionContext::new_with_config_rt(config, runtime))
+    }
+    #[cfg(not(feature = "cloud"))]
+    Ok(SessionContext::new_with_config(config))
 }
 
 /// The query on the Ballista cluster at `url`.
@@ -120,7 +132,7 @@ async fn run_remote(
     use ndnpy_datafusion::ballista;
     let ctx = ballista::remote_context(url, config).await?;
     for (name, path) in &args.tables {
-        register_store(&ctx, path)?;
+        check_url(path)?;
         ctx.register_npy(name, path, NpyReadOptions::default())
             .await?;
     }
@@ -137,56 +149,17 @@ async fn run_remote(
     Err(format!("--ballista {url}: this ndnpy-sql was built without the `ballista` feature").into())
 }
 
-/// Object storage URLs need a store on the context (DataFusion knows local
-/// paths and `file://` itself): one store a bucket or host, built from the
-/// environment as the cloud's own tools read it (`AWS_*` with
-/// `AWS_ENDPOINT` for S3-compatible servers, `GOOGLE_*`, `AZURE_*`).
+/// Without the feature `cloud`, object storage URLs are refused here with
+/// what would read them (DataFusion knows local paths and `file://`
+/// itself). With it, the context's registry makes their stores
+/// ([`ndnpy_datafusion::EnvStoreRegistry`]).
 #[cfg(feature = "cloud")]
-fn register_store(ctx: &SessionContext, path: &str) -> Result<(), String> {
-    use object_store::{
-        aws::AmazonS3Builder, azure::MicrosoftAzureBuilder, gcp::GoogleCloudStorageBuilder,
-        http::HttpBuilder, ObjectStore,
-    };
-    use std::sync::Arc;
-    let Some((scheme, _)) = path.split_once("://") else {
-        return Ok(());
-    };
-    if scheme == "file" {
-        return Ok(());
-    }
-    let url = url::Url::parse(path).map_err(|e| format!("{path}: {e}"))?;
-    let base = url::Url::parse(&format!("{}://{}", url.scheme(), url.authority()))
-        .map_err(|e| format!("{path}: {e}"))?;
-    let built: Result<Arc<dyn ObjectStore>, object_store::Error> = match scheme {
-        "s3" | "s3a" => AmazonS3Builder::from_env()
-            .with_url(base.as_str())
-            .build()
-            .map(|s| Arc::new(s) as _),
-        "gs" => GoogleCloudStorageBuilder::from_env()
-            .with_url(base.as_str())
-            .build()
-            .map(|s| Arc::new(s) as _),
-        "az" | "azure" | "abfs" | "abfss" => MicrosoftAzureBuilder::from_env()
-            .with_url(base.as_str())
-            .build()
-            .map(|s| Arc::new(s) as _),
-        "http" | "https" => HttpBuilder::new()
-            .with_url(base.as_str())
-            .build()
-            .map(|s| Arc::new(s) as _),
-        _ => {
-            return Err(format!(
-                "{path}: {scheme}:// is not a store ndnpy-sql knows (s3, gs, az, abfs, http, https)"
-            ))
-        }
-    };
-    ctx.register_object_store(&base, built.map_err(|e| format!("{path}: {e}"))?);
+fn check_url(_path: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Without the `cloud` feature only local paths and `file://` URLs.
 #[cfg(not(feature = "cloud"))]
-fn register_store(_ctx: &SessionContext, path: &str) -> Result<(), String> {
+fn check_url(path: &str) -> Result<(), String> {
     match path.split_once("://") {
         None | Some(("file", _)) => Ok(()),
         Some((scheme, _)) => Err(format!(
