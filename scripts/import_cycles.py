@@ -434,15 +434,20 @@ class Crate:
         if name in b:
             if b[name] is None:
                 return self.modules[cur]
-            if through is not None and cur != ():
+            if through is not None and self.modules[cur] != self.modules[()]:
                 through.add(self.modules[cur])
             got = self.owner(b[name] + tuple(ab[i + 1:]), seen, through)
             return got or self.modules[cur]
         for g in self.globs.get(cur, []):
             sub = g + tuple(ab[i:])
-            got = self.owner(sub, seen)
+            via = set()
+            got = self.owner(sub, seen, via)
             gm = self.modules.get(g)
             if got and (got != gm or name in self.defs.get(g, ())):
+                if through is not None:
+                    through.update(via)
+                    if self.modules[cur] != self.modules[()]:
+                        through.add(self.modules[cur])
                 return got
         if cur == () and name in self.macros:
             return self.macros[name]

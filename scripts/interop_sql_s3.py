@@ -69,31 +69,45 @@ def cluster(env, tmp):
     """A scheduler and two executors of `ndnpy-ballista` in `env`; gives the
     processes and the scheduler's port once its /readyz answers 200."""
     port = free_port()
-    logs = open(f"{tmp}/ballista.log", "w")
-    procs = [subprocess.Popen([BALLISTA, "scheduler", "--port", str(port), "--min-executors", "2"],
-                              env=env, stdout=logs, stderr=logs)]
-    for e in range(2):
-        os.mkdir(f"{tmp}/work{e}")
-        procs.append(subprocess.Popen(
-            [BALLISTA, "executor", "--port", str(free_port()), "--grpc-port", str(free_port()),
-             "--scheduler", f"127.0.0.1:{port}", "--slots", "1", "--work-dir", f"{tmp}/work{e}"],
-            env=env, stdout=logs, stderr=logs))
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if any(p.poll() is not None for p in procs):
-            break
+    procs = []
+    with open(f"{tmp}/ballista.log", "w") as logs:
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
-                s.sendall(b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-                if s.recv(64).startswith(b"HTTP/1.1 200"):
-                    return procs, port
-        except OSError:
-            pass
-        time.sleep(0.5)
+            procs.append(subprocess.Popen([BALLISTA, "scheduler", "--port", str(port), "--min-executors", "2"],
+                                          env=env, stdout=logs, stderr=logs))
+            for e in range(2):
+                os.mkdir(f"{tmp}/work{e}")
+                procs.append(subprocess.Popen(
+                    [BALLISTA, "executor", "--port", str(free_port()), "--grpc-port", str(free_port()),
+                     "--scheduler", f"127.0.0.1:{port}", "--slots", "1", "--work-dir", f"{tmp}/work{e}"],
+                    env=env, stdout=logs, stderr=logs))
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                if any(p.poll() is not None for p in procs):
+                    break
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                        s.sendall(b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                        if s.recv(64).startswith(b"HTTP/1.1 200"):
+                            return procs, port
+                except OSError:
+                    pass
+                time.sleep(0.5)
+        except BaseException:
+            stop(procs)
+            raise
+    stop(procs)
+    sys.exit("interop_sql_s3: the Ballista cluster did not start:\n" + log_tail(tmp))
+
+
+def stop(procs):
     for p in procs:
         p.kill()
-    logs.close()
-    sys.exit("interop_sql_s3: the Ballista cluster did not start:\n" + open(f"{tmp}/ballista.log").read()[-4000:])
+        p.wait()
+
+
+def log_tail(tmp):
+    with open(f"{tmp}/ballista.log") as f:
+        return f.read()[-4000:]
 
 
 def main():
@@ -157,14 +171,14 @@ def main():
                 ballista = ["--ballista", f"df://127.0.0.1:{port}"]
                 for tables, q, want in queries:
                     url = {n: f"s3://arrays/{p}" for n, p in tables.items()}
-                    got = rows(env, url, q, ballista)
-                    if not same(got, want):
-                        sys.exit(f"interop_sql_s3: {q!r} over {tables} on Ballista: {got}, NumPy {want}")
+                    code, out, err = run(env, url, q, ballista)
+                    got = [list(json.loads(line).values()) for line in out.splitlines() if line.strip()]
+                    if code != 0 or not same(got, want):
+                        sys.exit(f"interop_sql_s3: {q!r} over {tables} on Ballista: {got}, NumPy {want}\n"
+                                 f"{err}\n--- scheduler and executors:\n{log_tail(tmp)}")
                     checks += 1
             finally:
-                for p in procs:
-                    p.kill()
-                    p.wait()
+                stop(procs)
         where = " and on a Ballista cluster" if BALLISTA else ""
         print(f"interop_sql_s3: {checks} checks, s3:// answers equal to local paths and NumPy{where}")
 

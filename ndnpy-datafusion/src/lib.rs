@@ -19,10 +19,10 @@
 //!
 //! The `ndnpy-sql` command (`ndnpy-sql -t t=PATH_OR_URL "SELECT …"`) runs a
 //! query over such tables. With the default feature `cloud`,
-//! [`EnvStoreRegistry`] makes S3, GCS, Azure and HTTP stores for `s3://`,
+//! `EnvStoreRegistry` makes S3, GCS, Azure and HTTP stores for `s3://`,
 //! `gs://`, `az://` and `http(s)://` tables, configured from the
 //! environment, as they are asked for: `ndnpy-sql`, Ballista clients
-//! ([`ballista::remote_context`]) and the `ndnpy-ballista` scheduler and
+//! (`ballista::remote_context`) and the `ndnpy-ballista` scheduler and
 //! executors use it.
 //!
 //! ```

@@ -9,7 +9,7 @@
 //! builders configured from the environment (`AWS_*`, `GOOGLE_*`,
 //! `AZURE_*`), and kept.
 
-use datafusion::error::Result;
+use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::object_store::{DefaultObjectStoreRegistry, ObjectStoreRegistry};
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use object_store::aws::AmazonS3Builder;
@@ -60,12 +60,15 @@ impl ObjectStoreRegistry for EnvStoreRegistry {
     }
 
     fn get_store(&self, url: &Url) -> Result<Arc<dyn ObjectStore>> {
-        let missing = match self.known.get_store(url) {
-            Ok(store) => return Ok(store),
-            Err(e) => e,
-        };
+        if let Ok(store) = self.known.get_store(url) {
+            return Ok(store);
+        }
         let Some(store) = from_env(url)? else {
-            return Err(missing);
+            return Err(DataFusionError::Configuration(format!(
+                "{url}: {}:// is not an object store ndnpy knows \
+                 (s3, s3a, gs, az, azure, abfs, abfss, http, https; local paths and file://)",
+                url.scheme()
+            )));
         };
         // Two threads may both make it; either store serves.
         self.known.register_store(url, Arc::clone(&store));
@@ -77,16 +80,30 @@ impl ObjectStoreRegistry for EnvStoreRegistry {
 /// `None` for a scheme that is not an object store's.
 fn from_env(url: &Url) -> Result<Option<Arc<dyn ObjectStore>>> {
     let base = format!("{}://{}", url.scheme(), url.authority());
-    let store: Arc<dyn ObjectStore> = match url.scheme() {
-        "s3" | "s3a" => Arc::new(AmazonS3Builder::from_env().with_url(&base).build()?),
-        "gs" => Arc::new(GoogleCloudStorageBuilder::from_env().with_url(&base).build()?),
-        "az" | "azure" | "abfs" | "abfss" => {
-            Arc::new(MicrosoftAzureBuilder::from_env().with_url(&base).build()?)
-        }
-        "http" | "https" => Arc::new(HttpBuilder::new().with_url(&base).build()?),
+    let built: object_store::Result<Arc<dyn ObjectStore>> = match url.scheme() {
+        "s3" | "s3a" => AmazonS3Builder::from_env()
+            .with_url(&base)
+            .build()
+            .map(|s| Arc::new(s) as _),
+        "gs" => GoogleCloudStorageBuilder::from_env()
+            .with_url(&base)
+            .build()
+            .map(|s| Arc::new(s) as _),
+        "az" | "azure" | "abfs" | "abfss" => MicrosoftAzureBuilder::from_env()
+            .with_url(&base)
+            .build()
+            .map(|s| Arc::new(s) as _),
+        "http" | "https" => HttpBuilder::new()
+            .with_url(&base)
+            .build()
+            .map(|s| Arc::new(s) as _),
         _ => return Ok(None),
     };
-    Ok(Some(store))
+    // The error names the URL: a store is made when a plan first needs it,
+    // far from where the table was named.
+    built
+        .map(Some)
+        .map_err(|e| DataFusionError::Configuration(format!("the store of {base}: {e}")))
 }
 
 impl EnvStoreRegistry {

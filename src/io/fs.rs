@@ -160,8 +160,8 @@ pub(crate) fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize
 /// thread costs more than it saves.
 const PART: usize = 32 << 20;
 
-/// Reads `buf` from `file` at `pos` by positioned reads (which leave the
-/// handle's own position alone), in parts on as many cores as the budget
+/// Reads `buf` from `file` at `pos` by positioned reads (which, on Unix,
+/// leave the handle's own position alone), in parts on as many cores as the budget
 /// gives now (`crate::exec`) when `buf` is large; gives how many bytes
 /// from the start of `buf` were read, fewer only where the file ends.
 ///

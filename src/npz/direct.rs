@@ -108,7 +108,7 @@ impl Direct<'_> {
                 io::ErrorKind::UnexpectedEof,
                 Error::Archive(crate::error::ArchiveError::CorruptMember {
                     name: self.name.to_owned(),
-                    // In the words of a whole inflate (`inflate.rs`).
+                    // In the words of a whole inflate (`codec/deflate/inflate.rs`).
                     reason: format!(
                         "deflate data gave {} bytes where {} were declared",
                         self.size - self.left,

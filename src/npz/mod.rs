@@ -11,7 +11,7 @@
 //! Archives are read as Python's `zipfile` reads them (`zip/directory.rs`), so
 //! that every archive means the same thing here and in `np.load`. They are
 //! written by our own zip container (`zip/write.rs`), so that members can be
-//! deflated in parallel (`sink`, `deflate`) and streamed. Everything inside
+//! deflated in parallel (`sink.rs`, `codec/deflate/compress.rs`) and streamed. Everything inside
 //! a member goes through the same preamble parser and element conversion as
 //! a `.npy` file.
 //!

@@ -9,7 +9,7 @@
 //! of several pieces (NumPy's members: one zlib stream each). Stored and
 //! small members are read by the caller as before (the window goes on past
 //! them). A member that is read on every core by itself (ndnpy's piece
-//! tables, `inflate.rs`/`ahead.rs`; larger NumPy members, `pinflate`) ends
+//! tables, `codec/deflate/inflate.rs`/`ahead.rs`; larger NumPy members, `pinflate`) ends
 //! the window, and nothing is read ahead while it is being read, so that
 //! the cores are not taken twice.
 //!

@@ -5,7 +5,7 @@
 //! sends stages of the physical plan to executors, all as protobuf.
 //! DataFusion's protobuf knows only its built-in formats, so NumPy tables
 //! travel through Ballista's extension codecs: [`NpyLogicalCodec`] carries a
-//! table ([`NpyTable`]: paths and extensions) to the scheduler, and
+//! table ([`crate::NpyTable`]: paths and extensions) to the scheduler, and
 //! [`NpyPhysicalCodec`] carries scans (files, row ranges, projection) to the
 //! executors. Both hand everything else to Ballista's own codecs.
 //!

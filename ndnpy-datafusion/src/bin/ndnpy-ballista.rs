@@ -127,6 +127,8 @@ async fn executor(args: &[String]) -> Result<(), String> {
         None => (scheduler.clone(), 50050),
     };
     let work_dir = f.get("work-dir").cloned();
+    #[cfg(feature = "cloud")]
+    let stores = Arc::new(ndnpy_datafusion::EnvStoreRegistry::default());
     let config = ExecutorProcessConfig {
         bind_host: bind.clone(),
         external_host: Some(bind),
@@ -141,13 +143,13 @@ async fn executor(args: &[String]) -> Result<(), String> {
         override_logical_codec: Some(Arc::new(NpyLogicalCodec::default())),
         override_physical_codec: Some(Arc::new(NpyPhysicalCodec::default())),
         // Executors read the rows by the table's URLs: their stores are
-        // made from the environment as tasks ask for them (spill files in
-        // the work folder, as Ballista's own runtime puts them).
+        // made from the environment as tasks ask for them, one registry for
+        // every session (its clients kept). Spill files go to the work
+        // folder when one is given, else to the system's temporary folder.
         #[cfg(feature = "cloud")]
         override_runtime_producer: Some(Arc::new(move |_| {
-            let registry = Arc::new(ndnpy_datafusion::EnvStoreRegistry::default());
             let runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
-                .with_object_store_registry(registry);
+                .with_object_store_registry(Arc::clone(&stores));
             let runtime = match &work_dir {
                 Some(dir) => runtime.with_temp_file_path(dir),
                 None => runtime,

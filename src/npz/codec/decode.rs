@@ -78,7 +78,7 @@ pub(crate) enum Plan {
     Head,
     /// On to its end: a member of up to this many bytes may be
     /// decompressed whole (on every core when ndnpy wrote it; a larger
-    /// deflated one ndnpy wrote a few pieces ahead, `ahead.rs`); others
+    /// deflated one ndnpy wrote a few pieces ahead, `deflate/ahead.rs`); others
     /// stream.
     Whole(u64),
     /// The bytes of some rows: the codec answers from the part of the

@@ -1,5 +1,5 @@
 //! Independent pieces of a member decoded on every core, for codecs whose
-//! writer leaves a piece table (deflate's pieces, `inflate.rs`; Zstandard's
+//! writer leaves a piece table (deflate's pieces, `deflate/inflate.rs`; Zstandard's
 //! segments, `zstd/frame.rs`).
 //!
 //! The calling thread reads the pieces, a few ahead, into buffers that are

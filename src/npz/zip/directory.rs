@@ -70,7 +70,7 @@ pub(crate) struct Entry {
     /// member's bytes must end here.
     end_offset: u64,
     /// ndnpy's table of independently deflated pieces, if the writer left
-    /// one (`inflate.rs`).
+    /// one (`codec/deflate/inflate.rs`).
     pub(crate) pieces: Option<Pieces>,
 }
 

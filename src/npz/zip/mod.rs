@@ -7,7 +7,8 @@
 //! and directory (`write.rs`).
 //!
 //! The bottom of the archive pipeline: imports nothing else of `npz/`
-//! (only `crate::error` and `crate::io`), so that the codecs, the member
+//! (only `crate::error` and `crate::io`, and `write.rs` `crate::npy`'s
+//! check of a patched header), so that the codecs, the member
 //! reader and the public types above all build on it.
 
 pub(crate) mod directory;

@@ -83,7 +83,7 @@ struct Entry {
     compressed: u64,
     uncompressed: u64,
     zip64_local: bool,
-    /// The table of independently deflated pieces (`inflate.rs`).
+    /// The table of independently deflated pieces (`codec/deflate/inflate.rs`).
     pieces: Option<Pieces>,
 }
 

@@ -8,7 +8,7 @@
 //! multithreaded compressor does without overlap): no segment refers to
 //! another's bytes, repeat offsets or entropy tables. Their compressed
 //! lengths are recorded as deflate's pieces are (the zip extra field `nd`,
-//! `inflate.rs`), so a reader can decode each segment on its own thread
+//! `zip/pieces.rs`), so a reader can decode each segment on its own thread
 //! (`frame.rs`); any other zstd decoder reads the frame as it is.
 //!
 //! The table is a claim of whoever wrote the archive, and the bytes a
