@@ -2,9 +2,9 @@
 //! the schema travels beside it in DataFusion's own message), so a client's
 //! plan reaches the scheduler; every other node goes to Ballista's codec.
 
-use crate::table::NpyTable;
 use super::tag::{strip_tag, TAG};
 use crate::format::NpyFormat;
+use crate::table::NpyTable;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
 use datafusion::common::TableReference;

@@ -128,7 +128,8 @@ async fn executor(args: &[String]) -> Result<(), String> {
     };
     let work_dir = f.get("work-dir").cloned();
     #[cfg(feature = "cloud")]
-    let stores = Arc::new(ndnpy_datafusion::EnvStoreRegistry::default());
+    let stores: Arc<dyn datafusion::execution::object_store::ObjectStoreRegistry> =
+        Arc::new(ndnpy_datafusion::EnvStoreRegistry::default());
     let config = ExecutorProcessConfig {
         bind_host: bind.clone(),
         external_host: Some(bind),
@@ -149,7 +150,7 @@ async fn executor(args: &[String]) -> Result<(), String> {
         #[cfg(feature = "cloud")]
         override_runtime_producer: Some(Arc::new(move |_| {
             let runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
-                .with_object_store_registry(Arc::clone(&stores));
+                .with_object_store_registry(stores.clone());
             let runtime = match &work_dir {
                 Some(dir) => runtime.with_temp_file_path(dir),
                 None => runtime,

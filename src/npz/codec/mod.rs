@@ -68,7 +68,9 @@ pub(crate) fn open<'a, R: BufRead + 'a>(
         #[cfg(feature = "bzip2")]
         super::zip::method::BZIP2 => Box::new(bzip2::Bzip2::new(raw)),
         #[cfg(feature = "lzma")]
-        super::zip::method::LZMA => Box::new(lzma::Lzma::new(raw, entry.size, entry.compressed_size)),
+        super::zip::method::LZMA => {
+            Box::new(lzma::Lzma::new(raw, entry.size, entry.compressed_size))
+        }
         #[cfg(feature = "zstd")]
         super::zip::method::ZSTD => zstd::open(entry, raw, plan),
         _ => Box::new(Stored(raw)),
