@@ -161,3 +161,40 @@ fn corrupt_data_is_an_error() {
         assert!(npz.read_any("a").is_err());
     }
 }
+
+#[test]
+fn from_a_path_the_compressed_bytes_read_by_position_give_the_same_values() {
+    // A reader opened from a path reads a large member's compressed bytes
+    // by positioned reads (on every core), not through its stream: the same
+    // values as from memory, and a file cut or damaged after opening is an
+    // error, never other values.
+    let (bytes, a, _) = archive();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.npz");
+    std::fs::write(&path, &bytes).unwrap();
+    let mut npz = NpzReader::open(&path).unwrap();
+    assert_eq!(npz.read::<f64, Ix1>("a").unwrap(), a);
+    assert_eq!(
+        npz.read_any("a").unwrap(),
+        ndnpy::AnyArray::F64(a.clone().into_dyn())
+    );
+
+    let mut damaged = bytes.clone();
+    let at = bytes.len() / 2;
+    damaged[at] ^= 0x5A;
+    std::fs::write(&path, &damaged).unwrap();
+    let mut npz = NpzReader::open(&path).unwrap();
+    assert!(npz.read_any("a").is_err());
+
+    std::fs::write(&path, &bytes).unwrap();
+    let mut npz = NpzReader::open(&path).unwrap();
+    // Cut inside the member once the directory is read.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(bytes.len() as u64 / 2)
+        .unwrap();
+    assert!(npz.read_any("a").is_err());
+    assert!(npz.read::<f64, Ix1>("a").is_err());
+}
