@@ -222,7 +222,7 @@ fn read_full_at_in(file: &File, buf: &mut [u8], pos: u64, least: usize) -> io::R
 type Part<'a> = (&'a mut [u8], u64, Option<io::Result<usize>>);
 
 /// Reads `buf` at `pos` until it is full or the file ends; gives the count.
-fn read_part_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+pub(crate) fn read_part_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     let mut done = 0;
     while done < buf.len() {
         match read_at(file, &mut buf[done..], pos.saturating_add(done as u64)) {

@@ -59,6 +59,21 @@ pub(crate) unsafe trait WholeCodec {
         Ok(crc)
     }
 
+    /// Whether [`WholeCodec::whole_into_at`] reads a stream of
+    /// `compressed` bytes decoding to `size` from the file a window at a
+    /// time as it decodes, so that the member need not be read into
+    /// memory first.
+    fn reads_windows(&self, _compressed: usize, _size: usize) -> bool {
+        false
+    }
+
+    /// [`WholeCodec::whole_into`] of the `len` compressed bytes at `at` in
+    /// the archive file (fewer where the file ends: then the stream is
+    /// cut short).
+    fn whole_into_at(&self, at: &FileAt, len: usize, out: &mut [u8]) -> io::Result<u32> {
+        self.whole_into(&read_member(at, len)?, out)
+    }
+
     /// The first `len` bytes the stream `compressed` decodes to (fewer if
     /// it ends first), decoded on this thread without the rest. Needed by
     /// every codec whose [`WholeCodec::straight_into`] can say yes.
@@ -73,6 +88,22 @@ pub(crate) unsafe trait WholeCodec {
 /// first, for the `.npy` header (NumPy's are 128 bytes; 10 000 is the
 /// default limit).
 const HEAD: usize = 64 << 10;
+
+/// Compressed bytes read for the head when the rest is read from the file
+/// as it is decoded ([`WholeCodec::reads_windows`]): more than deflate
+/// needs for [`HEAD`] bytes, stored or not.
+const HEAD_INPUT: usize = 256 << 10;
+
+/// The `len` compressed bytes at `at` (fewer only where the file ends),
+/// read by position on every core into one allocation of fresh pages: not
+/// `read_to_end`, which zeroes its room itself first (a second pass over
+/// hundreds of MiB, before any decoding can start).
+pub(crate) fn read_member(at: &FileAt, len: usize) -> io::Result<Vec<u8>> {
+    let mut compressed = crate::npz::compressed::fresh(len)?;
+    let got = at.read(&mut compressed)?;
+    compressed.truncate(got);
+    Ok(compressed)
+}
 
 /// Whether a member of `size` bytes (`compressed` in the archive) is
 /// decompressed whole: large enough for it to pay, at most `limit`, and
@@ -121,14 +152,40 @@ pub(crate) struct Head<T: Read, C: WholeCodec> {
 /// once, with room for the bytes already read ([`Decode::whole_room`]),
 /// else into a buffer of its own.
 pub(crate) struct Stream<C: WholeCodec> {
-    compressed: Vec<u8>,
+    compressed: Held,
     /// The stream's first bytes (up to [`HEAD`]), decoded apart.
     head: io::Cursor<Vec<u8>>,
     size: u64,
     codec: C,
 }
 
+/// A large stream's compressed bytes.
+enum Held {
+    /// Read into memory.
+    Bytes(Vec<u8>),
+    /// Left in the archive file (this many bytes at it), for the decoder
+    /// to read as it goes ([`WholeCodec::reads_windows`]).
+    File(FileAt, usize),
+}
+
 impl<C: WholeCodec> Stream<C> {
+    /// The whole stream decoded into a buffer of its own.
+    fn decode(&self) -> io::Result<(Vec<u8>, u32)> {
+        let size = self.size as usize;
+        match &self.compressed {
+            Held::Bytes(bytes) => self.codec.whole(bytes, size),
+            Held::File(at, len) => self.codec.whole(&read_member(at, *len)?, size),
+        }
+    }
+
+    /// The whole stream decoded into `out`, exactly its size.
+    fn decode_into(&self, out: &mut [u8]) -> io::Result<u32> {
+        match &self.compressed {
+            Held::Bytes(bytes) => self.codec.whole_into(bytes, out),
+            Held::File(at, len) => self.codec.whole_into_at(at, *len, out),
+        }
+    }
+
     /// Bytes read so far, all from the head.
     fn read_so_far(&self) -> usize {
         self.head.position() as usize
@@ -209,20 +266,38 @@ impl<T: Read, C: WholeCodec> Whole<T, C> {
                     // second pass over hundreds of MiB, before any
                     // decoding can start).
                     let len = usize::try_from(*compressed_len).unwrap_or(usize::MAX);
-                    let mut compressed = crate::npz::compressed::fresh(len)?;
-                    // From the file by position when the reader can (in
-                    // parts, on every core), else through the stream.
-                    let got = match at {
-                        Some(at) => at.read(&mut compressed)?,
-                        None => crate::io::checked::read_full(raw, &mut compressed)?,
+                    let held = match at.take() {
+                        // Left in the file, for the decoder to read as it
+                        // goes, but for what the head needs.
+                        Some(at) if codec.reads_windows(len, size as usize) => {
+                            let first = read_member(&at, len.min(HEAD_INPUT))?;
+                            Err((first, at))
+                        }
+                        // From the file by position when the reader can
+                        // (in parts, on every core), else through the
+                        // stream.
+                        Some(at) => Ok(read_member(&at, len)?),
+                        None => {
+                            let mut compressed = crate::npz::compressed::fresh(len)?;
+                            let got = crate::io::checked::read_full(raw, &mut compressed)?;
+                            compressed.truncate(got);
+                            Ok(compressed)
+                        }
                     };
-                    compressed.truncate(got);
-                    if codec.straight_into(compressed.len(), size as usize) {
-                        let head = codec.head(&compressed, HEAD.min(size as usize))?;
+                    let (first, whole_len) = match &held {
+                        Ok(compressed) => (&compressed[..], compressed.len()),
+                        Err((first, _)) => (&first[..], len),
+                    };
+                    if held.is_err() || codec.straight_into(whole_len, size as usize) {
+                        let head = codec.head(first, HEAD.min(size as usize))?;
                         let Whole::Pending(_, _, _, _, codec, _) =
                             std::mem::replace(self, Whole::Failed)
                         else {
                             unreachable!("pending above");
+                        };
+                        let compressed = match held {
+                            Ok(compressed) => Held::Bytes(compressed),
+                            Err((_, at)) => Held::File(at, len),
                         };
                         *self = Whole::Stream(Box::new(Stream {
                             compressed,
@@ -231,6 +306,9 @@ impl<T: Read, C: WholeCodec> Whole<T, C> {
                             codec,
                         }));
                     } else {
+                        let Ok(compressed) = held else {
+                            unreachable!("read whole above");
+                        };
                         let (bytes, sum) = codec.whole(&compressed, size as usize)?;
                         crc = Some(sum);
                         *self = Whole::Ready(io::Cursor::new(bytes));
@@ -245,9 +323,7 @@ impl<T: Read, C: WholeCodec> Whole<T, C> {
             }
             // Read on past the head, a piece at a time: the rest goes to a
             // buffer of its own, and reading goes on from there.
-            let (bytes, sum) = stream
-                .codec
-                .whole(&stream.compressed, stream.size as usize)?;
+            let (bytes, sum) = stream.decode()?;
             stream.same_start(&bytes)?;
             crc = Some(sum);
             let mut ready = io::Cursor::new(bytes);
@@ -318,9 +394,7 @@ unsafe impl<T: Read, C: WholeCodec> Decode for Whole<T, C> {
         if done + len != size || dst.len() < size {
             return Err(io::Error::other("internal error: no room for the stream"));
         }
-        let crc = stream
-            .codec
-            .whole_into(&stream.compressed, &mut dst[..size])?;
+        let crc = stream.decode_into(&mut dst[..size])?;
         stream.same_start(dst)?;
         drop(stream);
         // The bytes read already (the header) are dropped; the data moves

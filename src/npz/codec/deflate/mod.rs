@@ -19,7 +19,7 @@ pub(crate) mod pinflate;
 
 use super::decode::{Answer, Decode, Plan, Raw};
 use super::parallel::range_in_pieces;
-use super::whole::{decode_whole, Whole, WholeCodec};
+use super::whole::{decode_whole, read_member, Whole, WholeCodec};
 use crate::npz::zip::directory::Entry;
 use crate::npz::zip::input::FileAt;
 use crate::npz::zip::pieces::Pieces;
@@ -117,6 +117,26 @@ unsafe impl WholeCodec for Deflate {
         inflate_into(compressed, out, threads)
     }
 
+    fn reads_windows(&self, compressed: usize, size: usize) -> bool {
+        pinflate::threads_for(compressed, size).is_some()
+    }
+
+    fn whole_into_at(&self, at: &FileAt, len: usize, out: &mut [u8]) -> io::Result<u32> {
+        match pinflate::threads_for(len, out.len()) {
+            Some(threads) => {
+                let input = pinflate::Input::File {
+                    file: &at.file,
+                    start: at.start,
+                    len: len as u64,
+                };
+                pinflate::inflate_parallel_into(&input, out, threads)
+            }
+            // Other work took the cores meanwhile: libdeflate, which needs
+            // the whole member in memory.
+            None => inflate_into(&read_member(at, len)?, out, None),
+        }
+    }
+
     fn head(&self, compressed: &[u8], len: usize) -> io::Result<Vec<u8>> {
         let mut head = vec![0; len];
         let mut inflater = flate2::Decompress::new(false);
@@ -135,7 +155,9 @@ unsafe impl WholeCodec for Deflate {
 /// the others), on this one with libdeflate; gives the CRC-32.
 fn inflate_into(compressed: &[u8], out: &mut [u8], threads: Option<usize>) -> io::Result<u32> {
     match threads {
-        Some(threads) => pinflate::inflate_parallel_into(compressed, out, threads),
+        Some(threads) => {
+            pinflate::inflate_parallel_into(&pinflate::Input::Bytes(compressed), out, threads)
+        }
         None => {
             inflate::inflate_piece(compressed, out)?;
             Ok(crc32fast::hash(out))

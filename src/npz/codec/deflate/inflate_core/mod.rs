@@ -58,6 +58,8 @@ pub(crate) enum Bad {
     NoMemory,
     /// The stream ended after this many bytes, fewer than declared.
     Short(usize),
+    /// Reading the compressed bytes from the archive failed.
+    Read(io::ErrorKind),
 }
 
 impl Bad {
@@ -69,6 +71,9 @@ impl Bad {
             Bad::Truncated => "deflate data ends early".to_owned(),
             Bad::NoMemory => return io::Error::from(io::ErrorKind::OutOfMemory),
             Bad::Short(n) => format!("deflate data gave {n} bytes, fewer than declared"),
+            Bad::Read(kind) => {
+                return io::Error::new(kind, "reading the member's compressed bytes failed")
+            }
         };
         io::Error::new(io::ErrorKind::InvalidData, text)
     }

@@ -12,6 +12,7 @@
 use super::super::inflate_core::WINDOW;
 use super::super::inflate_core::{Inflater, Stop, Tables};
 use super::finder::Finder;
+use super::input::Input;
 use super::key::{Key, Window};
 use super::memory::zeroed;
 
@@ -29,6 +30,8 @@ pub(super) struct Buffers {
     tables: Option<Box<Tables>>,
     /// Tables the block finder checks candidate headers with.
     scratch: Option<Box<Tables>>,
+    /// The chunk's compressed bytes, when read from a file.
+    input: Vec<u8>,
 }
 
 impl Buffers {
@@ -52,6 +55,7 @@ impl Buffers {
             tail: zeroed(len)?,
             tables: Some(Tables::new()),
             scratch: Some(Tables::new()),
+            input: Vec::new(),
         })
     }
 }
@@ -108,6 +112,9 @@ pub(super) struct Limits {
     /// block starts before it gives up (the resolver then decodes its
     /// range sequentially), in units of about one decoded symbol.
     pub(super) waste: usize,
+    /// Bytes read past the range: where decoding must reach the next
+    /// boundary, or the chunk fails ([`decode_chunk`]).
+    pub(super) slack: u64,
 }
 
 /// What trying one candidate costs beyond the symbols it decodes, in the
@@ -117,7 +124,13 @@ pub(super) struct Limits {
 /// followed by an invalid header decodes nothing, yet is not free.
 const ATTEMPT_COST: usize = 1024;
 
-/// Decodes the chunk whose candidates lie in bits `from..to` of `data`.
+/// Decodes the chunk whose candidates lie in bits `from..to` of `input`.
+///
+/// It reads only a window of the stream: from [`LOOK_BACK`] bytes before
+/// `from` to [`Limits::slack`] bytes past `to`. A chunk whose last block ends
+/// past the window (or so near its end that the next header is not all
+/// in it) fails like one that runs into corrupt data: the resolver
+/// decodes its range.
 ///
 /// `window` gives the real window before a start, once the resolver knows
 /// it (the chunks before are joined and end there): the decoder asks at
@@ -130,7 +143,7 @@ const ATTEMPT_COST: usize = 1024;
 /// spent on anything but the outcome's own output (in the units of
 /// [`Limits::waste`]).
 pub(super) fn decode_chunk(
-    data: &[u8],
+    input: &Input,
     from: u64,
     to: u64,
     limits: Limits,
@@ -138,37 +151,22 @@ pub(super) fn decode_chunk(
     window: &dyn Fn(Key) -> Option<Window>,
     stop: &dyn Fn() -> bool,
 ) -> (Outcome, usize) {
-    // Everything spent on candidates that were not block starts (the
-    // search, header checks, decoder set-ups, symbols decoded from them)
-    // is bounded, so that a hostile stream full of near-valid headers, or
-    // one with no block the search finds, costs at most about one chunk's
-    // decoding more, whatever it holds.
-    let scratch = buffers.scratch.take().expect("scratch");
-    let mut finder = Finder::new(data, from, to, limits.waste, scratch);
-    let mut found = None;
-    while let Some(start) = finder.next_candidate() {
-        finder.charge(ATTEMPT_COST);
-        if stop() {
-            break;
+    let first = (from / 8).saturating_sub(LOOK_BACK);
+    let last = (to / 8).saturating_add(limits.slack);
+    let mut bytes = std::mem::take(&mut buffers.input);
+    let (found, wasted) = match input.window(first, last, &mut bytes) {
+        Ok(data) => {
+            let view = View {
+                data,
+                base: first * 8,
+                whole: last >= input.len(),
+            };
+            find_and_decode(&view, from, to, limits, &mut buffers, window, stop)
         }
-        let tables = buffers.tables.take().expect("tables");
-        // The candidate may spend what is left of the budget.
-        let waste = limits.waste.saturating_sub(finder.spent());
-        let tried = Limits { waste, ..limits };
-        match attempt(data, start, tried, &mut buffers, tables, window, stop) {
-            Attempt::Done(chunk_end) => {
-                found = Some((start, chunk_end));
-                break;
-            }
-            Attempt::Rejected(symbols) => finder.charge(symbols),
-            Attempt::Failed(symbols) => {
-                finder.charge(symbols);
-                break;
-            }
-        }
-    }
-    let wasted = finder.spent();
-    buffers.scratch = Some(finder.into_tables());
+        // The resolver reads the range again, and reports the error.
+        Err(_) => (None, 0),
+    };
+    buffers.input = bytes;
     let outcome = match found {
         Some((start, (end, head_end, tail_end))) => Outcome::Found(Chunk {
             start,
@@ -182,7 +180,77 @@ pub(super) fn decode_chunk(
     (outcome, wasted)
 }
 
-/// How decoding from one candidate went.
+/// Bytes read before a chunk's range: what the block finder may look at
+/// before a candidate.
+const LOOK_BACK: u64 = 64;
+
+/// A window of the stream that a chunk (or the resolver) decodes.
+pub(super) struct View<'d> {
+    /// The window's bytes.
+    pub(super) data: &'d [u8],
+    /// Where it starts in the stream, in bits.
+    pub(super) base: u64,
+    /// It reaches the stream's end.
+    pub(super) whole: bool,
+}
+
+impl View<'_> {
+    /// Whether a boundary at window bit `bit` has its header in the
+    /// window, with room for a stored block's lengths: otherwise the
+    /// decoder reads zeros past the window for it.
+    pub(super) fn holds_header_at(&self, bit: u64) -> bool {
+        self.whole || bit / 8 + 16 <= self.data.len() as u64
+    }
+}
+
+/// The search and the decoding of [`decode_chunk`], on a window; gives
+/// the chunk's start, end (in the stream's bits) and output ends, and
+/// the work wasted.
+#[allow(clippy::type_complexity)]
+fn find_and_decode(
+    view: &View,
+    from: u64,
+    to: u64,
+    limits: Limits,
+    buffers: &mut Buffers,
+    window: &dyn Fn(Key) -> Option<Window>,
+    stop: &dyn Fn() -> bool,
+) -> (Option<(Key, (Option<Key>, usize, usize))>, usize) {
+    let base = view.base;
+    let scratch = buffers.scratch.take().expect("scratch");
+    let mut finder = Finder::new(view.data, from - base, to - base, limits.waste, scratch);
+    let in_stream = |key: Key| window(key.in_stream(base));
+    let mut found = None;
+    while let Some(start) = finder.next_candidate() {
+        finder.charge(ATTEMPT_COST);
+        if stop() {
+            break;
+        }
+        let tables = buffers.tables.take().expect("tables");
+        let waste = limits.waste.saturating_sub(finder.spent());
+        let tried = Limits {
+            waste,
+            until: limits.until - base,
+            ..limits
+        };
+        match attempt(view, start, tried, buffers, tables, &in_stream, stop) {
+            Attempt::Done((end, head_end, tail_end)) => {
+                let end = end.map(|key| key.in_stream(base));
+                found = Some((start.in_stream(base), (end, head_end, tail_end)));
+                break;
+            }
+            Attempt::Rejected(symbols) => finder.charge(symbols),
+            Attempt::Failed(symbols) => {
+                finder.charge(symbols);
+                break;
+            }
+        }
+    }
+    let wasted = finder.spent();
+    buffers.scratch = Some(finder.into_tables());
+    (found, wasted)
+}
+
 enum Attempt {
     /// Decoded to its end (boundary or last block), the head's and the
     /// tail's ends.
@@ -198,7 +266,7 @@ enum Attempt {
 /// after it has begun (a whole block decoded and the next header read);
 /// an error before that rejects it.
 fn attempt(
-    data: &[u8],
+    view: &View,
     start: Key,
     limits: Limits,
     buffers: &mut Buffers,
@@ -208,14 +276,14 @@ fn attempt(
 ) -> Attempt {
     let mut inflater = match start {
         Key::Header(bit) => {
-            let mut inflater = Inflater::at_header(data, bit, tables);
+            let mut inflater = Inflater::at_header(view.data, bit, tables);
             if inflater.begin_block().is_err() {
                 buffers.tables = Some(inflater.into_tables());
                 return Attempt::Rejected(0);
             }
             inflater
         }
-        Key::Stored(bit) => match Inflater::in_stored(data, bit / 8, tables) {
+        Key::Stored(bit) => match Inflater::in_stored(view.data, bit / 8, tables) {
             Ok(inflater) => inflater,
             Err((_, tables)) => {
                 buffers.tables = Some(tables);
@@ -223,7 +291,7 @@ fn attempt(
             }
         },
     };
-    let result = decode_from(&mut inflater, start, limits, buffers, window, stop);
+    let result = decode_from(&mut inflater, view, start, limits, buffers, window, stop);
     buffers.tables = Some(inflater.into_tables());
     match result {
         Ok(done) => Attempt::Done(done),
@@ -236,6 +304,7 @@ fn attempt(
 /// been accepted, and the symbols decoded.
 fn decode_from(
     inflater: &mut Inflater,
+    view: &View,
     start: Key,
     limits: Limits,
     buffers: &mut Buffers,
@@ -319,6 +388,10 @@ fn decode_from(
             Ok(Stop::End) => return Ok((None, head_end, tail_end)),
             Ok(Stop::Boundary) => {
                 let (key, may_start) = Key::at_boundary(inflater);
+                if !view.holds_header_at(key.pos()) {
+                    // The next block is past the window: as if corrupt.
+                    return Err((accepted, produced));
+                }
                 if (may_start && key.pos() >= limits.until) || produced >= limits.cap {
                     return Ok((Some(key), head_end, tail_end));
                 }

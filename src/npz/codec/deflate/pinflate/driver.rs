@@ -10,6 +10,7 @@
 
 use super::super::inflate_core::Bad;
 use super::chunk::{decode_chunk, Buffers, Limits, Outcome};
+use super::input::Input;
 use super::key::{Key, Window, MAX_THREADS};
 use super::memory::zeroed;
 use super::resolve::{Finish, Resolver, Until};
@@ -33,6 +34,8 @@ pub(super) struct Plan {
     ahead: usize,
     /// What a chunk may spend on false candidates ([`Limits::waste`]).
     waste: usize,
+    /// Bytes read past a range ([`Limits::slack`]).
+    slack: u64,
     /// The stream's compressed size.
     compressed: usize,
     /// The stream's inflated size.
@@ -54,6 +57,7 @@ impl Plan {
             chunk: 1,
             cap: 0,
             waste: 0,
+            slack: SLACK,
             ahead: 2 * threads,
             compressed,
             size,
@@ -66,6 +70,15 @@ impl Plan {
     /// stream's average ratio.
     fn compressed_for(&self, out: usize) -> usize {
         (out as u128 * self.compressed as u128 / self.size.max(1) as u128) as usize
+    }
+
+    /// The same plan reading `slack` bytes past each range (tests use
+    /// tiny ones, so that chunks and the resolver run past the windows
+    /// they read).
+    #[cfg(test)]
+    pub(super) fn with_slack(mut self, slack: u64) -> Plan {
+        self.slack = slack;
+        self
     }
 
     /// The same plan with chunks of `chunk` compressed bytes (tests use
@@ -81,6 +94,13 @@ impl Plan {
         self
     }
 }
+
+/// Bytes read past a chunk's range when the stream is read from a file a
+/// window at a time (`input.rs`): where its decoding must reach the next
+/// boundary. zlib's blocks are tens of KiB, libdeflate's at most a few
+/// hundred; a longer one makes the chunk fail, and the resolver decode
+/// its range.
+const SLACK: u64 = 1 << 20;
 
 /// What the threads share.
 struct State<'a> {
@@ -151,13 +171,13 @@ pub(super) fn inflate(data: &[u8], size: usize, plan: Plan) -> io::Result<(Vec<u
         return Err(Bad::TooLong.into_io());
     }
     let mut out = zeroed(size).ok_or(Bad::NoMemory.into_io())?;
-    let crc = inflate_into(data, &mut out, plan).map_err(Bad::into_io)?;
+    let crc = inflate_into(&Input::Bytes(data), &mut out, plan).map_err(Bad::into_io)?;
     Ok((out, crc))
 }
 
-/// Inflates `data` into exactly `out` by `plan`; gives the CRC-32.
-pub(super) fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u32, Bad> {
-    inflate_counting(data, out, plan).0
+/// Inflates `input` into exactly `out` by `plan`; gives the CRC-32.
+pub(super) fn inflate_into(input: &Input, out: &mut [u8], plan: Plan) -> Result<u32, Bad> {
+    inflate_counting(input, out, plan).0
 }
 
 /// [`inflate_into`], also giving the work the chunks spent (decoded
@@ -165,18 +185,18 @@ pub(super) fn inflate_into(data: &[u8], out: &mut [u8], plan: Plan) -> Result<u3
 /// symbol; the resolver's own decoding not counted): what the tests hold
 /// to a multiple of the output's size.
 pub(super) fn inflate_counting(
-    data: &[u8],
+    input: &Input,
     out: &mut [u8],
     plan: Plan,
 ) -> (Result<u32, Bad>, usize) {
     let size = out.len();
-    let count = data.len().div_ceil(plan.chunk).max(1);
+    let count = input.len().div_ceil(plan.chunk as u64).max(1) as usize;
     let starts = |k: usize| (k as u64).saturating_mul(plan.chunk as u64 * 8);
     let shared = Shared {
         state: Mutex::new(State {
             next: 1,
             results: (0..count).map(|_| None).collect(),
-            resolver: Some(Resolver::new(data, out)),
+            resolver: Some(Resolver::new(input, out, plan.slack)),
             wanted: 1,
             window: None,
             tasks: VecDeque::new(),
@@ -254,6 +274,7 @@ pub(super) fn inflate_counting(
                     until: starts(k + 1),
                     cap: plan.cap,
                     waste: plan.waste,
+                    slack: plan.slack,
                 };
                 let window = |start: Key| {
                     let s = shared.lock();
@@ -262,7 +283,7 @@ pub(super) fn inflate_counting(
                 };
                 let stop = || shared.stop.load(Ordering::Relaxed);
                 let outcome = buffers.or_else(|| Buffers::new(plan.cap)).map(|b| {
-                    decode_chunk(data, starts(k), starts(k + 1), limits, b, &window, &stop)
+                    decode_chunk(input, starts(k), starts(k + 1), limits, b, &window, &stop)
                 });
                 s = shared.lock();
                 match outcome {

@@ -33,6 +33,26 @@ impl Key {
         }
     }
 
+    /// The same boundary named in the stream, for a key found in a
+    /// window of it that starts `base` bits in ([`Key::pos`] counting
+    /// from the window's start).
+    pub(super) fn in_stream(self, base: u64) -> Key {
+        self.map(|bit| bit + base)
+    }
+
+    /// The same boundary named in a window of the stream that starts
+    /// `base` bits in (at or before it).
+    pub(super) fn in_window(self, base: u64) -> Key {
+        self.map(|bit| bit - base)
+    }
+
+    fn map(self, f: impl Fn(u64) -> u64) -> Key {
+        match self {
+            Key::Header(bit) => Key::Header(f(bit)),
+            Key::Stored(bit) => Key::Stored(f(bit)),
+        }
+    }
+
     /// The key of the boundary a decoder stands at, and whether a chunk
     /// may start there: a dynamic or stored block that is not the last,
     /// which is what the block finder looks for.

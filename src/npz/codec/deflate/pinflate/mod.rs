@@ -61,6 +61,7 @@
 mod chunk;
 mod driver;
 mod finder;
+mod input;
 mod key;
 mod memory;
 mod resolve;
@@ -68,6 +69,7 @@ mod resolve;
 mod tests;
 
 use super::inflate_core::Bad;
+pub(crate) use input::Input;
 use key::MAX_THREADS;
 use std::io;
 
@@ -112,19 +114,22 @@ pub(crate) fn inflate_parallel(
     )
 }
 
-/// [`inflate_parallel`] into the caller's `out` (exactly the declared
-/// size: an array's own memory, say, so that the bytes are not copied
-/// again); gives the CRC-32. On error, `out` holds unspecified bytes.
+/// [`inflate_parallel`] of `input` (in memory, or read from the archive
+/// file a window at a time: `input.rs`) into the caller's `out` (exactly
+/// the declared size: an array's own memory, say, so that the bytes are
+/// not copied again); gives the CRC-32. On error, `out` holds unspecified
+/// bytes.
 pub(crate) fn inflate_parallel_into(
-    compressed: &[u8],
+    input: &Input,
     out: &mut [u8],
     threads: usize,
 ) -> io::Result<u32> {
-    if out.len() as u64 > (compressed.len() as u64).saturating_mul(1032) + 1024 {
+    if out.len() as u64 > input.len().saturating_mul(1032) + 1024 {
         return Err(Bad::TooLong.into_io());
     }
-    let plan = driver::Plan::new(compressed.len(), out.len(), threads);
-    driver::inflate_into(compressed, out, plan).map_err(Bad::into_io)
+    let compressed = usize::try_from(input.len()).map_err(|_| Bad::TooLong.into_io())?;
+    let plan = driver::Plan::new(compressed, out.len(), threads);
+    driver::inflate_into(input, out, plan).map_err(Bad::into_io)
 }
 
 /// [`inflate_parallel`] with chunks of `chunk` compressed bytes (0: the

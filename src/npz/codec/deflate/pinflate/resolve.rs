@@ -19,7 +19,8 @@
 
 use super::super::inflate_core::{Bad, WINDOW};
 use super::super::inflate_core::{Inflater, Stop, Tables};
-use super::chunk::{Buffers, Chunk, MARKER};
+use super::chunk::{Buffers, Chunk, View, MARKER};
+use super::input::Input;
 use super::key::{Key, Window};
 use crc32fast::Hasher;
 
@@ -27,7 +28,12 @@ use crc32fast::Hasher;
 /// stands.
 pub(super) struct Resolver<'a> {
     /// The compressed stream.
-    data: &'a [u8],
+    input: &'a Input<'a>,
+    /// The window of it being decoded, when read from a file.
+    bytes: Vec<u8>,
+    /// Bytes read past the boundary to decode to: enough for the block
+    /// that crosses it, as a chunk reads ([`super::chunk::Limits::slack`]).
+    slack: u64,
     /// The output from byte `base` on: its first `len - base` bytes are
     /// decoded (the window: all the output so far, or its last 32 KiB at
     /// least), the rest is to come.
@@ -68,9 +74,11 @@ pub(super) struct Finish<'a> {
 impl<'a> Resolver<'a> {
     /// A resolver at the start of `data`, decoding into `out` (exactly the
     /// declared size).
-    pub(super) fn new(data: &'a [u8], out: &'a mut [u8]) -> Resolver<'a> {
+    pub(super) fn new(input: &'a Input<'a>, out: &'a mut [u8], slack: u64) -> Resolver<'a> {
         Resolver {
-            data,
+            input,
+            bytes: Vec::new(),
+            slack: slack.max(1),
             rest: out,
             base: 0,
             len: 0,
@@ -82,42 +90,114 @@ impl<'a> Resolver<'a> {
     /// Decodes from where the resolver stands, into the output, until
     /// `until` (or the last block's end); gives the CRC-32 of what it
     /// wrote.
+    ///
+    /// The stream is read a window at a time, from where the resolver
+    /// stands to `slack` bytes past the target (at most [`MAX_READ`]
+    /// times that at once). Where decoding runs into a window's end (or
+    /// near it), it goes back to the last boundary whose header lay
+    /// wholly inside, and reads on from there; a window that held no
+    /// such boundary is read again twice as long.
     pub(super) fn decode(&mut self, until: Until) -> Result<Hasher, Bad> {
         let mut crc = Hasher::new();
-        let Some(at) = self.at else {
-            return Ok(crc);
-        };
-        let tables = self.tables.take().expect("tables");
-        let mut inflater = match at {
-            Key::Header(bit) => Inflater::at_header(self.data, bit, tables),
-            Key::Stored(bit) => match Inflater::in_stored(self.data, bit / 8, tables) {
-                Ok(inflater) => inflater,
-                Err((bad, tables)) => {
-                    self.tables = Some(tables);
-                    return Err(bad);
-                }
-            },
-        };
         let from = self.len - self.base;
         let mut pos = from;
-        let result = self.decode_with(&mut inflater, &mut pos, at, until);
+        let target = match until {
+            Until::Chunk(bit) | Until::Reach(bit) => bit,
+        };
+        let input = self.input;
+        let mut bytes = std::mem::take(&mut self.bytes);
+        // Windows grow only when one held no boundary to go on from.
+        let mut times = 1;
+        let result = loop {
+            let Some(at) = self.at else { break Ok(()) };
+            let first = at.pos() / 8;
+            let last = (target / 8)
+                .saturating_add(self.slack.saturating_mul(times))
+                .clamp(
+                    first,
+                    first.saturating_add(self.slack.saturating_mul(MAX_READ * times)),
+                );
+            let data = match input.window(first, last, &mut bytes) {
+                Ok(data) => data,
+                Err(bad) => break Err(bad),
+            };
+            let view = View {
+                data,
+                base: first * 8,
+                whole: last >= input.len(),
+            };
+            match self.decode_window(&view, &mut pos, until) {
+                Ok(true) => break Ok(()),
+                // Read on from the last boundary reached, or, if there was
+                // none in the window, a longer window.
+                Ok(false) if self.at != Some(at) => {}
+                Ok(false) => times = times.saturating_mul(2),
+                Err(bad) => break Err(bad),
+            }
+        };
+        self.bytes = bytes;
         crc.update(&self.rest[from..pos]);
         self.len = self.base + pos;
-        self.tables = Some(inflater.into_tables());
         result.map(|()| crc)
     }
 
-    /// The loop of [`Resolver::decode`], writing `self.rest` from `*pos`.
+    /// [`Resolver::decode`] in one window: `Ok(true)` once done, or
+    /// `Ok(false)` where the window ends before, the resolver moved back
+    /// to the last boundary whose header lay wholly in it.
+    fn decode_window(&mut self, view: &View, pos: &mut usize, until: Until) -> Result<bool, Bad> {
+        let at = self.at.expect("checked by the caller");
+        let tables = self.tables.take().expect("tables");
+        let mut inflater = match at.in_window(view.base) {
+            Key::Header(bit) => Inflater::at_header(view.data, bit, tables),
+            Key::Stored(bit) => match Inflater::in_stored(view.data, bit / 8, tables) {
+                Ok(inflater) => inflater,
+                Err((bad, tables)) => {
+                    self.tables = Some(tables);
+                    return self.short_or(view, 0, bad);
+                }
+            },
+        };
+        let mut last = (*pos, at);
+        let result = self.decode_with(&mut inflater, view, pos, &mut last, until);
+        let bit = inflater.bits.position();
+        self.tables = Some(inflater.into_tables());
+        match result {
+            Ok(()) => Ok(true),
+            Err(bad) => {
+                let short = self.short_or(view, bit, bad)?;
+                (*pos, self.at) = (last.0, Some(last.1));
+                Ok(short)
+            }
+        }
+    }
+
+    /// `Ok(false)` when an error at window bit `bit` may come from the
+    /// window's end (zeros read past it) rather than the stream, else the
+    /// error.
+    fn short_or(&self, view: &View, bit: u64, bad: Bad) -> Result<bool, Bad> {
+        if !view.whole && bit / 8 + 16 > view.data.len() as u64 {
+            return Ok(false);
+        }
+        if !view.whole && matches!(bad, Bad::Truncated) {
+            return Ok(false);
+        }
+        Err(bad)
+    }
+
+    /// The loop of [`Resolver::decode`], writing `self.rest` from `*pos`;
+    /// `last` follows the last boundary whose header lay in the window
+    /// (its output position and key).
     fn decode_with(
         &mut self,
         inflater: &mut Inflater,
+        view: &View,
         pos: &mut usize,
-        at: Key,
+        last: &mut (usize, Key),
         until: Until,
     ) -> Result<(), Bad> {
         // Where decoding starts is a boundary too (unless inside a stored
         // block), and may already be far enough.
-        let mut first = matches!(at, Key::Header(_));
+        let mut first = matches!(last.1, Key::Header(_));
         loop {
             let stop = if first {
                 first = false;
@@ -135,11 +215,16 @@ impl<'a> Resolver<'a> {
                 }
                 Stop::Boundary => {
                     let (key, may_start) = Key::at_boundary(inflater);
+                    if !view.holds_header_at(key.pos()) {
+                        return Err(Bad::Truncated);
+                    }
+                    let key = key.in_stream(view.base);
                     let reached = match until {
                         Until::Chunk(bit) => may_start && key.pos() >= bit,
                         Until::Reach(bit) => key.pos() >= bit,
                     };
                     self.at = Some(key);
+                    *last = (*pos, key);
                     if reached {
                         return Ok(());
                     }
@@ -222,6 +307,11 @@ impl Finish<'_> {
         Ok((crc, chunk.buffers))
     }
 }
+
+/// The most the resolver reads at once, in units of the slack (then
+/// more, from the last boundary it reached): the rest of the stream when
+/// no chunk can help is read in pieces.
+const MAX_READ: u64 = 64;
 
 /// Bytes a [`Finish`] task writes and then checksums at a time.
 const PIECE: usize = 128 << 10;

@@ -41,19 +41,46 @@ fn reference(stream: &[u8]) -> Option<Vec<u8>> {
 
 /// Inflates with `threads` threads and chunks of `chunk` bytes.
 fn ours(stream: &[u8], size: usize, threads: usize, chunk: usize) -> std::io::Result<Vec<u8>> {
-    let plan = Plan::new(stream.len(), size, threads).with_chunk(chunk);
+    ours_reading(stream, size, threads, chunk, 1 << 20)
+}
+
+/// [`ours`], reading `slack` bytes past each range (`input.rs`).
+pub(super) fn ours_reading(
+    stream: &[u8],
+    size: usize,
+    threads: usize,
+    chunk: usize,
+    slack: u64,
+) -> std::io::Result<Vec<u8>> {
+    let plan = Plan::new(stream.len(), size, threads)
+        .with_chunk(chunk)
+        .with_slack(slack);
     let (out, crc) = inflate(stream, size, plan)?;
     assert_eq!(crc, crc32fast::hash(&out), "CRC of the output");
     Ok(out)
 }
 
-/// Checks that `stream` inflates to `data` at several chunk sizes and
-/// thread counts, and that a size one off either way is refused.
+/// Checks that `stream` inflates to `data` at several chunk sizes,
+/// thread counts and windows read past a range (tiny ones: chunks and
+/// the resolver run past their windows and read on), and that a size one
+/// off either way is refused.
 fn check(stream: &[u8], data: &[u8], what: &str) {
-    for (chunk, threads) in [(97, 3), (1000, 2), (4096, 1), (40_000, 2), (1 << 20, 2)] {
-        let got = ours(stream, data.len(), threads, chunk)
-            .unwrap_or_else(|e| panic!("{what}, chunk {chunk}: {e}"));
-        assert!(got == data, "{what}, chunk {chunk}: wrong bytes");
+    for (chunk, threads, slack) in [
+        (97, 3, 1 << 20),
+        (1000, 2, 1 << 20),
+        (4096, 1, 1 << 20),
+        (40_000, 2, 1 << 20),
+        (1 << 20, 2, 1 << 20),
+        (97, 2, 5),
+        (1000, 3, 300),
+        (40_000, 2, 4000),
+    ] {
+        let got = ours_reading(stream, data.len(), threads, chunk, slack)
+            .unwrap_or_else(|e| panic!("{what}, chunk {chunk}, slack {slack}: {e}"));
+        assert!(
+            got == data,
+            "{what}, chunk {chunk}, slack {slack}: wrong bytes"
+        );
     }
     assert!(
         ours(stream, data.len() + 1, 2, 1000).is_err(),
@@ -302,11 +329,57 @@ fn inflating_into_the_callers_buffer() {
         .collect();
     let stream = deflate(&data, 6);
     let mut out = vec![0xAAu8; data.len()];
-    let crc = super::inflate_parallel_into(&stream, &mut out, 2).unwrap();
+    let input = super::Input::Bytes(&stream);
+    let crc = super::inflate_parallel_into(&input, &mut out, 2).unwrap();
     assert!(out == data);
     assert_eq!(crc, crc32fast::hash(&data));
     let mut short = vec![0u8; data.len() - 1];
-    assert!(super::inflate_parallel_into(&stream, &mut short, 2).is_err());
+    assert!(super::inflate_parallel_into(&input, &mut short, 2).is_err());
+}
+
+#[test]
+fn a_stream_read_from_a_file_a_window_at_a_time() {
+    use std::io::Write;
+    let data: Vec<u8> = (0..3_000_000u32)
+        .map(|i| (i % 251) as u8 ^ (i >> 12) as u8)
+        .collect();
+    let stream = deflate(&data, 6);
+    // The stream between other bytes, as a member inside an archive.
+    let path = std::env::temp_dir().join(format!("ndnpy-pinflate-{}", std::process::id()));
+    let mut file = std::fs::File::create(&path).unwrap();
+    file.write_all(&[0x55; 100]).unwrap();
+    file.write_all(&stream).unwrap();
+    file.write_all(&[0xAA; 50]).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let input = |len: usize| super::Input::File {
+        file: &file,
+        start: 100,
+        len: len as u64,
+    };
+    for (chunk, slack) in [(40_000, 1 << 20), (5000, 700), (1 << 20, 64)] {
+        let plan = Plan::new(stream.len(), data.len(), 2)
+            .with_chunk(chunk)
+            .with_slack(slack);
+        let mut out = vec![0u8; data.len()];
+        let crc = super::driver::inflate_into(&input(stream.len()), &mut out, plan).unwrap();
+        assert!(out == data, "chunk {chunk}, slack {slack}");
+        assert_eq!(crc, crc32fast::hash(&data));
+        // The member said longer than the stream: the bytes after it are
+        // not deflate (ignored after the last block, as the sequential
+        // inflaters ignore them); said shorter: the stream is cut.
+        let mut out = vec![0u8; data.len()];
+        let crc = super::driver::inflate_into(&input(stream.len() + 50), &mut out, plan).unwrap();
+        assert_eq!(crc, crc32fast::hash(&data));
+        let cut = super::driver::inflate_into(&input(stream.len() / 2), &mut out, plan);
+        assert!(cut.is_err(), "chunk {chunk}, slack {slack}");
+    }
+    // A file that ends inside the member: an error, not bytes.
+    let short = std::fs::File::options().write(true).open(&path).unwrap();
+    short.set_len(100 + stream.len() as u64 - 1000).unwrap();
+    let mut out = vec![0u8; data.len()];
+    let plan = Plan::new(stream.len(), data.len(), 2).with_chunk(40_000);
+    assert!(super::driver::inflate_into(&input(stream.len()), &mut out, plan).is_err());
+    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]
