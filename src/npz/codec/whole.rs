@@ -91,16 +91,27 @@ const HEAD: usize = 64 << 10;
 
 /// Compressed bytes read for the head when the rest is read from the file
 /// as it is decoded ([`WholeCodec::reads_windows`]): more than deflate
-/// needs for [`HEAD`] bytes, stored or not.
+/// needs for [`HEAD`] bytes, stored or not, unless it pads with empty
+/// blocks; a shorter head is no error (the header then reads on into the
+/// whole member, decoded into a buffer of its own).
 const HEAD_INPUT: usize = 256 << 10;
 
 /// The `len` compressed bytes at `at` (fewer only where the file ends),
 /// read by position on every core into one allocation of fresh pages: not
 /// `read_to_end`, which zeroes its room itself first (a second pass over
-/// hundreds of MiB, before any decoding can start).
+/// hundreds of MiB, before any decoding can start). Still an error, not an
+/// abort, if memory cannot hold them.
 pub(crate) fn read_member(at: &FileAt, len: usize) -> io::Result<Vec<u8>> {
     let mut compressed = crate::npz::compressed::fresh(len)?;
     let got = at.read(&mut compressed)?;
+    compressed.truncate(got);
+    Ok(compressed)
+}
+
+/// [`read_member`] through the member's stream, on this thread.
+fn read_stream(raw: &mut impl Read, len: usize) -> io::Result<Vec<u8>> {
+    let mut compressed = crate::npz::compressed::fresh(len)?;
+    let got = crate::io::checked::read_full(raw, &mut compressed)?;
     compressed.truncate(got);
     Ok(compressed)
 }
@@ -125,8 +136,8 @@ pub(crate) enum Whole<T: Read, C: WholeCodec> {
     Pending(T, Option<Pieces>, u64, u64, C, Option<FileAt>),
     Head(Box<Head<T, C>>),
     /// A large single stream (on several threads where there are cores):
-    /// its compressed bytes held, its first bytes decoded apart and being
-    /// read.
+    /// its compressed bytes held or left in the file, its first bytes
+    /// decoded apart and being read.
     Stream(Box<Stream<C>>),
     Ready(io::Cursor<Vec<u8>>),
     /// A read failed (corrupt data, a CRC mismatch): every later read
@@ -259,59 +270,48 @@ impl<T: Read, C: WholeCodec> Whole<T, C> {
                     }));
                 }
                 _ => {
-                    // One allocation of the compressed size, not doublings;
-                    // still an error, not an abort, if memory cannot hold
-                    // it. Fresh zeroed pages, read into straight: not
-                    // `read_to_end`, which zeroes its room itself first (a
-                    // second pass over hundreds of MiB, before any
-                    // decoding can start).
                     let len = usize::try_from(*compressed_len).unwrap_or(usize::MAX);
-                    let held = match at.take() {
-                        // Left in the file, for the decoder to read as it
-                        // goes, but for what the head needs.
+                    // The compressed bytes: left in the file for the
+                    // decoder to read as it goes (but for the first ones,
+                    // for the head), or read whole.
+                    let (held, first) = match at.take() {
                         Some(at) if codec.reads_windows(len, size as usize) => {
                             let first = read_member(&at, len.min(HEAD_INPUT))?;
-                            Err((first, at))
+                            (Held::File(at, len), first)
                         }
-                        // From the file by position when the reader can
-                        // (in parts, on every core), else through the
-                        // stream.
-                        Some(at) => Ok(read_member(&at, len)?),
-                        None => {
-                            let mut compressed = crate::npz::compressed::fresh(len)?;
-                            let got = crate::io::checked::read_full(raw, &mut compressed)?;
-                            compressed.truncate(got);
-                            Ok(compressed)
+                        Some(at) => (Held::Bytes(read_member(&at, len)?), Vec::new()),
+                        None => (Held::Bytes(read_stream(raw, len)?), Vec::new()),
+                    };
+                    let straight = match &held {
+                        Held::Bytes(compressed) => {
+                            codec.straight_into(compressed.len(), size as usize)
                         }
+                        Held::File(..) => true,
                     };
-                    let (first, whole_len) = match &held {
-                        Ok(compressed) => (&compressed[..], compressed.len()),
-                        Err((first, _)) => (&first[..], len),
-                    };
-                    if held.is_err() || codec.straight_into(whole_len, size as usize) {
-                        let head = codec.head(first, HEAD.min(size as usize))?;
-                        let Whole::Pending(_, _, _, _, codec, _) =
-                            std::mem::replace(self, Whole::Failed)
-                        else {
-                            unreachable!("pending above");
-                        };
-                        let compressed = match held {
-                            Ok(compressed) => Held::Bytes(compressed),
-                            Err((_, at)) => Held::File(at, len),
-                        };
-                        *self = Whole::Stream(Box::new(Stream {
-                            compressed,
-                            head: io::Cursor::new(head),
-                            size,
-                            codec,
-                        }));
-                    } else {
-                        let Ok(compressed) = held else {
-                            unreachable!("read whole above");
-                        };
-                        let (bytes, sum) = codec.whole(&compressed, size as usize)?;
-                        crc = Some(sum);
-                        *self = Whole::Ready(io::Cursor::new(bytes));
+                    match held {
+                        Held::Bytes(compressed) if !straight => {
+                            let (bytes, sum) = codec.whole(&compressed, size as usize)?;
+                            crc = Some(sum);
+                            *self = Whole::Ready(io::Cursor::new(bytes));
+                        }
+                        held => {
+                            let first = match &held {
+                                Held::Bytes(compressed) => &compressed[..],
+                                Held::File(..) => &first[..],
+                            };
+                            let head = codec.head(first, HEAD.min(size as usize))?;
+                            let Whole::Pending(_, _, _, _, codec, _) =
+                                std::mem::replace(self, Whole::Failed)
+                            else {
+                                unreachable!("pending above");
+                            };
+                            *self = Whole::Stream(Box::new(Stream {
+                                compressed: held,
+                                head: io::Cursor::new(head),
+                                size,
+                                codec,
+                            }));
+                        }
                     }
                 }
             }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 /// Where a member's compressed bytes start in the archive file, for
 /// readers opened from a path (on Unix): a member decoded whole reads them
-/// by positioned reads on every core ([`crate::io::fs::read_full_at`])
+/// by positioned reads on every core ([`crate::io::fs::read_full_at`]), or
+/// leaves them to the parallel inflate to read a window at a time,
 /// rather than through the reader's stream on one.
 #[derive(Clone)]
 pub(crate) struct FileAt {

@@ -9,7 +9,7 @@
 //! reads ahead of what it consumes); the decoder checks [`Bits::overran`]
 //! wherever it stops.
 
-/// A bit reader over a whole compressed stream.
+/// A bit reader over a compressed stream, or a window of one.
 #[derive(Clone)]
 pub(crate) struct Bits<'a> {
     /// The stream.

@@ -279,9 +279,11 @@ impl<'a> Inflater<'a> {
         }
         let at = (self.bits.position() / 8) as usize;
         if self.stop_in != usize::MAX {
-            // Part of the stream: what has been read of the block.
+            // Part of the stream: what has been read of the block. An
+            // empty block (a sync flush) ends here all the same: stopping
+            // for input it does not need would stop at it forever.
             n = n.min(self.bits.data.len().saturating_sub(at));
-            if n == 0 {
+            if n == 0 && left > 0 {
                 return Ok(Stop::Full);
             }
         }

@@ -9,9 +9,9 @@
 //! and flate2 (no bit positions, no preset window for a raw stream
 //! resumed mid-stream) cannot serve:
 //!
-//! - the parallel single-stream inflate (`pinflate/`), on the whole
-//!   compressed member in memory, with the window unknown in chunks that
-//!   start mid-stream;
+//! - the parallel single-stream inflate (`pinflate/`), on the compressed
+//!   member in memory or read from the archive file a window at a time,
+//!   with the window unknown in chunks that start mid-stream;
 //! - the seek index (`seek/index.rs`), through [`StreamInflater`]
 //!   (`stream.rs`): compressed bytes read from the archive in chunks, the
 //!   output in a buffer that keeps the window;
@@ -35,8 +35,8 @@ pub(crate) use bits::Bits;
 #[cfg(test)]
 pub(crate) use block::PRECODE_ORDER;
 pub(crate) use block::{precode_complete, Tables};
-pub(crate) use decode::{Inflater, Stop};
-pub(crate) use stream::StreamInflater;
+pub(crate) use decode::{Inflater, Paused, Stop};
+pub(crate) use stream::{StreamInflater, MARGIN};
 pub(crate) use walk::last_block;
 
 use std::io;

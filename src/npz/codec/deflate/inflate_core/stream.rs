@@ -24,7 +24,9 @@ const CHUNK: usize = 256 << 10;
 /// more input may come: more than a dynamic block's header (at most 71
 /// bits and 316 code lengths of at most 14 bits each, under 600 bytes) or
 /// a symbol (at most 48 bits) needs, with the 8 bytes a refill loads ahead.
-const MARGIN: usize = 1024;
+/// The parallel inflate keeps it too, in windows read from a file
+/// (`pinflate/resolve.rs`).
+pub(crate) const MARGIN: usize = 1024;
 
 /// Output a match may write past the mark, plus the room the decoder's
 /// fast loop keeps free after it.

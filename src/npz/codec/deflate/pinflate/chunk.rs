@@ -30,8 +30,6 @@ pub(super) struct Buffers {
     tables: Option<Box<Tables>>,
     /// Tables the block finder checks candidate headers with.
     scratch: Option<Box<Tables>>,
-    /// The chunk's compressed bytes, when read from a file.
-    input: Vec<u8>,
 }
 
 impl Buffers {
@@ -55,7 +53,6 @@ impl Buffers {
             tail: zeroed(len)?,
             tables: Some(Tables::new()),
             scratch: Some(Tables::new()),
-            input: Vec::new(),
         })
     }
 }
@@ -124,7 +121,8 @@ pub(super) struct Limits {
 /// followed by an invalid header decodes nothing, yet is not free.
 const ATTEMPT_COST: usize = 1024;
 
-/// Decodes the chunk whose candidates lie in bits `from..to` of `input`.
+/// Decodes the chunk whose candidates lie in bits `from..to` of `input`
+/// (read into `bytes`, the thread's buffer, if from a file).
 ///
 /// It reads only a window of the stream: from [`LOOK_BACK`] bytes before
 /// `from` to [`Limits::slack`] bytes past `to`. A chunk whose last block ends
@@ -142,8 +140,10 @@ const ATTEMPT_COST: usize = 1024;
 /// to stop gives [`Outcome::Nothing`]. Gives the outcome and the work
 /// spent on anything but the outcome's own output (in the units of
 /// [`Limits::waste`]).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn decode_chunk(
     input: &Input,
+    bytes: &mut Vec<u8>,
     from: u64,
     to: u64,
     limits: Limits,
@@ -153,8 +153,7 @@ pub(super) fn decode_chunk(
 ) -> (Outcome, usize) {
     let first = (from / 8).saturating_sub(LOOK_BACK);
     let last = (to / 8).saturating_add(limits.slack);
-    let mut bytes = std::mem::take(&mut buffers.input);
-    let (found, wasted) = match input.window(first, last, &mut bytes) {
+    let (found, wasted) = match input.window(first, last, bytes) {
         Ok(data) => {
             let view = View {
                 data,
@@ -166,7 +165,6 @@ pub(super) fn decode_chunk(
         // The resolver reads the range again, and reports the error.
         Err(_) => (None, 0),
     };
-    buffers.input = bytes;
     let outcome = match found {
         Some((start, (end, head_end, tail_end))) => Outcome::Found(Chunk {
             start,
@@ -216,6 +214,11 @@ fn find_and_decode(
     window: &dyn Fn(Key) -> Option<Window>,
     stop: &dyn Fn() -> bool,
 ) -> (Option<(Key, (Option<Key>, usize, usize))>, usize) {
+    // Everything spent on candidates that were not block starts (the
+    // search, header checks, decoder set-ups, symbols decoded from them)
+    // is bounded, so that a hostile stream full of near-valid headers, or
+    // one with no block the search finds, costs at most about one chunk's
+    // decoding more, whatever it holds.
     let base = view.base;
     let scratch = buffers.scratch.take().expect("scratch");
     let mut finder = Finder::new(view.data, from - base, to - base, limits.waste, scratch);
@@ -227,6 +230,7 @@ fn find_and_decode(
             break;
         }
         let tables = buffers.tables.take().expect("tables");
+        // The candidate may spend what is left of the budget.
         let waste = limits.waste.saturating_sub(finder.spent());
         let tried = Limits {
             waste,
@@ -251,6 +255,7 @@ fn find_and_decode(
     (found, wasted)
 }
 
+/// How decoding from one candidate went.
 enum Attempt {
     /// Decoded to its end (boundary or last block), the head's and the
     /// tail's ends.

@@ -57,7 +57,7 @@ impl Plan {
             chunk: 1,
             cap: 0,
             waste: 0,
-            slack: SLACK,
+            slack: u64::MAX,
             ahead: 2 * threads,
             compressed,
             size,
@@ -72,10 +72,18 @@ impl Plan {
         (out as u128 * self.compressed as u128 / self.size.max(1) as u128) as usize
     }
 
+    /// The same plan for a stream read from a file a window at a time
+    /// (`input.rs`): each chunk reads its range and as much again past
+    /// it, from 64 KiB to [`SLACK`]; in memory, a chunk decodes past its
+    /// range as far as it needs.
+    pub(super) fn reading_file(self) -> Plan {
+        let slack = (self.chunk as u64).clamp(64 << 10, SLACK);
+        self.with_slack(slack)
+    }
+
     /// The same plan reading `slack` bytes past each range (tests use
     /// tiny ones, so that chunks and the resolver run past the windows
     /// they read).
-    #[cfg(test)]
     pub(super) fn with_slack(mut self, slack: u64) -> Plan {
         self.slack = slack;
         self
@@ -95,11 +103,11 @@ impl Plan {
     }
 }
 
-/// Bytes read past a chunk's range when the stream is read from a file a
-/// window at a time (`input.rs`): where its decoding must reach the next
-/// boundary. zlib's blocks are tens of KiB, libdeflate's at most a few
-/// hundred; a longer one makes the chunk fail, and the resolver decode
-/// its range.
+/// The most bytes read past a chunk's range when the stream is read from
+/// a file a window at a time (`input.rs`): where its decoding must reach
+/// the next boundary. zlib's blocks are tens of KiB, libdeflate's at most
+/// a few hundred; a longer one makes the chunk fail, and the resolver
+/// decode its range.
 const SLACK: u64 = 1 << 20;
 
 /// What the threads share.
@@ -213,6 +221,8 @@ pub(super) fn inflate_counting(
     };
     let work = || {
         let _guard = PanicGuard(&shared);
+        // This thread's window of the stream, when read from a file.
+        let mut bytes = Vec::new();
         let mut s = shared.lock();
         loop {
             if s.failed.is_some() || (s.finished && s.tasks.is_empty()) {
@@ -283,7 +293,8 @@ pub(super) fn inflate_counting(
                 };
                 let stop = || shared.stop.load(Ordering::Relaxed);
                 let outcome = buffers.or_else(|| Buffers::new(plan.cap)).map(|b| {
-                    decode_chunk(input, starts(k), starts(k + 1), limits, b, &window, &stop)
+                    let (from, to) = (starts(k), starts(k + 1));
+                    decode_chunk(input, &mut bytes, from, to, limits, b, &window, &stop)
                 });
                 s = shared.lock();
                 match outcome {

@@ -5,11 +5,12 @@
 //! decoding is a copy into as many fresh pages, whose first touch costs
 //! as much as a third of the decoding on 2 cores (BENCHMARKS.md, "Round
 //! 8"). Read by position, each chunk reads only its own range (plus a
-//! margin) into a buffer it reuses, and the resolver only what it decodes
-//! itself; both are in cache when decoded. A window is a plain slice of
-//! the stream, so the decoder, the block finder and the resolver work the
-//! same on either kind of input; the in-memory kind hands out sub-slices,
-//! so every test of the parallel inflate runs the window logic too.
+//! margin) into its thread's buffer, and the resolver only what it
+//! decodes itself; both are in cache when decoded. A window is a plain
+//! slice of the stream, so the decoder, the block finder and the resolver
+//! work the same on either kind of input; the in-memory kind hands out
+//! sub-slices (the whole rest of the stream unless a test asks for small
+//! windows, so that the window logic runs on every test stream).
 
 use super::super::inflate_core::Bad;
 use std::fs::File;
@@ -36,9 +37,10 @@ impl Input<'_> {
     }
 
     /// Bytes `from..to` of the stream (`to` clamped to its end): a slice
-    /// of it in memory, or read into `buf` from the file. A file that
-    /// ends early gives fewer bytes (the decoder then finds the stream
-    /// cut short); a failed read is an error.
+    /// of it in memory, or read into `buf` from the file (a buffer the
+    /// caller reuses: it only grows, and is not zeroed again). A file
+    /// that ends early gives fewer bytes (the decoder then finds the
+    /// stream cut short); a failed read is an error.
     pub(super) fn window<'s>(
         &'s self,
         from: u64,
@@ -51,13 +53,14 @@ impl Input<'_> {
             Input::Bytes(data) => Ok(&data[from as usize..to as usize]),
             Input::File { file, start, .. } => {
                 let n = (to - from) as usize;
-                buf.clear();
-                buf.try_reserve_exact(n).map_err(|_| Bad::NoMemory)?;
-                buf.resize(n, 0);
-                let got = crate::io::fs::read_part_at(file, buf, start + from)
+                if buf.len() < n {
+                    buf.try_reserve_exact(n - buf.len())
+                        .map_err(|_| Bad::NoMemory)?;
+                    buf.resize(n, 0);
+                }
+                let got = crate::io::fs::read_part_at(file, &mut buf[..n], start + from)
                     .map_err(|e| Bad::Read(e.kind()))?;
-                buf.truncate(got);
-                Ok(&buf[..])
+                Ok(&buf[..got])
             }
         }
     }

@@ -40,9 +40,21 @@
 //! for this (`tests/hostile.rs`, `fixtures/pinflate/`), and the fuzz
 //! target treats a slow input as a finding.
 //!
+//! Input: the compressed stream in memory, or in the archive file
+//! (`input.rs`): then each chunk reads its range, from 64 bytes before it
+//! to as much again past it (64 KiB to 1 MiB: where its last block must
+//! end, or it fails and the resolver decodes its range), into its
+//! thread's buffer, and the resolver reads windows from where it stands,
+//! stopping 1 KiB before each window's end and going on in the next from
+//! the same bit. So the member is never copied whole into fresh memory,
+//! whose first touch cost as much as a third of the decoding on 2 cores
+//! (BENCHMARKS.md, "Round 8").
+//!
 //! Memory: the output (the declared size, which the caller has checked
 //! against deflate's largest expansion, 1032:1, and which the stream may
-//! not exceed), plus at most `3 × threads` sets of chunk buffers, each a
+//! not exceed), plus, read from a file, a window per thread (a chunk's
+//! range and as much again) and the resolver's (at most 64 times that),
+//! plus at most `3 × threads` sets of chunk buffers, each a
 //! `u16` and a `u8` buffer of `cap + 4 MiB + 32 KiB` symbols, where `cap`
 //! is four times a chunk's expected output (1 to 64 MiB; 16 MiB with the
 //! default plan). Buffers are allocated zeroed and reused, so only what
@@ -128,7 +140,10 @@ pub(crate) fn inflate_parallel_into(
         return Err(Bad::TooLong.into_io());
     }
     let compressed = usize::try_from(input.len()).map_err(|_| Bad::TooLong.into_io())?;
-    let plan = driver::Plan::new(compressed, out.len(), threads);
+    let mut plan = driver::Plan::new(compressed, out.len(), threads);
+    if let Input::File { .. } = input {
+        plan = plan.reading_file();
+    }
     driver::inflate_into(input, out, plan).map_err(Bad::into_io)
 }
 

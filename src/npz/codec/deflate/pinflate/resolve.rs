@@ -18,7 +18,7 @@
 //! part from its window on, each task gets its own part.
 
 use super::super::inflate_core::{Bad, WINDOW};
-use super::super::inflate_core::{Inflater, Stop, Tables};
+use super::super::inflate_core::{Inflater, Paused, Stop, Tables, MARGIN};
 use super::chunk::{Buffers, Chunk, View, MARKER};
 use super::input::Input;
 use super::key::{Key, Window};
@@ -72,7 +72,7 @@ pub(super) struct Finish<'a> {
 }
 
 impl<'a> Resolver<'a> {
-    /// A resolver at the start of `data`, decoding into `out` (exactly the
+    /// A resolver at the start of `input`, decoding into `out` (exactly the
     /// declared size).
     pub(super) fn new(input: &'a Input<'a>, out: &'a mut [u8], slack: u64) -> Resolver<'a> {
         Resolver {
@@ -91,12 +91,13 @@ impl<'a> Resolver<'a> {
     /// `until` (or the last block's end); gives the CRC-32 of what it
     /// wrote.
     ///
-    /// The stream is read a window at a time, from where the resolver
-    /// stands to `slack` bytes past the target (at most [`MAX_READ`]
-    /// times that at once). Where decoding runs into a window's end (or
-    /// near it), it goes back to the last boundary whose header lay
-    /// wholly inside, and reads on from there; a window that held no
-    /// such boundary is read again twice as long.
+    /// The stream is read a window at a time: from where the resolver
+    /// stands to `slack` bytes past the target, at most [`MAX_READ`]
+    /// times that at once, at least twice [`MARGIN`]. Unless a window
+    /// reaches the stream's end, the decoder stops between symbols
+    /// [`MARGIN`] bytes before its end (more than a symbol or a block
+    /// header needs, so nothing it decodes reads past it), and goes on in
+    /// the next window from the very bit: no byte is decoded twice.
     pub(super) fn decode(&mut self, until: Until) -> Result<Hasher, Bad> {
         let mut crc = Hasher::new();
         let from = self.len - self.base;
@@ -106,17 +107,16 @@ impl<'a> Resolver<'a> {
         };
         let input = self.input;
         let mut bytes = std::mem::take(&mut self.bytes);
-        // Windows grow only when one held no boundary to go on from.
-        let mut times = 1;
+        // The decoder between windows, inside a block, and its bit.
+        let mut paused: Option<(Paused, u64)> = None;
         let result = loop {
             let Some(at) = self.at else { break Ok(()) };
-            let first = at.pos() / 8;
+            let bit = paused.as_ref().map_or(at.pos(), |(_, bit)| *bit);
+            let first = bit / 8;
             let last = (target / 8)
-                .saturating_add(self.slack.saturating_mul(times))
-                .clamp(
-                    first,
-                    first.saturating_add(self.slack.saturating_mul(MAX_READ * times)),
-                );
+                .saturating_add(self.slack)
+                .min(first.saturating_add(self.slack.saturating_mul(MAX_READ)))
+                .max(first.saturating_add(2 * MARGIN as u64));
             let data = match input.window(first, last, &mut bytes) {
                 Ok(data) => data,
                 Err(bad) => break Err(bad),
@@ -126,13 +126,39 @@ impl<'a> Resolver<'a> {
                 base: first * 8,
                 whole: last >= input.len(),
             };
-            match self.decode_window(&view, &mut pos, until) {
-                Ok(true) => break Ok(()),
-                // Read on from the last boundary reached, or, if there was
-                // none in the window, a longer window.
-                Ok(false) if self.at != Some(at) => {}
-                Ok(false) => times = times.saturating_mul(2),
-                Err(bad) => break Err(bad),
+            let mut inflater = match paused.take() {
+                Some((paused, bit)) => Inflater::resume(view.data, bit - view.base, paused),
+                None => {
+                    let tables = self.tables.take().unwrap_or_else(Tables::new);
+                    match at.in_window(view.base) {
+                        Key::Header(bit) => Inflater::at_header(view.data, bit, tables),
+                        Key::Stored(bit) => match Inflater::in_stored(view.data, bit / 8, tables) {
+                            Ok(inflater) => inflater,
+                            Err((bad, tables)) => {
+                                self.tables = Some(tables);
+                                break Err(bad);
+                            }
+                        },
+                    }
+                }
+            };
+            if !view.whole {
+                inflater.stop_input_at(view.data.len() - MARGIN);
+            }
+            let at_boundary = inflater.at_boundary();
+            match self.decode_with(&mut inflater, &view, &mut pos, at_boundary, until) {
+                Ok(true) => {
+                    self.tables = Some(inflater.into_tables());
+                    break Ok(());
+                }
+                Ok(false) => {
+                    let bit = view.base + inflater.bits.position();
+                    paused = Some((inflater.pause(), bit));
+                }
+                Err(bad) => {
+                    self.tables = Some(inflater.into_tables());
+                    break Err(bad);
+                }
             }
         };
         self.bytes = bytes;
@@ -141,92 +167,50 @@ impl<'a> Resolver<'a> {
         result.map(|()| crc)
     }
 
-    /// [`Resolver::decode`] in one window: `Ok(true)` once done, or
-    /// `Ok(false)` where the window ends before, the resolver moved back
-    /// to the last boundary whose header lay wholly in it.
-    fn decode_window(&mut self, view: &View, pos: &mut usize, until: Until) -> Result<bool, Bad> {
-        let at = self.at.expect("checked by the caller");
-        let tables = self.tables.take().expect("tables");
-        let mut inflater = match at.in_window(view.base) {
-            Key::Header(bit) => Inflater::at_header(view.data, bit, tables),
-            Key::Stored(bit) => match Inflater::in_stored(view.data, bit / 8, tables) {
-                Ok(inflater) => inflater,
-                Err((bad, tables)) => {
-                    self.tables = Some(tables);
-                    return self.short_or(view, 0, bad);
-                }
-            },
-        };
-        let mut last = (*pos, at);
-        let result = self.decode_with(&mut inflater, view, pos, &mut last, until);
-        let bit = inflater.bits.position();
-        self.tables = Some(inflater.into_tables());
-        match result {
-            Ok(()) => Ok(true),
-            Err(bad) => {
-                let short = self.short_or(view, bit, bad)?;
-                (*pos, self.at) = (last.0, Some(last.1));
-                Ok(short)
-            }
-        }
-    }
-
-    /// `Ok(false)` when an error at window bit `bit` may come from the
-    /// window's end (zeros read past it) rather than the stream, else the
-    /// error.
-    fn short_or(&self, view: &View, bit: u64, bad: Bad) -> Result<bool, Bad> {
-        if !view.whole && bit / 8 + 16 > view.data.len() as u64 {
-            return Ok(false);
-        }
-        if !view.whole && matches!(bad, Bad::Truncated) {
-            return Ok(false);
-        }
-        Err(bad)
-    }
-
-    /// The loop of [`Resolver::decode`], writing `self.rest` from `*pos`;
-    /// `last` follows the last boundary whose header lay in the window
-    /// (its output position and key).
+    /// The loop of [`Resolver::decode`] in one window, writing `self.rest`
+    /// from `*pos`, from a boundary (`at_boundary`) or not: `Ok(true)`
+    /// once done, `Ok(false)` where the decoder stopped for the window's
+    /// end.
     fn decode_with(
         &mut self,
         inflater: &mut Inflater,
         view: &View,
         pos: &mut usize,
-        last: &mut (usize, Key),
+        mut at_boundary: bool,
         until: Until,
-    ) -> Result<(), Bad> {
-        // Where decoding starts is a boundary too (unless inside a stored
-        // block), and may already be far enough.
-        let mut first = matches!(last.1, Key::Header(_));
+    ) -> Result<bool, Bad> {
         loop {
-            let stop = if first {
-                first = false;
+            let stop = if at_boundary {
+                at_boundary = false;
                 Stop::Boundary
             } else {
                 inflater.run(self.rest, pos, usize::MAX)?
             };
             match stop {
-                // Only from a stored block that filled the output: the
-                // next call fails with `TooLong`.
+                // At the window's end; or, in a stored block that filled the
+                // output, where the next call fails with `TooLong`.
+                Stop::Full if !view.whole => return Ok(false),
                 Stop::Full => {}
                 Stop::End => {
                     self.at = None;
-                    return Ok(());
+                    return Ok(true);
                 }
                 Stop::Boundary => {
-                    let (key, may_start) = Key::at_boundary(inflater);
-                    if !view.holds_header_at(key.pos()) {
-                        return Err(Bad::Truncated);
+                    // A stored block copied up to the window's end ends
+                    // there: the next header is read in the next window.
+                    let byte = inflater.bits.position() / 8;
+                    if !view.whole && byte + MARGIN as u64 > view.data.len() as u64 {
+                        return Ok(false);
                     }
+                    let (key, may_start) = Key::at_boundary(inflater);
                     let key = key.in_stream(view.base);
                     let reached = match until {
                         Until::Chunk(bit) => may_start && key.pos() >= bit,
                         Until::Reach(bit) => key.pos() >= bit,
                     };
                     self.at = Some(key);
-                    *last = (*pos, key);
                     if reached {
-                        return Ok(());
+                        return Ok(true);
                     }
                     inflater.begin_block()?;
                 }
@@ -308,9 +292,8 @@ impl Finish<'_> {
     }
 }
 
-/// The most the resolver reads at once, in units of the slack (then
-/// more, from the last boundary it reached): the rest of the stream when
-/// no chunk can help is read in pieces.
+/// The most the resolver reads at once, in units of the slack: the rest
+/// of the stream, when no chunk can help, is read in pieces.
 const MAX_READ: u64 = 64;
 
 /// Bytes a [`Finish`] task writes and then checksums at a time.
