@@ -154,11 +154,11 @@ pub(super) fn decode_chunk(
     let first = (from / 8).saturating_sub(LOOK_BACK);
     let last = (to / 8).saturating_add(limits.slack);
     let (found, wasted) = match input.window(first, last, bytes) {
-        Ok(data) => {
+        Ok((data, whole)) => {
             let view = View {
                 data,
                 base: first * 8,
-                whole: last >= input.len(),
+                whole,
             };
             find_and_decode(&view, from, to, limits, &mut buffers, window, stop)
         }

@@ -40,17 +40,20 @@ impl Input<'_> {
     /// of it in memory, or read into `buf` from the file (a buffer the
     /// caller reuses: it only grows, and is not zeroed again). A file
     /// that ends early gives fewer bytes (the decoder then finds the
-    /// stream cut short); a failed read is an error.
+    /// stream cut short); a failed read is an error. Also says whether
+    /// the window is all there is from `from` on: it reaches the stream's
+    /// end, or the file's.
     pub(super) fn window<'s>(
         &'s self,
         from: u64,
         to: u64,
         buf: &'s mut Vec<u8>,
-    ) -> Result<&'s [u8], Bad> {
+    ) -> Result<(&'s [u8], bool), Bad> {
         let to = to.min(self.len());
         let from = from.min(to);
+        let end = to == self.len();
         match self {
-            Input::Bytes(data) => Ok(&data[from as usize..to as usize]),
+            Input::Bytes(data) => Ok((&data[from as usize..to as usize], end)),
             Input::File { file, start, .. } => {
                 let n = (to - from) as usize;
                 if buf.len() < n {
@@ -60,7 +63,7 @@ impl Input<'_> {
                 }
                 let got = crate::io::fs::read_part_at(file, &mut buf[..n], start + from)
                     .map_err(|e| Bad::Read(e.kind()))?;
-                Ok(&buf[..got])
+                Ok((&buf[..got], end || got < n))
             }
         }
     }

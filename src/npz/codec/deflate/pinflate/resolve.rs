@@ -117,14 +117,17 @@ impl<'a> Resolver<'a> {
                 .saturating_add(self.slack)
                 .min(first.saturating_add(self.slack.saturating_mul(MAX_READ)))
                 .max(first.saturating_add(2 * MARGIN as u64));
-            let data = match input.window(first, last, &mut bytes) {
-                Ok(data) => data,
+            let (data, whole) = match input.window(first, last, &mut bytes) {
+                Ok(window) => window,
                 Err(bad) => break Err(bad),
             };
             let view = View {
                 data,
                 base: first * 8,
-                whole: last >= input.len(),
+                // (Shorter than asked only at the end: the stream's or the
+                // file's. Taken as the end also if not, so that the
+                // decoder always moves on.)
+                whole: whole || data.len() < 2 * MARGIN,
             };
             let mut inflater = match paused.take() {
                 Some((paused, bit)) => Inflater::resume(view.data, bit - view.base, paused),
