@@ -345,7 +345,9 @@ fn a_stream_read_from_a_file_a_window_at_a_time() {
         .collect();
     let stream = deflate(&data, 6);
     // The stream between other bytes, as a member inside an archive.
-    let path = std::env::temp_dir().join(format!("ndnpy-pinflate-{}", std::process::id()));
+    // In a folder of its own, removed however the test ends.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("member.deflate");
     let mut file = std::fs::File::create(&path).unwrap();
     file.write_all(&[0x55; 100]).unwrap();
     file.write_all(&stream).unwrap();
@@ -383,7 +385,6 @@ fn a_stream_read_from_a_file_a_window_at_a_time() {
             .with_slack(slack);
         assert!(super::driver::inflate_into(&input(stream.len()), &mut out, plan).is_err());
     }
-    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]
